@@ -1,0 +1,31 @@
+"""framework: a dual-mode deep learning framework on numpy (Paddle 2.x API).
+
+>>> import framework as paddle
+>>> x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+>>> (x * x).sum().backward()
+>>> x.grad.numpy().tolist()
+[2.0, 4.0]
+"""
+from . import dtype as _dtype_mod
+from .dtype import (bool_ as bool, complex64, complex128, float16, float32, float64,  # noqa: A001
+                    get_default_dtype, int8, int16, int32, int64, set_default_dtype, uint8)
+from .flags import get_flags, set_flags
+from .place import CPUPlace, CUDAPinnedPlace, CUDAPlace, get_device, is_compiled_with_cuda, set_device
+from .random import get_rng_state, seed, set_rng_state
+from . import ops
+from .ops.registry import OpError
+from . import dygraph
+from .dygraph import (Parameter, Tensor, enable_grad, grad, is_grad_enabled, no_grad,
+                      set_grad_enabled)
+# Public op functions: each ops module lists its API in __all__.
+from .ops.math import *  # noqa: F401,F403
+from .ops.reduce import *  # noqa: F401,F403
+from .ops.manipulation import *  # noqa: F401,F403
+from .ops.creation import *  # noqa: F401,F403
+
+dygraph.install_methods()
+dtype = _dtype_mod
+
+__version__ = '0.1.0'
+
+from . import nn  # noqa: E402  (layers use the ops above)

@@ -1,0 +1,336 @@
+"""The eager Tensor: a numpy array plus the few slots autograd needs.
+
+Math methods and operators are installed from ``framework.ops.tensor_methods``
+(the same table static Variables use), so this module holds only what is
+specific to eager storage: construction, conversion, autograd entry points,
+in-place updates and ``repr``.
+"""
+import copy as _copy
+import itertools
+
+import numpy as np
+
+from .. import dtype as _dt
+from ..place import cpu_place
+from . import autograd
+from .state import grad_mode
+
+_names = itertools.count()
+
+
+class Tensor:
+    __slots__ = ('data', 'grad', '_grad_node', 'stop_gradient', '_name', '_version',
+                 '_hooks', 'persistable', '__weakref__')
+    # make numpy defer to our reflected operators (np_array * tensor)
+    __array_ufunc__ = None
+    __array_priority__ = 1000
+
+    def __init__(self, data=None, dtype=None, place=None, stop_gradient=True, name=None):
+        if isinstance(data, Tensor):
+            data = data.data
+        arr = to_array(data, dtype)
+        self._init(arr, None, stop_gradient)
+        self._name = name
+
+    def _init(self, data, grad_node, stop_gradient):
+        self.data = data
+        self.grad = None
+        self._grad_node = grad_node
+        self.stop_gradient = stop_gradient
+        self._name = None
+        self._version = 0
+        self._hooks = None
+        self.persistable = False
+
+    # ---- properties -------------------------------------------------------
+    @property
+    def name(self):
+        if self._name is None:
+            self._name = 'generated_tensor_%d' % next(_names)
+        return self._name
+
+    @name.setter
+    def name(self, value):
+        self._name = value
+
+    @property
+    def shape(self):
+        return list(self.data.shape)
+
+    @property
+    def dtype(self):
+        return self.data.dtype
+
+    @property
+    def ndim(self):
+        return self.data.ndim
+
+    def dim(self):
+        return self.data.ndim
+
+    ndimension = dim
+
+    @property
+    def size(self):
+        return int(self.data.size)
+
+    def numel(self):
+        return int(self.data.size)
+
+    @property
+    def place(self):
+        return cpu_place()
+
+    @property
+    def is_leaf(self):
+        return self._grad_node is None
+
+    @property
+    def grad_fn(self):
+        return self._grad_node[0] if self._grad_node is not None else None
+
+    @property
+    def inplace_version(self):
+        return self._version
+
+    # ---- conversion -------------------------------------------------------
+    def numpy(self):
+        return self.data.copy()
+
+    def item(self, *index):
+        if index:
+            return self.data.item(*index)
+        if self.data.size != 1:
+            raise ValueError("item(): only a tensor with one element can be converted "
+                             "to a Python scalar, got shape %s" % self.shape)
+        return self.data.item()
+
+    def tolist(self):
+        return self.data.tolist()
+
+    def __array__(self, dtype=None, copy=None):
+        return self.data if dtype is None else self.data.astype(dtype)
+
+    def __len__(self):
+        if self.data.ndim == 0:
+            raise TypeError("len() of a 0-D tensor")
+        return self.data.shape[0]
+
+    def __iter__(self):
+        if self.data.ndim == 0:
+            raise TypeError("iteration over a 0-D tensor")
+        for i in range(self.data.shape[0]):
+            yield self[i]
+
+    def _scalar(self, what):
+        if self.data.size != 1:
+            raise TypeError("%s: only a tensor with one element can be converted, got "
+                            "shape %s" % (what, self.shape))
+        return self.data.reshape(()).item()
+
+    def __bool__(self):
+        return bool(self._scalar('bool()'))
+
+    def __int__(self):
+        return int(self._scalar('int()'))
+
+    def __float__(self):
+        return float(self._scalar('float()'))
+
+    def __complex__(self):
+        return complex(self._scalar('complex()'))
+
+    def __index__(self):
+        if self.data.dtype.kind not in 'iub':
+            raise TypeError("only integer tensors can be used as an index, got %s"
+                            % self.data.dtype)
+        return int(self._scalar('__index__'))
+
+    __hash__ = object.__hash__
+
+    # ---- autograd ---------------------------------------------------------
+    def backward(self, grad_tensor=None, retain_graph=False):
+        autograd.backward([self], [grad_tensor], retain_graph)
+
+    def gradient(self):
+        return None if self.grad is None else self.grad.data.copy()
+
+    def clear_grad(self, set_to_zero=True):
+        if self.grad is not None:
+            if set_to_zero:
+                self.grad = Tensor(np.zeros_like(self.grad.data))
+            else:
+                self.grad = None
+
+    clear_gradient = clear_grad
+
+    def register_hook(self, hook):
+        return autograd.register_hook(self, hook)
+
+    def detach(self):
+        t = Tensor.__new__(Tensor)
+        t._init(self.data, None, True)
+        return t
+
+    def detach_(self):
+        self._grad_node = None
+        self.stop_gradient = True
+        return self
+
+    # ---- in-place updates -------------------------------------------------
+    def _check_inplace(self, what):
+        if grad_mode.enabled and not self.stop_gradient and self._grad_node is None:
+            raise RuntimeError(
+                "%s: a leaf tensor that requires grad (stop_gradient=False) cannot be "
+                "modified in place; wrap the update in framework.no_grad()" % what)
+
+    def _become_any(self, result):
+        return self._become(result, reshape=True)
+
+    def _become(self, result, reshape=False):
+        """Take over ``result``'s value and graph position (an in-place op)."""
+        if not reshape and result.data.shape != self.data.shape:
+            raise ValueError("in-place op changes the shape of the tensor from %s to %s"
+                             % (self.shape, result.shape))
+        data = result.data
+        if not reshape and data.dtype != self.data.dtype:
+            data = data.astype(self.data.dtype)
+        self.data = data
+        self._version += 1
+        if result._grad_node is not None:
+            self._grad_node = result._grad_node
+            self.stop_gradient = result.stop_gradient
+            node, idx = result._grad_node
+            refs = list(node.out_refs)
+            refs[idx] = autograd.weakref.ref(self)
+            node.out_refs = tuple(refs)
+        return self
+
+    def set_value(self, value):
+        """Overwrite the values (same shape); not recorded by autograd."""
+        arr = value.data if isinstance(value, Tensor) else np.asarray(value)
+        if tuple(arr.shape) != self.data.shape:
+            raise ValueError("set_value: shape %s does not match the tensor's shape %s"
+                             % (list(arr.shape), self.shape))
+        self.data = arr.astype(self.data.dtype, copy=True)
+        self._version += 1
+
+    def copy_(self, other, blocking=True):
+        self.set_value(other)
+        return self
+
+    def zero_(self):
+        self.data = np.zeros_like(self.data)
+        self._version += 1
+        return self
+
+    def fill_(self, value):
+        self.data = np.full_like(self.data, value)
+        self._version += 1
+        return self
+
+    # ---- copying ----------------------------------------------------------
+    def __deepcopy__(self, memo):
+        t = type(self).__new__(type(self))
+        t._init(self.data.copy(), None, self.stop_gradient)
+        t._name = self._name
+        t.persistable = self.persistable
+        for k in getattr(type(self), '_extra_slots', ()):
+            setattr(t, k, _copy.deepcopy(getattr(self, k), memo))
+        memo[id(self)] = t
+        return t
+
+    def __copy__(self):
+        return self.__deepcopy__({})
+
+    def __reduce__(self):
+        raise TypeError("Tensors are not picklable; use framework.save / framework.load")
+
+    # ---- printing ---------------------------------------------------------
+    def __repr__(self):
+        body = np.array2string(self.data, separator=', ', prefix='       ',
+                               precision=8, threshold=1000, edgeitems=3)
+        return ("Tensor(shape=%s, dtype=%s, place=%s, stop_gradient=%s,\n       %s)"
+                % (self.shape, self.data.dtype, self.place, self.stop_gradient, body))
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if self.data.size == 1 and spec:
+            return format(self.data.item(), spec)
+        return repr(self)
+
+
+class Parameter(Tensor):
+    """A trainable tensor owned by a Layer (Paddle's ``EagerParamBase``)."""
+    __slots__ = ('optimize_attr', 'regularizer', 'need_clip',
+                 'is_distributed', 'do_model_average', 'initializer')
+    _extra_slots = ( 'optimize_attr', 'regularizer', 'need_clip',
+                    'is_distributed', 'do_model_average', 'initializer')
+
+    def __init__(self, data, dtype=None, name=None, trainable=True):
+        super().__init__(data, dtype=dtype, stop_gradient=not trainable, name=name)
+        self.persistable = True
+        self.optimize_attr = {'learning_rate': 1.0}
+        self.regularizer = None
+        self.need_clip = True
+        self.is_distributed = False
+        self.do_model_average = None
+        self.initializer = None
+
+    @property
+    def trainable(self):
+        return not self.stop_gradient
+
+    @trainable.setter
+    def trainable(self, value):
+        self.stop_gradient = not value
+
+    def __repr__(self):
+        return 'Parameter containing:\n' + Tensor.__repr__(self)
+
+    __str__ = __repr__
+
+
+def to_array(data, dtype=None):
+    """numpy array from user data with Paddle's dtype defaults.
+
+    Python floats default to the default float dtype (float32), Python ints to
+    int64, bools to bool; numpy arrays keep their dtype unless ``dtype`` is given.
+    """
+    dtype = _dt.convert_dtype(dtype)
+    if isinstance(data, Tensor):
+        arr = data.data
+    elif isinstance(data, np.ndarray):
+        arr = data
+    elif isinstance(data, np.generic):
+        arr = np.asarray(data)
+    else:
+        if isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in _flat(data)):
+            data = _tensors_to_lists(data)
+        arr = np.asarray(data)
+        if dtype is None:
+            if arr.dtype == np.float64:
+                arr = arr.astype(_dt.default_float())
+            elif arr.dtype.kind == 'i' and arr.dtype != np.int64:
+                arr = arr.astype(np.int64)
+            elif arr.dtype.kind in 'US' or arr.dtype == object:
+                raise TypeError("cannot make a tensor from %r (dtype %s)" % (data, arr.dtype))
+    if dtype is not None and arr.dtype != dtype:
+        arr = arr.astype(dtype)
+    elif arr is data:
+        arr = arr.copy()
+    return arr
+
+
+def _flat(seq):
+    for v in seq:
+        if isinstance(v, (list, tuple)):
+            yield from _flat(v)
+        else:
+            yield v
+
+
+def _tensors_to_lists(seq):
+    return [(_tensors_to_lists(v) if isinstance(v, (list, tuple))
+             else v.data if isinstance(v, Tensor) else v) for v in seq]

@@ -1,0 +1,142 @@
+"""Eager op execution: the hot path every eager op call goes through.
+
+``apply_op(op, args)`` unwraps Tensors to arrays, runs the kernel, wraps the
+outputs and, only when grad mode is on and some input needs a gradient,
+records a ``GradNode``. Nothing here parses kwargs or calls ``infer_meta``;
+errors from a kernel are turned into a clear message naming the op, its
+arguments and their shapes.
+"""
+import weakref
+
+import numpy as np
+
+from ..ops import registry
+from ..ops.registry import OpError
+from .autograd import GradNode
+from .state import grad_mode
+from .tensor import Tensor
+
+_ndarray = np.ndarray
+_new = Tensor.__new__
+_ref = weakref.ref
+
+
+def _unwrap_list(op, name, items):
+    arrays, edges, need = [], [], False
+    for t in items:
+        if isinstance(t, Tensor):
+            arrays.append(t.data)
+            if t.stop_gradient:
+                edges.append(None)
+            else:
+                need = True
+                edges.append(t._grad_node or t)
+        else:
+            arrays.append(np.asarray(t) if isinstance(t, (list, tuple)) else t)
+            edges.append(None)
+    return arrays, tuple(edges), need
+
+
+def apply_op(op, args):
+    n = op.n_in
+    if len(args) == n + op.n_attrs:
+        ins = args[:n]
+        attrs = args[n:]
+    else:
+        ins, attrs = op.split_args(args)
+    arrays = []
+    edges = []
+    versions = []
+    need = False
+    variadic = op.variadic
+    for i in range(n):
+        t = ins[i]
+        if type(t) is Tensor or isinstance(t, Tensor):
+            arrays.append(t.data)
+            if t.stop_gradient:
+                edges.append(None)
+            else:
+                need = True
+                edges.append(t._grad_node or t)
+            versions.append(t._version)
+        elif variadic[i]:
+            a, e, nd = _unwrap_list(op, op.input_names[i], t)
+            arrays.append(a)
+            edges.append(e if nd else None)
+            versions.append(None)
+            need = need or nd
+        else:
+            if type(t) in (list, tuple):
+                t = np.asarray(t)
+            elif hasattr(t, '_is_static_var'):
+                raise OpError("op '%s': got a static Variable in dynamic (eager) mode; "
+                              "call framework.enable_static() or use program_guard"
+                              % op.name)
+            arrays.append(t)
+            edges.append(None)
+            versions.append(None)
+    try:
+        out = op.kernel(*arrays, *attrs)
+    except OpError as e:
+        raise OpError("%s: %s" % (op.name, e) if not str(e).startswith(op.name) else str(e)) from None
+    except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
+        raise _kernel_error(op, arrays, attrs, e) from None
+    record = need and grad_mode.enabled and op.differentiable
+    if op.n_out == 1:
+        if type(out) is not _ndarray:
+            out = np.asarray(out)
+        t = _new(Tensor)
+        t.data = out
+        t.grad = None
+        t._name = None
+        t._version = 0
+        t._hooks = None
+        t.persistable = False
+        if record:
+            node = GradNode(op, ins, attrs, (out,), edges,
+                            versions if op.save_inputs else ())
+            t._grad_node = (node, 0)
+            t.stop_gradient = False
+            node.out_refs = (_ref(t),)
+        else:
+            t._grad_node = None
+            t.stop_gradient = True
+        return t
+    outs = tuple(o if type(o) is _ndarray else np.asarray(o) for o in out)
+    node = (GradNode(op, ins, attrs, outs, edges, versions if op.save_inputs else ())
+            if record else None)
+    results = []
+    for i, o in enumerate(outs):
+        t = _new(Tensor)
+        diff = record and op.output_names[i] not in op.nondiff_outputs
+        t._init(o, (node, i) if diff else None, not diff)
+        results.append(t)
+    if record:
+        node.out_refs = tuple(_ref(t) for t in results)
+    return tuple(results)
+
+
+def _describe(a):
+    if isinstance(a, _ndarray):
+        return '%s%s' % (a.dtype, list(a.shape))
+    if isinstance(a, list):
+        return '[%s]' % ', '.join(_describe(v) for v in a)
+    return repr(a)
+
+
+def _kernel_error(op, arrays, attrs, err):
+    """A clear message: infer_meta's if it has one, else the op and its arguments."""
+    if op.infer_meta is not None:
+        try:
+            op.infer_meta(*arrays, *attrs)
+        except OpError as e:
+            return OpError("%s: %s" % (op.name, e))
+        except Exception:
+            pass
+    args = ', '.join('%s=%s' % (n, _describe(a)) for n, a in zip(op.input_names, arrays))
+    at = ', '.join('%s=%r' % (n, v) for n, v in zip(op.attr_names, attrs))
+    return OpError("op '%s' failed for %s%s: %s"
+                   % (op.name, args, ('; ' + at) if at else '', err))
+
+
+registry.set_handlers(eager_apply=apply_op)

@@ -1,0 +1,36 @@
+"""Global flags, set and read as in Paddle: ``framework.set_flags({...})``."""
+
+_FLAGS = {
+    # pick the fastest conv algorithm per shape by timing them all once
+    'FLAGS_cudnn_exhaustive_search': False,
+    # interpreter mode in the executor that names the first op producing NaN/Inf
+    'FLAGS_check_nan_inf': False,
+    'FLAGS_cudnn_deterministic': False,
+    'FLAGS_conv_workspace_size_limit': 512,
+    'FLAGS_eager_delete_tensor_gb': 0.0,
+    'FLAGS_use_mkldnn': False,
+}
+
+
+def set_flags(flags):
+    if not isinstance(flags, dict):
+        raise TypeError("set_flags expects a dict like {'FLAGS_check_nan_inf': True}")
+    for k, v in flags.items():
+        if k not in _FLAGS:
+            raise ValueError("set_flags: unknown flag %r; known flags: %s"
+                             % (k, ', '.join(sorted(_FLAGS))))
+        _FLAGS[k] = v
+
+
+def get_flags(flags):
+    names = [flags] if isinstance(flags, str) else list(flags)
+    out = {}
+    for k in names:
+        if k not in _FLAGS:
+            raise ValueError("get_flags: unknown flag %r" % k)
+        out[k] = _FLAGS[k]
+    return out
+
+
+def flag(name):
+    return _FLAGS[name]

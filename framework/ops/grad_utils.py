@@ -1,0 +1,96 @@
+"""Helpers for writing grad rules: undoing broadcasting, in numpy and as ops."""
+import numpy as np
+
+from . import meta
+from .registry import Meta, add_test_case, def_op
+
+_ndarray = np.ndarray
+
+
+def unbroadcast(g, shape):
+    """Sum a numpy gradient ``g`` down to ``shape`` (the inverse of broadcasting)."""
+    shape = tuple(shape)
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    if lead > 0:
+        g = g.sum(axis=tuple(range(lead)))
+    axes = tuple(i for i, s in enumerate(shape) if s == 1 and g.shape[i] != 1)
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    if g.shape != shape:
+        g = np.broadcast_to(g, shape).copy() if g.size == 1 else g.reshape(shape)
+    return g
+
+
+def ub(g, x):
+    """Fast-path gradient for input ``x``: None for scalars/constants."""
+    if type(x) is _ndarray:
+        return g if g.shape == x.shape else unbroadcast(g, x.shape)
+    return None
+
+
+def is_value(x):
+    """True for graph values (eager Tensors, static Variables); False for
+    Python scalars, numpy constants and None, which get no gradient."""
+    return x is not None and hasattr(x, 'stop_gradient')
+
+
+def _known(shape):
+    return all(d >= 0 for d in shape)
+
+
+def sum_like(g, x):
+    """Composite-rule gradient for input ``x``: reduce ``g`` to x's shape."""
+    if not is_value(x):
+        return None
+    gs, xs = tuple(g.shape), tuple(x.shape)
+    if gs == xs and _known(xs):
+        return g
+    return reduce_as(g, x)
+
+
+def sum_to_shape(g, shape):
+    """Reduce a graph gradient to a fixed, known shape."""
+    if tuple(g.shape) == tuple(shape):
+        return g
+    # a zero-stride array carries the shape without allocating it
+    return reduce_as(g, np.broadcast_to(np.zeros((), np.bool_), tuple(shape)))
+
+
+def _reduce_as_meta(x, target):
+    return Meta(meta.shape_of(target), meta.dtype_of(x))
+
+
+@def_op('reduce_as', _reduce_as_meta, no_grad_inputs=('target',), save_inputs=False)
+def reduce_as(x, target):
+    """Sum ``x`` over its broadcast dimensions down to ``target``'s shape."""
+    return unbroadcast(x, np.shape(target))
+
+
+@reduce_as.def_grad
+def _reduce_as_grad(g, x, target, out):
+    return expand_as(g, x), None
+
+
+def _expand_as_meta(x, target):
+    return Meta(meta.shape_of(target), meta.dtype_of(x))
+
+
+@def_op('expand_as', _expand_as_meta, no_grad_inputs=('target',), save_inputs=False)
+def expand_as(x, target):
+    """Broadcast ``x`` to ``target``'s shape."""
+    shape = np.shape(target)
+    return x if x.shape == shape else np.broadcast_to(x, shape).copy()
+
+
+@expand_as.def_grad
+def _expand_as_grad(g, x, target, out):
+    return reduce_as(g, x), None
+
+
+_rng = np.random.default_rng(3)
+add_test_case(reduce_as, _rng.standard_normal((2, 3, 4)), np.zeros((3, 1)),
+              ref=lambda x, t: x.sum(axis=0).sum(axis=1, keepdims=True))
+add_test_case(expand_as, _rng.standard_normal((3, 1)), np.zeros((2, 3, 4)),
+              ref=lambda x, t: np.broadcast_to(x, t.shape))

@@ -1,0 +1,138 @@
+"""Reusable ``infer_meta`` functions.
+
+Each takes the input metas (anything with ``.shape`` and ``.dtype``: a
+``Meta``, a static Variable, an eager Tensor; or a Python scalar, a list for
+variadic inputs, None for a missing optional input) followed by the op's
+attributes, and returns a ``Meta`` or a tuple of them. Unknown dims are -1.
+Errors are ``OpError``s; the caller adds the op's name.
+"""
+import numpy as np
+
+from .registry import Meta, OpError
+
+_SCALARS = (bool, int, float, complex)
+
+
+def shape_of(m):
+    if isinstance(m, _SCALARS) or m is None:
+        return ()
+    if isinstance(m, np.ndarray):
+        return m.shape
+    return tuple(m.shape)
+
+
+def dtype_of(m):
+    if isinstance(m, _SCALARS):
+        return m  # a weak Python scalar: promotion treats it as numpy does
+    return np.dtype(m.dtype)
+
+
+def result_dtype(*ms):
+    return np.result_type(*[dtype_of(m) for m in ms if m is not None])
+
+
+def is_scalar(m):
+    return isinstance(m, _SCALARS)
+
+
+def broadcast_shapes(a, b, what='inputs'):
+    a, b = tuple(a), tuple(b)
+    n = max(len(a), len(b))
+    a = (1,) * (n - len(a)) + a
+    b = (1,) * (n - len(b)) + b
+    out = []
+    for da, db in zip(a, b):
+        if da == db:
+            out.append(da)
+        elif da == 1:
+            out.append(db)
+        elif db == 1:
+            out.append(da)
+        elif da == -1:
+            out.append(db)
+        elif db == -1:
+            out.append(da)
+        else:
+            raise OpError("%s with shapes %s and %s cannot be broadcast together"
+                          % (what, list(a), list(b)))
+    return tuple(out)
+
+
+def normalize_axis(axis, ndim, what='axis'):
+    if not -max(ndim, 1) <= axis < max(ndim, 1):
+        raise OpError("%s %d is out of range for a tensor with %d dims" % (what, axis, ndim))
+    return axis % ndim if ndim else 0
+
+
+def normalize_axes(axis, ndim):
+    """None -> all axes; int or list -> sorted tuple of non-negative axes."""
+    if axis is None or (isinstance(axis, (list, tuple)) and len(axis) == 0):
+        return tuple(range(ndim))
+    if isinstance(axis, (list, tuple)):
+        return tuple(sorted(normalize_axis(int(a), ndim) for a in axis))
+    return (normalize_axis(int(axis), ndim),)
+
+
+# ---- common infer_meta functions -------------------------------------------
+
+def unchanged(x, *attrs):
+    """Output has the input's shape and dtype."""
+    return Meta(shape_of(x), dtype_of(x))
+
+
+def unchanged_float(x, *attrs):
+    """Same shape; integer inputs give the default float dtype (sqrt(int))."""
+    d = np.dtype(dtype_of(x))
+    return Meta(shape_of(x), d if d.kind in 'fc' else np.float32)
+
+
+def broadcast(x, y, *attrs):
+    """Elementwise binary op with numpy broadcasting and promotion."""
+    return Meta(broadcast_shapes(shape_of(x), shape_of(y)), result_dtype(x, y))
+
+
+def broadcast_float(x, y, *attrs):
+    """Broadcasting binary op that always gives a float (true division)."""
+    d = np.dtype(result_dtype(x, y))
+    return Meta(broadcast_shapes(shape_of(x), shape_of(y)),
+                d if d.kind in 'fc' else np.float32)
+
+
+def compare(x, y, *attrs):
+    """Broadcasting comparison: bool output."""
+    return Meta(broadcast_shapes(shape_of(x), shape_of(y)), np.bool_)
+
+
+def logical_unary(x, *attrs):
+    return Meta(shape_of(x), np.bool_)
+
+
+def reduce(x, axis=None, keepdim=False, *rest):
+    """Reduction over ``axis`` (None = all) with ``keepdim``."""
+    shape = shape_of(x)
+    axes = normalize_axes(axis, len(shape))
+    if keepdim:
+        out = tuple(1 if i in axes else d for i, d in enumerate(shape))
+    else:
+        out = tuple(d for i, d in enumerate(shape) if i not in axes)
+    return Meta(out, dtype_of(x))
+
+
+def reduce_to_dtype(dtype):
+    """A reduction whose output has a fixed dtype (argmax -> int64, all -> bool)."""
+    def infer(x, axis=None, keepdim=False, *rest):
+        m = reduce(x, axis, keepdim)
+        return Meta(m.shape, dtype)
+    return infer
+
+
+def no_input(shape, dtype):
+    """Creation op output from attributes."""
+    return Meta([int(s) if s is not None else -1 for s in shape], dtype)
+
+
+def check_rank(op, name, m, ranks):
+    nd = len(shape_of(m))
+    if nd not in ranks:
+        raise OpError("%s: input '%s' must be %s-D, got shape %s"
+                      % (op, name, ' or '.join(map(str, ranks)), list(shape_of(m))))

@@ -1,0 +1,3 @@
+"""(being written) ops: nn."""
+__all__ = []
+TENSOR_METHODS = {}

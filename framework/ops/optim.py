@@ -1,0 +1,3 @@
+"""(being written) ops: optim."""
+__all__ = []
+TENSOR_METHODS = {}

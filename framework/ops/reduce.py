@@ -1,0 +1,3 @@
+"""(being written) ops: reduce."""
+__all__ = []
+TENSOR_METHODS = {}

@@ -1,0 +1,208 @@
+"""The op registry: every op is declared once here and used by both modes.
+
+An ``OpDef`` carries everything either mode needs:
+
+* ``inputs``   names of tensor inputs, in kernel order. ``'xs*'`` marks a
+               variadic input (a list of tensors), ``'w?'`` an optional one (may
+               be None).
+* ``outputs``  names of outputs. A kernel returns one array, or a tuple when
+               there are several outputs.
+* ``attrs``    ordered ``{name: default}``; attributes follow the inputs in the
+               kernel's positional arguments.
+* ``infer_meta(*in_metas, *attrs)``  output ``Meta`` (shape with -1 for
+               unknown dims, dtype) or a tuple of them.
+* ``kernel(*arrays, *attrs)``        the numpy implementation.
+* ``grad(*out_grads, *inputs, *outputs, *attrs)`` returns one gradient per
+               input (a list for a variadic input, None where there is none).
+               It is written with registered ops, so it runs on eager Tensors
+               (and records a tape under ``create_graph``) and on static
+               Variables (emitting grad ops) alike.
+* ``fast_grad`` the same signature on numpy arrays; an optional fused
+               first-order path used when no graph is being built.
+
+Calling an OpDef (``op(*inputs, *attrs)``) dispatches to whichever mode is
+active; the modes install their handlers with ``set_handlers`` so this module
+depends on neither.
+"""
+import inspect
+
+import numpy as np
+
+_OPS = {}
+
+
+class _Mode:
+    """Which mode ops dispatch to. dygraph and static install the handlers."""
+    __slots__ = ('static', 'eager_apply', 'static_append', 'make_tensor')
+
+    def __init__(self):
+        self.static = False
+        self.eager_apply = None
+        self.static_append = None
+        self.make_tensor = None
+
+
+mode = _Mode()
+
+
+def set_handlers(eager_apply=None, static_append=None):
+    if eager_apply is not None:
+        mode.eager_apply = eager_apply
+    if static_append is not None:
+        mode.static_append = static_append
+
+
+class OpError(ValueError):
+    """A clear, user-facing error about an op's arguments."""
+
+
+class OpDef:
+    __slots__ = ('name', 'input_names', 'variadic', 'optional', 'output_names',
+                 'attr_names', 'attr_defaults', 'n_in', 'n_out', 'n_attrs',
+                 'kernel', 'infer_meta', 'grad', 'fast_grad', 'differentiable',
+                 'no_grad_inputs', 'nondiff_outputs', 'random', 'inplace_map',
+                 'save_inputs', 'doc', 'test_cases')
+
+    def __init__(self, name, kernel, infer_meta, inputs, outputs, attrs,
+                 grad=None, fast_grad=None, differentiable=True,
+                 no_grad_inputs=(), nondiff_outputs=(), random=False,
+                 inplace_map=None, save_inputs=True):
+        self.name = name
+        self.input_names = tuple(n.rstrip('*?') for n in inputs)
+        self.variadic = tuple(n.endswith('*') for n in inputs)
+        self.optional = tuple(n.endswith('?') for n in inputs)
+        self.output_names = tuple(outputs)
+        self.attr_names = tuple(attrs)
+        self.attr_defaults = tuple(attrs.values())
+        self.n_in = len(inputs)
+        self.n_out = len(outputs)
+        self.n_attrs = len(attrs)
+        self.kernel = kernel
+        self.infer_meta = infer_meta
+        self.grad = grad
+        self.fast_grad = fast_grad
+        self.differentiable = differentiable and grad is not None
+        self.no_grad_inputs = frozenset(no_grad_inputs)
+        self.nondiff_outputs = frozenset(nondiff_outputs)
+        self.random = random
+        # {output_name: input_name} for ops whose output overwrites an input
+        # (batch_norm's running statistics); static mode reuses the variable.
+        self.inplace_map = dict(inplace_map or {})
+        self.save_inputs = save_inputs
+        self.doc = kernel.__doc__
+        self.test_cases = []
+
+    def __call__(self, *args):
+        """Run (eager) or append (static) the op: ``op(*inputs, *attrs)``."""
+        if mode.static:
+            return mode.static_append(self, args)
+        return mode.eager_apply(self, args)
+
+    def split_args(self, args):
+        """(inputs, attrs) from positional args, filling attr defaults."""
+        n = self.n_in
+        ins = args[:n]
+        attrs = args[n:]
+        if len(attrs) < self.n_attrs:
+            attrs = attrs + self.attr_defaults[len(attrs):]
+        elif len(attrs) > self.n_attrs:
+            raise OpError("op '%s' takes %d inputs and %d attributes, got %d arguments"
+                          % (self.name, n, self.n_attrs, len(args)))
+        return ins, attrs
+
+    def def_grad(self, fn):
+        """Decorator: set the grad rule (written with registered ops)."""
+        self.grad = fn
+        self.differentiable = True
+        return fn
+
+    def def_fast_grad(self, fn):
+        """Decorator: set the fused numpy first-order grad."""
+        self.fast_grad = fn
+        return fn
+
+    def attrs_dict(self, attrs):
+        return dict(zip(self.attr_names, attrs))
+
+    def __repr__(self):
+        return "<op %s(%s; %s) -> %s>" % (self.name, ', '.join(self.input_names),
+                                          ', '.join(self.attr_names),
+                                          ', '.join(self.output_names))
+
+
+def _signature(kernel):
+    """Inputs are parameters without defaults, attrs the ones with defaults."""
+    ins, attrs = [], {}
+    for p in inspect.signature(kernel).parameters.values():
+        if p.default is inspect.Parameter.empty:
+            ins.append(p.name)
+        else:
+            attrs[p.name] = p.default
+    return ins, attrs
+
+
+def def_op(name, infer_meta, inputs=None, outputs=('out',), attrs=None, grad=None,
+           fast_grad=None, **options):
+    """Decorator declaring an op from its numpy kernel.
+
+    Without ``inputs``/``attrs`` the kernel's signature decides: parameters
+    without a default are inputs, the rest attributes (their defaults too).
+    Returns the ``OpDef``; use ``@op.def_grad`` to attach the grad rule.
+    """
+    def wrap(kernel):
+        sig_ins, sig_attrs = _signature(kernel)
+        op = OpDef(name, kernel, infer_meta,
+                   inputs if inputs is not None else sig_ins,
+                   outputs,
+                   attrs if attrs is not None else sig_attrs,
+                   grad=grad, fast_grad=fast_grad, **options)
+        if name in _OPS:
+            raise RuntimeError("op '%s' registered twice" % name)
+        _OPS[name] = op
+        return op
+    return wrap
+
+
+def lookup(name):
+    try:
+        return _OPS[name]
+    except KeyError:
+        raise OpError("unknown op type '%s'" % name) from None
+
+
+def has_op(name):
+    return name in _OPS
+
+
+def all_ops():
+    return dict(_OPS)
+
+
+def add_test_case(op, *args, **options):
+    """Attach a test case for the registry-generated op tests.
+
+    ``args`` are numpy inputs then attrs, as the kernel takes them. Options:
+    ``grad=False`` to skip grad checks for this case, ``reference=fn`` a numpy
+    reference for the forward (default: the kernel itself is trusted only when a
+    reference is given elsewhere), ``grad_inputs=(i, ...)`` which inputs to
+    check gradients for, ``atol``/``rtol``.
+    """
+    op.test_cases.append((args, options))
+
+
+class Meta:
+    """Static shape/dtype of a value: shape is a tuple with -1 for unknown."""
+    __slots__ = ('shape', 'dtype')
+
+    def __init__(self, shape, dtype):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+
+    def __repr__(self):
+        return "Meta(%s, %s)" % (list(self.shape), self.dtype)
+
+    def __eq__(self, other):
+        return (isinstance(other, Meta) and self.shape == other.shape
+                and self.dtype == other.dtype)
+
+    __hash__ = None

@@ -1,0 +1,91 @@
+"""The method and operator table shared by eager Tensors and static Variables.
+
+Every ops module exports ``TENSOR_METHODS`` ({method name: function}); this
+module merges them and adds the Python operators, so ``x.sum()``, ``x + y``
+and ``x[1:]`` mean the same op in both modes.
+"""
+from . import creation, manipulation, math, nn, reduce
+
+_MODULES = [math, reduce, creation, manipulation, nn]
+
+
+def register_module(module):
+    """Add an ops module whose ``TENSOR_METHODS`` should become methods."""
+    if module not in _MODULES:
+        _MODULES.append(module)
+
+
+def _reflect(op):
+    return lambda self, other: op(other, self)
+
+
+def operators():
+    m = math
+    ops = {
+        '__add__': lambda s, o: m.add_op(s, o),
+        '__radd__': lambda s, o: m.add_op(o, s),
+        '__sub__': lambda s, o: m.subtract_op(s, o),
+        '__rsub__': lambda s, o: m.subtract_op(o, s),
+        '__mul__': lambda s, o: m.multiply_op(s, o),
+        '__rmul__': lambda s, o: m.multiply_op(o, s),
+        '__truediv__': lambda s, o: m.divide_op(s, o),
+        '__rtruediv__': lambda s, o: m.divide_op(o, s),
+        '__floordiv__': lambda s, o: m.floor_divide_op(s, o),
+        '__rfloordiv__': lambda s, o: m.floor_divide_op(o, s),
+        '__mod__': lambda s, o: m.remainder_op(s, o),
+        '__rmod__': lambda s, o: m.remainder_op(o, s),
+        '__pow__': lambda s, o: m.pow_op(s, o),
+        '__rpow__': lambda s, o: m.pow_op(o, s),
+        '__neg__': lambda s: m.neg_op(s),
+        '__pos__': lambda s: s,
+        '__lt__': lambda s, o: m.less_than_op(s, o),
+        '__le__': lambda s, o: m.less_equal_op(s, o),
+        '__gt__': lambda s, o: m.greater_than_op(s, o),
+        '__ge__': lambda s, o: m.greater_equal_op(s, o),
+        '__eq__': lambda s, o: m.equal_op(s, o) if o is not None else False,
+        '__ne__': lambda s, o: m.not_equal_op(s, o) if o is not None else True,
+    }
+    for name, fn in [('__matmul__', 'matmul'), ('__abs__', 'abs')]:
+        f = getattr(m, fn, None)
+        if f is not None:
+            ops[name] = f
+    if hasattr(m, 'matmul'):
+        ops['__rmatmul__'] = lambda s, o: m.matmul(o, s)
+    for name, logical, bitwise in [('__and__', 'logical_and', 'bitwise_and'),
+                                   ('__or__', 'logical_or', 'bitwise_or'),
+                                   ('__xor__', 'logical_xor', 'bitwise_xor')]:
+        ops[name] = _bool_or_bitwise(logical, bitwise)
+        ops['__r' + name[2:]] = _reflect(ops[name])
+    ops['__invert__'] = _bool_or_bitwise('logical_not', 'bitwise_not')
+    for name, fn in [('__getitem__', 'getitem'), ('__setitem__', 'setitem')]:
+        f = getattr(manipulation, fn, None)
+        if f is not None:
+            ops[name] = f
+    return ops
+
+
+def _bool_or_bitwise(logical, bitwise):
+    def op(*args):
+        import numpy as np
+        if all(np.dtype(getattr(a, 'dtype', np.bool_)) == np.bool_ or isinstance(a, bool)
+               for a in args):
+            return getattr(math, logical + '_op')(*args)
+        f = getattr(math, bitwise, None)
+        if f is None:
+            raise TypeError("%s needs bool tensors" % logical)
+        return f(*args)
+    return op
+
+
+def methods():
+    table = {}
+    for mod in _MODULES:
+        table.update(getattr(mod, 'TENSOR_METHODS', {}))
+    return table
+
+
+def install(cls, skip=()):
+    """Attach the shared methods and operators to ``cls``."""
+    for name, fn in list(methods().items()) + list(operators().items()):
+        if name not in skip:
+            setattr(cls, name, fn)

@@ -1,0 +1,46 @@
+"""Devices. Everything runs on the CPU; the GPU names exist so code written
+for Paddle constructs without change and gets a clear error only if it really
+needs a GPU."""
+
+
+class CPUPlace:
+    def __repr__(self):
+        return 'Place(cpu)'
+
+    def __eq__(self, other):
+        return isinstance(other, CPUPlace)
+
+    def __hash__(self):
+        return hash('cpu')
+
+
+class CUDAPlace:
+    def __init__(self, device_id=0):
+        raise RuntimeError("CUDAPlace(%d): this framework runs on the CPU only; "
+                           "use framework.CPUPlace()" % device_id)
+
+
+class CUDAPinnedPlace(CUDAPlace):
+    def __init__(self):
+        super().__init__(0)
+
+
+_CPU = CPUPlace()
+
+
+def set_device(device):
+    if not str(device).startswith('cpu'):
+        raise RuntimeError("set_device(%r): only 'cpu' is available" % (device,))
+    return _CPU
+
+
+def get_device():
+    return 'cpu'
+
+
+def is_compiled_with_cuda():
+    return False
+
+
+def cpu_place():
+    return _CPU

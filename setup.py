@@ -1,0 +1,15 @@
+from setuptools import find_packages, setup
+
+setup(
+    name='framework',
+    version='0.1.0',
+    description='A dual-mode (eager + static) deep learning framework on numpy '
+                'with the Paddle 2.x API',
+    packages=find_packages(include=['framework', 'framework.*']),
+    python_requires='>=3.9',
+    install_requires=['numpy>=1.22', 'gast>=0.5', 'astunparse>=1.6'],
+    extras_require={
+        'test': ['pytest>=7', 'scikit-learn'],
+        'data': ['scikit-learn'],
+    },
+)
