@@ -206,6 +206,12 @@ class Tensor:
             node.out_refs = tuple(refs)
         return self
 
+    def _inplace_assign(self, result):
+        """Protocol for mode-agnostic in-place ops (``x[i] = v``): the eager
+        tensor takes over the result; a static Variable will rebind its name."""
+        self._check_inplace('in-place assignment')
+        return self._become(result)
+
     def set_value(self, value):
         """Overwrite the values (same shape); not recorded by autograd."""
         arr = value.data if isinstance(value, Tensor) else np.asarray(value)
