@@ -3,9 +3,15 @@
 ``framework.seed(n)`` makes runs repeatable: random kernels (rand, dropout,
 initializers, shuffling) all draw from this one generator.
 """
+import contextlib
+import threading
+
 import numpy as np
 
 _state = {'seed': 0, 'gen': np.random.default_rng(0)}
+# Per-thread override (DataLoader workers): lets a worker thread draw from its own
+# seeded stream so results do not depend on how threads are scheduled.
+_local = threading.local()
 
 
 def seed(n):
@@ -17,7 +23,20 @@ def seed(n):
 
 
 def generator():
-    return _state['gen']
+    gen = getattr(_local, 'gen', None)
+    return _state['gen'] if gen is None else gen
+
+
+@contextlib.contextmanager
+def thread_generator(gen):
+    """Make ``generator()`` return ``gen`` in the calling thread only, for the
+    duration of the ``with`` block (used by ``framework.io.DataLoader``)."""
+    prev = getattr(_local, 'gen', None)
+    _local.gen = gen
+    try:
+        yield gen
+    finally:
+        _local.gen = prev
 
 
 def get_rng_state():

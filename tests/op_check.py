@@ -47,11 +47,11 @@ def run_op(op, args, grad_idx=(), seed=1234):
     paddle.seed(seed)
     ins = to_tensors(op, args, grad_idx)
     out = op(*ins, *args[op.n_in:])
-    return ins, (out if isinstance(out, tuple) else (out,))
+    return ins, (tuple(out) if isinstance(out, (tuple, list)) else (out,))
 
 
 def as_list(x):
-    return list(x) if isinstance(x, tuple) else [x]
+    return list(x) if isinstance(x, (tuple, list)) else [x]
 
 
 def check_forward(op, args, opts):
@@ -95,7 +95,8 @@ def check_infer_meta(op, args, opts):
 
 def _cotangents(op, outs, rng):
     cots = []
-    for name, o in zip(op.output_names, outs):
+    names = op.output_names * len(outs) if op.variadic_out else op.output_names
+    for name, o in zip(names, outs):
         if name in op.nondiff_outputs or o.dtype.kind != 'f':
             cots.append(None)
         else:

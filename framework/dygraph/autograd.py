@@ -3,27 +3,35 @@
 A ``GradNode`` is created for each op call that needs gradients. It keeps the
 op, its inputs (Tensors, for the create_graph path), the output arrays and one
 *edge* per input: None (no gradient wanted), a leaf Tensor (accumulate into
-``.grad``) or ``(node, output_index)``. The engine counts dependencies, runs
-nodes in topological order, sums gradients and frees saved values unless
-``retain_graph``.
+``.grad``) or ``(node, output_index)`` (a tuple of those for a variadic input).
+
+Nodes are numbered in creation order, and a node's inputs always exist before
+it, so running nodes in decreasing number is a topological order: the engine
+keeps a heap of the nodes that have received a gradient and needs no separate
+dependency-counting pass. Saved values are freed unless ``retain_graph``.
 
 Without ``create_graph`` gradients flow as numpy arrays through the ops'
 ``fast_grad`` (or the composite rule under no_grad). With ``create_graph`` they
 flow as Tensors through the composite grad rules with grad mode on, so the
 result is itself differentiable.
 """
+import heapq
+import itertools
 import weakref
 
 import numpy as np
 
 from . import state
 
+_node_seq = itertools.count()
+
 
 class GradNode:
-    __slots__ = ('op', 'ins', 'attrs', 'outs', 'edges', 'versions', 'out_refs',
+    __slots__ = ('seq', 'op', 'ins', 'attrs', 'outs', 'edges', 'versions', 'out_refs',
                  'hooks', 'freed', '__weakref__')
 
     def __init__(self, op, ins, attrs, outs, edges, versions):
+        self.seq = next(_node_seq)
         self.op = op
         self.ins = ins          # inputs as given: Tensors, scalars, None, lists
         self.attrs = attrs
@@ -73,33 +81,136 @@ _FREED_MSG = ("Trying to run backward through the graph a second time (or to use
               "backward() or paddle.grad() call if you need to backward twice.")
 
 
-def _iter_edges(edges):
-    for e in edges:
-        if type(e) is tuple and e and type(e[0]) is not GradNode:
-            yield from e          # a variadic input's sub-edges
-        else:
-            yield e
-
-
 class _Engine:
     """One backward pass."""
 
     def __init__(self, create_graph, retain_graph, accumulate, capture, cut=()):
         from .tensor import Tensor
-        self.cut = cut                    # edges treated as constants (no_grad_vars)
         self.Tensor = Tensor
         self.create_graph = create_graph
         self.retain_graph = retain_graph
         self.accumulate = accumulate      # write leaf/non-leaf .grad (backward())
-        self.capture = capture            # {key: None} for grad(): leaf id / (node, idx)
+        self.capture = capture            # grad(): {leaf id or (node, idx): grad}
+        self.cut = cut                    # edges treated as constants (no_grad_vars)
         self.leaf_grads = {}              # id(leaf) -> [leaf, grad]
+        self.node_grads = {}              # node -> [grad per output]
+        self.heap = []                    # (-seq, node) of nodes holding gradients
+
+    def run(self, roots, root_grads):
+        for t, g in zip(roots, root_grads):
+            if t._grad_node is None:
+                self._leaf(t, g)
+            else:
+                self._send(t._grad_node, g)
+        heap = self.heap
+        node_grads = self.node_grads
+        pop = node_grads.pop
+        heappop, heappush = heapq.heappop, heapq.heappush
+        retain = self.retain_graph
+        # the common case (backward() without hooks/capture/create_graph) is
+        # inlined below; everything else goes through _run_node / _route
+        simple = not self.create_graph and self.capture is None and not self.cut
+        T = self.Tensor
+        while heap:
+            node = heappop(heap)[1]
+            gs = pop(node)
+            if node.freed:
+                raise RuntimeError(_FREED_MSG % node.op.name)
+            op = node.op
+            fast = op.fast_grad
+            if simple and fast is not None and op.n_out == 1 and not node.hooks:
+                g = gs[0]
+                t = node.out_refs[0]()
+                if t is not None and t._grad_node is not None and t._grad_node[0] is node:
+                    self._accumulate_into(t, g)
+                if node.versions:
+                    self._check_versions(node)
+                ins = node.ins
+                if op.n_in == 1:
+                    x = ins[0]
+                    in_grads = (fast(g, x.data if type(x) is T else _data(x),
+                                     node.outs[0], *node.attrs),)
+                else:
+                    in_grads = fast(g, *[x.data if type(x) is T else _data(x) for x in ins],
+                                    node.outs[0], *node.attrs)
+            else:
+                in_grads = self._run_node(node, gs)
+            variadic = op.variadic
+            for i, e in enumerate(node.edges):
+                if e is None:
+                    continue
+                g = in_grads[i]
+                if g is None:
+                    continue
+                if variadic[i]:
+                    for se, sg in zip(e, g):
+                        if se is not None and sg is not None:
+                            self._route(se, sg)
+                elif simple and type(e) is tuple:
+                    child, idx = e
+                    buf = node_grads.get(child)
+                    if buf is None:
+                        buf = node_grads[child] = [None] * _n_outs(child)
+                        heappush(heap, (-child.seq, child))
+                        buf[idx] = g
+                    else:
+                        buf[idx] = g if buf[idx] is None else buf[idx] + g
+                else:
+                    self._route(e, g)
+            if not retain:
+                node.ins = node.outs = None
+                node.freed = True
+            # drop our references to this node's inputs, so an input the user no
+            # longer holds is dead (and gets no retained .grad) when reached
+            ins = x = t = in_grads = None
+        self._finish_leaves()
+
+    def _route(self, e, g):
+        if self.cut and (e in self.cut if type(e) is tuple else id(e) in self.cut):
+            return
+        if type(e) is tuple:
+            self._send(e, g)
+        else:
+            self._leaf(e, g)
+
+    def _send(self, edge, g):
+        node, idx = edge
+        buf = self.node_grads.get(node)
+        if buf is None:
+            buf = self.node_grads[node] = [None] * _n_outs(node)
+            heapq.heappush(self.heap, (-node.seq, node))
+        buf[idx] = g if buf[idx] is None else buf[idx] + g
+
+    def _run_node(self, node, gs):
+        if node.hooks:
+            for idx, hooks in node.hooks.items():
+                if gs[idx] is not None and hooks:
+                    gs[idx] = self._run_hooks(hooks, gs[idx])
+        if self.accumulate:
+            self._retain_nonleaf(node, gs)
+        if self.capture is not None:
+            self._capture(node, gs)
+        if node.versions:
+            self._check_versions(node)
+        op = node.op
+        if op.n_out != 1:
+            for i, g in enumerate(gs):
+                if g is None:
+                    gs[i] = self._zeros(node.outs[i])
+        if self.create_graph:
+            return self._composite(node, gs)
+        fast = op.fast_grad
+        if fast is None:
+            return self._composite_nograd(node, gs)
+        T = self.Tensor
+        ins = node.ins
+        if op.n_in == 1:
+            x = ins[0]
+            return (fast(*gs, x.data if type(x) is T else _data(x), *node.outs, *node.attrs),)
+        arrays = [x.data if type(x) is T else _data(x) for x in ins]
+        return fast(*gs, *arrays, *node.outs, *node.attrs)
 
     # -- helpers over the two representations (arrays vs Tensors) --
-    def _add(self, a, b):
-        if self.create_graph:
-            return a + b
-        return a + b if a.shape == b.shape or a.ndim else np.add(a, b)
-
     def _wrap(self, g):
         if self.create_graph:
             return g
@@ -119,72 +230,12 @@ class _Engine:
                 g = self._unwrap(res)
         return g
 
-    def run(self, roots, root_grads):
-        node_grads = {}
-        deps = {}
-        ready = []
-        for t, g in zip(roots, root_grads):
-            gn = t._grad_node
-            if gn is None:
-                self._leaf(t, g)
-                continue
-            node, idx = gn
-            buf = node_grads.get(node)
-            if buf is None:
-                buf = node_grads[node] = [None] * node.op.n_out
-            buf[idx] = g if buf[idx] is None else self._add(buf[idx], g)
-        # dependency counts over the reachable graph
-        stack = list(node_grads)
-        seen = set(stack)
-        while stack:
-            node = stack.pop()
-            if node.freed:
-                raise RuntimeError(_FREED_MSG % node.op.name)
-            for e in _iter_edges(node.edges):
-                if type(e) is tuple:
-                    child = e[0]
-                    deps[child] = deps.get(child, 0) + 1
-                    if child not in seen:
-                        seen.add(child)
-                        stack.append(child)
-        ready = [n for n in node_grads if deps.get(n, 0) == 0]
-        while ready:
-            node = ready.pop()
-            gs = node_grads.pop(node, None)
-            in_grads = self._run_node(node, gs) if gs is not None else None
-            self._propagate(node, in_grads, node_grads, deps, ready)
-            if not self.retain_graph:
-                node.ins = node.outs = None
-                node.freed = True
-        self._finish_leaves()
-
-    def _run_node(self, node, gs):
-        if all(g is None for g in gs):
-            return None
-        if node.hooks:
-            for idx, hooks in node.hooks.items():
-                if gs[idx] is not None and hooks:
-                    gs[idx] = self._run_hooks(hooks, gs[idx])
-        if self.accumulate and node.out_refs is not None:
-            self._retain_nonleaf(node, gs)
-        if self.capture is not None:
-            for idx, g in enumerate(gs):
-                key = (node, idx)
-                if key in self.capture and g is not None:
-                    self.capture[key] = g if self.capture[key] is None else self._add(self.capture[key], g)
-        self._check_versions(node)
-        op = node.op
-        for i, g in enumerate(gs):
-            if g is None:
-                gs[i] = self._zeros(node.outs[i])
-        if self.create_graph:
-            return self._composite(node, gs)
-        if op.fast_grad is not None:
-            ins = [_data(x) for x in node.ins]
-            res = op.fast_grad(*gs, *ins, *node.outs, *node.attrs)
-        else:
-            res = self._composite_nograd(node, gs)
-        return (res,) if op.n_in == 1 else res
+    def _capture(self, node, gs):
+        capture = self.capture
+        for idx, g in enumerate(gs):
+            key = (node, idx)
+            if key in capture and g is not None:
+                capture[key] = g if capture[key] is None else capture[key] + g
 
     def _zeros(self, arr):
         z = np.zeros_like(arr)
@@ -223,14 +274,14 @@ class _Engine:
                     % (node.op.name, x._version, v))
 
     def _retain_nonleaf(self, node, gs):
+        """Non-leaf tensors the user still holds get ``.grad`` (as Paddle does)."""
         for idx, ref in enumerate(node.out_refs):
             g = gs[idx]
             if g is None:
                 continue
             t = ref()
-            if t is None or t._grad_node is None or t._grad_node[0] is not node:
-                continue
-            self._accumulate_into(t, g)
+            if t is not None and t._grad_node is not None and t._grad_node[0] is node:
+                self._accumulate_into(t, g)
 
     def _accumulate_into(self, t, g):
         if self.create_graph:
@@ -243,50 +294,16 @@ class _Engine:
         else:
             t.grad.data = t.grad.data + g
 
-    def _propagate(self, node, in_grads, node_grads, deps, ready):
-        edges = node.edges
-        for i, e in enumerate(edges):
-            if e is None:
-                continue
-            g = in_grads[i] if in_grads is not None else None
-            if type(e) is tuple and e and type(e[0]) is not GradNode:
-                sub = g if g is not None else [None] * len(e)
-                for se, sg in zip(e, sub):
-                    self._send(se, sg, node_grads, deps, ready)
-            else:
-                self._send(e, g, node_grads, deps, ready)
-
-    def _send(self, e, g, node_grads, deps, ready):
-        if e is None:
-            return
-        if self.cut and (e in self.cut if type(e) is tuple else id(e) in self.cut):
-            g = None
-        if type(e) is tuple:
-            child, idx = e
-            if g is not None:
-                buf = node_grads.get(child)
-                if buf is None:
-                    buf = node_grads[child] = [None] * child.op.n_out
-                buf[idx] = g if buf[idx] is None else self._add(buf[idx], g)
-            d = deps[child] - 1
-            deps[child] = d
-            if d == 0:
-                if child not in node_grads:
-                    node_grads[child] = [None] * child.op.n_out
-                ready.append(child)
-        elif g is not None:
-            self._leaf(e, g)
-
     def _leaf(self, t, g):
         if not self.create_graph and type(g) is not np.ndarray:
             g = np.asarray(g)
-        if g.shape != tuple(t.data.shape):
+        if tuple(g.shape) != tuple(t.data.shape):
             g = _sum_to_shape(g, t.data.shape, self.create_graph)
         slot = self.leaf_grads.get(id(t))
         if slot is None:
             self.leaf_grads[id(t)] = [t, g]
         else:
-            slot[1] = self._add(slot[1], g)
+            slot[1] = slot[1] + g
 
     def _finish_leaves(self):
         for t, g in self.leaf_grads.values():
@@ -298,6 +315,10 @@ class _Engine:
                     self.capture[key] = g
             if self.accumulate:
                 self._accumulate_into(t, g)
+
+def _n_outs(node):
+    """Output count of a node (ops with a variadic output declare n_out 0)."""
+    return node.op.n_out or len(node.out_refs)
 
 
 def _sum_to_shape(g, shape, create_graph):

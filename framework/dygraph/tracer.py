@@ -108,12 +108,12 @@ def apply_op(op, args):
     results = []
     for i, o in enumerate(outs):
         t = _new(Tensor)
-        diff = record and op.output_names[i] not in op.nondiff_outputs
+        diff = record and (not op.n_out or op.output_names[i] not in op.nondiff_outputs)
         t._init(o, (node, i) if diff else None, not diff)
         results.append(t)
     if record:
         node.out_refs = tuple(_ref(t) for t in results)
-    return tuple(results)
+    return tuple(results) if op.n_out else results   # n_out 0: variadic output list
 
 
 def _describe(a):
@@ -139,4 +139,98 @@ def _kernel_error(op, arrays, attrs, err):
                    % (op.name, args, ('; ' + at) if at else '', err))
 
 
+def _finish(op, out, ins, edges, versions, record):
+    """Wrap a single output array; record the grad node when needed."""
+    if type(out) is not _ndarray:
+        out = np.asarray(out)
+    t = _new(Tensor)
+    t.data = out
+    t.grad = None
+    t._name = None
+    t._version = 0
+    t._hooks = None
+    t.persistable = False
+    if record:
+        node = GradNode(op, ins, (), (out,), edges, versions)
+        t._grad_node = (node, 0)
+        t.stop_gradient = False
+        node.out_refs = (_ref(t),)
+    else:
+        t._grad_node = None
+        t.stop_gradient = True
+    return t
+
+
+def _unary(op):
+    """Hot path for one-input, attribute-free ops (tanh, exp, neg, ...)."""
+    kernel = op.kernel
+    differentiable = op.differentiable
+    save = op.save_inputs
+
+    def apply(*args):
+        if len(args) != 1 or type(args[0]) is not Tensor:
+            return apply_op(op, args)
+        x = args[0]
+        try:
+            out = kernel(x.data)
+        except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
+            raise _kernel_error(op, [x.data], (), e) from None
+        if x.stop_gradient or not differentiable or not grad_mode.enabled:
+            return _finish(op, out, None, None, None, False)
+        return _finish(op, out, (x,), (x._grad_node or x,),
+                       (x._version,) if save else (), True)
+    return apply
+
+
+_SCALARS = (float, int, bool)
+
+
+def _binary(op):
+    """Hot path for two-input, attribute-free ops (add, multiply, ...);
+    the second operand may be a Python scalar."""
+    kernel = op.kernel
+    differentiable = op.differentiable
+    save = op.save_inputs
+
+    def apply(*args):
+        if len(args) != 2:
+            return apply_op(op, args)
+        x, y = args
+        if type(x) is not Tensor:
+            return apply_op(op, args)
+        ty = type(y)
+        if ty is Tensor:
+            yd = y.data
+            ry = not y.stop_gradient
+        elif ty in _SCALARS:
+            yd = y
+            ry = False
+        else:
+            return apply_op(op, args)
+        try:
+            out = kernel(x.data, yd)
+        except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
+            raise _kernel_error(op, [x.data, yd], (), e) from None
+        rx = not x.stop_gradient
+        if not (rx or ry) or not differentiable or not grad_mode.enabled:
+            return _finish(op, out, None, None, None, False)
+        edges = ((x._grad_node or x) if rx else None,
+                 (y._grad_node or y) if ry else None)
+        versions = (x._version, y._version if ry else None) if save else ()
+        return _finish(op, out, (x, y), edges, versions, True)
+    return apply
+
+
+def make_eager(op):
+    """The eager function for ``op``: a specialised hot path when it has one
+    or two plain inputs, one output and no attributes; else ``apply_op``."""
+    plain = op.n_attrs == 0 and op.n_out == 1 and not any(op.variadic)
+    if plain and op.n_in == 1:
+        return _unary(op)
+    if plain and op.n_in == 2:
+        return _binary(op)
+    return lambda *args: apply_op(op, args)
+
+
 registry.set_handlers(eager_apply=apply_op)
+registry.mode.make_eager = make_eager

@@ -33,13 +33,14 @@ _OPS = {}
 
 class _Mode:
     """Which mode ops dispatch to. dygraph and static install the handlers."""
-    __slots__ = ('static', 'eager_apply', 'static_append', 'make_tensor')
+    __slots__ = ('static', 'eager_apply', 'static_append', 'make_tensor', 'make_eager')
 
     def __init__(self):
         self.static = False
         self.eager_apply = None
         self.static_append = None
         self.make_tensor = None
+        self.make_eager = None   # op -> specialised eager function (the hot path)
 
 
 mode = _Mode()
@@ -61,7 +62,7 @@ class OpDef:
                  'attr_names', 'attr_defaults', 'n_in', 'n_out', 'n_attrs',
                  'kernel', 'infer_meta', 'grad', 'fast_grad', 'differentiable',
                  'no_grad_inputs', 'nondiff_outputs', 'random', 'inplace_map',
-                 'save_inputs', 'doc', 'test_cases')
+                 'save_inputs', 'doc', 'test_cases', 'eager_fn', 'variadic_out')
 
     def __init__(self, name, kernel, infer_meta, inputs, outputs, attrs,
                  grad=None, fast_grad=None, differentiable=True,
@@ -71,16 +72,20 @@ class OpDef:
         self.input_names = tuple(n.rstrip('*?') for n in inputs)
         self.variadic = tuple(n.endswith('*') for n in inputs)
         self.optional = tuple(n.endswith('?') for n in inputs)
-        self.output_names = tuple(outputs)
+        # A single output named 'outs*' is variadic: the kernel returns a list
+        # whose length the attrs/inputs decide (split, unbind). Then n_out is 0
+        # and grad rules get the output grads and the outputs as two lists.
+        self.variadic_out = len(outputs) == 1 and outputs[0].endswith('*')
+        self.output_names = tuple(n.rstrip('*') for n in outputs)
         self.attr_names = tuple(attrs)
         self.attr_defaults = tuple(attrs.values())
         self.n_in = len(inputs)
-        self.n_out = len(outputs)
+        self.n_out = 0 if self.variadic_out else len(outputs)
         self.n_attrs = len(attrs)
         self.kernel = kernel
         self.infer_meta = infer_meta
-        self.grad = grad
-        self.fast_grad = fast_grad
+        self.grad = self._adapt(grad)
+        self.fast_grad = self._adapt(fast_grad)
         self.differentiable = differentiable and grad is not None
         self.no_grad_inputs = frozenset(no_grad_inputs)
         self.nondiff_outputs = frozenset(nondiff_outputs)
@@ -91,12 +96,16 @@ class OpDef:
         self.save_inputs = save_inputs
         self.doc = kernel.__doc__
         self.test_cases = []
+        self.eager_fn = None
 
     def __call__(self, *args):
         """Run (eager) or append (static) the op: ``op(*inputs, *attrs)``."""
         if mode.static:
             return mode.static_append(self, args)
-        return mode.eager_apply(self, args)
+        fn = self.eager_fn
+        if fn is None:   # specialised once, on first eager use
+            fn = self.eager_fn = mode.make_eager(self)
+        return fn(*args)
 
     def split_args(self, args):
         """(inputs, attrs) from positional args, filling attr defaults."""
@@ -112,14 +121,28 @@ class OpDef:
 
     def def_grad(self, fn):
         """Decorator: set the grad rule (written with registered ops)."""
-        self.grad = fn
+        self.grad = self._adapt(fn)
         self.differentiable = True
         return fn
 
     def def_fast_grad(self, fn):
         """Decorator: set the fused numpy first-order grad."""
-        self.fast_grad = fn
+        self.fast_grad = self._adapt(fn)
         return fn
+
+    def _adapt(self, fn):
+        """For a variadic output, callers pass ``*grads, *inputs, *outputs,
+        *attrs`` flat; the rule receives ``grads`` and ``outputs`` as lists."""
+        if fn is None or not self.variadic_out:
+            return fn
+        n_in, n_attrs = self.n_in, self.n_attrs
+
+        def rule(*args):
+            k = (len(args) - n_in - n_attrs) // 2
+            return fn(list(args[:k]), *args[k:k + n_in],
+                      list(args[k + n_in:2 * k + n_in]), *args[2 * k + n_in:])
+        rule.__wrapped__ = fn
+        return rule
 
     def attrs_dict(self, attrs):
         return dict(zip(self.attr_names, attrs))
