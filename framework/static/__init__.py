@@ -1,0 +1,45 @@
+"""Static mode: Program IR, static backward, the optimizing executor, and
+inference save/load (``framework.static``, Paddle's ``paddle.static``)."""
+from . import program as _program
+from .backward import append_backward, gradients
+from .executor import (BuildStrategy, CompiledProgram, Executor, Scope, global_scope,
+                       scope_guard)
+from .input_spec import InputSpec
+from .mode import disable_static, enable_static, in_dynamic_mode, static_mode_guard
+from .program import (Operator, Parameter, Program, Variable, default_main_program,
+                      default_startup_program, program_guard)
+from . import passes  # noqa: F401
+
+
+def data(name, shape, dtype=None, lod_level=0):
+    """Declare a feed variable of the current main program (None/-1 = any size)."""
+    from .. import dtype as _dt
+    block = default_main_program().global_block()
+    v = block.create_var(name, [-1 if s is None else s for s in shape],
+                         _dt.convert_dtype(dtype) if dtype is not None else _dt.default_float(),
+                         stop_gradient=True, is_data=True)
+    return v
+
+
+def create_parameter(shape, dtype, name=None, attr=None, is_bias=False,
+                     default_initializer=None):
+    """A persistable parameter in the main program, initialised by the startup program."""
+    from .params import create_static_parameter
+    return create_static_parameter(shape, dtype, name, attr, is_bias, default_initializer)
+
+
+def cpu_places(device_count=None):
+    from ..place import CPUPlace
+    return [CPUPlace()] * (device_count or 1)
+
+
+def install_methods():
+    """Attach the shared Tensor method/operator table to Variable."""
+    from ..ops import tensor_methods
+    tensor_methods.install(Variable, skip=('__hash__', '__setitem__'))
+    Variable.__setitem__ = _variable_setitem
+
+
+def _variable_setitem(self, index, value):
+    from ..ops.manipulation import setitem
+    return setitem(self, index, value)

@@ -1,0 +1,318 @@
+"""Compile a Program into a plain Python function, or interpret it op by op.
+
+``compile_program`` works on a copy of the program: prune to what the fetches
+and side effects need, run the optimisation passes, then generate one Python
+function per block in which every kernel and attribute is a pre-bound global,
+every variable a local, and each value is dropped after its last use.
+Control-flow ops (``cond``, ``while``) compile their sub-blocks into nested
+functions through handlers registered in ``CONTROL_FLOW``.
+"""
+import linecache
+import sys
+
+import numpy as np
+
+from ..ops import registry
+from ..ops.registry import OpError
+
+# op type -> fn(emitter, op) emitting code for a control-flow op
+CONTROL_FLOW = {}
+# op types that must run even when nothing fetched depends on them
+SIDE_EFFECT_OPS = {'print', 'assert'}
+
+
+def kernel_attr(v):
+    """Attributes are stored as JSON lists; kernels get tuples (hashable, and
+    what numpy expects for axes)."""
+    if isinstance(v, list):
+        return tuple(kernel_attr(x) for x in v)
+    return v
+
+
+def op_args(opdef, op, value_of):
+    """Positional kernel arguments for ``op``: inputs in declaration order,
+    then attributes (defaults where the op desc has none)."""
+    args = []
+    for name, variadic in zip(opdef.input_names, opdef.variadic):
+        names = op.inputs.get(name, [])
+        if variadic:
+            args.append([value_of(n) for n in names])
+        elif not names:
+            args.append(None)
+        else:
+            args.append(value_of(names[0]))
+    for name, default in zip(opdef.attr_names, opdef.attr_defaults):
+        args.append(kernel_attr(op.attrs[name]) if name in op.attrs else default)
+    return args
+
+
+def output_names(opdef, op):
+    if opdef.variadic_out:
+        return list(op.outputs.get(opdef.output_names[0], []))
+    return [op.outputs.get(n, [None])[0] if op.outputs.get(n) else None
+            for n in opdef.output_names]
+
+
+# ---- pruning ------------------------------------------------------------------
+
+def _block_reads(program, op):
+    """All names an op reads, including those its sub-blocks read from outside."""
+    names = set(op.input_arg_names)
+    for k, v in op.attrs.items():
+        if (k.endswith('_block') or k == 'sub_block') and isinstance(v, int):
+            for sub in program.block(v).ops:
+                names |= _block_reads(program, sub)
+    return names
+
+
+def prune_block(program, block, needed):
+    """Keep the ops that produce ``needed`` names, write persistable variables
+    or have side effects; returns the kept ops (in order)."""
+    needed = set(needed)
+    kept = []
+    for op in reversed(block.ops):
+        outs = op.output_arg_names
+        side = op.type in SIDE_EFFECT_OPS or any(
+            block._find_var(n) is not None and block._find_var(n).persistable for n in outs)
+        if side or needed.intersection(outs):
+            kept.append(op)
+            needed |= _block_reads(program, op)
+    kept.reverse()
+    return kept
+
+
+# ---- code generation ------------------------------------------------------------
+
+class _Emitter:
+    def __init__(self, program, scope_names, captured):
+        self.program = program
+        self.glb = {'np': np, '_load': _load, '_asarray': np.asarray}
+        self.lines = []
+        self.line_ops = {}        # generated line number -> op
+        self.counter = 0
+        self.scope_names = scope_names
+        self.captured = captured
+
+    def const(self, value, prefix='A'):
+        name = '%s%d' % (prefix, self.counter)
+        self.counter += 1
+        self.glb[name] = value
+        return name
+
+    def literal(self, value):
+        """Source text for an attribute: inline simple literals, else a global."""
+        if _is_literal(value):
+            return repr(value)
+        return self.const(value)
+
+    def emit(self, line, indent, op=None):
+        self.lines.append('    ' * indent + line)
+        if op is not None:
+            self.line_ops[len(self.lines)] = op
+
+
+def _is_literal(v):
+    if v is None or isinstance(v, (bool, int, str)):
+        return True
+    if isinstance(v, float):
+        return np.isfinite(v)
+    if isinstance(v, tuple):
+        return all(_is_literal(x) for x in v)
+    return False
+
+
+class _BlockCode:
+    """Code for one block: variable name -> Python local name."""
+
+    def __init__(self, em, block, indent, feeds=()):
+        self.em = em
+        self.block = block
+        self.indent = indent
+        self.local = {}
+        self.feeds = set(feeds)
+
+    def ref(self, name):
+        """The local holding variable ``name``, loading it on first use."""
+        loc = self.local.get(name)
+        if loc is not None:
+            return loc
+        loc = self.local[name] = 'v%d' % self.em.counter
+        self.em.counter += 1
+        if name in self.feeds:
+            self.em.emit('%s = F[%r]' % (loc, name), self.indent)
+        elif name in self.em.captured:
+            t = self.em.const(self.em.captured[name], 'C')
+            self.em.emit('%s = %s.data' % (loc, t), self.indent)
+        else:
+            self.em.emit('%s = _load(S, %r)' % (loc, name), self.indent)
+        return loc
+
+    def new(self, name):
+        loc = self.local[name] = 'v%d' % self.em.counter
+        self.em.counter += 1
+        return loc
+
+    def emit_op(self, op):
+        handler = CONTROL_FLOW.get(op.type)
+        if handler is not None:
+            handler(self, op)
+            return
+        opdef = registry.lookup(op.type)
+        parts = []
+        for name, variadic in zip(opdef.input_names, opdef.variadic):
+            names = op.inputs.get(name, [])
+            if variadic:
+                parts.append('[%s]' % ', '.join(self.ref(n) for n in names))
+            elif not names:
+                parts.append('None')
+            else:
+                parts.append(self.ref(names[0]))
+        for name, default in zip(opdef.attr_names, opdef.attr_defaults):
+            value = kernel_attr(op.attrs[name]) if name in op.attrs else default
+            parts.append(self.em.literal(value))
+        k = self.em.const(opdef.kernel, 'K')
+        outs = output_names(opdef, op)
+        call = '%s(%s)' % (k, ', '.join(parts))
+        if opdef.variadic_out:
+            tmp = self.new('__tmp%d' % self.em.counter)
+            self.em.emit('%s = %s' % (tmp, call), self.indent, op)
+            for i, n in enumerate(outs):
+                self.em.emit('%s = %s[%d]' % (self.new(n), tmp, i), self.indent)
+        elif len(outs) == 1:
+            self.em.emit('%s = %s' % (self.new(outs[0]), call), self.indent, op)
+        else:
+            targets = [self.new(n) if n is not None else '_' for n in outs]
+            self.em.emit('%s = %s' % (', '.join(targets), call), self.indent, op)
+        self.store_persistable(outs)
+
+    def store_persistable(self, outs):
+        for n in outs:
+            if n is None:
+                continue
+            v = self.block._find_var(n)
+            if v is not None and v.persistable:
+                if n in self.em.captured:
+                    t = self.em.const(self.em.captured[n], 'C')
+                    self.em.emit('%s.data = _asarray(%s)' % (t, self.local[n]), self.indent)
+                else:
+                    self.em.emit('S[%r] = _asarray(%s)' % (n, self.local[n]), self.indent)
+
+
+def _load(scope, name):
+    try:
+        v = scope[name]
+    except KeyError:
+        v = None
+    if v is None:
+        raise RuntimeError(
+            "variable '%s' has no value: feed it, or run the startup program first "
+            "(exe.run(static.default_startup_program())) to initialise parameters" % name)
+    return v
+
+
+class Plan:
+    """A compiled program: ``plan(scope_vars, feeds) -> [fetched values]``."""
+
+    def __init__(self, program, fn, source, line_ops, filename):
+        self.program = program
+        self.fn = fn
+        self.source = source
+        self.line_ops = line_ops
+        self.filename = filename
+
+    def __call__(self, scope_vars, feeds):
+        try:
+            return self.fn(scope_vars, feeds)
+        except (OpError, RuntimeError):
+            raise
+        except Exception as e:
+            op = self._failing_op(sys.exc_info()[2])
+            if op is None:
+                raise
+            raise OpError("op '%s' failed while running the program: %s: %s\n  op: %r"
+                          % (op.type, type(e).__name__, e, op)) from e
+
+    def _failing_op(self, tb):
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self.filename:
+                return self.line_ops.get(tb.tb_lineno)
+            tb = tb.tb_next
+        return None
+
+
+_plan_counter = [0]
+
+
+def compile_program(program, feed_names, fetch_names, strategy=None):
+    from .passes import run_passes
+    work = program.clone()
+    work._captured = program._captured
+    gb = work.global_block()
+    for n in fetch_names:
+        if gb._find_var(n) is None:
+            raise ValueError("fetch target '%s' is not a variable of the program" % n)
+    gb.ops = prune_block(work, gb, fetch_names)
+    if strategy is not None:
+        run_passes(work, feed_names, fetch_names, strategy)
+    em = _Emitter(work, (), program._captured)
+    em.emit('def run(S, F):', 0)
+    code = _BlockCode(em, gb, 1, feed_names)
+    for op in gb.ops:
+        code.emit_op(op)
+    em.emit('return [%s]' % ', '.join(code.ref(n) for n in fetch_names), 1)
+    source = '\n'.join(em.lines) + '\n'
+    _plan_counter[0] += 1
+    filename = '<static-plan-%d>' % _plan_counter[0]
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, 'exec'), em.glb)   # our own generated code only
+    return Plan(program, em.glb['run'], source, em.line_ops, filename)
+
+
+# ---- interpreter (debugging, NaN/Inf checks) ------------------------------------
+
+def interpret(program, feeds, fetch_names, scope_vars, check_nan_inf=True):
+    """Run op by op; with ``check_nan_inf`` name the first op producing NaN/Inf."""
+    gb = program.global_block()
+    env = dict(feeds)
+
+    def value_of(n):
+        if n in env:
+            return env[n]
+        if n in program._captured:
+            return program._captured[n].data
+        return _load(scope_vars, n)
+
+    run_ops(program, gb, prune_block(program, gb, fetch_names), env, value_of,
+            scope_vars, check_nan_inf)
+    return [value_of(n) for n in fetch_names]
+
+
+# op type -> fn(program, op, env, value_of, scope_vars, check) for the interpreter
+INTERPRET_CONTROL_FLOW = {}
+
+
+def run_ops(program, block, ops, env, value_of, scope_vars, check_nan_inf):
+    for op in ops:
+        handler = INTERPRET_CONTROL_FLOW.get(op.type)
+        if handler is not None:
+            handler(program, op, env, value_of, scope_vars, check_nan_inf)
+            continue
+        opdef = registry.lookup(op.type)
+        out = opdef.kernel(*op_args(opdef, op, value_of))
+        names = output_names(opdef, op)
+        values = list(out) if (opdef.variadic_out or len(names) > 1) else [out]
+        for n, v in zip(names, values):
+            if n is None:
+                continue
+            v = np.asarray(v)
+            if check_nan_inf and v.dtype.kind == 'f' and not np.all(np.isfinite(v)):
+                raise FloatingPointError(
+                    "op '%s' produced NaN or Inf in output '%s' (first such op in the "
+                    "program)\n  op: %r" % (op.type, n, op))
+            env[n] = v
+            var = block._find_var(n)
+            if var is not None and var.persistable:
+                if n in program._captured:
+                    program._captured[n].data = v
+                else:
+                    scope_vars[n] = v

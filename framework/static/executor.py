@@ -1,0 +1,218 @@
+"""Executor, Scope and the compiled-plan cache.
+
+``Executor.run`` compiles (program, version, feed names, fetch names, build
+strategy) once into a plan and caches it (bounded LRU): prune to what the
+fetches and side effects need -> optimisation passes -> a generated Python
+function per block with kernels and attributes pre-bound. The interpreter mode
+(``FLAGS_check_nan_inf``) runs op by op and names the first op whose output
+has a NaN or Inf.
+"""
+import collections
+import contextlib
+
+import numpy as np
+
+from .. import flags
+from ..ops import registry
+from ..ops.registry import OpError
+from . import codegen
+from .program import Program, Variable, default_main_program
+
+
+# ---- scope --------------------------------------------------------------------
+
+class _ScopeTensor:
+    """What ``scope.find_var(name).get_tensor()`` returns (Paddle's LoDTensor API)."""
+
+    def __init__(self, scope, name):
+        self._scope = scope
+        self._name = name
+
+    def set(self, value, place=None):
+        self._scope.vars[self._name] = np.array(value)
+
+    def __array__(self, dtype=None, copy=None):
+        a = self._scope.vars[self._name]
+        return a if dtype is None else a.astype(dtype)
+
+    def shape(self):
+        return list(np.shape(self._scope.vars[self._name]))
+
+    def _dtype(self):
+        return self._scope.vars[self._name].dtype
+
+
+class _ScopeVar:
+    def __init__(self, scope, name):
+        self._scope = scope
+        self._name = name
+
+    def get_tensor(self):
+        return _ScopeTensor(self._scope, self._name)
+
+
+class Scope:
+    """Values of persistable variables (parameters, optimizer state) by name."""
+
+    def __init__(self):
+        self.vars = {}
+
+    def find_var(self, name):
+        return _ScopeVar(self, name) if name in self.vars else None
+
+    def var(self, name):
+        self.vars.setdefault(name, None)
+        return _ScopeVar(self, name)
+
+    def local_var_names(self):
+        return list(self.vars)
+
+    def drop_kids(self):
+        pass
+
+
+_global_scope = [Scope()]
+
+
+def global_scope():
+    return _global_scope[0]
+
+
+@contextlib.contextmanager
+def scope_guard(scope):
+    prev = _global_scope[0]
+    _global_scope[0] = scope
+    try:
+        yield
+    finally:
+        _global_scope[0] = prev
+
+
+# ---- build strategy -------------------------------------------------------------
+
+class BuildStrategy:
+    """Switches for the executor's passes (all on by default)."""
+
+    def __init__(self):
+        self.enable_dce = True
+        self.constant_folding = True
+        self.enable_cse = True
+        self.remove_identity = True
+        self.loop_invariant_hoisting = True
+        self.fuse_elewise_add_act_ops = True
+        self.fuse_matmul_add_act = True
+        self.enable_inplace = True
+        self.memory_optimize = True
+        self.debug_graphviz_path = ''
+
+    def key(self):
+        return tuple(sorted((k, v) for k, v in vars(self).items() if isinstance(v, bool)))
+
+
+class CompiledProgram:
+    """Accepted for compatibility: a program plus a build strategy."""
+
+    def __init__(self, program_or_graph, build_strategy=None):
+        self._program = program_or_graph
+        self._build_strategy = build_strategy or BuildStrategy()
+
+    def with_data_parallel(self, loss_name=None, build_strategy=None, **kw):
+        if build_strategy is not None:
+            self._build_strategy = build_strategy
+        return self
+
+
+# ---- executor -----------------------------------------------------------------
+
+class Executor:
+    """Runs Programs. ``Executor(place).run(program, feed, fetch_list)``."""
+
+    def __init__(self, place=None, cache_size=64):
+        self.place = place
+        self._cache = collections.OrderedDict()
+        self._cache_size = cache_size
+        self._seeded = set()
+
+    def close(self):
+        self._cache.clear()
+
+    def run(self, program=None, feed=None, fetch_list=None, feed_var_name='feed',
+            fetch_var_name='fetch', scope=None, return_numpy=True, use_program_cache=True,
+            use_prune=False):
+        strategy = BuildStrategy()
+        if isinstance(program, CompiledProgram):
+            strategy = program._build_strategy
+            program = program._program
+        if program is None:
+            program = default_main_program()
+        if not isinstance(program, Program):
+            raise TypeError("Executor.run: program must be a static.Program or "
+                            "CompiledProgram, got %s" % type(program).__name__)
+        scope = scope if scope is not None else global_scope()
+        feed = dict(feed or {})
+        fetch_list = list(fetch_list) if isinstance(fetch_list, (list, tuple)) else \
+            ([] if fetch_list is None else [fetch_list])
+        fetch_names = [self._fetch_name(f) for f in fetch_list]
+        if program.random_seed and id(program) not in self._seeded:
+            from .. import random
+            random.seed(program.random_seed)
+            self._seeded.add(id(program))
+        feed_arrays = self._check_feed(program, feed)
+        check_nan = flags.flag('FLAGS_check_nan_inf')
+        if check_nan:
+            outs = codegen.interpret(program, feed_arrays, fetch_names, scope.vars)
+        else:
+            plan = self._plan(program, tuple(sorted(feed_arrays)), tuple(fetch_names), strategy)
+            outs = plan(scope.vars, feed_arrays)
+        if return_numpy:
+            return [np.asarray(o) for o in outs]
+        from ..dygraph import Tensor
+        return [Tensor(np.asarray(o)) for o in outs]
+
+    def _plan(self, program, feed_names, fetch_names, strategy):
+        key = (id(program), program._version, feed_names, fetch_names, strategy.key())
+        plan = self._cache.get(key)
+        if plan is not None and plan.program is program:
+            self._cache.move_to_end(key)
+            return plan
+        plan = codegen.compile_program(program, feed_names, fetch_names, strategy)
+        self._cache[key] = plan
+        if len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        return plan
+
+    @staticmethod
+    def _fetch_name(f):
+        if isinstance(f, Variable):
+            return f.name
+        if isinstance(f, str):
+            return f
+        raise TypeError("fetch_list items must be Variables or names, got %s"
+                        % type(f).__name__)
+
+    @staticmethod
+    def _check_feed(program, feed):
+        gb = program.global_block()
+        out = {}
+        for name, value in feed.items():
+            if isinstance(name, Variable):
+                name = name.name
+            v = gb.vars.get(name)
+            arr = np.asarray(getattr(value, 'data', value))
+            if v is None:
+                raise ValueError("Executor.run: feed '%s' is not a variable of the program "
+                                 "(declared data: %s)" % (name, ', '.join(
+                                     n for n, x in gb.vars.items() if x.is_data) or 'none'))
+            if arr.dtype != v.dtype:
+                if arr.dtype.kind == v.dtype.kind or (arr.dtype.kind in 'iu' and v.dtype.kind in 'iu'):
+                    arr = arr.astype(v.dtype)
+                else:
+                    raise TypeError("Executor.run: feed '%s' has dtype %s but the variable "
+                                    "is declared %s" % (name, arr.dtype, v.dtype))
+            shape = v._shape
+            if len(shape) != arr.ndim or any(d >= 0 and d != s for d, s in zip(shape, arr.shape)):
+                raise ValueError("Executor.run: feed '%s' has shape %s but the variable is "
+                                 "declared with shape %s (-1 = any)"
+                                 % (name, list(arr.shape), list(shape)))
+            out[name] = arr
+        return out

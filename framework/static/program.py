@@ -1,0 +1,549 @@
+"""The static IR: Program -> Block -> Operator / Variable.
+
+Plain Python objects and the only source of truth for static mode. Ops refer
+to variables by name; control-flow ops hold sub-block indices in their
+attributes. Every mutation bumps ``Program._version`` so the executor can cache
+compiled plans per version.
+
+Building an op goes through the op registry (``static_append``): the op's
+``infer_meta`` computes the output Variables at build time, so shape and dtype
+errors are reported then, naming the op and the shapes.
+"""
+import collections
+import contextlib
+import itertools
+
+import numpy as np
+
+from .. import dtype as _dt
+from ..ops import registry
+from ..ops.registry import OpError
+
+_SCALARS = (bool, int, float)
+
+
+class _NameGen:
+    """Unique names per program: ``<prefix>_<n>``."""
+
+    def __init__(self):
+        self.counters = collections.defaultdict(itertools.count)
+
+    def __call__(self, prefix):
+        return '%s_%d' % (prefix, next(self.counters[prefix]))
+
+
+class Variable:
+    """A named value in a Block: shape (-1 = unknown), dtype and flags."""
+    _is_static_var = True
+    __array_priority__ = 1000
+    __array_ufunc__ = None
+
+    def __init__(self, block, name, shape=(), dtype='float32', persistable=False,
+                 stop_gradient=False, is_parameter=False, is_data=False):
+        self.block = block
+        self.name = name
+        self._shape = tuple(int(s) if s is not None else -1 for s in shape)
+        self.dtype = _dt.convert_dtype(dtype)
+        self.persistable = persistable
+        self.stop_gradient = stop_gradient
+        self.is_parameter = is_parameter
+        self.is_data = is_data
+        # parameter attributes (optimizers read them as they do on eager Parameters)
+        self.trainable = not stop_gradient
+        self.optimize_attr = {'learning_rate': 1.0}
+        self.regularizer = None
+        self.need_clip = True
+
+    @property
+    def shape(self):
+        return list(self._shape)
+
+    @property
+    def ndim(self):
+        return len(self._shape)
+
+    def dim(self):
+        return len(self._shape)
+
+    @property
+    def size(self):
+        n = 1
+        for d in self._shape:
+            if d < 0:
+                return -1
+            n *= d
+        return n
+
+    def numel(self):
+        return self.size
+
+    @property
+    def type(self):
+        return 'LOD_TENSOR'
+
+    def _inplace_assign(self, result):
+        """``x[i] = v`` in static mode: the name now refers to the result."""
+        self.block._rename_output(result, self)
+        return self
+
+    def __repr__(self):
+        return 'var %s : %s%s%s' % (self.name, self.dtype, list(self._shape),
+                                    ' (persistable)' if self.persistable else '')
+
+    __str__ = __repr__
+    __hash__ = object.__hash__
+
+    def __bool__(self):
+        raise TypeError(
+            "the truth value of static Variable '%s' is unknown until the program "
+            "runs; use static.nn.cond / while_loop (or @to_static, which converts "
+            "Python if/while on tensors)" % self.name)
+
+    def __len__(self):
+        if not self._shape or self._shape[0] < 0:
+            raise TypeError("len() of Variable '%s' with unknown first dim %s"
+                            % (self.name, list(self._shape)))
+        return self._shape[0]
+
+    def __iter__(self):
+        raise TypeError("cannot iterate over static Variable '%s' in Python; use "
+                        "static.nn.while_loop or @to_static" % self.name)
+
+    def numpy(self):
+        raise TypeError("Variable '%s' has no value at build time; fetch it with "
+                        "Executor.run(fetch_list=[...])" % self.name)
+
+    def astype(self, dtype):
+        from ..ops.manipulation import cast
+        return cast(self, dtype)
+
+    def detach(self):
+        from ..ops.manipulation import assign
+        out = assign(self)
+        out.stop_gradient = True
+        return out
+
+    def to_meta(self):
+        return registry.Meta(self._shape, self.dtype)
+
+
+class Parameter(Variable):
+    """A persistable, trainable Variable whose initializer lives in the startup program."""
+
+    def __init__(self, block, name, shape, dtype='float32', trainable=True, **kw):
+        super().__init__(block, name, shape, dtype, persistable=True,
+                         stop_gradient=not trainable, is_parameter=True)
+        self.trainable = trainable
+        self.initializer = kw.get('initializer')
+
+    def __repr__(self):
+        return 'param %s : %s%s' % (self.name, self.dtype, list(self._shape))
+
+    __str__ = __repr__
+
+
+class Operator:
+    """One op: its type, named input/output slots of variable names, attributes."""
+
+    def __init__(self, block, type, inputs, outputs, attrs):
+        self.block = block
+        self.type = type
+        self.inputs = collections.OrderedDict((k, list(v)) for k, v in inputs.items())
+        self.outputs = collections.OrderedDict((k, list(v)) for k, v in outputs.items())
+        self.attrs = dict(attrs)
+
+    def input(self, slot):
+        return list(self.inputs.get(slot, []))
+
+    def output(self, slot):
+        return list(self.outputs.get(slot, []))
+
+    def attr(self, name):
+        return self.attrs.get(name)
+
+    def has_attr(self, name):
+        return name in self.attrs
+
+    def _set_attr(self, name, value):
+        self.attrs[name] = value
+        self.block.program._bump()
+
+    def all_attrs(self):
+        return dict(self.attrs)
+
+    @property
+    def input_names(self):
+        return list(self.inputs)
+
+    @property
+    def output_names(self):
+        return list(self.outputs)
+
+    @property
+    def input_arg_names(self):
+        return [n for names in self.inputs.values() for n in names]
+
+    @property
+    def output_arg_names(self):
+        return [n for names in self.outputs.values() for n in names]
+
+    @property
+    def idx(self):
+        return self.block.ops.index(self)
+
+    def __repr__(self):
+        outs = ', '.join('%s=%s' % (k, v) for k, v in self.outputs.items())
+        ins = ', '.join('%s=%s' % (k, v) for k, v in self.inputs.items())
+        shown = {k: v for k, v in self.attrs.items() if not k.startswith('op_')}
+        attrs = ', '.join('%s=%r' % (k, _short(v)) for k, v in sorted(shown.items()))
+        return '{%s} = %s(%s)%s' % (outs, self.type, ins, (' {%s}' % attrs) if attrs else '')
+
+    __str__ = __repr__
+
+
+def _short(v):
+    if isinstance(v, (list, tuple)) and len(v) > 8:
+        return '[%d items]' % len(v)
+    return v
+
+
+class Block:
+    def __init__(self, program, idx, parent_idx=-1):
+        self.program = program
+        self.idx = idx
+        self.parent_idx = parent_idx
+        self.vars = collections.OrderedDict()
+        self.ops = []
+
+    @property
+    def parent_block(self):
+        return self.program.block(self.parent_idx) if self.parent_idx >= 0 else None
+
+    def var(self, name):
+        v = self._find_var(name)
+        if v is None:
+            raise ValueError("variable '%s' is not in block %d or its parents"
+                             % (name, self.idx))
+        return v
+
+    def has_var(self, name):
+        return name in self.vars
+
+    def _find_var(self, name):
+        b = self
+        while b is not None:
+            v = b.vars.get(name)
+            if v is not None:
+                return v
+            b = b.parent_block
+        return None
+
+    _var_recursive = var
+
+    def create_var(self, name=None, shape=(), dtype='float32', persistable=False,
+                   stop_gradient=False, **kw):
+        name = name or self.program._names('tmp')
+        v = Variable(self, name, shape, dtype, persistable, stop_gradient,
+                     kw.get('is_parameter', False), kw.get('is_data', False))
+        self.vars[name] = v
+        self.program._bump()
+        return v
+
+    def create_parameter(self, name, shape, dtype='float32', trainable=True, **kw):
+        p = Parameter(self, name, shape, dtype, trainable, **kw)
+        self.vars[name] = p
+        self.program._bump()
+        return p
+
+    def all_parameters(self):
+        return [v for v in self.vars.values() if isinstance(v, Parameter)]
+
+    def append_op(self, type, inputs=None, outputs=None, attrs=None):
+        op = Operator(self, type, inputs or {}, outputs or {}, attrs or {})
+        self.ops.append(op)
+        self.program._bump()
+        return op
+
+    def _insert_op(self, index, type, inputs=None, outputs=None, attrs=None):
+        op = Operator(self, type, inputs or {}, outputs or {}, attrs or {})
+        self.ops.insert(index, op)
+        self.program._bump()
+        return op
+
+    def _remove_op(self, index):
+        del self.ops[index]
+        self.program._bump()
+
+    def _rename_output(self, result, target):
+        """Make the op producing ``result`` write ``target`` instead (in place)."""
+        for op in reversed(self.ops):
+            for slot, names in op.outputs.items():
+                if result.name in names:
+                    op.outputs[slot] = [target.name if n == result.name else n for n in names]
+                    self.vars.pop(result.name, None)
+                    self.program._bump()
+                    return
+        raise ValueError("no op in block %d produces %s" % (self.idx, result.name))
+
+    def __repr__(self):
+        lines = ['block %d (parent %d) {' % (self.idx, self.parent_idx)]
+        for v in self.vars.values():
+            if v.persistable or v.is_data:
+                lines.append('    %r' % v)
+        for op in self.ops:
+            lines.append('    %r' % op)
+        lines.append('}')
+        return '\n'.join(lines)
+
+
+class Program:
+    """A list of Blocks; block 0 is the global block."""
+
+    def __init__(self):
+        self.blocks = [Block(self, 0)]
+        self.current_block_idx = 0
+        self.random_seed = 0
+        self._version = 0
+        self._names = _NameGen()
+        self._is_test = False
+        # eager tensors captured while building (dy2static parameters): name -> Tensor
+        self._captured = collections.OrderedDict()
+
+    def _bump(self):
+        self._version += 1
+
+    def global_block(self):
+        return self.blocks[0]
+
+    def block(self, idx):
+        return self.blocks[idx]
+
+    def current_block(self):
+        return self.blocks[self.current_block_idx]
+
+    @property
+    def num_blocks(self):
+        return len(self.blocks)
+
+    def _create_block(self, parent_idx=None):
+        parent = self.current_block_idx if parent_idx is None else parent_idx
+        b = Block(self, len(self.blocks), parent)
+        self.blocks.append(b)
+        self.current_block_idx = b.idx
+        self._bump()
+        return b
+
+    def _rollback(self):
+        self.current_block_idx = self.current_block().parent_idx
+
+    def list_vars(self):
+        for b in self.blocks:
+            yield from b.vars.values()
+
+    def all_parameters(self):
+        return [v for b in self.blocks for v in b.vars.values() if isinstance(v, Parameter)]
+
+    def clone(self, for_test=False):
+        """A deep copy; ``for_test`` drops backward/optimizer ops and switches
+        dropout and batch_norm to inference."""
+        from . import serialize
+        p = serialize.program_from_dict(serialize.program_to_dict(self))
+        p.random_seed = self.random_seed
+        p._captured = collections.OrderedDict(self._captured)
+        p._names = self._names
+        if for_test:
+            _make_inference(p)
+        return p
+
+    def __repr__(self):
+        return '\n'.join(repr(b) for b in self.blocks)
+
+    __str__ = __repr__
+
+    def to_string(self, throw_on_error=False, with_details=False):
+        return repr(self)
+
+
+# attrs switched by Program.clone(for_test=True) / inference export
+_TRAINING_ATTRS = {'dropout': ('training', False), 'batch_norm': ('training', False)}
+TRAINING_ROLES = ('backward', 'optimize', 'lr_sched')
+
+
+def _make_inference(program):
+    for b in program.blocks:
+        b.ops = [op for op in b.ops if op.attrs.get('op_role', 'forward') not in TRAINING_ROLES]
+        for op in b.ops:
+            switch = _TRAINING_ATTRS.get(op.type)
+            if switch and switch[0] in op.attrs:
+                op.attrs[switch[0]] = switch[1]
+            if 'is_test' in op.attrs:
+                op.attrs['is_test'] = True
+    program._is_test = True
+    program._bump()
+
+
+# ---- default programs and guards ---------------------------------------------
+
+class _Defaults:
+    main = Program()
+    startup = Program()
+    op_role = 'forward'
+
+
+def default_main_program():
+    return _Defaults.main
+
+
+def default_startup_program():
+    return _Defaults.startup
+
+
+@contextlib.contextmanager
+def program_guard(main_program, startup_program=None):
+    """Build ops into ``main_program`` (and initializers into ``startup_program``)."""
+    if not isinstance(main_program, Program):
+        raise TypeError("program_guard: main_program must be a static.Program, got %s"
+                        % type(main_program).__name__)
+    prev = (_Defaults.main, _Defaults.startup)
+    _Defaults.main = main_program
+    if startup_program is not None:
+        _Defaults.startup = startup_program
+    try:
+        yield
+    finally:
+        _Defaults.main, _Defaults.startup = prev
+
+
+@contextlib.contextmanager
+def op_role_guard(role):
+    """Tag appended ops (``backward``, ``optimize``) so clone(for_test) can drop them."""
+    prev = _Defaults.op_role
+    _Defaults.op_role = role
+    try:
+        yield
+    finally:
+        _Defaults.op_role = prev
+
+
+# ---- building ops through the registry --------------------------------------
+
+def _as_input_var(block, value, like_dtype):
+    """A Variable for an op input: Variables pass through, eager tensors are
+    captured, Python scalars and arrays become constants."""
+    if isinstance(value, Variable):
+        return value
+    if hasattr(value, 'data') and hasattr(value, '_grad_node'):   # eager Tensor
+        return capture_tensor(value)
+    arr = np.asarray(value)
+    if isinstance(value, _SCALARS):
+        dtype = np.result_type(like_dtype, value) if like_dtype is not None else (
+            _dt.default_float() if isinstance(value, float) else arr.dtype)
+        arr = np.asarray(value, dtype=dtype)
+    elif arr.dtype == np.float64 and not isinstance(value, np.ndarray):
+        arr = arr.astype(_dt.default_float())
+    return constant(arr, block)
+
+
+def constant(arr, block=None):
+    """A constant Variable holding ``arr`` (an ``assign_value`` op)."""
+    block = block or default_main_program().current_block()
+    out = block.create_var(block.program._names('constant'), arr.shape, arr.dtype,
+                           stop_gradient=True)
+    block.append_op('assign_value', {}, {'out': [out.name]},
+                    {'value': arr.tolist(), 'dtype': str(arr.dtype), 'op_role': _Defaults.op_role})
+    return out
+
+
+def capture_tensor(t):
+    """Use an eager tensor inside a Program: a persistable variable of the same
+    name whose value the executor reads from the tensor (dy2static parameters)."""
+    program = default_main_program()
+    gb = program.global_block()
+    name = t.name
+    v = gb.vars.get(name)
+    if v is None:
+        v = gb.create_var(name, t.shape, t.dtype, persistable=True,
+                          stop_gradient=t.stop_gradient)
+        v.is_parameter = not t.stop_gradient
+        v.trainable = not t.stop_gradient
+        for attr in ('optimize_attr', 'regularizer', 'need_clip'):
+            if hasattr(t, attr):
+                setattr(v, attr, getattr(t, attr))
+    program._captured[name] = t
+    return v
+
+
+def _first_dtype(ins):
+    for v in ins:
+        if isinstance(v, Variable):
+            return v.dtype
+        if isinstance(v, (list, tuple)):
+            for w in v:
+                if isinstance(w, Variable):
+                    return w.dtype
+    return None
+
+
+def static_append(op, args):
+    """Append ``op`` to the current block; returns its output Variable(s)."""
+    program = default_main_program()
+    block = program.current_block()
+    ins, attrs = op.split_args(args)
+    like = _first_dtype(ins)
+    in_vars = []
+    for i, v in enumerate(ins):
+        if op.variadic[i]:
+            in_vars.append([_as_input_var(block, w, like) for w in v])
+        elif v is None:
+            in_vars.append(None)
+        else:
+            in_vars.append(_as_input_var(block, v, like))
+    try:
+        metas = op.infer_meta(*in_vars, *attrs)
+    except OpError as e:
+        raise OpError("%s: %s" % (op.name, e)) from None
+    metas = list(metas) if isinstance(metas, (tuple, list)) else [metas]
+    stop = not op.differentiable or all(
+        w.stop_gradient for v in in_vars if v is not None
+        for w in (v if isinstance(v, list) else [v]))
+    out_vars = []
+    names = (op.output_names * len(metas)) if op.variadic_out else op.output_names
+    for i, (oname, m) in enumerate(zip(names, metas)):
+        target = op.inplace_map.get(oname)
+        if target is not None:
+            src = in_vars[op.input_names.index(target)]
+            if isinstance(src, Variable):
+                out_vars.append(src)
+                continue
+        v = block.create_var(program._names('%s.tmp' % op.name), m.shape, m.dtype,
+                             stop_gradient=stop or oname in op.nondiff_outputs)
+        out_vars.append(v)
+    inputs = collections.OrderedDict()
+    for name, v in zip(op.input_names, in_vars):
+        inputs[name] = [] if v is None else [w.name for w in (v if isinstance(v, list) else [v])]
+    if op.variadic_out:
+        outputs = {op.output_names[0]: [v.name for v in out_vars]}
+    else:
+        outputs = collections.OrderedDict((n, [v.name]) for n, v in zip(op.output_names, out_vars))
+    attr_dict = dict(zip(op.attr_names, (_plain(a) for a in attrs)))
+    attr_dict['op_role'] = _Defaults.op_role
+    block.append_op(op.name, inputs, outputs, attr_dict)
+    if op.variadic_out:
+        return out_vars
+    return out_vars[0] if len(out_vars) == 1 else tuple(out_vars)
+
+
+def _plain(a):
+    """Attributes as stored in the IR: tuples become lists, numpy scalars Python."""
+    if isinstance(a, tuple):
+        return [_plain(v) for v in a]
+    if isinstance(a, list):
+        return [_plain(v) for v in a]
+    if isinstance(a, np.generic):
+        return a.item()
+    if isinstance(a, np.dtype):
+        return str(a)
+    return a
+
+
+registry.set_handlers(static_append=static_append)

@@ -1,0 +1,130 @@
+"""Programs as plain, versioned, JSON-able dicts (and back).
+
+The dict is what ``save_inference_model`` writes as JSON and what
+``Program.clone`` round-trips through. Loading validates everything and never
+executes anything from the data: op types must be registered ops or known
+control-flow ops, attributes must be plain values.
+"""
+import numpy as np
+
+from ..ops import registry
+
+FORMAT = 'framework.program'
+VERSION = 1
+
+# ops that are not in the kernel registry but are understood by the executor
+STRUCTURAL_OPS = {'feed', 'fetch'}
+
+
+class ProgramFormatError(ValueError):
+    pass
+
+
+def _var_to_dict(v):
+    from .program import Parameter
+    d = {'name': v.name, 'shape': list(v._shape), 'dtype': str(v.dtype),
+         'persistable': bool(v.persistable), 'stop_gradient': bool(v.stop_gradient)}
+    if isinstance(v, Parameter):
+        d['parameter'] = True
+        d['trainable'] = bool(v.trainable)
+    if v.is_data:
+        d['is_data'] = True
+    if getattr(v, 'optimize_attr', None) and v.optimize_attr.get('learning_rate', 1.0) != 1.0:
+        d['learning_rate'] = float(v.optimize_attr['learning_rate'])
+    return d
+
+
+def program_to_dict(program):
+    blocks = []
+    for b in program.blocks:
+        blocks.append({
+            'idx': b.idx, 'parent_idx': b.parent_idx,
+            'vars': [_var_to_dict(v) for v in b.vars.values()],
+            'ops': [{'type': op.type, 'inputs': {k: list(v) for k, v in op.inputs.items()},
+                     'outputs': {k: list(v) for k, v in op.outputs.items()},
+                     'attrs': op.attrs} for op in b.ops],
+        })
+    return {'format': FORMAT, 'version': VERSION, 'random_seed': program.random_seed,
+            'blocks': blocks}
+
+
+def _check(cond, msg):
+    if not cond:
+        raise ProgramFormatError(msg)
+
+
+def _plain_value(v, where):
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, list):
+        return [_plain_value(x, where) for x in v]
+    raise ProgramFormatError("%s: attribute value of type %s is not allowed"
+                             % (where, type(v).__name__))
+
+
+def program_from_dict(d, known_op=None):
+    from .program import Program, Block
+    _check(isinstance(d, dict), "program data must be a JSON object")
+    _check(d.get('format') == FORMAT, "not a framework program (format=%r)" % d.get('format'))
+    ver = d.get('version')
+    _check(isinstance(ver, int), "program has no integer version")
+    _check(ver <= VERSION, "program format version %d is newer than this framework "
+           "supports (%d); upgrade framework" % (ver, VERSION))
+    blocks = d.get('blocks')
+    _check(isinstance(blocks, list) and blocks, "program has no blocks")
+    known_op = known_op or (lambda t: registry.has_op(t) or t in STRUCTURAL_OPS)
+    p = Program()
+    p.blocks = []
+    p.random_seed = int(d.get('random_seed', 0))
+    for i, bd in enumerate(blocks):
+        _check(isinstance(bd, dict) and bd.get('idx') == i, "block %d is malformed" % i)
+        parent = bd.get('parent_idx', -1)
+        _check(isinstance(parent, int) and -1 <= parent < i, "block %d has a bad parent" % i)
+        b = Block(p, i, parent)
+        p.blocks.append(b)
+        for vd in bd.get('vars', []):
+            _check(isinstance(vd, dict) and isinstance(vd.get('name'), str),
+                   "block %d: malformed variable" % i)
+            shape = vd.get('shape', [])
+            _check(isinstance(shape, list) and all(isinstance(s, int) for s in shape),
+                   "variable %s: bad shape" % vd['name'])
+            try:
+                dtype = np.dtype(vd.get('dtype', 'float32'))
+            except TypeError:
+                raise ProgramFormatError("variable %s: unknown dtype %r"
+                                         % (vd['name'], vd.get('dtype'))) from None
+            if vd.get('parameter'):
+                v = b.create_parameter(vd['name'], shape, dtype, vd.get('trainable', True))
+            else:
+                v = b.create_var(vd['name'], shape, dtype, bool(vd.get('persistable')),
+                                 bool(vd.get('stop_gradient')))
+                v.is_data = bool(vd.get('is_data'))
+            if 'learning_rate' in vd:
+                v.optimize_attr = {'learning_rate': float(vd['learning_rate'])}
+        for od in bd.get('ops', []):
+            _check(isinstance(od, dict) and isinstance(od.get('type'), str),
+                   "block %d: malformed op" % i)
+            t = od['type']
+            if not known_op(t):
+                raise ProgramFormatError("block %d: unknown op type '%s' (not registered "
+                                         "in this framework)" % (i, t))
+            ins, outs = od.get('inputs', {}), od.get('outputs', {})
+            for slots in (ins, outs):
+                _check(isinstance(slots, dict) and all(
+                    isinstance(k, str) and isinstance(v, list) and all(isinstance(n, str) for n in v)
+                    for k, v in slots.items()), "op %s: malformed inputs/outputs" % t)
+            attrs = od.get('attrs', {})
+            _check(isinstance(attrs, dict), "op %s: malformed attrs" % t)
+            attrs = {k: _plain_value(v, 'op %s attr %s' % (t, k)) for k, v in attrs.items()}
+            b.append_op(t, ins, outs, attrs)
+    for b in p.blocks:
+        for op in b.ops:
+            for n in op.input_arg_names + op.output_arg_names:
+                _check(b._find_var(n) is not None,
+                       "op %s in block %d refers to undeclared variable '%s'" % (op.type, b.idx, n))
+            for k, v in op.attrs.items():
+                if k.endswith('_block') or k == 'sub_block':
+                    _check(isinstance(v, int) and 0 < v < len(p.blocks),
+                           "op %s: sub-block index %r out of range" % (op.type, v))
+    p.current_block_idx = 0
+    return p
