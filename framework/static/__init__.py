@@ -9,6 +9,8 @@ from .mode import disable_static, enable_static, in_dynamic_mode, static_mode_gu
 from .program import (Operator, Parameter, Program, Variable, default_main_program,
                       default_startup_program, program_guard)
 from . import passes  # noqa: F401
+from . import control_flow, nn  # noqa: F401
+from .io import load, load_inference_model, save, save_inference_model
 
 
 def data(name, shape, dtype=None, lod_level=0):

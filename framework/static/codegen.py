@@ -15,8 +15,10 @@ import numpy as np
 from ..ops import registry
 from ..ops.registry import OpError
 
-# op type -> fn(emitter, op) emitting code for a control-flow op
+# op type -> fn(block code, op) emitting code for a control-flow op
 CONTROL_FLOW = {}
+# helpers the generated code may call, by global name
+RUNTIME = {}
 # op types that must run even when nothing fetched depends on them
 SIDE_EFFECT_OPS = {'print', 'assert'}
 
@@ -87,6 +89,7 @@ class _Emitter:
     def __init__(self, program, scope_names, captured):
         self.program = program
         self.glb = {'np': np, '_load': _load, '_asarray': np.asarray}
+        self.glb.update(RUNTIME)
         self.lines = []
         self.line_ops = {}        # generated line number -> op
         self.counter = 0
@@ -124,12 +127,24 @@ def _is_literal(v):
 class _BlockCode:
     """Code for one block: variable name -> Python local name."""
 
-    def __init__(self, em, block, indent, feeds=()):
+    def __init__(self, em, block, indent, feeds=(), local=None):
         self.em = em
         self.block = block
         self.indent = indent
-        self.local = {}
+        # variable names are unique program-wide, so nested blocks share one map
+        self.local = {} if local is None else local
         self.feeds = set(feeds)
+
+    def sub(self, block, extra_indent=1):
+        """Code for a sub-block, emitted inline (same function, same locals)."""
+        return _BlockCode(self.em, block, self.indent + extra_indent, self.feeds, self.local)
+
+    def emit(self, line, op=None):
+        self.em.emit(line, self.indent, op)
+
+    def emit_ops(self, ops):
+        for op in ops:
+            self.emit_op(op)
 
     def ref(self, name):
         """The local holding variable ``name``, loading it on first use."""

@@ -365,7 +365,8 @@ class Program:
 
 
 # attrs switched by Program.clone(for_test=True) / inference export
-_TRAINING_ATTRS = {'dropout': ('training', False), 'batch_norm': ('training', False)}
+_TRAINING_ATTRS = {'dropout': ('training', False), 'batch_norm': ('training', False),
+                   'while': ('save_history', False)}
 TRAINING_ROLES = ('backward', 'optimize', 'lr_sched')
 
 

@@ -13,7 +13,7 @@ FORMAT = 'framework.program'
 VERSION = 1
 
 # ops that are not in the kernel registry but are understood by the executor
-STRUCTURAL_OPS = {'feed', 'fetch'}
+STRUCTURAL_OPS = {'feed', 'fetch', 'cond', 'while', 'while_grad'}
 
 
 class ProgramFormatError(ValueError):
@@ -117,10 +117,11 @@ def program_from_dict(d, known_op=None):
             _check(isinstance(attrs, dict), "op %s: malformed attrs" % t)
             attrs = {k: _plain_value(v, 'op %s attr %s' % (t, k)) for k, v in attrs.items()}
             b.append_op(t, ins, outs, attrs)
+    declared = {n for b in p.blocks for n in b.vars}
     for b in p.blocks:
         for op in b.ops:
             for n in op.input_arg_names + op.output_arg_names:
-                _check(b._find_var(n) is not None,
+                _check(n in declared,
                        "op %s in block %d refers to undeclared variable '%s'" % (op.type, b.idx, n))
             for k, v in op.attrs.items():
                 if k.endswith('_block') or k == 'sub_block':

@@ -1,0 +1,551 @@
+"""Static control flow: ``cond`` and ``while`` ops with sub-blocks, and their grads.
+
+``cond`` and ``while`` are single ops with explicit inputs and outputs (the
+ONNX ``If``/``Loop`` shape):
+
+* ``cond``:  inputs ``Cond`` (the predicate) and ``Input`` (outer variables the
+  branches read); outputs ``Out``; attrs ``true_block``/``false_block`` and the
+  names each branch yields (``true_outs``/``false_outs``).
+* ``while``: inputs ``X`` (initial loop values) and ``Input`` (outer reads);
+  outputs ``Out`` (final loop values) and, when training, ``History``; attrs
+  ``cond_block``, ``body_block``, ``loop_vars`` (placeholder names the blocks
+  read), ``cond_out`` and ``body_outs``.
+
+Their gradients are ops too: the grad of a ``cond`` is a ``cond`` whose branches
+hold the grad ops of each branch; the grad of a ``while`` is a ``while_grad``
+that walks the saved per-iteration loop values backwards, recomputing the body
+and running its grad block. The code generator emits all of them inline (an
+``if``/``while`` statement in the generated function), so control flow costs
+no more than Python's own.
+"""
+import numpy as np
+
+from . import backward, codegen
+from .mode import in_dynamic_mode
+from .program import Variable, default_main_program, op_role_guard, program_guard
+
+
+# ---- nested structures ----------------------------------------------------------
+
+def flatten(struct):
+    """(leaves, treedef) of nested lists/tuples/dicts."""
+    leaves = []
+
+    def walk(s):
+        if isinstance(s, (list, tuple)):
+            return (type(s).__name__, [walk(x) for x in s])
+        if isinstance(s, dict):
+            return ('dict', [(k, walk(s[k])) for k in sorted(s)])
+        leaves.append(s)
+        return ('leaf', None)
+    return leaves, walk(struct)
+
+
+def unflatten(tree, leaves):
+    it = iter(leaves)
+
+    def build(t):
+        kind, body = t
+        if kind == 'leaf':
+            return next(it)
+        if kind == 'dict':
+            return {k: build(v) for k, v in body}
+        items = [build(x) for x in body]
+        return tuple(items) if kind == 'tuple' else items
+    return build(tree)
+
+
+def _describe(tree):
+    kind, body = tree
+    if kind == 'leaf':
+        return 'x'
+    if kind == 'dict':
+        return '{%s}' % ', '.join('%s: %s' % (k, _describe(v)) for k, v in body)
+    inner = ', '.join(_describe(x) for x in body)
+    return '(%s)' % inner if kind == 'tuple' else '[%s]' % inner
+
+
+def _as_var(value, what):
+    if isinstance(value, Variable):
+        return value
+    if value is None:
+        return None
+    if isinstance(value, (bool, int, float, np.ndarray, np.generic)):
+        from .program import constant
+        return constant(np.asarray(value, dtype=np.float32 if isinstance(value, float) else None))
+    raise TypeError("%s returned a %s; only Variables, Python numbers and nested "
+                    "lists/tuples/dicts of them are allowed" % (what, type(value).__name__))
+
+
+# ---- reads of sub-blocks --------------------------------------------------------------
+
+def _defined_and_read(program, block):
+    defined, read = set(block.vars), set()
+    for op in block.ops:
+        read.update(op.input_arg_names)
+        for k, v in op.attrs.items():
+            if (k.endswith('_block') or k == 'sub_block') and isinstance(v, int):
+                d, r = _defined_and_read(program, program.block(v))
+                defined |= d
+                read |= r
+    return defined, read
+
+
+def outer_reads(program, blocks, extra=()):
+    """Names the blocks read that they do not define (captured outer values)."""
+    defined, read = set(), set(extra)
+    for b in blocks:
+        d, r = _defined_and_read(program, b)
+        defined |= d
+        read |= r
+    return sorted(n for n in read - defined if n)
+
+
+def _build_block(program, fn, args, what):
+    block = program._create_block()
+    try:
+        result = fn(*args)
+        leaves, tree = flatten(result)
+        leaves = [_as_var(v, what) for v in leaves]
+    finally:
+        program._rollback()
+    return block, leaves, tree
+
+
+def _merge_shape(a, b):
+    if len(a) != len(b):
+        return None
+    return [x if x == y else -1 for x, y in zip(a, b)]
+
+
+# ---- cond ------------------------------------------------------------------------------
+
+def cond(pred, true_fn=None, false_fn=None, name=None, return_names=None):
+    """Run ``true_fn()`` if ``pred`` else ``false_fn()``; both must return the
+    same nested structure of values. In static mode this builds one ``cond`` op."""
+    if in_dynamic_mode():
+        fn = true_fn if bool(pred) else false_fn
+        return fn() if fn is not None else None
+    if not isinstance(pred, Variable):
+        raise TypeError("static.nn.cond: pred must be a boolean Variable, got %s"
+                        % type(pred).__name__)
+    if pred.size not in (1, -1):
+        raise ValueError("static.nn.cond: pred must have exactly one element, got shape %s"
+                         % pred.shape)
+    program = default_main_program()
+    parent = program.current_block()
+    none = lambda: None  # noqa: E731
+    tb, tleaves, ttree = _build_block(program, true_fn or none, (), 'cond true_fn')
+    fb, fleaves, ftree = _build_block(program, false_fn or none, (), 'cond false_fn')
+    if ttree != ftree or len(tleaves) != len(fleaves):
+        raise ValueError(
+            "static.nn.cond: true_fn and false_fn must return the same structure, "
+            "got %s from true_fn and %s from false_fn" % (_describe(ttree), _describe(ftree)))
+    outs, tnames, fnames = [], [], []
+    for i, (t, f) in enumerate(zip(tleaves, fleaves)):
+        if (t is None) != (f is None):
+            raise ValueError("static.nn.cond: output %d is None in one branch only" % i)
+        if t is None:
+            outs.append(None)
+            continue
+        if t.dtype != f.dtype:
+            raise TypeError("static.nn.cond: output %d has dtype %s in true_fn but %s in "
+                            "false_fn" % (i, t.dtype, f.dtype))
+        shape = _merge_shape(t.shape, f.shape)
+        if shape is None:
+            raise ValueError("static.nn.cond: output %d has rank %d in true_fn but %d in "
+                             "false_fn (shapes %s and %s)" % (i, t.ndim, f.ndim, t.shape, f.shape))
+        out = parent.create_var(program._names('cond.out'), shape, t.dtype,
+                                stop_gradient=t.stop_gradient and f.stop_gradient)
+        outs.append(out)
+        tnames.append(t.name)
+        fnames.append(f.name)
+    captured = outer_reads(program, [tb, fb], tnames + fnames)
+    parent.append_op('cond', {'Cond': [pred.name], 'Input': captured},
+                     {'Out': [o.name for o in outs if o is not None]},
+                     {'true_block': tb.idx, 'false_block': fb.idx, 'true_outs': tnames,
+                      'false_outs': fnames, 'op_role': _role()})
+    return unflatten(ttree, outs) if ttree[0] != 'leaf' or outs else None
+
+
+def _role():
+    from .program import _Defaults
+    return _Defaults.op_role
+
+
+def _pred_value(v):
+    a = np.asarray(v)
+    if a.size != 1:
+        raise ValueError("control-flow condition must have exactly one element, got shape %s"
+                         % list(a.shape))
+    return bool(a.reshape(()))
+
+
+def _emit_cond(code, op):
+    program = code.block.program
+    pred = code.ref(op.input('Cond')[0])
+    for n in op.input('Input'):
+        code.ref(n)
+    outs = [code.new(n) for n in op.output('Out')]
+    code.emit('if _pred(%s):' % pred, op)
+    for blk_attr, names_attr, last in (('true_block', 'true_outs', False),
+                                       ('false_block', 'false_outs', True)):
+        sub = code.sub(program.block(op.attr(blk_attr)))
+        sub.emit('pass')
+        sub.emit_ops(sub.block.ops)
+        for o, src in zip(outs, op.attr(names_attr)):
+            sub.emit('%s = %s' % (o, sub.ref(src)))
+        if not last:
+            code.emit('else:')
+
+
+def _interpret_cond(program, op, env, value_of, scope_vars, check):
+    taken = _pred_value(value_of(op.input('Cond')[0]))
+    blk = program.block(op.attr('true_block' if taken else 'false_block'))
+    codegen.run_ops(program, blk, blk.ops, env, value_of, scope_vars, check)
+    for o, src in zip(op.output('Out'), op.attr('true_outs' if taken else 'false_outs')):
+        env[o] = value_of(src)
+
+
+def _cond_grad(block, op, grads, reach):
+    """Grad of a cond: a cond over the grad ops of each branch."""
+    program = block.program
+    outs = op.output('Out')
+    gouts = [grads.get(n) for n in outs]
+    if all(g is None for g in gouts):
+        return {}
+    from ..ops.creation import zeros_like
+    gouts = [g if g is not None else zeros_like(block._find_var(n) or program_var(program, n))
+             for g, n in zip(gouts, outs)]
+    wanted = [n for n in op.input('Input') if n in reach]
+    if not wanted:
+        return {}
+    wanted_vars = [program_var(program, n) for n in wanted]
+    parent = program.current_block()
+    branch_blocks, branch_outs = [], []
+    for blk_attr, names_attr in (('true_block', 'true_outs'), ('false_block', 'false_outs')):
+        fwd = program.block(op.attr(blk_attr))
+        gb = program._create_block()
+        try:
+            targets = [program_var(program, n) for n in op.attr(names_attr)]
+            res = backward.grad_vars(fwd, targets, gouts, wanted_vars)
+            names = []
+            for v in wanted_vars:
+                g = res.get(v.name)
+                if g is None:
+                    g = zeros_like(v)
+                names.append(g.name)
+        finally:
+            program._rollback()
+        branch_blocks.append(gb)
+        branch_outs.append(names)
+    captured = outer_reads(program, branch_blocks, branch_outs[0] + branch_outs[1])
+    out_vars = [parent.create_var(program._names(v.name + '@GRAD.cond'), v.shape, v.dtype)
+                for v in wanted_vars]
+    parent.append_op('cond', {'Cond': op.input('Cond'), 'Input': captured},
+                     {'Out': [v.name for v in out_vars]},
+                     {'true_block': branch_blocks[0].idx, 'false_block': branch_blocks[1].idx,
+                      'true_outs': branch_outs[0], 'false_outs': branch_outs[1],
+                      'op_role': 'backward'})
+    return {n: [v] for n, v in zip(wanted, out_vars)}
+
+
+def program_var(program, name):
+    for b in program.blocks:
+        v = b.vars.get(name)
+        if v is not None:
+            return v
+    raise ValueError("variable '%s' is not in the program" % name)
+
+
+# ---- while -------------------------------------------------------------------------------
+
+def while_loop(cond, body, loop_vars, is_test=False, name=None):
+    """``while cond(*loop_vars): loop_vars = body(*loop_vars)``; returns the final
+    loop values. In static mode this builds one ``while`` op."""
+    if not callable(cond) or not callable(body):
+        raise TypeError("static.nn.while_loop: cond and body must be callables")
+    if not isinstance(loop_vars, (list, tuple)) or not loop_vars:
+        raise ValueError("static.nn.while_loop: loop_vars must be a non-empty list or tuple")
+    if in_dynamic_mode():
+        vals = list(loop_vars)
+        while bool(cond(*vals)):
+            res = body(*vals)
+            vals = list(res) if isinstance(res, (list, tuple)) else [res]
+        return vals
+    program = default_main_program()
+    parent = program.current_block()
+    leaves, tree = flatten(list(loop_vars))
+    inits = [_as_var(v, 'while_loop loop_vars') for v in leaves]
+    base = program._names('while')
+    placeholders = []
+    for i, v in enumerate(inits):
+        ph = parent.create_var('%s.loop_var_%d' % (base, i), v.shape, v.dtype,
+                               stop_gradient=v.stop_gradient)
+        placeholders.append(ph)
+    args = unflatten(tree, placeholders)
+    cb, cleaves, _ = _build_block(program, cond, args, 'while_loop cond')
+    if len(cleaves) != 1 or not isinstance(cleaves[0], Variable):
+        raise TypeError("static.nn.while_loop: cond must return one boolean Variable")
+    bb, bleaves, btree = _build_block(program, body, args, 'while_loop body')
+    if btree != tree and len(bleaves) != len(inits):
+        raise ValueError("static.nn.while_loop: body must return the same structure as "
+                         "loop_vars: got %s, expected %s" % (_describe(btree), _describe(tree)))
+    for i, (ph, new) in enumerate(zip(placeholders, bleaves)):
+        _check_loop_var(i, leaves[i], ph, new)
+    outs = [parent.create_var(program._names('while.out'), ph.shape, ph.dtype,
+                              stop_gradient=ph.stop_gradient and new.stop_gradient)
+            for ph, new in zip(placeholders, bleaves)]
+    ph_names = [p.name for p in placeholders]
+    body_outs = [v.name for v in bleaves]
+    captured = [n for n in outer_reads(program, [cb, bb], body_outs + [cleaves[0].name])
+                if n not in ph_names]
+    parent.append_op('while', {'X': [v.name for v in inits], 'Input': captured},
+                     {'Out': [o.name for o in outs]},
+                     {'cond_block': cb.idx, 'body_block': bb.idx, 'loop_vars': ph_names,
+                      'cond_out': cleaves[0].name, 'body_outs': body_outs,
+                      'save_history': False, 'is_test': bool(is_test), 'op_role': _role()})
+    return unflatten(tree, outs)
+
+
+def _check_loop_var(i, orig, ph, new):
+    label = "loop variable %d ('%s')" % (i, getattr(orig, 'name', ph.name))
+    if not isinstance(new, Variable):
+        raise TypeError("static.nn.while_loop: body returned %r for %s"
+                        % (new, label))
+    if new.dtype != ph.dtype:
+        raise TypeError("static.nn.while_loop: %s changes dtype from %s to %s in the loop "
+                        "body" % (label, ph.dtype, new.dtype))
+    a, b = ph.shape, new.shape
+    if len(a) != len(b) or any(x >= 0 and y >= 0 and x != y for x, y in zip(a, b)):
+        raise ValueError("static.nn.while_loop: %s changes shape from %s to %s in the loop "
+                         "body; loop variables must keep their shape" % (label, a, b))
+
+
+def _emit_while(code, op):
+    program = code.block.program
+    for n in op.input('Input'):
+        code.ref(n)
+    phs = op.attr('loop_vars')
+    inits = [code.ref(n) for n in op.input('X')]
+    ph_locs = [code.new(n) for n in phs]
+    code.emit('%s = %s' % (', '.join(ph_locs) + ',', ', '.join(inits) + ','), op)
+    hist = None
+    if op.attr('save_history') and op.output('History'):
+        hist = code.new(op.output('History')[0])
+        code.emit('%s = []' % hist)
+    cond_blk = program.block(op.attr('cond_block'))
+    flag = code.new('__while_flag_%d' % code.em.counter)
+
+    def emit_cond(c):
+        c.emit_ops(cond_blk.ops)
+        c.emit('%s = _pred(%s)' % (flag, c.ref(op.attr('cond_out'))))
+    emit_cond(code)
+    code.emit('while %s:' % flag)
+    body = code.sub(program.block(op.attr('body_block')))
+    if hist is not None:
+        body.emit('%s.append((%s))' % (hist, ', '.join(ph_locs) + ','))
+    body.emit_ops(body.block.ops)
+    new_vals = [body.ref(n) for n in op.attr('body_outs')]
+    body.emit('%s = %s' % (', '.join(ph_locs) + ',', ', '.join(new_vals) + ','))
+    emit_cond(body)
+    for o, ph in zip(op.output('Out'), ph_locs):
+        code.emit('%s = %s' % (code.new(o), ph))
+
+
+def _interpret_while(program, op, env, value_of, scope_vars, check):
+    phs = op.attr('loop_vars')
+    for ph, x in zip(phs, op.input('X')):
+        env[ph] = value_of(x)
+    hist = [] if op.attr('save_history') and op.output('History') else None
+    cond_blk = program.block(op.attr('cond_block'))
+    body_blk = program.block(op.attr('body_block'))
+
+    def test():
+        codegen.run_ops(program, cond_blk, cond_blk.ops, env, value_of, scope_vars, check)
+        return _pred_value(value_of(op.attr('cond_out')))
+    while test():
+        if hist is not None:
+            hist.append(tuple(env[p] for p in phs))
+        codegen.run_ops(program, body_blk, body_blk.ops, env, value_of, scope_vars, check)
+        new = [value_of(n) for n in op.attr('body_outs')]
+        for ph, v in zip(phs, new):
+            env[ph] = v
+    for o, ph in zip(op.output('Out'), phs):
+        env[o] = env[ph]
+    if hist is not None:
+        env[op.output('History')[0]] = hist
+
+
+def _while_grad(block, op, grads, reach):
+    """Grad of a while: ``while_grad`` replays the saved iterations backwards."""
+    program = block.program
+    outs = op.output('Out')
+    gouts = [grads.get(n) for n in outs]
+    if all(g is None for g in gouts):
+        return {}
+    from ..ops.creation import zeros_like
+    phs = [program_var(program, n) for n in op.attr('loop_vars')]
+    xs = op.input('X')
+    captured = [n for n in op.input('Input') if n in reach]
+    want_x = [n for n in xs if n in reach]
+    if not captured and not want_x:
+        return {}
+    gouts = [g if g is not None else zeros_like(program_var(program, n))
+             for g, n in zip(gouts, outs)]
+    # the forward loop must keep its per-iteration values
+    if not op.output('History'):
+        hist = block.create_var(program._names('while.history'), [-1], 'float32',
+                                stop_gradient=True)
+        op.outputs['History'] = [hist.name]
+    op._set_attr('save_history', True)
+    body = program.block(op.attr('body_block'))
+    targets = [program_var(program, n) for n in op.attr('body_outs')]
+    parent = program.current_block()
+    gb = program._create_block()
+    try:
+        gout_phs = [gb.create_var(program._names(t.name + '@GRAD.in'), t.shape, t.dtype)
+                    for t in targets]
+        wanted = phs + [program_var(program, n) for n in captured]
+        res = backward.grad_vars(body, targets, gout_phs, wanted)
+        g_ph = [_grad_or_none(res, v) for v in phs]
+        g_cap = [_grad_or_none(res, program_var(program, n)) for n in captured]
+    finally:
+        program._rollback()
+    x_grads = [parent.create_var(program._names(n + '@GRAD.while'), program_var(program, n).shape,
+                                 program_var(program, n).dtype) for n in xs]
+    cap_grads = [parent.create_var(program._names(n + '@GRAD.while'),
+                                   program_var(program, n).shape, program_var(program, n).dtype)
+                 for n in captured]
+    reads = outer_reads(program, [body, gb], [n for n in g_ph + g_cap if n])
+    reads = [n for n in reads if n not in op.attr('loop_vars')
+             and n not in {v.name for v in gout_phs}]
+    parent.append_op('while_grad',
+                     {'History': op.output('History'), 'OutGrad': [g.name for g in gouts],
+                      'Input': reads, 'X': xs, 'Captured': captured},
+                     {'XGrad': [v.name for v in x_grads], 'CapturedGrad': [v.name for v in cap_grads]},
+                     {'body_block': body.idx, 'grad_block': gb.idx,
+                      'loop_vars': op.attr('loop_vars'), 'out_grad_vars': [v.name for v in gout_phs],
+                      'loop_var_grads': g_ph, 'captured_grads': g_cap, 'op_role': 'backward'})
+    result = {}
+    for n, v in zip(xs, x_grads):
+        if n in reach:
+            result.setdefault(n, []).append(v)
+    for n, v in zip(captured, cap_grads):
+        result.setdefault(n, []).append(v)
+    return result
+
+
+def _grad_or_none(res, v):
+    g = res.get(v.name)
+    return g.name if g is not None else ''
+
+
+def _emit_while_grad(code, op):
+    program = code.block.program
+    for n in op.input('Input') + op.input('X') + op.input('Captured'):
+        code.ref(n)
+    hist = code.ref(op.input('History')[0])
+    g = [code.new('__wg%d' % i + op.output('XGrad')[i]) for i in range(len(op.input('X')))]
+    for loc, n in zip(g, op.input('OutGrad')):
+        code.emit('%s = %s' % (loc, code.ref(n)), op)
+    acc = [code.new('__wacc%d' % i + n) for i, n in enumerate(op.input('Captured'))]
+    for loc, n in zip(acc, op.input('Captured')):
+        code.emit('%s = _zeros_like(%s)' % (loc, code.ref(n)))
+    phs = [code.new(n) for n in op.attr('loop_vars')]
+    code.emit('for __snap in reversed(%s):' % hist)
+    body = code.sub(program.block(op.attr('body_block')))
+    body.emit('%s = __snap' % (', '.join(phs) + ','))
+    body.emit_ops(body.block.ops)
+    for n, loc in zip(op.attr('out_grad_vars'), g):
+        body.emit('%s = %s' % (body.new(n), loc))
+    gblk = body.sub(program.block(op.attr('grad_block')), 0)
+    gblk.emit_ops(gblk.block.ops)
+    new_g = [body.ref(n) if n else '_zeros_like(%s)' % ph
+             for n, ph in zip(op.attr('loop_var_grads'), phs)]
+    body.emit('%s = %s' % (', '.join(g) + ',', ', '.join(new_g) + ','))
+    for loc, n in zip(acc, op.attr('captured_grads')):
+        if n:
+            body.emit('%s = %s + %s' % (loc, loc, body.ref(n)))
+    for o, loc in zip(op.output('XGrad'), g):
+        code.emit('%s = %s' % (code.new(o), loc))
+    for o, loc in zip(op.output('CapturedGrad'), acc):
+        code.emit('%s = %s' % (code.new(o), loc))
+
+
+def _interpret_while_grad(program, op, env, value_of, scope_vars, check):
+    g = [value_of(n) for n in op.input('OutGrad')]
+    acc = [np.zeros_like(value_of(n)) for n in op.input('Captured')]
+    body = program.block(op.attr('body_block'))
+    gblk = program.block(op.attr('grad_block'))
+    for snap in reversed(value_of(op.input('History')[0])):
+        for ph, v in zip(op.attr('loop_vars'), snap):
+            env[ph] = v
+        codegen.run_ops(program, body, body.ops, env, value_of, scope_vars, check)
+        for n, v in zip(op.attr('out_grad_vars'), g):
+            env[n] = v
+        codegen.run_ops(program, gblk, gblk.ops, env, value_of, scope_vars, check)
+        g = [value_of(n) if n else np.zeros_like(env[ph])
+             for n, ph in zip(op.attr('loop_var_grads'), op.attr('loop_vars'))]
+        acc = [a + value_of(n) if n else a for a, n in zip(acc, op.attr('captured_grads'))]
+    for o, v in zip(op.output('XGrad'), g):
+        env[o] = v
+    for o, v in zip(op.output('CapturedGrad'), acc):
+        env[o] = v
+
+
+# ---- case / switch_case ------------------------------------------------------------------
+
+def case(pred_fn_pairs, default=None, name=None):
+    """The first ``fn`` whose ``pred`` is true (nested conds); ``default``
+    otherwise (without ``default``, the last pair's fn is the default)."""
+    pairs = list(pred_fn_pairs)
+    if not pairs:
+        raise ValueError("static.nn.case: pred_fn_pairs must not be empty")
+    for p in pairs:
+        if not (isinstance(p, (list, tuple)) and len(p) == 2 and callable(p[1])):
+            raise TypeError("static.nn.case: each item of pred_fn_pairs must be (pred, fn)")
+    if default is None:
+        pairs, default = pairs[:-1], pairs[-1][1]
+
+    def build(i):
+        if i == len(pairs):
+            return default()
+        pred, fn = pairs[i]
+        return cond(pred, fn, lambda: build(i + 1))
+    return build(0)
+
+
+def switch_case(branch_index, branch_fns, default=None, name=None):
+    """Run ``branch_fns[branch_index]`` (a dict or list of (index, fn)); else ``default``."""
+    if isinstance(branch_fns, dict):
+        items = sorted(branch_fns.items())
+    else:
+        items = [(i, f) if not isinstance(f, (list, tuple)) else tuple(f)
+                 for i, f in enumerate(branch_fns)]
+    if not items:
+        raise ValueError("static.nn.switch_case: branch_fns must not be empty")
+    if default is None:
+        default = items[-1][1]
+    from ..ops import math
+    pairs = [(math.equal(branch_index, _index_const(branch_index, i)), f) for i, f in items]
+    return case(pairs, default)
+
+
+def _index_const(like, i):
+    if in_dynamic_mode():
+        return i
+    from .program import constant
+    return constant(np.asarray(i, dtype=like.dtype))
+
+
+def _zeros_like(a):
+    return np.zeros_like(a)
+
+
+codegen.RUNTIME.update({'_pred': _pred_value, '_zeros_like': _zeros_like})
+codegen.CONTROL_FLOW.update({'cond': _emit_cond, 'while': _emit_while,
+                             'while_grad': _emit_while_grad})
+codegen.INTERPRET_CONTROL_FLOW.update({'cond': _interpret_cond, 'while': _interpret_while,
+                                       'while_grad': _interpret_while_grad})
+backward.CONTROL_FLOW_GRAD.update({'cond': _cond_grad, 'while': _while_grad})
