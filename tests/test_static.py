@@ -1,0 +1,318 @@
+"""Static mode: Program IR, executor, static backward, control flow, save/load."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import framework as paddle
+from framework import static
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture
+def static_mode():
+    paddle.enable_static()
+    yield
+    paddle.disable_static()
+
+
+def build(fn, feeds):
+    """Build ``fn(*data_vars)`` into a new program; returns (program, outputs)."""
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        vs = [static.data(n, s, d) for n, s, d in feeds]
+        out = fn(*vs)
+    return main, out
+
+
+def test_program_ir_api(static_mode):
+    main, y = build(lambda x: paddle.tanh(x * 2.0 + 1.0), [('x', [None, 3], 'float32')])
+    gb = main.global_block()
+    assert main.num_blocks == 1 and main.block(0) is gb and gb.idx == 0 and gb.parent_idx == -1
+    types = [op.type for op in gb.ops]
+    assert types[-1] == 'tanh' and 'multiply' in types and 'add' in types
+    op = gb.ops[-1]
+    assert op.input('x') == op.input_arg_names and op.output_arg_names == [y.name]
+    assert gb.var('x').shape == [-1, 3] and gb.var('x').dtype == paddle.float32
+    assert y.shape == [-1, 3]
+    text = str(main)
+    assert 'tanh' in text and text.count('\n') >= len(gb.ops)
+    assert any(v.name == 'x' for v in main.list_vars())
+
+
+def test_infer_meta_errors_at_build_time_name_op_and_shapes(static_mode):
+    with pytest.raises(ValueError) as e:
+        build(lambda a, b: a + b, [('a', [2, 3], 'float32'), ('b', [4, 5], 'float32')])
+    assert 'add' in str(e.value) and '[2, 3]' in str(e.value)
+
+
+def test_executor_runs_and_checks_feeds(static_mode):
+    main, y = build(lambda x: x * 3.0, [('x', [None, 2], 'float32')])
+    exe = static.Executor(paddle.CPUPlace())
+    out, = exe.run(main, feed={'x': np.ones((4, 2), 'float32')}, fetch_list=[y])
+    np.testing.assert_allclose(out, 3 * np.ones((4, 2)))
+    out2, = exe.run(main, feed={'x': np.ones((1, 2), 'float32')}, fetch_list=[y.name])
+    assert out2.shape == (1, 2)
+    with pytest.raises(ValueError, match="shape"):
+        exe.run(main, feed={'x': np.ones((4, 3), 'float32')}, fetch_list=[y])
+    with pytest.raises(TypeError, match='dtype'):
+        exe.run(main, feed={'x': np.ones((4, 2), 'int64')}, fetch_list=[y])
+    with pytest.raises(ValueError, match='not a variable'):
+        exe.run(main, feed={'nope': np.ones(1)}, fetch_list=[y])
+
+
+def test_plan_is_cached_per_program_version(static_mode):
+    main, y = build(lambda x: x + 1.0, [('x', [2], 'float32')])
+    exe = static.Executor()
+    exe.run(main, feed={'x': np.zeros(2, 'float32')}, fetch_list=[y])
+    exe.run(main, feed={'x': np.zeros(2, 'float32')}, fetch_list=[y])
+    assert len(exe._cache) == 1
+    with static.program_guard(main):
+        z = y * 2.0
+    r, = exe.run(main, feed={'x': np.zeros(2, 'float32')}, fetch_list=[z])
+    np.testing.assert_allclose(r, [2, 2])
+    assert len(exe._cache) == 2
+
+
+def test_gradients_match_eager(static_mode):
+    xv = np.random.default_rng(0).standard_normal((3, 4))
+    main, (x, y) = build(lambda x: (x, (paddle.tanh(x) * x).sum()), [('x', [3, 4], 'float64')])
+    with static.program_guard(main):
+        gx, = static.gradients([y], [x])
+        ggx, = static.gradients([gx], [x])
+    exe = static.Executor()
+    g1, g2 = exe.run(main, feed={'x': xv}, fetch_list=[gx, ggx])
+    paddle.disable_static()
+    xe = paddle.to_tensor(xv, stop_gradient=False)
+    ye = (paddle.tanh(xe) * xe).sum()
+    (e1,) = paddle.grad(ye, xe, create_graph=True)
+    (e2,) = paddle.grad(e1, xe, paddle.ones_like(e1))
+    paddle.enable_static()
+    np.testing.assert_allclose(g1, e1.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(g2, e2.numpy(), rtol=1e-10)
+
+
+def test_append_backward_prunes_no_grad_and_names_grads(static_mode):
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data('x', [2, 2], 'float32')
+        w = static.create_parameter([2, 2], 'float32', name='w')
+        loss = (paddle.matmul(x, w) * 2.0).sum()
+        pairs = static.append_backward(loss)
+    assert [p.name for p, _ in pairs] == ['w']
+    assert pairs[0][1].name == 'w@GRAD'
+    assert all(op.attr('op_role') == 'backward' for op in main.global_block().ops
+               if 'GRAD' in ''.join(op.output_arg_names))
+    exe = static.Executor()
+    exe.run(startup)
+    xv = np.arange(4, dtype='float32').reshape(2, 2)
+    g, = exe.run(main, feed={'x': xv}, fetch_list=['w@GRAD'])
+    np.testing.assert_allclose(g, 2 * xv.T @ np.ones((2, 2)))
+
+
+def fd_grad(f, x, eps=1e-6):
+    g = np.zeros_like(x)
+    for i in range(x.size):
+        d = np.zeros_like(x).reshape(-1)
+        d[i] = eps
+        d = d.reshape(x.shape)
+        g.reshape(-1)[i] = (f(x + d) - f(x - d)) / (2 * eps)
+    return g
+
+
+def test_cond_values_and_gradients(static_mode):
+    def net(x, p):
+        return static.nn.cond(p, lambda: (x * x).sum(), lambda: (paddle.tanh(x) * 3.0).sum())
+    main, out = build(net, [('x', [3], 'float64'), ('p', [1], 'bool')])
+    x = main.global_block().var('x')
+    with static.program_guard(main):
+        gx, = static.gradients([out], [x])
+    ops = [op.type for op in main.global_block().ops]
+    assert ops.count('cond') == 2     # forward cond and its grad cond
+    exe = static.Executor()
+    xv = np.array([0.5, -1.0, 2.0])
+    for pv, f in ((True, lambda v: (v * v).sum()), (False, lambda v: (np.tanh(v) * 3).sum())):
+        o, g = exe.run(main, feed={'x': xv, 'p': np.array([pv])}, fetch_list=[out, gx])
+        np.testing.assert_allclose(o, f(xv))
+        np.testing.assert_allclose(g, fd_grad(f, xv), rtol=1e-6)
+
+
+def test_cond_branch_structure_mismatch_is_a_clear_error(static_mode):
+    def net(x, p):
+        return static.nn.cond(p, lambda: (x, x), lambda: x)
+    with pytest.raises(ValueError, match='same structure'):
+        build(net, [('x', [3], 'float32'), ('p', [1], 'bool')])
+
+
+def test_nested_cond_inside_while_with_gradients(static_mode):
+    def net(x, n):
+        i = paddle.full([1], 0, 'int64')
+
+        def body(i, s):
+            s2 = static.nn.cond(i < 2, lambda: s * x, lambda: s + x)
+            return i + 1, s2
+        _, s = static.nn.while_loop(lambda i, s: i < n, body, [i, x])
+        return s.sum()
+    main, out = build(net, [('x', [2], 'float64'), ('n', [1], 'int64')])
+    x = main.global_block().var('x')
+    with static.program_guard(main):
+        gx, = static.gradients([out], [x])
+    exe = static.Executor()
+    xv = np.array([0.7, 1.3])
+
+    def f(v, n):
+        s = v.copy()
+        for i in range(n):
+            s = s * v if i < 2 else s + v
+        return s.sum()
+    for n in (1, 2, 4):
+        o, g = exe.run(main, feed={'x': xv, 'n': np.array([n])}, fetch_list=[out, gx])
+        np.testing.assert_allclose(o, f(xv, n))
+        np.testing.assert_allclose(g, fd_grad(lambda v: f(v, n), xv), rtol=1e-6)
+
+
+def test_while_loop_variable_changing_shape_names_the_variable(static_mode):
+    def net(x):
+        i = paddle.full([1], 0, 'int64')
+        return static.nn.while_loop(lambda i, s: i < 3,
+                                    lambda i, s: (i + 1, paddle.concat([s, s])), [i, x])
+    with pytest.raises(ValueError, match=r"loop variable 1.*shape"):
+        build(net, [('x', [2], 'float32')])
+
+
+def test_case_and_switch_case(static_mode):
+    def net(x, k):
+        a = static.nn.case([(k < 1, lambda: x * 1.0), (k < 2, lambda: x * 2.0)],
+                           default=lambda: x * 3.0)
+        b = static.nn.switch_case(k, {0: lambda: x + 10.0, 1: lambda: x + 20.0},
+                                  default=lambda: x + 30.0)
+        return a, b
+    main, (a, b) = build(net, [('x', [1], 'float32'), ('k', [1], 'int64')])
+    exe = static.Executor()
+    for k, ea, eb in ((0, 1, 11), (1, 2, 21), (5, 3, 31)):
+        ra, rb = exe.run(main, feed={'x': np.ones(1, 'float32'), 'k': np.array([k])},
+                         fetch_list=[a, b])
+        assert ra[0] == ea and rb[0] == eb
+
+
+def test_control_flow_in_dynamic_mode_runs_python():
+    x = paddle.to_tensor([2.0])
+    assert static.nn.cond(x > 1, lambda: x * 2, lambda: x).item() == 4.0
+    i, s = static.nn.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, s * 2),
+                                [paddle.to_tensor(0), x])
+    assert s.item() == 16.0
+
+
+def test_nan_inf_check_names_the_op(static_mode):
+    main, y = build(lambda x: paddle.log(x) * 2.0, [('x', [2], 'float32')])
+    exe = static.Executor()
+    paddle.set_flags({'FLAGS_check_nan_inf': True})
+    try:
+        with pytest.raises(FloatingPointError, match="'log'"):
+            exe.run(main, feed={'x': np.array([-1.0, 1.0], 'float32')}, fetch_list=[y])
+    finally:
+        paddle.set_flags({'FLAGS_check_nan_inf': False})
+
+
+def test_runtime_kernel_error_names_the_op(static_mode):
+    main, y = build(lambda a, b: paddle.matmul(a, b), [('a', [-1, 3], 'float32'),
+                                                       ('b', [-1, 2], 'float32')])
+    exe = static.Executor()
+    with pytest.raises(ValueError, match='matmul'):
+        exe.run(main, feed={'a': np.ones((2, 3), 'float32'), 'b': np.ones((4, 2), 'float32')},
+                fetch_list=[y])
+
+
+def test_clone_for_test_drops_backward_ops(static_mode):
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data('x', [2], 'float32')
+        w = static.create_parameter([2], 'float32', name='w2')
+        loss = (x * w).sum()
+        static.append_backward(loss)
+    test_prog = main.clone(for_test=True)
+    assert all(op.attr('op_role') != 'backward' for op in test_prog.global_block().ops)
+    assert len(test_prog.global_block().ops) < len(main.global_block().ops)
+
+
+SAVE_SCRIPT = """
+import numpy as np, framework as paddle
+from framework import static
+paddle.enable_static()
+main, startup = static.Program(), static.Program()
+with static.program_guard(main, startup):
+    x = static.data('x', [None, 3], 'float32')
+    w = static.create_parameter([3, 2], 'float32', name='w')
+    y = paddle.tanh(paddle.matmul(x, w) + 0.5)
+exe = static.Executor()
+exe.run(startup)
+static.save_inference_model(PREFIX, [x], [y], exe, program=main)
+out, = exe.run(main, feed={'x': np.arange(6, dtype='float32').reshape(2, 3)}, fetch_list=[y])
+np.save(PREFIX + '.expected.npy', out)
+"""
+
+LOAD_SCRIPT = """
+import numpy as np, framework as paddle
+from framework import static
+from framework.inference import Config, create_predictor
+paddle.enable_static()
+exe = static.Executor()
+prog, feeds, fetches = static.load_inference_model(PREFIX, exe)
+xv = np.arange(6, dtype='float32').reshape(2, 3)
+out, = exe.run(prog, feed={feeds[0]: xv}, fetch_list=fetches)
+exp = np.load(PREFIX + '.expected.npy')
+assert np.array_equal(out, exp), (out, exp)
+pred = create_predictor(Config(PREFIX + '.pdmodel', PREFIX + '.pdiparams'))
+h = pred.get_input_handle(pred.get_input_names()[0])
+h.copy_from_cpu(xv)
+pred.run()
+res = pred.get_output_handle(pred.get_output_names()[0]).copy_to_cpu()
+assert np.array_equal(res, exp)
+print('OK')
+"""
+
+
+def _run(script, prefix):
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    code = 'PREFIX = %r\n' % prefix + script
+    r = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def test_save_and_load_inference_model_in_fresh_processes(tmp_path):
+    prefix = str(tmp_path / 'model' / 'net')
+    _run(SAVE_SCRIPT, prefix)
+    assert 'OK' in _run(LOAD_SCRIPT, prefix)
+    model = json.loads(open(prefix + '.pdmodel').read())
+    assert model['feed'] == ['x'] and model['version'] == 1
+
+
+def test_corrupted_or_foreign_model_files_give_clear_errors(tmp_path):
+    prefix = str(tmp_path / 'net')
+    _run(SAVE_SCRIPT, prefix)
+    from framework.static.io import ModelFormatError, read_model
+    good = open(prefix + '.pdmodel').read()
+    params = open(prefix + '.pdiparams', 'rb').read()
+    open(prefix + '.pdmodel', 'w').write(good[: len(good) // 2])
+    with pytest.raises(ModelFormatError, match='truncated or corrupted'):
+        read_model(prefix)
+    m = json.loads(good)
+    m['version'] = 99
+    open(prefix + '.pdmodel', 'w').write(json.dumps(m))
+    with pytest.raises(ModelFormatError, match='version'):
+        read_model(prefix)
+    m = json.loads(good)
+    m['program']['blocks'][0]['ops'][0]['type'] = 'os_system'
+    open(prefix + '.pdmodel', 'w').write(json.dumps(m))
+    with pytest.raises(ModelFormatError, match="unknown op type 'os_system'"):
+        read_model(prefix)
+    open(prefix + '.pdmodel', 'w').write(good)
+    open(prefix + '.pdiparams', 'wb').write(params[:-10])
+    with pytest.raises(ModelFormatError, match='checksum'):
+        read_model(prefix)
