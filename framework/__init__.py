@@ -30,9 +30,12 @@ __version__ = '0.1.0'
 
 from . import static  # noqa: E402
 static.install_methods()
+from . import inference  # noqa: E402
 from .static.mode import disable_static, enable_static, in_dynamic_mode  # noqa: E402
 from . import nn  # noqa: E402  (layers use the ops above)
 from . import io, vision  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from .param_attr import ParamAttr  # noqa: E402
 from .nn.layer import create_parameter  # noqa: E402
+from . import optimizer, regularizer  # noqa: E402
+from . import jit  # noqa: E402

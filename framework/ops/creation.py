@@ -1,8 +1,16 @@
-"""Creation ops: tensors from data, constants and random draws."""
+"""Creation ops: tensors from data, constants, ranges and random draws.
+
+Random ops are declared ``random=True`` and draw from
+``framework.random.generator()``, so ``framework.seed(n)`` makes them repeatable.
+"""
+import math
+
 import numpy as np
 
 from .. import dtype as _dt
+from .. import random as _random
 from . import meta
+from .grad_utils import is_value
 from .registry import Meta, OpError, add_test_case, def_op, mode
 
 
@@ -119,10 +127,443 @@ def assign_value(data, dtype=None):
     return assign_value_op(arr.tolist(), str(_dt.convert_dtype(dtype)))
 
 
+# ---- ranges and matrices ----------------------------------------------------
+
+def _arange_len(start, end, step):
+    if step == 0:
+        raise OpError("step cannot be 0")
+    return max(int(math.ceil((end - start) / step)), 0)
+
+
+def _arange_meta(start, end, step, dtype):
+    return Meta((_arange_len(start, end, step),), dtype)
+
+
+@def_op('arange', _arange_meta, differentiable=False)
+def arange_op(start=0, end=1, step=1, dtype='int64'):
+    _arange_len(start, end, step)
+    # computed in float64 / int64 and then cast, so float32 ranges do not drift
+    return np.arange(start, end, step).astype(dtype, copy=False)
+
+
+def _scalar_value(v, api, what):
+    if hasattr(v, 'item') and not isinstance(v, (int, float)):
+        if np.size(v) != 1:
+            raise OpError("%s: %s must be a number or a one-element tensor, got shape %s"
+                          % (api, what, list(np.shape(v))))
+        v = v.item()
+    if not isinstance(v, (int, float, np.integer, np.floating)) or isinstance(v, bool):
+        raise TypeError("%s: %s must be a number, got %r" % (api, what, v))
+    return v
+
+
+def arange(start=0, end=None, step=1, dtype=None, name=None):
+    """Values in ``[start, end)`` spaced by ``step``; ``arange(n)`` counts to n.
+
+    int64 when all arguments are integers, else the default float dtype.
+
+    >>> import framework as paddle
+    >>> paddle.arange(5).tolist()
+    [0, 1, 2, 3, 4]
+    """
+    if end is None:
+        start, end = 0, start
+    start, end, step = (_scalar_value(v, 'arange', n) for v, n in
+                        [(start, 'start'), (end, 'end'), (step, 'step')])
+    if dtype is None:
+        ints = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
+        dtype = 'int64' if ints else str(_dt.default_float())
+    return arange_op(start, end, step, str(_dt.convert_dtype(dtype)))
+
+
+def _linspace_meta(start, stop, num, dtype):
+    return Meta((num,), dtype)
+
+
+@def_op('linspace', _linspace_meta, differentiable=False)
+def linspace_op(start=0.0, stop=1.0, num=1, dtype='float32'):
+    return np.linspace(start, stop, num).astype(dtype, copy=False)
+
+
+def linspace(start, stop, num, dtype=None, name=None):
+    """``num`` evenly spaced values from ``start`` to ``stop`` (inclusive)."""
+    num = int(_scalar_value(num, 'linspace', 'num'))
+    if num < 0:
+        raise OpError("linspace: num must be non-negative, got %d" % num)
+    return linspace_op(float(_scalar_value(start, 'linspace', 'start')),
+                       float(_scalar_value(stop, 'linspace', 'stop')), num, _float_or(dtype))
+
+
+def _eye_meta(num_rows, num_columns, dtype):
+    return Meta((num_rows, num_columns), dtype)
+
+
+@def_op('eye', _eye_meta, differentiable=False)
+def eye_op(num_rows=1, num_columns=1, dtype='float32'):
+    return np.eye(num_rows, num_columns, dtype=dtype)
+
+
+def eye(num_rows, num_columns=None, dtype=None, name=None):
+    """A ``num_rows x num_columns`` matrix with ones on the diagonal."""
+    rows = int(_scalar_value(num_rows, 'eye', 'num_rows'))
+    cols = rows if num_columns is None else int(_scalar_value(num_columns, 'eye', 'num_columns'))
+    if rows < 0 or cols < 0:
+        raise OpError("eye: sizes must be non-negative, got %d x %d" % (rows, cols))
+    return eye_op(rows, cols, _float_or(dtype))
+
+
+def _tri_meta(x, diagonal):
+    if len(meta.shape_of(x)) < 2:
+        raise OpError("input 'x' must have at least 2 dims, got shape %s"
+                      % list(meta.shape_of(x)))
+    return meta.unchanged(x)
+
+
+@def_op('tril', _tri_meta, save_inputs=False)
+def tril_op(x, diagonal=0):
+    """The lower triangle (below ``diagonal``) of the last two dims; the rest 0."""
+    _tri_meta(x, diagonal)   # numpy would silently turn a 1-D x into a matrix
+    return np.tril(x, diagonal)
+
+
+@def_op('triu', _tri_meta, save_inputs=False)
+def triu_op(x, diagonal=0):
+    """The upper triangle (above ``diagonal``) of the last two dims; the rest 0."""
+    _tri_meta(x, diagonal)
+    return np.triu(x, diagonal)
+
+
+tril_op.def_grad(lambda g, x, out, diagonal: tril_op(g, diagonal))
+tril_op.def_fast_grad(lambda g, x, out, diagonal: np.tril(g, diagonal))
+triu_op.def_grad(lambda g, x, out, diagonal: triu_op(g, diagonal))
+triu_op.def_fast_grad(lambda g, x, out, diagonal: np.triu(g, diagonal))
+
+
+def tril(x, diagonal=0, name=None):
+    return tril_op(x, int(diagonal))
+
+
+def triu(x, diagonal=0, name=None):
+    return triu_op(x, int(diagonal))
+
+
+def _diag_meta(x, offset, padding_value):
+    shape = meta.shape_of(x)
+    if len(shape) == 1:
+        n = shape[0] + abs(offset) if shape[0] >= 0 else -1
+        return Meta((n, n), meta.dtype_of(x))
+    if len(shape) == 2:
+        r, c = shape
+        if r < 0 or c < 0:
+            return Meta((-1,), meta.dtype_of(x))
+        n = min(r, c - offset) if offset >= 0 else min(r + offset, c)
+        return Meta((max(n, 0),), meta.dtype_of(x))
+    raise OpError("x must be 1-D or 2-D, got shape %s" % list(shape))
+
+
+@def_op('diag', _diag_meta, save_inputs=False)
+def diag_op(x, offset=0, padding_value=0):
+    """1-D x: a matrix with x on diagonal ``offset`` (``padding_value`` elsewhere);
+    2-D x: its diagonal ``offset``."""
+    if x.ndim == 1:
+        out = np.diag(x, offset)
+        if padding_value:
+            out[~np.eye(*out.shape, k=offset, dtype=bool)] = padding_value
+        return out
+    if x.ndim != 2:
+        raise OpError("x must be 1-D or 2-D, got shape %s" % list(x.shape))
+    return np.diagonal(x, offset).copy()
+
+
+def _diag_grad_meta(g, x, offset):
+    return Meta(meta.shape_of(x), meta.dtype_of(g))
+
+
+@def_op('diag_grad', _diag_grad_meta, no_grad_inputs=('x',), save_inputs=False)
+def diag_grad_op(g, x, offset=0):
+    """The grad of taking a matrix diagonal: zeros of x's shape with g on it."""
+    z = np.zeros(np.shape(x), g.dtype)
+    rows, cols = np.nonzero(np.eye(*z.shape, k=offset, dtype=bool))
+    z[rows, cols] = g
+    return z
+
+
+@diag_grad_op.def_grad
+def _diag_grad_grad(gg, g, x, out, offset):
+    return diag_op(gg, offset, 0), None
+
+
+@diag_op.def_grad
+def _diag_grad(g, x, out, offset, padding_value):
+    if len(x.shape) == 1:
+        return diag_op(g, offset, 0)
+    return diag_grad_op(g, x, offset)
+
+
+@diag_op.def_fast_grad
+def _diag_fast(g, x, out, offset, padding_value):
+    if x.ndim == 1:
+        return np.diagonal(g, offset).copy()
+    return diag_grad_op.kernel(g, x, offset)
+
+
+def diag(x, offset=0, padding_value=0, name=None):
+    """Build a diagonal matrix from a 1-D tensor, or take a 2-D tensor's diagonal."""
+    return diag_op(x, int(offset), padding_value)
+
+
+def meshgrid(*args, **kwargs):
+    """Coordinate grids ('ij' indexing) from 1-D tensors; differentiable."""
+    from .manipulation import expand, reshape
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        args = args[0]
+    args = list(args)
+    for i, a in enumerate(args):
+        if len(a.shape) > 1:
+            raise OpError("meshgrid: input %d must be 0-D or 1-D, got shape %s" % (i, list(a.shape)))
+    sizes = [int(np.prod(a.shape)) for a in args]
+    outs = []
+    for i, a in enumerate(args):
+        shape = [1] * len(args)
+        shape[i] = sizes[i]
+        outs.append(expand(reshape(a, shape), sizes))
+    return outs
+
+
+# ---- random -------------------------------------------------------------------
+
+def _generator_for(seed):
+    """A fixed stream for a non-zero op seed, else the global generator."""
+    return np.random.default_rng(seed) if seed else _random.generator()
+
+
+def _uniform_meta(shape, min, max, dtype, seed):  # noqa: A002
+    return Meta(shape, dtype)
+
+
+@def_op('uniform_random', _uniform_meta, differentiable=False, random=True)
+def uniform_random_op(shape=(), min=-1.0, max=1.0, dtype='float32', seed=0):  # noqa: A002
+    return _generator_for(seed).uniform(min, max, shape).astype(dtype, copy=False)
+
+
+def _gaussian_meta(shape, mean, std, dtype, seed):
+    return Meta(shape, dtype)
+
+
+@def_op('gaussian_random', _gaussian_meta, differentiable=False, random=True)
+def gaussian_random_op(shape=(), mean=0.0, std=1.0, dtype='float32', seed=0):
+    return _generator_for(seed).normal(mean, std, shape).astype(dtype, copy=False)
+
+
+def _randint_meta(low, high, shape, dtype):
+    if low >= high:
+        raise OpError("low (%d) must be smaller than high (%d)" % (low, high))
+    return Meta(shape, dtype)
+
+
+@def_op('randint', _randint_meta, differentiable=False, random=True)
+def randint_op(low=0, high=1, shape=(), dtype='int64'):
+    _randint_meta(low, high, shape, dtype)
+    return _random.generator().integers(low, high, shape).astype(dtype, copy=False)
+
+
+def _randperm_meta(n, dtype):
+    return Meta((n,), dtype)
+
+
+@def_op('randperm', _randperm_meta, differentiable=False, random=True)
+def randperm_op(n=1, dtype='int64'):
+    return _random.generator().permutation(n).astype(dtype, copy=False)
+
+
+@def_op('bernoulli', meta.unchanged, differentiable=False, random=True)
+def bernoulli_op(x):
+    """1 with probability x, else 0 (x's dtype)."""
+    if x.size and (x.min() < 0 or x.max() > 1):
+        raise OpError("probabilities must be in [0, 1], got values in [%g, %g]" % (x.min(), x.max()))
+    return (_random.generator().random(x.shape) < x).astype(x.dtype)
+
+
+def _multinomial_meta(x, num_samples, replacement):
+    meta.check_rank('multinomial', 'x', x, (1, 2))
+    return Meta(meta.shape_of(x)[:-1] + (num_samples,), np.int64)
+
+
+@def_op('multinomial', _multinomial_meta, differentiable=False, random=True)
+def multinomial_op(x, num_samples=1, replacement=False):
+    """Category indices drawn from (unnormalised) probabilities along the last dim."""
+    p = np.asarray(x, np.float64)
+    if p.ndim not in (1, 2):
+        raise OpError("x must be 1-D or 2-D, got shape %s" % list(p.shape))
+    if p.size and (p.min() < 0 or np.any(p.sum(-1) <= 0)):
+        raise OpError("probabilities must be non-negative with a positive sum per row")
+    gen = _random.generator()
+    if replacement:
+        cdf = np.cumsum(p / p.sum(-1, keepdims=True), axis=-1)
+        u = gen.random(p.shape[:-1] + (num_samples,))
+        idx = (u[..., :, None] >= cdf[..., None, :]).sum(-1)
+        return np.minimum(idx, p.shape[-1] - 1).astype(np.int64)
+    if num_samples > np.count_nonzero(p, axis=-1).min():
+        raise OpError("cannot draw %d samples without replacement from %s categories with "
+                      "non-zero probability" % (num_samples, np.count_nonzero(p, axis=-1).min()))
+    # Gumbel top-k: the k largest of log p + Gumbel noise are a sample without replacement
+    with np.errstate(divide='ignore'):
+        keys = np.log(p) + gen.gumbel(size=p.shape)
+    return np.argsort(-keys, axis=-1, kind='stable')[..., :num_samples].astype(np.int64)
+
+
+@def_op('uniform_random_like', meta.unchanged, differentiable=False, random=True)
+def uniform_like_op(x, min=-1.0, max=1.0, seed=0):  # noqa: A002
+    return _generator_for(seed).uniform(min, max, np.shape(x)).astype(x.dtype, copy=False)
+
+
+@def_op('gaussian_random_like', meta.unchanged, differentiable=False, random=True)
+def normal_like_op(x, mean=0.0, std=1.0, seed=0):
+    return _generator_for(seed).normal(mean, std, np.shape(x)).astype(x.dtype, copy=False)
+
+
+def _shape_tuple(shape, api):
+    shape = tuple(_shape_list(shape, api))
+    if any(s < 0 for s in shape):
+        raise OpError("%s: shape must not contain negative dims, got %s" % (api, list(shape)))
+    return shape
+
+
+def rand(shape, dtype=None, name=None):
+    """Uniform samples in [0, 1) (default float dtype)."""
+    return uniform_random_op(_shape_tuple(shape, 'rand'), 0.0, 1.0, _float_or(dtype), 0)
+
+
+def randn(shape, dtype=None, name=None):
+    """Standard normal samples (default float dtype)."""
+    return gaussian_random_op(_shape_tuple(shape, 'randn'), 0.0, 1.0, _float_or(dtype), 0)
+
+
+def standard_normal(shape, dtype=None, name=None):
+    return gaussian_random_op(_shape_tuple(shape, 'standard_normal'), 0.0, 1.0,
+                              _float_or(dtype), 0)
+
+
+def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002
+    """Uniform samples in [min, max); a non-zero ``seed`` gives a fixed stream."""
+    lo = float(_scalar_value(min, 'uniform', 'min'))
+    hi = float(_scalar_value(max, 'uniform', 'max'))
+    return uniform_random_op(_shape_tuple(shape, 'uniform'), lo, hi, _float_or(dtype), int(seed))
+
+
+def normal(mean=0.0, std=1.0, shape=None, name=None):
+    """Normal samples; ``mean``/``std`` may be tensors (then the output has
+    their broadcast shape and is differentiable with respect to them)."""
+    if is_value(mean) or is_value(std):
+        shapes = [tuple(v.shape) for v in (mean, std) if is_value(v)]
+        out_shape = shapes[0] if len(shapes) == 1 else meta.broadcast_shapes(*shapes)
+        dtype = str(np.dtype((mean if is_value(mean) else std).dtype))
+        noise = gaussian_random_op(out_shape, 0.0, 1.0, dtype, 0)
+        return noise * std + mean
+    shape = (1,) if shape is None else _shape_tuple(shape, 'normal')
+    return gaussian_random_op(shape, float(mean), float(std), str(_dt.default_float()), 0)
+
+
+def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
+    """Integers uniform in [low, high) (``randint(n)``: [0, n)); int64 by default."""
+    if high is None:
+        low, high = 0, low
+    low = int(_scalar_value(low, 'randint', 'low'))
+    high = int(_scalar_value(high, 'randint', 'high'))
+    if low >= high:
+        raise OpError("randint: low (%d) must be smaller than high (%d)" % (low, high))
+    d = 'int64' if dtype is None else str(_dt.convert_dtype(dtype))
+    return randint_op(low, high, _shape_tuple(shape, 'randint'), d)
+
+
+def randint_like(x, low=0, high=None, dtype=None, name=None):
+    return randint(low, high, list(x.shape), dtype if dtype is not None else x.dtype)
+
+
+def randperm(n, dtype='int64', name=None):
+    """A random permutation of 0..n-1."""
+    n = int(_scalar_value(n, 'randperm', 'n'))
+    if n < 0:
+        raise OpError("randperm: n must be non-negative, got %d" % n)
+    return randperm_op(n, str(_dt.convert_dtype(dtype)))
+
+
+def bernoulli(x, name=None):
+    """0/1 samples with probabilities ``x`` (x's dtype)."""
+    return bernoulli_op(x)
+
+
+def multinomial(x, num_samples=1, replacement=False, name=None):
+    """``num_samples`` category indices per row of probabilities ``x``."""
+    return multinomial_op(x, int(num_samples), bool(replacement))
+
+
+def uniform_like(x, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002
+    """Uniform samples with x's shape and dtype (behind ``Tensor.uniform_``)."""
+    return uniform_like_op(x, float(min), float(max), int(seed))
+
+
+def normal_like(x, mean=0.0, std=1.0, name=None):
+    """Normal samples with x's shape and dtype (behind ``Tensor.normal_``)."""
+    return normal_like_op(x, float(mean), float(std), 0)
+
+
 __all__ = ['to_tensor', 'full', 'zeros', 'ones', 'empty', 'full_like', 'zeros_like',
-           'ones_like', 'empty_like']
-TENSOR_METHODS = {}
+           'ones_like', 'empty_like', 'arange', 'linspace', 'eye', 'tril', 'triu', 'diag',
+           'meshgrid', 'rand', 'randn', 'standard_normal', 'uniform', 'normal', 'randint',
+           'randint_like', 'randperm', 'bernoulli', 'multinomial']
+TENSOR_METHODS = {'tril': tril, 'triu': triu, 'diag': diag,
+                  'uniform_like': uniform_like, 'normal_like': normal_like}
 
 add_test_case(full_op, (2, 3), 1.5, 'float64', ref=lambda s, v, d: np.ones(s) * v)
 add_test_case(full_like_op, np.zeros((2, 3)), 2.0, None, ref=lambda x, v, d: x + v)
 add_test_case(assign_value_op, [[1.0, 2.0]], 'float64', ref=lambda v, d: np.array(v))
+
+
+def _seeded():
+    """The generator the op tests' seed (1234) gives; references draw from it."""
+    return np.random.default_rng(1234)
+
+
+add_test_case(arange_op, 1, 7, 2, 'int64', ref=lambda a, b, s, d: np.array([1, 3, 5]))
+add_test_case(arange_op, 0.0, 1.0, 0.25, 'float32',
+              ref=lambda a, b, s, d: np.array([0, 0.25, 0.5, 0.75], np.float32))
+add_test_case(arange_op, 3, 0, -1, 'int64', ref=lambda a, b, s, d: np.array([3, 2, 1]))
+add_test_case(linspace_op, 0.0, 1.0, 5, 'float64',
+              ref=lambda a, b, n, d: np.array([0.0, 0.25, 0.5, 0.75, 1.0]))
+add_test_case(eye_op, 2, 3, 'float64', ref=lambda r, c, d: np.array([[1, 0, 0], [0, 1, 0.]]))
+_rng = np.random.default_rng(6)
+_m = _rng.standard_normal((3, 4))
+add_test_case(tril_op, _m, 0, ref=lambda x, k: np.array(
+    [[x[i, j] if j <= i + k else 0.0 for j in range(4)] for i in range(3)]))
+add_test_case(triu_op, _rng.standard_normal((2, 3, 3)), 1, ref=lambda x, k: np.array(
+    [[[x[b, i, j] if j >= i + k else 0.0 for j in range(3)] for i in range(3)] for b in range(2)]))
+add_test_case(diag_op, _rng.standard_normal(3), 1, 0, ref=lambda x, k, p: np.array(
+    [[x[i] if j == i + 1 else 0.0 for j in range(4)] for i in range(4)]))
+add_test_case(diag_op, _rng.standard_normal(2), -1, 7.0, ref=lambda x, k, p: np.array(
+    [[x[j] if i == j + 1 else 7.0 for j in range(3)] for i in range(3)]), grad_inputs=(0,))
+add_test_case(diag_op, _rng.standard_normal((3, 4)), 1, 0,
+              ref=lambda x, k, p: np.array([x[0, 1], x[1, 2], x[2, 3]]))
+add_test_case(diag_grad_op, _rng.standard_normal(2), np.zeros((3, 2)), -1,
+              ref=lambda g, x, k: np.array([[0, 0], [g[0], 0], [0, g[1]]]))
+add_test_case(uniform_random_op, (2, 3), -2.0, 3.0, 'float64', 0,
+              ref=lambda s, lo, hi, d, sd: _seeded().uniform(lo, hi, s))
+add_test_case(uniform_random_op, (4,), 0.0, 1.0, 'float32', 7,
+              ref=lambda s, lo, hi, d, sd: np.random.default_rng(7).uniform(lo, hi, s)
+              .astype(np.float32))
+add_test_case(gaussian_random_op, (2, 3), 1.0, 2.0, 'float32', 0,
+              ref=lambda s, m, sd, d, se: (_seeded().standard_normal(s) * sd + m)
+              .astype(np.float32), atol=1e-5)
+add_test_case(randint_op, -3, 5, (3, 2), 'int32',
+              ref=lambda lo, hi, s, d: _seeded().integers(lo, hi, s).astype(np.int32))
+add_test_case(randperm_op, 6, 'int64', ref=lambda n, d: _seeded().permutation(n))
+add_test_case(bernoulli_op, np.array([[0.0, 0.3], [0.9, 1.0]]),
+              ref=lambda p: (_seeded().random(p.shape) < p).astype(p.dtype))
+add_test_case(multinomial_op, np.array([[0.0, 0.0, 2.0], [1.0, 0.0, 0.0]]), 4, True,
+              ref=lambda p, n, r: np.array([[2] * 4, [0] * 4]))
+add_test_case(multinomial_op, np.array([0.0, 3.0, 0.0]), 1, False,
+              ref=lambda p, n, r: np.array([1]))
+add_test_case(uniform_like_op, np.zeros((2, 2), np.float32), 1.0, 2.0, 0,
+              ref=lambda x, lo, hi, s: _seeded().uniform(lo, hi, x.shape).astype(np.float32))
+add_test_case(normal_like_op, np.zeros((3,)), 0.0, 3.0, 0,
+              ref=lambda x, m, s, sd: _seeded().standard_normal(x.shape) * s + m)

@@ -1,10 +1,33 @@
-"""Shape and layout ops: reshape, transpose, concat, indexing, gather, ..."""
+"""Shape, layout and indexing ops.
+
+reshape/transpose/concat/split/..., padding, gather/scatter, sorting and the
+``x[index]`` / ``x[index] = value`` machinery. Each op sits next to its rules:
+the numpy kernel, ``infer_meta`` (-1 = unknown dim), a grad rule written with
+registered ops (so grad-of-grad works in both modes), a numpy fast grad where
+it is cheaper, and test cases with an independent numpy reference.
+
+Indices are stored as JSON-able attributes: a list of items ``['int', i]``,
+``['slice', start, stop, step]``, ``['none']``, ``['ellipsis']`` and
+``['tensor', k]`` (the k-th tensor of the op's variadic ``indices`` input, an
+integer or bool array), so a static Program can serialise them.
+"""
+import builtins
+
 import numpy as np
 
 from .. import dtype as _dt
 from . import meta
-from .registry import Meta, OpError, add_test_case, def_op
+from .creation import full_like_op, to_tensor
+from .grad_utils import expand_as as expand_as_op
+from .grad_utils import is_value, reduce_as, sum_like, ub, unbroadcast
+from .registry import Meta, OpError, add_test_case, def_op, mode
 
+_pyslice = builtins.slice   # this module exports a Paddle ``slice``; keep the builtin
+_ndarray = np.ndarray
+_SCALARS = (bool, int, float, complex)
+
+
+# ---- cast -------------------------------------------------------------------
 
 def _cast_meta(x, dtype):
     return Meta(meta.shape_of(x), dtype)
@@ -32,14 +55,2044 @@ def cast(x, dtype):
     return cast_op(x, str(_dt.convert_dtype(dtype)))
 
 
-__all__ = ['cast']
+# ---- small helpers ----------------------------------------------------------
+
+def _numel(shape):
+    """Element count, or -1 when a dim is unknown."""
+    n = 1
+    for d in shape:
+        if d < 0:
+            return -1
+        n *= d
+    return n
+
+
+def _zeros_like(x):
+    return full_like_op(x, 0, None)
+
+
+def _as_int(v, api, what):
+    """A Python int from an int, numpy integer or one-element integer tensor."""
+    if isinstance(v, (bool, np.bool_)):
+        raise TypeError("%s: %s must be an integer, got %r" % (api, what, v))
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if hasattr(v, 'dtype') and np.dtype(v.dtype).kind in 'iu':
+        arr = np.asarray(getattr(v, 'data', v))
+        if arr.size == 1:
+            return int(arr.reshape(()))
+    raise TypeError("%s: %s must be an integer or a one-element integer tensor, got %r"
+                    % (api, what, v))
+
+
+def _int_list(v, api, what):
+    """A list of ints from an int, a list/tuple (of ints or 0-d tensors) or a 1-D tensor."""
+    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+        return [int(v)]
+    if hasattr(v, 'dtype') and not isinstance(v, (list, tuple)):
+        arr = np.asarray(getattr(v, 'data', v))
+        if arr.dtype.kind not in 'iu':
+            raise TypeError("%s: %s must hold integers, got dtype %s" % (api, what, arr.dtype))
+        return [int(a) for a in arr.reshape(-1)]
+    if isinstance(v, (list, tuple)):
+        return [_as_int(a, api, what) for a in v]
+    raise TypeError("%s: %s must be an int, a list of ints or an integer tensor, got %r"
+                    % (api, what, v))
+
+
+def _axis_list(axis, api):
+    if axis is None:
+        return None
+    return _int_list(axis, api, 'axis')
+
+
+# ---- reshape family: reshape, squeeze, unsqueeze, flatten ---------------------
+
+def _reshape_error(in_shape, shape):
+    return OpError("cannot reshape a tensor of shape %s (%s elements) to shape %s"
+                   % (list(in_shape), _numel(in_shape) if _numel(in_shape) >= 0 else 'unknown',
+                      list(shape)))
+
+
+def _reshape_shape(in_shape, shape):
+    """Paddle reshape: one -1 is inferred, 0 copies the input dim at that index."""
+    in_shape = tuple(in_shape)
+    out, infer = [], -1
+    for i, s in enumerate(shape):
+        s = int(s)
+        if s == 0:
+            if i >= len(in_shape):
+                raise OpError("shape[%d] is 0 (copy the input dim) but x has only %d dims "
+                              "(shape %s)" % (i, len(in_shape), list(in_shape)))
+            out.append(in_shape[i])
+        elif s == -1:
+            if infer >= 0:
+                raise OpError("only one dim of shape may be -1, got %s" % list(shape))
+            infer = i
+            out.append(-1)
+        elif s < 0:
+            raise OpError("shape[%d] is %d; dims must be positive, 0 (copy the input dim) "
+                          "or -1 (inferred), got shape %s" % (i, s, list(shape)))
+        else:
+            out.append(s)
+    total = _numel(in_shape)
+    if infer >= 0:
+        rest = _numel(out[:infer] + out[infer + 1:])
+        if total >= 0 and rest >= 0:
+            if rest == 0 or total % rest:
+                raise _reshape_error(in_shape, shape)
+            out[infer] = total // rest
+    elif total >= 0 and _numel(out) >= 0 and total != _numel(out):
+        raise _reshape_error(in_shape, shape)
+    return tuple(out)
+
+
+def _squeeze_shape(shape, axis):
+    """Drop size-1 dims (all, or those in ``axis``; other named dims stay, as in Paddle)."""
+    if not axis:
+        return tuple(d for d in shape if d != 1)
+    axes = {meta.normalize_axis(int(a), len(shape)) for a in axis} if shape else set()
+    return tuple(d for i, d in enumerate(shape) if not (i in axes and d in (1, -1)))
+
+
+def _unsqueeze_shape(shape, axis):
+    """Insert size-1 dims one after another, each axis counted in the growing shape."""
+    out = list(shape)
+    for a in axis:
+        n = len(out) + 1
+        if not -n <= a < n:
+            raise OpError("axis %d is out of range for inserting a dim into a tensor of "
+                          "shape %s" % (a, out))
+        out.insert(a % n, 1)
+    return tuple(out)
+
+
+def _flatten_shape(shape, start_axis, stop_axis):
+    shape = tuple(shape)
+    if not shape:
+        return (1,)
+    s = meta.normalize_axis(start_axis, len(shape), 'start_axis')
+    e = meta.normalize_axis(stop_axis, len(shape), 'stop_axis')
+    if s > e:
+        raise OpError("start_axis (%d) must not be after stop_axis (%d) for shape %s"
+                      % (start_axis, stop_axis, list(shape)))
+    return shape[:s] + (_numel(shape[s:e + 1]),) + shape[e + 1:]
+
+
+def _view_op(name, shape_fn):
+    """Declare an op that only changes the shape; its grad reshapes g back."""
+    def infer(x, *attrs):
+        return Meta(shape_fn(meta.shape_of(x), *attrs), meta.dtype_of(x))
+
+    def decorate(kernel):
+        op = def_op(name, infer, save_inputs=False)(kernel)
+        op.def_grad(lambda g, x, out, *attrs: reshape_as_op(g, x))
+        op.def_fast_grad(lambda g, x, out, *attrs: g.reshape(np.shape(x)))
+        return op
+    return decorate
+
+
+@_view_op('reshape', _reshape_shape)
+def reshape_op(x, shape=()):
+    return np.reshape(x, _reshape_shape(np.shape(x), shape))
+
+
+@_view_op('squeeze', _squeeze_shape)
+def squeeze_op(x, axis=()):
+    return np.reshape(x, _squeeze_shape(np.shape(x), axis))
+
+
+@_view_op('unsqueeze', _unsqueeze_shape)
+def unsqueeze_op(x, axis=()):
+    return np.reshape(x, _unsqueeze_shape(np.shape(x), axis))
+
+
+@_view_op('flatten', _flatten_shape)
+def flatten_op(x, start_axis=0, stop_axis=-1):
+    return np.reshape(x, _flatten_shape(np.shape(x), start_axis, stop_axis))
+
+
+def _reshape_as_meta(x, target):
+    return Meta(meta.shape_of(target), meta.dtype_of(x))
+
+
+@def_op('reshape_as', _reshape_as_meta, no_grad_inputs=('target',), save_inputs=False)
+def reshape_as_op(x, target):
+    """``x`` reshaped to ``target``'s shape (the grad of every view op)."""
+    return np.reshape(x, np.shape(target))
+
+
+@reshape_as_op.def_grad
+def _reshape_as_grad(g, x, target, out):
+    return reshape_as_op(g, x), None
+
+
+@reshape_as_op.def_fast_grad
+def _reshape_as_fast(g, x, target, out):
+    return g.reshape(np.shape(x)), None
+
+
+def reshape(x, shape, name=None):
+    """``x`` with a new shape: one dim may be -1 (inferred), 0 copies x's dim.
+
+    >>> import framework as paddle
+    >>> paddle.arange(6).reshape([0, -1]).shape   # doctest: +SKIP
+    """
+    return reshape_op(x, tuple(_int_list(shape, 'reshape', 'shape')))
+
+
+def squeeze(x, axis=None, name=None):
+    """Remove size-1 dims (all of them, or those listed in ``axis``)."""
+    axis = _axis_list(axis, 'squeeze')
+    return squeeze_op(x, tuple(axis) if axis else ())
+
+
+def unsqueeze(x, axis, name=None):
+    """Insert size-1 dims at ``axis`` (an int or a list, applied in order)."""
+    return unsqueeze_op(x, tuple(_int_list(axis, 'unsqueeze', 'axis')))
+
+
+def flatten(x, start_axis=0, stop_axis=-1, name=None):
+    """Merge dims ``start_axis..stop_axis`` into one."""
+    return flatten_op(x, _as_int(start_axis, 'flatten', 'start_axis'),
+                      _as_int(stop_axis, 'flatten', 'stop_axis'))
+
+
+# ---- transpose ----------------------------------------------------------------
+
+def _check_perm(perm, ndim):
+    if sorted(perm) != list(range(ndim)):
+        raise OpError("perm %s is not a permutation of the %d dims of x" % (list(perm), ndim))
+
+
+def _transpose_meta(x, perm):
+    shape = meta.shape_of(x)
+    _check_perm(perm, len(shape))
+    return Meta([shape[p] for p in perm], meta.dtype_of(x))
+
+
+@def_op('transpose', _transpose_meta, save_inputs=False)
+def transpose_op(x, perm=()):
+    return np.transpose(x, perm)
+
+
+def _inverse_perm(perm):
+    return tuple(int(i) for i in np.argsort(perm))
+
+
+@transpose_op.def_grad
+def _transpose_grad(g, x, out, perm):
+    return transpose_op(g, _inverse_perm(perm))
+
+
+@transpose_op.def_fast_grad
+def _transpose_fast(g, x, out, perm):
+    return np.transpose(g, _inverse_perm(perm))
+
+
+def transpose(x, perm, name=None):
+    """Permute the dims of ``x``: output dim i is input dim ``perm[i]``."""
+    perm = _int_list(perm, 'transpose', 'perm')
+    nd = len(x.shape)
+    return transpose_op(x, tuple(p % nd if nd and -nd <= p < 0 else p for p in perm))
+
+
+def moveaxis(x, source, destination, name=None):
+    """Move dims ``source`` to positions ``destination``."""
+    nd = len(x.shape)
+    src = [meta.normalize_axis(a, nd, 'source') for a in _int_list(source, 'moveaxis', 'source')]
+    dst = [meta.normalize_axis(a, nd, 'destination')
+           for a in _int_list(destination, 'moveaxis', 'destination')]
+    if len(src) != len(dst):
+        raise OpError("moveaxis: source %s and destination %s differ in length" % (src, dst))
+    rest = [a for a in range(nd) if a not in src]
+    perm = [None] * nd
+    for s, d in zip(src, dst):
+        perm[d] = s
+    it = iter(rest)
+    return transpose_op(x, tuple(p if p is not None else next(it) for p in perm))
+
+
+def t(x, name=None):
+    """Transpose of a tensor with at most 2 dims (Paddle's ``paddle.t``)."""
+    nd = len(x.shape)
+    if nd > 2:
+        raise OpError("t: x must have at most 2 dims, got shape %s" % list(x.shape))
+    return x if nd < 2 else transpose_op(x, (1, 0))
+
+
+def _T(x):
+    return transpose_op(x, tuple(range(len(x.shape) - 1, -1, -1)))
+
+
+# ---- concat / stack / split / unbind -------------------------------------------
+
+def _merge_dim(a, b):
+    return b if a < 0 else a
+
+
+def _concat_meta(xs, axis):
+    if not xs:
+        raise OpError("x must be a non-empty list of tensors")
+    shapes = [meta.shape_of(m) for m in xs]
+    nd = len(shapes[0])
+    ax = meta.normalize_axis(axis, nd)
+    out = list(shapes[0])
+    for k, s in enumerate(shapes[1:], 1):
+        if len(s) != nd:
+            raise OpError("all inputs must have the same number of dims: x[0] has shape "
+                          "%s, x[%d] has shape %s" % (list(shapes[0]), k, list(s)))
+        for i in range(nd):
+            if i != ax and out[i] >= 0 and s[i] >= 0 and out[i] != s[i]:
+                raise OpError("x[0] (shape %s) and x[%d] (shape %s) differ in dim %d; only "
+                              "the concat axis %d may differ" % (list(shapes[0]), k, list(s), i, ax))
+            out[i] = _merge_dim(out[i], s[i])
+    sizes = [s[ax] for s in shapes]
+    out[ax] = -1 if min(sizes) < 0 else sum(sizes)
+    return Meta(out, meta.result_dtype(*xs))
+
+
+@def_op('concat', _concat_meta, inputs=('xs*',), attrs={'axis': 0}, save_inputs=False)
+def concat_op(xs, axis=0):
+    return np.concatenate(xs, axis=axis)
+
+
+@concat_op.def_grad
+def _concat_grad(g, xs, out, axis):
+    ax = axis % len(g.shape)
+    return split_op(g, 0, tuple(int(x.shape[ax]) for x in xs), ax)
+
+
+@concat_op.def_fast_grad
+def _concat_fast(g, xs, out, axis):
+    ax = axis % g.ndim
+    return np.split(g, np.cumsum([np.shape(x)[ax] for x in xs])[:-1], axis=ax)
+
+
+def _split_sizes(n, num, sections, axis):
+    """Section sizes along an axis of size ``n`` (-1 = unknown)."""
+    if num:
+        if n >= 0 and n % num:
+            raise OpError("cannot split axis %d of size %d into %d equal parts" % (axis, n, num))
+        return [n // num if n >= 0 else -1] * num
+    sizes = [int(s) for s in sections]
+    unknown = [i for i, s in enumerate(sizes) if s == -1]
+    if len(unknown) > 1 or any(s < -1 for s in sizes):
+        raise OpError("sections %s may contain at most one -1 and no other negative "
+                      "size" % sizes)
+    if n >= 0:
+        known = sum(s for s in sizes if s >= 0)
+        if unknown:
+            if known > n:
+                raise OpError("sections %s add up to more than the size %d of axis %d"
+                              % (sizes, n, axis))
+            sizes[unknown[0]] = n - known
+        elif known != n:
+            raise OpError("sections %s add up to %d, but axis %d has size %d"
+                          % (sizes, known, axis, n))
+    return sizes
+
+
+def _split_meta(x, num, sections, axis):
+    shape = meta.shape_of(x)
+    ax = meta.normalize_axis(axis, len(shape))
+    sizes = _split_sizes(shape[ax], num, sections, ax)
+    return [Meta(shape[:ax] + (s,) + shape[ax + 1:], meta.dtype_of(x)) for s in sizes]
+
+
+@def_op('split', _split_meta, outputs=('outs*',), save_inputs=False)
+def split_op(x, num=0, sections=(), axis=0):
+    """Split into ``num`` equal parts, or into parts of sizes ``sections``."""
+    ax = axis % x.ndim
+    sizes = _split_sizes(x.shape[ax], num, sections, ax)
+    return np.split(x, np.cumsum(sizes)[:-1], axis=ax)
+
+
+@split_op.def_grad
+def _split_grad(gs, x, outs, num, sections, axis):
+    return concat_op(gs, axis)
+
+
+@split_op.def_fast_grad
+def _split_fast(gs, x, outs, num, sections, axis):
+    return np.concatenate(gs, axis=axis)
+
+
+def _stack_meta(xs, axis):
+    if not xs:
+        raise OpError("x must be a non-empty list of tensors")
+    shapes = [meta.shape_of(m) for m in xs]
+    out = list(shapes[0])
+    for k, s in enumerate(shapes[1:], 1):
+        if len(s) != len(out) or any(a >= 0 and b >= 0 and a != b for a, b in zip(out, s)):
+            raise OpError("all inputs must have the same shape: x[0] has shape %s, x[%d] "
+                          "has shape %s" % (list(shapes[0]), k, list(s)))
+        out = [_merge_dim(a, b) for a, b in zip(out, s)]
+    ax = meta.normalize_axis(axis, len(out) + 1)
+    return Meta(out[:ax] + [len(xs)] + out[ax:], meta.result_dtype(*xs))
+
+
+@def_op('stack', _stack_meta, inputs=('xs*',), attrs={'axis': 0}, save_inputs=False)
+def stack_op(xs, axis=0):
+    return np.stack(xs, axis=axis)
+
+
+@stack_op.def_grad
+def _stack_grad(g, xs, out, axis):
+    return unbind_op(g, axis)
+
+
+@stack_op.def_fast_grad
+def _stack_fast(g, xs, out, axis):
+    return list(np.moveaxis(g, axis, 0))
+
+
+def _unbind_meta(x, axis):
+    shape = meta.shape_of(x)
+    ax = meta.normalize_axis(axis, len(shape))
+    if shape[ax] < 0:
+        raise OpError("unbind needs a known size along axis %d, got shape %s" % (ax, list(shape)))
+    return [Meta(shape[:ax] + shape[ax + 1:], meta.dtype_of(x))] * shape[ax]
+
+
+@def_op('unbind', _unbind_meta, outputs=('outs*',), save_inputs=False)
+def unbind_op(x, axis=0):
+    return list(np.moveaxis(x, axis, 0))
+
+
+@unbind_op.def_grad
+def _unbind_grad(gs, x, outs, axis):
+    return stack_op(gs, axis)
+
+
+@unbind_op.def_fast_grad
+def _unbind_fast(gs, x, outs, axis):
+    return np.stack(gs, axis=axis)
+
+
+def _tensor_list(x, api):
+    if not isinstance(x, (list, tuple)):
+        raise TypeError("%s: x must be a list or tuple of tensors, got %s" % (api, type(x).__name__))
+    return list(x)
+
+
+def concat(x, axis=0, name=None):
+    """Join tensors along an existing axis."""
+    return concat_op(_tensor_list(x, 'concat'), _as_int(axis, 'concat', 'axis'))
+
+
+def stack(x, axis=0, name=None):
+    """Join same-shaped tensors along a new axis."""
+    return stack_op(_tensor_list(x, 'stack'), _as_int(axis, 'stack', 'axis'))
+
+
+def split(x, num_or_sections, axis=0, name=None):
+    """Split ``x`` along ``axis`` into a list of tensors.
+
+    ``num_or_sections`` is a number of equal parts or a list of part sizes
+    (one may be -1, inferred).
+    """
+    axis = _as_int(axis, 'split', 'axis')
+    nd = len(x.shape)
+    if not -nd <= axis < nd:
+        raise OpError("split: axis %d is out of range for a tensor of shape %s" % (axis, list(x.shape)))
+    axis %= nd
+    if isinstance(num_or_sections, (list, tuple)):
+        return split_op(x, 0, tuple(_int_list(num_or_sections, 'split', 'num_or_sections')), axis)
+    num = _as_int(num_or_sections, 'split', 'num_or_sections')
+    if num <= 0:
+        raise OpError("split: num_or_sections must be positive, got %d" % num)
+    return split_op(x, num, (), axis)
+
+
+def chunk(x, chunks, axis=0, name=None):
+    """Split ``x`` into ``chunks`` equal parts along ``axis``."""
+    return split(x, _as_int(chunks, 'chunk', 'chunks'), axis)
+
+
+def unbind(input, axis=0):  # noqa: A002  (Paddle's argument name)
+    """The slices of ``input`` along ``axis``, as a list (that dim removed)."""
+    axis = _as_int(axis, 'unbind', 'axis')
+    nd = len(input.shape)
+    if not -nd <= axis < nd:
+        raise OpError("unbind: axis %d is out of range for a tensor of shape %s"
+                      % (axis, list(input.shape)))
+    return unbind_op(input, axis % nd)
+
+
+def unstack(x, axis=0, num=None):
+    return unbind(x, axis)
+
+
+# ---- expand / broadcast / tile ------------------------------------------------
+
+def _expand_shape(shape, target):
+    shape, target = tuple(shape), tuple(target)
+    if len(target) < len(shape):
+        raise OpError("target shape %s has fewer dims than x's shape %s"
+                      % (list(target), list(shape)))
+    lead = len(target) - len(shape)
+    out = []
+    for i, t in enumerate(target):
+        if i < lead:
+            if t < 0:
+                raise OpError("the new leading dims of shape %s cannot be -1 (x's shape is %s)"
+                              % (list(target), list(shape)))
+            out.append(t)
+            continue
+        d = shape[i - lead]
+        if t == -1:
+            out.append(d)
+        elif d in (1, -1, t):
+            out.append(t)
+        else:
+            raise OpError("cannot expand x of shape %s to %s: dim %d has size %d and only "
+                          "size-1 dims can be expanded" % (list(shape), list(target), i - lead, d))
+    return tuple(out)
+
+
+def _expand_meta(x, shape):
+    return Meta(_expand_shape(meta.shape_of(x), shape), meta.dtype_of(x))
+
+
+@def_op('expand', _expand_meta, save_inputs=False)
+def expand_op(x, shape=()):
+    # a copy, not a read-only broadcast view: later kernels may write into outputs
+    return np.array(np.broadcast_to(x, _expand_shape(np.shape(x), shape)))
+
+
+@expand_op.def_grad
+def _expand_grad(g, x, out, shape):
+    return reduce_as(g, x)
+
+
+@expand_op.def_fast_grad
+def _expand_fast(g, x, out, shape):
+    return unbroadcast(g, np.shape(x))
+
+
+def _tile_layout(shape, reps):
+    d = max(len(shape), len(reps))
+    return (1,) * (d - len(shape)) + tuple(shape), (1,) * (d - len(reps)) + tuple(reps)
+
+
+def _tile_meta(x, repeat_times):
+    shape, reps = _tile_layout(meta.shape_of(x), repeat_times)
+    return Meta([s * r if s >= 0 else -1 for s, r in zip(shape, reps)], meta.dtype_of(x))
+
+
+@def_op('tile', _tile_meta, save_inputs=False)
+def tile_op(x, repeat_times=()):
+    return np.tile(x, repeat_times)
+
+
+def _tile_reduce(g, x_shape, repeat_times):
+    """Sum the tiled copies of g back onto x's shape."""
+    shape, reps = _tile_layout(x_shape, repeat_times)
+    inter = [v for pair in zip(reps, shape) for v in pair]
+    return g.reshape(inter).sum(axis=tuple(range(0, 2 * len(shape), 2))).reshape(x_shape)
+
+
+def _tile_grad_meta(g, x, repeat_times):
+    return Meta(meta.shape_of(x), meta.dtype_of(g))
+
+
+@def_op('tile_grad', _tile_grad_meta, no_grad_inputs=('x',), save_inputs=False)
+def tile_grad_op(g, x, repeat_times=()):
+    """The gradient of ``tile``: g's tiles summed onto x's shape."""
+    return _tile_reduce(g, np.shape(x), repeat_times)
+
+
+@tile_grad_op.def_grad
+def _tile_grad_grad(gg, g, x, out, repeat_times):
+    return tile_op(gg, repeat_times), None
+
+
+@tile_op.def_grad
+def _tile_grad(g, x, out, repeat_times):
+    return tile_grad_op(g, x, repeat_times)
+
+
+@tile_op.def_fast_grad
+def _tile_fast(g, x, out, repeat_times):
+    return _tile_reduce(g, np.shape(x), repeat_times)
+
+
+def expand(x, shape, name=None):
+    """Broadcast ``x`` to ``shape``; -1 keeps x's dim."""
+    return expand_op(x, tuple(_int_list(shape, 'expand', 'shape')))
+
+
+def broadcast_to(x, shape, name=None):
+    """Broadcast ``x`` to ``shape`` (same as ``expand``)."""
+    return expand_op(x, tuple(_int_list(shape, 'broadcast_to', 'shape')))
+
+
+def expand_as(x, y, name=None):
+    """Broadcast ``x`` to the shape of ``y``."""
+    return expand_as_op(x, y)
+
+
+def broadcast_tensors(input, name=None):  # noqa: A002
+    """Broadcast a list of tensors to their common shape."""
+    shape = ()
+    for t in input:
+        shape = meta.broadcast_shapes(shape, tuple(t.shape), 'broadcast_tensors inputs')
+    return [t if tuple(t.shape) == shape else expand_op(t, shape) for t in input]
+
+
+def tile(x, repeat_times, name=None):
+    """Repeat ``x`` ``repeat_times[i]`` times along dim i."""
+    reps = _int_list(repeat_times, 'tile', 'repeat_times')
+    if any(r < 0 for r in reps):
+        raise OpError("tile: repeat_times must be non-negative, got %s" % reps)
+    return tile_op(x, tuple(reps))
+
+
+# ---- flip / roll ----------------------------------------------------------------
+
+@def_op('flip', meta.unchanged, save_inputs=False)
+def flip_op(x, axis=()):
+    return np.flip(x, axis=tuple(axis))
+
+
+@flip_op.def_grad
+def _flip_grad(g, x, out, axis):
+    return flip_op(g, axis)
+
+
+@flip_op.def_fast_grad
+def _flip_fast(g, x, out, axis):
+    return np.flip(g, axis=tuple(axis))
+
+
+@def_op('roll', meta.unchanged, save_inputs=False)
+def roll_op(x, shifts=(), axis=None):
+    return np.roll(x, tuple(shifts), axis=None if axis is None else tuple(axis))
+
+
+@roll_op.def_grad
+def _roll_grad(g, x, out, shifts, axis):
+    return roll_op(g, tuple(-s for s in shifts), axis)
+
+
+@roll_op.def_fast_grad
+def _roll_fast(g, x, out, shifts, axis):
+    return np.roll(g, tuple(-s for s in shifts), axis=None if axis is None else tuple(axis))
+
+
+def flip(x, axis, name=None):
+    """Reverse the order of elements along ``axis`` (an int or a list)."""
+    nd = len(x.shape)
+    return flip_op(x, tuple(meta.normalize_axis(a, nd) for a in _int_list(axis, 'flip', 'axis')))
+
+
+def roll(x, shifts, axis=None, name=None):
+    """Shift elements circularly; with ``axis=None`` over the flattened tensor."""
+    shifts = _int_list(shifts, 'roll', 'shifts')
+    axis = _axis_list(axis, 'roll')
+    if axis is None:
+        if len(shifts) != 1:
+            raise OpError("roll: with axis=None, shifts must be a single int, got %s" % shifts)
+    else:
+        nd = len(x.shape)
+        axis = [meta.normalize_axis(a, nd) for a in axis]
+        if len(axis) != len(shifts):
+            raise OpError("roll: shifts %s and axis %s must have the same length" % (shifts, axis))
+        axis = tuple(axis)
+    return roll_op(x, tuple(shifts), axis)
+
+
+# ---- pad --------------------------------------------------------------------------
+
+_NP_PAD_MODE = {'constant': 'constant', 'reflect': 'reflect', 'replicate': 'edge',
+                'circular': 'wrap'}
+
+
+def _check_pad(shape, paddings, mode):
+    if len(paddings) != len(shape):
+        raise OpError("paddings give %d dims for a tensor of shape %s" % (len(paddings), list(shape)))
+    for axis, ((b, a), n) in enumerate(zip(paddings, shape)):
+        if b < 0 or a < 0:
+            raise OpError("negative padding %s for axis %d is not supported" % ([b, a], axis))
+        if n < 0 or not (b or a):
+            continue
+        if mode == 'reflect' and (b >= n or a >= n):
+            raise OpError("reflect padding %s must be smaller than the size %d of axis %d"
+                          % ([b, a], n, axis))
+        if mode in ('replicate', 'circular') and n == 0:
+            raise OpError("%s padding of the empty axis %d" % (mode, axis))
+        if mode == 'circular' and (b > n or a > n):
+            raise OpError("circular padding %s must not exceed the size %d of axis %d"
+                          % ([b, a], n, axis))
+
+
+def _pad_meta(x, paddings, mode, value):
+    shape = meta.shape_of(x)
+    _check_pad(shape, paddings, mode)
+    return Meta([n + b + a if n >= 0 else -1 for n, (b, a) in zip(shape, paddings)],
+                meta.dtype_of(x))
+
+
+@def_op('pad', _pad_meta, save_inputs=False)
+def pad_op(x, paddings=(), mode='constant', value=0.0):
+    """Pad each dim by ``paddings[i] = [before, after]``."""
+    _check_pad(x.shape, paddings, mode)
+    if mode == 'constant':
+        return np.pad(x, paddings, mode='constant', constant_values=value)
+    return np.pad(x, paddings, mode=_NP_PAD_MODE[mode])
+
+
+def _pad_adjoint(g, paddings, mode):
+    """Sum each padded position's gradient back onto the element it copies."""
+    for axis, (b, a) in enumerate(paddings):
+        if not (b or a):
+            continue
+        gm = np.moveaxis(g, axis, 0)
+        n = gm.shape[0] - b - a
+        out = gm[b:b + n].copy()
+        if mode != 'constant':
+            source = np.pad(np.arange(n), (b, a), mode=_NP_PAD_MODE[mode])
+            border = np.r_[0:b, b + n:b + n + a]
+            np.add.at(out, source[border], gm[border])
+        g = np.moveaxis(out, 0, axis)
+    return g
+
+
+def _pad_grad_meta(g, x, paddings, mode):
+    return Meta(meta.shape_of(x), meta.dtype_of(g))
+
+
+@def_op('pad_grad', _pad_grad_meta, no_grad_inputs=('x',), save_inputs=False)
+def pad_grad_op(g, x, paddings=(), mode='constant'):
+    """The adjoint of ``pad`` (x only gives the shape)."""
+    return _pad_adjoint(g, paddings, mode)
+
+
+@pad_grad_op.def_grad
+def _pad_grad_grad(gg, g, x, out, paddings, mode):
+    return pad_op(gg, paddings, mode, 0.0), None
+
+
+@pad_op.def_grad
+def _pad_grad(g, x, out, paddings, mode, value):
+    return pad_grad_op(g, x, paddings, mode)
+
+
+@pad_op.def_fast_grad
+def _pad_fast(g, x, out, paddings, mode, value):
+    return _pad_adjoint(g, paddings, mode)
+
+
+def _spatial_axes(ndim, data_format):
+    fmt = str(data_format).upper()
+    if len(fmt) != ndim or fmt[0] != 'N' or 'C' not in (fmt[1], fmt[-1]):
+        # data_format does not describe this rank: default to channels-first
+        return list(range(2, ndim))
+    return list(range(2, ndim)) if fmt[1] == 'C' else list(range(1, ndim - 1))
+
+
+def _pad_pairs(ndim, pad, mode, data_format):
+    """Paddle's pad list -> one [before, after] pair per dim."""
+    pairs = [[0, 0] for _ in range(ndim)]
+    if len(pad) % 2:
+        raise OpError("pad: the pad list must have an even length, got %s" % pad)
+    if len(pad) == 2 * ndim:
+        # a full list pads from the first dim: [d0_before, d0_after, d1_before, ...]
+        for i in range(ndim):
+            pairs[i] = [pad[2 * i], pad[2 * i + 1]]
+    elif ndim in (3, 4, 5) and len(pad) == 2 * (ndim - 2):
+        # [left, right, top, bottom, front, back]: the last spatial dim first
+        for k, axis in enumerate(reversed(_spatial_axes(ndim, data_format))):
+            pairs[axis] = [pad[2 * k], pad[2 * k + 1]]
+    elif mode == 'constant' and len(pad) <= 2 * ndim:
+        for k in range(len(pad) // 2):
+            pairs[ndim - 1 - k] = [pad[2 * k], pad[2 * k + 1]]
+    else:
+        raise OpError("pad: a pad list of length %d does not fit a %d-D tensor in mode '%s' "
+                      "(use 2*ndim values, or 2*(ndim-2) for 3-D/4-D/5-D inputs)"
+                      % (len(pad), ndim, mode))
+    return tuple(tuple(p) for p in pairs)
+
+
+def pad(x, pad, mode='constant', value=0.0, data_format='NCHW', name=None):
+    """Pad ``x`` (Paddle's ``paddle.nn.functional.pad``).
+
+    ``pad`` lists 2*ndim values [before, after] per dim from the first dim, or
+    for 3-D/4-D/5-D inputs 2*(ndim-2) values for the spatial dims starting
+    from the last: ``[left, right, top, bottom, front, back]``. ``mode`` is
+    'constant' (with ``value``), 'reflect', 'replicate' or 'circular'.
+    """
+    if mode not in _NP_PAD_MODE:
+        raise OpError("pad: mode must be one of %s, got %r" % (sorted(_NP_PAD_MODE), mode))
+    pad = _int_list(pad, 'pad', 'pad')
+    pairs = _pad_pairs(len(x.shape), pad, mode, data_format)
+    if hasattr(value, 'item') and not isinstance(value, np.ndarray):
+        value = value.item()
+    return pad_op(x, pairs, mode, float(value) if mode == 'constant' else 0.0)
+
+
+# ---- gather / index_select / index_add -------------------------------------------
+
+def _check_index_dtype(index, what='index'):
+    d = np.dtype(meta.dtype_of(index)) if not isinstance(index, _SCALARS) else np.dtype(int)
+    if d.kind not in 'iu':
+        raise OpError("%s must be an integer tensor, got dtype %s" % (what, d))
+
+
+def _gather_meta(x, index, axis):
+    _check_index_dtype(index)
+    shape = meta.shape_of(x)
+    ax = meta.normalize_axis(axis, len(shape))
+    return Meta(shape[:ax] + meta.shape_of(index) + shape[ax + 1:], meta.dtype_of(x))
+
+
+@def_op('gather', _gather_meta, no_grad_inputs=('index',), save_inputs=False)
+def gather_op(x, index, axis=0):
+    """Rows (along ``axis``) of x picked by an integer index tensor."""
+    return np.take(x, index, axis=axis)
+
+
+def _axis_index(ndim, axis, index):
+    return (_pyslice(None),) * (axis % ndim) + (index,)
+
+
+@gather_op.def_grad
+def _gather_grad(g, x, index, out, axis):
+    return index_add_op(_zeros_like(x), index, g, axis), None
+
+
+@gather_op.def_fast_grad
+def _gather_fast(g, x, index, out, axis):
+    z = np.zeros(np.shape(x), g.dtype)
+    np.add.at(z, _axis_index(z.ndim, axis, index), g)
+    return z, None
+
+
+def _index_add_meta(x, index, value, axis):
+    _check_index_dtype(index)
+    return meta.unchanged(x)
+
+
+@def_op('index_add', _index_add_meta, no_grad_inputs=('index',), save_inputs=False)
+def index_add_op(x, index, value, axis=0):
+    """x with ``value`` added at ``index`` along ``axis`` (repeated indices accumulate)."""
+    out = np.array(x, copy=True)
+    np.add.at(out, _axis_index(out.ndim, axis, index), value)
+    return out
+
+
+@index_add_op.def_grad
+def _index_add_grad(g, x, index, value, out, axis):
+    gv = sum_like(gather_op(g, index, axis), value) if is_value(value) else None
+    return sum_like(g, x), None, gv
+
+
+@index_add_op.def_fast_grad
+def _index_add_fast(g, x, index, value, out, axis):
+    gv = ub(np.take(g, index, axis=axis), value)
+    return ub(g, x), None, gv
+
+
+def _norm_axis(x, axis, api):
+    nd = len(x.shape)
+    axis = _as_int(axis, api, 'axis')
+    if not -max(nd, 1) <= axis < max(nd, 1):
+        raise OpError("%s: axis %d is out of range for a tensor of shape %s"
+                      % (api, axis, list(x.shape)))
+    return axis % nd if nd else 0
+
+
+def gather(x, index, axis=None, name=None):
+    """Slices of ``x`` along ``axis`` (default 0) picked by a 1-D index tensor."""
+    return gather_op(x, index, _norm_axis(x, 0 if axis is None else axis, 'gather'))
+
+
+def index_select(x, index, axis=0, name=None):
+    """Slices of ``x`` along ``axis`` picked by a 1-D index tensor."""
+    return gather_op(x, index, _norm_axis(x, axis, 'index_select'))
+
+
+def index_add(x, index, axis, value, name=None):
+    """``x`` with ``value`` added at ``index`` along ``axis``."""
+    return index_add_op(x, index, value, _norm_axis(x, axis, 'index_add'))
+
+
+# ---- gather_nd / scatter_nd_add ---------------------------------------------------
+
+def _gather_nd_meta(x, index):
+    _check_index_dtype(index)
+    shape, ishape = meta.shape_of(x), meta.shape_of(index)
+    if not ishape or ishape[-1] < 0:
+        raise OpError("index must have a known last dim (the number of indexed dims), "
+                      "got shape %s" % list(ishape))
+    k = ishape[-1]
+    if k > len(shape):
+        raise OpError("index's last dim %d is larger than the %d dims of x (shape %s)"
+                      % (k, len(shape), list(shape)))
+    return Meta(ishape[:-1] + shape[k:], meta.dtype_of(x))
+
+
+def _nd_index(index):
+    return tuple(np.moveaxis(index, -1, 0))
+
+
+@def_op('gather_nd', _gather_nd_meta, no_grad_inputs=('index',), save_inputs=False)
+def gather_nd_op(x, index):
+    """``out[i...] = x[index[i..., 0], ..., index[i..., k-1]]``."""
+    if index.shape[-1] == 0:
+        return np.array(np.broadcast_to(x, index.shape[:-1] + x.shape))
+    return x[_nd_index(index)]
+
+
+@gather_nd_op.def_grad
+def _gather_nd_grad(g, x, index, out):
+    return scatter_nd_add_op(_zeros_like(x), index, g), None
+
+
+@gather_nd_op.def_fast_grad
+def _gather_nd_fast(g, x, index, out):
+    z = np.zeros(np.shape(x), g.dtype)
+    if index.shape[-1] == 0:
+        return unbroadcast(g, z.shape), None
+    np.add.at(z, _nd_index(index), g)
+    return z, None
+
+
+def _scatter_nd_add_meta(x, index, updates):
+    expect = _gather_nd_meta(x, index).shape
+    us = meta.shape_of(updates)
+    if len(us) != len(expect) or any(a >= 0 and b >= 0 and a != b for a, b in zip(us, expect)):
+        raise OpError("updates must have shape index.shape[:-1] + x.shape[k:] = %s, got %s"
+                      % (list(expect), list(us)))
+    return meta.unchanged(x)
+
+
+@def_op('scatter_nd_add', _scatter_nd_add_meta, no_grad_inputs=('index',), save_inputs=False)
+def scatter_nd_add_op(x, index, updates):
+    """x with ``updates`` added at the positions ``index`` names (accumulating)."""
+    out = np.array(x, copy=True)
+    if index.shape[-1] == 0:
+        return out + unbroadcast(np.asarray(updates), out.shape)
+    np.add.at(out, _nd_index(index), updates)
+    return out
+
+
+@scatter_nd_add_op.def_grad
+def _scatter_nd_add_grad(g, x, index, updates, out):
+    return sum_like(g, x), None, sum_like(gather_nd_op(g, index), updates)
+
+
+@scatter_nd_add_op.def_fast_grad
+def _scatter_nd_add_fast(g, x, index, updates, out):
+    gu = g[_nd_index(index)] if index.shape[-1] else np.broadcast_to(g, index.shape[:-1] + g.shape)
+    return ub(g, x), None, ub(np.asarray(gu), updates)
+
+
+def gather_nd(x, index, name=None):
+    """Elements or slices of ``x`` addressed by the last dim of ``index``."""
+    return gather_nd_op(x, index)
+
+
+def scatter_nd_add(x, index, updates, name=None):
+    """``x`` with ``updates`` added at ``index`` (repeated indices accumulate)."""
+    return scatter_nd_add_op(x, index, updates)
+
+
+def scatter_nd(index, updates, shape, name=None):
+    """Zeros of ``shape`` with ``updates`` added at ``index``."""
+    from .creation import zeros
+    return scatter_nd_add_op(zeros(shape, updates.dtype), index, updates)
+
+
+# ---- scatter (Paddle semantics) ---------------------------------------------------
+
+def _scatter_rows(index, n):
+    """The 1-D index as non-negative rows, checked against the axis size ``n``."""
+    idx = np.asarray(index).reshape(-1).astype(np.int64, copy=False)
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        bad = idx[(idx < -n) | (idx >= n)][0]
+        raise OpError("index %d is out of range for axis 0 with size %d" % (bad, n))
+    return np.where(idx < 0, idx + n, idx)
+
+
+def _last_occurrence(rows):
+    """Positions in ``rows`` that are the last occurrence of their value."""
+    _, first_in_reversed = np.unique(rows[::-1], return_index=True)
+    return len(rows) - 1 - first_in_reversed
+
+
+def _scatter_meta(x, index, updates, overwrite):
+    _check_index_dtype(index)
+    shape, us, ishape = meta.shape_of(x), meta.shape_of(updates), meta.shape_of(index)
+    if len(ishape) > 2 or (len(ishape) == 2 and ishape[1] != 1):
+        raise OpError("index must be 1-D (or [N, 1]), got shape %s" % list(ishape))
+    if len(us) != len(shape) or any(a >= 0 and b >= 0 and a != b for a, b in zip(us[1:], shape[1:])):
+        raise OpError("updates must have shape [len(index)] + x.shape[1:] = %s, got %s"
+                      % ([ishape[0] if ishape else 1] + list(shape[1:]), list(us)))
+    return meta.unchanged(x)
+
+
+@def_op('scatter', _scatter_meta, no_grad_inputs=('index',), save_inputs=False)
+def scatter_op(x, index, updates, overwrite=True):
+    """Rows ``index`` of x replaced by ``updates`` (overwrite: the last repeated
+    index wins) or set to the sum of their updates (overwrite=False)."""
+    out = np.array(x, copy=True)
+    rows = _scatter_rows(index, out.shape[0])
+    if overwrite:
+        keep = _last_occurrence(rows)
+        out[rows[keep]] = np.asarray(updates)[keep]
+    else:
+        out[rows] = 0
+        np.add.at(out, rows, updates)
+    return out
+
+
+def _scatter_mask_meta(index, updates):
+    return meta.unchanged(updates)
+
+
+@def_op('scatter_update_mask', _scatter_mask_meta, differentiable=False)
+def scatter_update_mask_op(index, updates):
+    """1 for the rows of ``updates`` an overwriting scatter keeps, else 0."""
+    mask = np.zeros(np.shape(updates), np.asarray(updates).dtype)
+    rows = np.asarray(index).reshape(-1)
+    mask[_last_occurrence(rows)] = 1
+    return mask
+
+
+@scatter_op.def_grad
+def _scatter_grad(g, x, index, updates, out, overwrite):
+    gx = scatter_op(g, index, _zeros_like(updates), True)
+    flat = reshape_op(index, (-1,))
+    gu = gather_op(g, flat, 0)
+    if overwrite:
+        gu = gu * scatter_update_mask_op(flat, updates)
+    return gx, None, gu
+
+
+@scatter_op.def_fast_grad
+def _scatter_fast(g, x, index, updates, out, overwrite):
+    rows = _scatter_rows(index, g.shape[0])
+    gx = g.copy()
+    gx[rows] = 0
+    gu = g[rows]
+    if overwrite:
+        dropped = np.ones(len(rows), bool)
+        dropped[_last_occurrence(rows)] = False
+        gu[dropped] = 0
+    return gx, None, gu
+
+
+def scatter(x, index, updates, overwrite=True, name=None):
+    """Paddle's scatter: rows ``index`` of ``x`` get ``updates``.
+
+    With ``overwrite=True`` a repeated index keeps its last update; with
+    False the indexed rows are zeroed and then all their updates added.
+    """
+    return scatter_op(x, index, updates, bool(overwrite))
+
+
+# ---- where / nonzero / masked ops -----------------------------------------------
+
+def _where_meta(condition, x, y):
+    shape = meta.broadcast_shapes(meta.shape_of(condition), meta.shape_of(x), 'condition and x')
+    shape = meta.broadcast_shapes(shape, meta.shape_of(y), 'condition, x and y')
+    return Meta(shape, meta.result_dtype(x, y))
+
+
+@def_op('where', _where_meta, no_grad_inputs=('condition',))
+def where_op(condition, x, y):
+    return np.where(condition, x, y)
+
+
+@where_op.def_grad
+def _where_grad(g, condition, x, y, out):
+    # zeros as a tensor, not 0.0: a static constant would take the bool
+    # condition's dtype as its reference and promote g to float64
+    zero = _zeros_like(g)
+    gx = sum_like(where_op(condition, g, zero), x) if is_value(x) else None
+    gy = sum_like(where_op(condition, zero, g), y) if is_value(y) else None
+    return None, gx, gy
+
+
+@where_op.def_fast_grad
+def _where_fast(g, condition, x, y, out):
+    gx = ub(np.where(condition, g, 0), x) if type(x) is _ndarray else None
+    gy = ub(np.where(condition, 0, g), y) if type(y) is _ndarray else None
+    return None, gx, gy
+
+
+def _nonzero_meta(x):
+    return Meta((-1, len(meta.shape_of(x))), np.int64)
+
+
+@def_op('nonzero', _nonzero_meta, differentiable=False)
+def nonzero_op(x):
+    return np.argwhere(x).astype(np.int64, copy=False)
+
+
+def nonzero(x, as_tuple=False):
+    """Indices of the non-zero elements: ``[z, ndim]`` int64, or with
+    ``as_tuple=True`` a tuple of ``[z, 1]`` tensors, one per dim (as Paddle)."""
+    idx = nonzero_op(x)
+    if not as_tuple:
+        return idx
+    return tuple(getitem_op(idx, [], [['slice', None, None, None], ['slice', i, i + 1, None]])
+                 for i in range(len(x.shape)))
+
+
+def where(condition, x=None, y=None, name=None):
+    """Elements of ``x`` where ``condition`` holds, else of ``y``; with only
+    ``condition``, the indices of its true elements (``nonzero(as_tuple=True)``)."""
+    if x is None and y is None:
+        return nonzero(condition, as_tuple=True)
+    if x is None or y is None:
+        raise OpError("where: give both x and y, or neither")
+    if isinstance(x, _SCALARS) and isinstance(y, _SCALARS):
+        x = to_tensor(x)    # both scalars: Paddle's dtype defaults, not numpy's
+    return where_op(condition, x, y)
+
+
+def _masked_fill_meta(x, mask, value):
+    if np.dtype(meta.dtype_of(mask)) != np.bool_:
+        raise OpError("mask must be a bool tensor, got dtype %s" % meta.dtype_of(mask))
+    shape = meta.broadcast_shapes(meta.shape_of(x), meta.shape_of(mask), 'x and mask')
+    return Meta(shape, meta.dtype_of(x))
+
+
+@def_op('masked_fill', _masked_fill_meta, no_grad_inputs=('mask',), save_inputs=False)
+def masked_fill_op(x, mask, value):
+    """``value`` where ``mask`` is true, else x (keeps x's dtype)."""
+    if np.asarray(mask).dtype != np.bool_:
+        raise OpError("mask must be a bool tensor, got dtype %s" % np.asarray(mask).dtype)
+    return np.where(mask, value, x).astype(np.asarray(x).dtype, copy=False)
+
+
+@masked_fill_op.def_grad
+def _masked_fill_grad(g, x, mask, value, out):
+    zero = _zeros_like(g)
+    gx = sum_like(where_op(mask, zero, g), x)
+    gv = sum_like(where_op(mask, g, zero), value) if is_value(value) else None
+    return gx, None, gv
+
+
+@masked_fill_op.def_fast_grad
+def _masked_fill_fast(g, x, mask, value, out):
+    gv = ub(np.where(mask, g, 0), value) if type(value) is _ndarray else None
+    return ub(np.where(mask, 0, g), x), None, gv
+
+
+def masked_fill(x, mask, value, name=None):
+    """``x`` with ``value`` (a number or 0-d tensor) where ``mask`` is true."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    return masked_fill_op(x, mask, value)
+
+
+def masked_select(x, mask, name=None):
+    """1-D tensor of the elements of ``x`` where ``mask`` is true (broadcasting)."""
+    xs, ms = tuple(x.shape), tuple(mask.shape)
+    if xs != ms:
+        shape = meta.broadcast_shapes(xs, ms, 'masked_select: x and mask')
+        x = x if xs == shape else expand_op(x, shape)
+        mask = mask if ms == shape else expand_op(mask, shape)
+    if np.dtype(mask.dtype) != np.bool_:
+        raise OpError("masked_select: mask must be a bool tensor, got dtype %s" % mask.dtype)
+    return getitem_op(x, [mask], [['tensor', 0]])
+
+
+# ---- sort / argsort / topk / take_along_axis / put_along_axis ---------------------
+
+def _sort_key(x, descending):
+    """An array whose ascending order is the wanted order (stable for ties)."""
+    if not descending:
+        return x
+    if x.dtype.kind == 'b':
+        return ~x
+    if x.dtype.kind == 'u':
+        return -(x.astype(np.int64))
+    return -x
+
+
+def _argsort_meta(x, axis, descending):
+    shape = meta.shape_of(x)
+    meta.normalize_axis(axis, len(shape))
+    return Meta(shape, np.int64)
+
+
+@def_op('argsort', _argsort_meta, differentiable=False)
+def argsort_op(x, axis=-1, descending=False):
+    return np.argsort(_sort_key(x, descending), axis=axis, kind='stable').astype(np.int64, copy=False)
+
+
+def _along_axis_index(indices, axis, x_shape):
+    """A fancy index addressing ``x[..., indices[...], ...]`` along ``axis``;
+    size-1 dims of x broadcast against indices (as numpy's take_along_axis)."""
+    nd = indices.ndim
+    out_shape = list(np.broadcast_shapes(
+        tuple(1 if d == axis else s for d, s in enumerate(x_shape)), indices.shape))
+    out_shape[axis] = indices.shape[axis]
+    idx = []
+    for d in range(nd):
+        if d == axis:
+            idx.append(np.broadcast_to(indices, out_shape))
+            continue
+        n = out_shape[d]
+        shape = [1] * nd
+        shape[d] = n
+        ar = np.arange(n) if x_shape[d] != 1 else np.zeros(n, np.int64)
+        idx.append(ar.reshape(shape))
+    return tuple(idx), tuple(out_shape)
+
+
+def _along_meta(x, indices, axis):
+    _check_index_dtype(indices, 'indices')
+    shape, ishape = meta.shape_of(x), meta.shape_of(indices)
+    if len(shape) != len(ishape):
+        raise OpError("indices (shape %s) must have as many dims as x (shape %s)"
+                      % (list(ishape), list(shape)))
+    ax = meta.normalize_axis(axis, len(shape))
+    out = [ishape[d] if d == ax else meta.broadcast_shapes((s,), (i,), 'x and indices')[0]
+           for d, (s, i) in enumerate(zip(shape, ishape))]
+    return ax, out
+
+
+def _take_along_meta(x, indices, axis):
+    _, out = _along_meta(x, indices, axis)
+    return Meta(out, meta.dtype_of(x))
+
+
+@def_op('take_along_axis', _take_along_meta, no_grad_inputs=('indices',), save_inputs=False)
+def take_along_axis_op(x, indices, axis=0):
+    return x[_along_axis_index(indices, axis % x.ndim, x.shape)[0]]
+
+
+@take_along_axis_op.def_grad
+def _take_along_grad(g, x, indices, out, axis):
+    return put_along_axis_op(_zeros_like(x), indices, g, axis, 'add'), None
+
+
+@take_along_axis_op.def_fast_grad
+def _take_along_fast(g, x, indices, out, axis):
+    z = np.zeros(np.shape(x), g.dtype)
+    np.add.at(z, _along_axis_index(indices, axis % z.ndim, z.shape)[0], g)
+    return z, None
+
+
+def _put_along_meta(x, indices, values, axis, reduce):
+    if reduce not in ('assign', 'add'):
+        raise OpError("reduce must be 'assign' or 'add', got %r" % (reduce,))
+    _along_meta(x, indices, axis)
+    return meta.unchanged(x)
+
+
+@def_op('put_along_axis', _put_along_meta, no_grad_inputs=('indices',), save_inputs=False)
+def put_along_axis_op(x, indices, values, axis=0, reduce='assign'):
+    """x with ``values`` written ('assign') or added ('add') at ``indices`` along axis."""
+    out = np.array(x, copy=True)
+    idx, shape = _along_axis_index(indices, axis % out.ndim, out.shape)
+    if reduce == 'add':
+        np.add.at(out, idx, np.broadcast_to(values, shape))
+    elif reduce == 'assign':
+        out[idx] = np.broadcast_to(values, shape)
+    else:
+        raise OpError("reduce must be 'assign' or 'add', got %r" % (reduce,))
+    return out
+
+
+@put_along_axis_op.def_grad
+def _put_along_grad(g, x, indices, values, out, axis, reduce):
+    gx = g if reduce == 'add' else put_along_axis_op(g, indices, 0.0, axis, 'assign')
+    gv = sum_like(take_along_axis_op(g, indices, axis), values) if is_value(values) else None
+    return sum_like(gx, x), None, gv
+
+
+@put_along_axis_op.def_fast_grad
+def _put_along_fast(g, x, indices, values, out, axis, reduce):
+    idx, _ = _along_axis_index(indices, axis % g.ndim, g.shape)
+    gv = ub(g[idx], values) if type(values) is _ndarray else None
+    if reduce != 'add':
+        g = g.copy()
+        g[idx] = 0
+    return ub(g, x), None, gv
+
+
+def _topk_meta(x, k, axis, largest, sorted):
+    shape = list(meta.shape_of(x))
+    ax = meta.normalize_axis(axis, len(shape))
+    if shape[ax] >= 0 and not 0 <= k <= shape[ax]:
+        raise OpError("k (%d) must be in [0, %d], the size of axis %d of x (shape %s)"
+                      % (k, shape[ax], ax, shape))
+    shape[ax] = k
+    return Meta(shape, meta.dtype_of(x)), Meta(shape, np.int64)
+
+
+@def_op('topk', _topk_meta, outputs=('out', 'indices'), nondiff_outputs=('indices',),
+        save_inputs=False)
+def topk_op(x, k=1, axis=-1, largest=True, sorted=True):  # noqa: A002
+    """The k largest (or smallest) values along ``axis`` and their indices, sorted."""
+    ax = axis % x.ndim
+    n = x.shape[ax]
+    if not 0 <= k <= n:
+        raise OpError("k (%d) must be in [0, %d], the size of axis %d of x (shape %s)"
+                      % (k, n, ax, list(x.shape)))
+    key = _sort_key(x, largest)
+    if k == 0:
+        idx = np.zeros(x.shape[:ax] + (0,) + x.shape[ax + 1:], np.int64)
+    elif 4 * k < n:   # partition first: O(n) instead of a full sort
+        part = np.take(np.argpartition(key, k - 1, axis=ax), np.arange(k), axis=ax)
+        order = np.argsort(np.take_along_axis(key, part, ax), axis=ax, kind='stable')
+        idx = np.take_along_axis(part, order, ax)
+    else:
+        idx = np.take(np.argsort(key, axis=ax, kind='stable'), np.arange(k), axis=ax)
+    idx = idx.astype(np.int64, copy=False)
+    return np.take_along_axis(x, idx, ax), idx
+
+
+@topk_op.def_grad
+def _topk_grad(g, g_idx, x, out, indices, k, axis, largest, sorted):
+    return put_along_axis_op(_zeros_like(x), indices, g, axis, 'add')
+
+
+@topk_op.def_fast_grad
+def _topk_fast(g, g_idx, x, out, indices, k, axis, largest, sorted):
+    z = np.zeros(np.shape(x), g.dtype)
+    np.put_along_axis(z, indices, g, axis % z.ndim)   # indices are distinct
+    return z
+
+
+def argsort(x, axis=-1, descending=False, name=None):
+    """Indices (int64) that sort ``x`` along ``axis`` (stable)."""
+    return argsort_op(x, _norm_axis(x, axis, 'argsort'), bool(descending))
+
+
+def sort(x, axis=-1, descending=False, name=None):
+    """``x`` sorted along ``axis`` (differentiable)."""
+    axis = _norm_axis(x, axis, 'sort')
+    return take_along_axis_op(x, argsort_op(x, axis, bool(descending)), axis)
+
+
+def topk(x, k, axis=None, largest=True, sorted=True, name=None):  # noqa: A002
+    """``(values, indices)`` of the ``k`` largest (or smallest) elements along
+    ``axis`` (default: the last); indices are int64."""
+    axis = _norm_axis(x, -1 if axis is None else axis, 'topk')
+    return topk_op(x, _as_int(k, 'topk', 'k'), axis, bool(largest), bool(sorted))
+
+
+def take_along_axis(arr, indices, axis, broadcast=True):
+    """``arr`` values at ``indices`` along ``axis`` (numpy's take_along_axis)."""
+    return take_along_axis_op(arr, indices, _norm_axis(arr, axis, 'take_along_axis'))
+
+
+def put_along_axis(arr, indices, values, axis, reduce='assign', include_self=True,
+                   broadcast=True):
+    """``arr`` with ``values`` put ('assign') or added ('add') at ``indices`` along ``axis``."""
+    if reduce not in ('assign', 'add'):
+        raise OpError("put_along_axis: reduce must be 'assign' or 'add', got %r" % (reduce,))
+    if isinstance(values, np.generic):
+        values = values.item()
+    return put_along_axis_op(arr, indices, values, _norm_axis(arr, axis, 'put_along_axis'), reduce)
+
+
+# ---- one_hot / assign / clone / shape / numel --------------------------------------
+
+def _one_hot_meta(x, num_classes):
+    _check_index_dtype(x, 'x')
+    return Meta(meta.shape_of(x) + (num_classes,), np.float32)
+
+
+@def_op('one_hot', _one_hot_meta, differentiable=False)
+def one_hot_op(x, num_classes=1):
+    if x.size and (x.min() < 0 or x.max() >= num_classes):
+        raise OpError("labels must be in [0, num_classes=%d), got values in [%d, %d]"
+                      % (num_classes, x.min(), x.max()))
+    return (x[..., None] == np.arange(num_classes)).astype(np.float32)
+
+
+def one_hot(x, num_classes, name=None):
+    """Float32 one-hot encoding: a new last dim of size ``num_classes``."""
+    return one_hot_op(x, _as_int(num_classes, 'one_hot', 'num_classes'))
+
+
+@def_op('assign', meta.unchanged, save_inputs=False)
+def assign_op(x):
+    """A copy of x (differentiable)."""
+    return np.array(x, copy=True)
+
+
+assign_op.def_grad(lambda g, x, out: g)
+assign_op.def_fast_grad(lambda g, x, out: g)
+
+
+def assign(x, output=None):
+    """A copy of ``x`` (a tensor, numpy array, list or number); with
+    ``output`` the copy is written into that tensor."""
+    if not is_value(x):
+        x = to_tensor(np.asarray(x) if isinstance(x, (list, tuple)) else x)
+    out = assign_op(x)
+    if output is None:
+        return out
+    output._inplace_assign(out)
+    return output
+
+
+def clone(x, name=None):
+    """A differentiable copy of ``x``."""
+    return assign_op(x)
+
+
+def _shape_meta(x):
+    return Meta((len(meta.shape_of(x)),), np.int32)
+
+
+@def_op('shape', _shape_meta, differentiable=False)
+def shape_op(x):
+    return np.asarray(np.shape(x), np.int32)
+
+
+def _numel_meta(x):
+    return Meta((), np.int64)
+
+
+@def_op('numel', _numel_meta, differentiable=False)
+def numel_op(x):
+    return np.asarray(np.size(x), np.int64)
+
+
+def _shape_api(input):  # noqa: A002
+    """The shape of ``input`` as a 1-D int32 tensor (known at run time in static mode)."""
+    return shape_op(input)
+
+
+def numel(x, name=None):
+    """The number of elements of ``x`` as a 0-D int64 tensor."""
+    return numel_op(x)
+
+
+# ---- indexing: x[index] and x[index] = value ------------------------------------
+
+def _slice_bound(v):
+    if v is None:
+        return None
+    try:
+        return _as_int(v, 'getitem', 'a slice bound')
+    except TypeError:
+        raise IndexError("slice bounds must be integers, None or integer tensors, got %r"
+                         % (v,)) from None
+
+
+def _is_eager_array(k):
+    return isinstance(getattr(k, 'data', None), np.ndarray)
+
+
+def _index_item(k, tensors):
+    """One element of a user index -> its JSON-able item (tensors collected)."""
+    if k is None:
+        return ['none']
+    if k is Ellipsis:
+        return ['ellipsis']
+    if isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
+        return ['int', int(k)]
+    if isinstance(k, _pyslice):
+        return ['slice', _slice_bound(k.start), _slice_bound(k.stop), _slice_bound(k.step)]
+    if is_value(k):
+        kind = np.dtype(k.dtype).kind
+        if kind not in 'iub':
+            raise IndexError("tensors used as indices must be integer or bool, got dtype %s"
+                             % k.dtype)
+        if kind != 'b' and len(k.shape) == 0 and _is_eager_array(k):
+            return ['int', int(k.data)]
+        tensors.append(k)
+        return ['tensor', len(tensors) - 1]
+    if isinstance(k, (list, tuple, range, np.ndarray, bool, np.bool_)):
+        arr = np.asarray(k if isinstance(k, np.ndarray) else _plain(k))
+        if arr.size == 0 and arr.dtype.kind not in 'iub':
+            arr = arr.astype(np.int64)
+        if arr.dtype.kind not in 'iub':
+            raise IndexError("array indices must be integers or bools, got dtype %s" % arr.dtype)
+        if arr.ndim == 0 and arr.dtype.kind != 'b':
+            return ['int', int(arr)]
+        tensors.append(to_tensor(arr) if mode.static else arr)
+        return ['tensor', len(tensors) - 1]
+    raise IndexError("unsupported index %r (type %s): use ints, slices, None, ..., integer "
+                     "or bool tensors, or lists of ints/bools" % (k, type(k).__name__))
+
+
+def _plain(k):
+    """Nested lists that may hold tensors -> nested lists of numbers."""
+    if isinstance(k, (list, tuple, range)):
+        return [_plain(v) for v in k]
+    return np.asarray(getattr(k, 'data', k)) if is_value(k) else k
+
+
+def _parse_index(index):
+    """A user index -> (items, index tensors) for the getitem/set_value ops."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    tensors = []
+    items = [_index_item(k, tensors) for k in index]
+    return items, tensors
+
+
+def _np_index(items, arrays):
+    out = []
+    for it in items:
+        kind = it[0]
+        if kind == 'slice':
+            out.append(_pyslice(it[1], it[2], it[3]))
+        elif kind == 'int':
+            out.append(it[1])
+        elif kind == 'tensor':
+            out.append(arrays[it[1]])
+        elif kind == 'none':
+            out.append(None)
+        else:
+            out.append(Ellipsis)
+    return tuple(out)
+
+
+def _has_advanced(items):
+    return any(it[0] == 'tensor' for it in items)
+
+
+def _slice_len(n, start, stop, step):
+    if step == 0:
+        raise OpError("slice step cannot be zero")
+    if n < 0:
+        return -1
+    return len(range(*_pyslice(start, stop, step).indices(n)))
+
+
+def _expand_ellipsis(items, ndim, idx_metas):
+    def consumed(it):
+        if it[0] in ('int', 'slice'):
+            return 1
+        if it[0] == 'tensor':
+            m = idx_metas[it[1]]
+            return len(meta.shape_of(m)) if np.dtype(meta.dtype_of(m)) == np.bool_ else 1
+        return 0
+    used = sum(consumed(it) for it in items)
+    if used > ndim:
+        raise OpError("too many indices for a tensor with %d dims: the index addresses %d"
+                      % (ndim, used))
+    n_ell = sum(1 for it in items if it[0] == 'ellipsis')
+    if n_ell > 1:
+        raise OpError("an index can have only one ellipsis ('...')")
+    full = ['slice', None, None, None]
+    out = []
+    for it in items:
+        if it[0] == 'ellipsis':
+            out.extend([full] * (ndim - used))
+        else:
+            out.append(it)
+    if not n_ell:
+        out.extend([full] * (ndim - used))
+    return out
+
+
+def _index_shape(shape, items, idx_metas):
+    """The shape of ``x[index]`` (numpy rules), -1 where unknown."""
+    shape = tuple(shape)
+    items = _expand_ellipsis(items, len(shape), idx_metas)
+    adv = _has_advanced(items)
+    ADV = object()
+    out, adv_shapes = [], []
+    axis = 0
+    for it in items:
+        kind = it[0]
+        if kind == 'none':
+            out.append(1)
+        elif kind == 'slice':
+            out.append(_slice_len(shape[axis], it[1], it[2], it[3]))
+            axis += 1
+        elif kind == 'int':
+            n = shape[axis]
+            if n >= 0 and not -n <= it[1] < n:
+                raise OpError("index %d is out of range for axis %d with size %d"
+                              % (it[1], axis, n))
+            if adv:   # an int next to array indices takes part in their broadcast
+                adv_shapes.append(())
+                out.append(ADV)
+            axis += 1
+        else:
+            m = idx_metas[it[1]]
+            ms = meta.shape_of(m)
+            if np.dtype(meta.dtype_of(m)) == np.bool_:
+                for j, d in enumerate(ms):
+                    n = shape[axis + j]
+                    if d >= 0 and n >= 0 and d != n:
+                        raise OpError("boolean mask of shape %s does not match the indexed "
+                                      "tensor's shape %s at axis %d (size %d vs %d)"
+                                      % (list(ms), list(shape), axis + j, d, n))
+                adv_shapes.append((-1,))
+                axis += len(ms)
+            else:
+                adv_shapes.append(ms)
+                axis += 1
+            out.append(ADV)
+    if not adv_shapes:
+        return tuple(out)
+    bshape = ()
+    for s in adv_shapes:
+        bshape = meta.broadcast_shapes(bshape, s, 'index arrays')
+    pos = [i for i, v in enumerate(out) if v is ADV]
+    rest = [v for v in out if v is not ADV]
+    if pos == list(range(pos[0], pos[0] + len(pos))):   # adjacent: stay in place
+        return tuple(rest[:pos[0]]) + bshape + tuple(rest[pos[0]:])
+    return bshape + tuple(rest)
+
+
+def _getitem_meta(x, indices, items):
+    return Meta(_index_shape(meta.shape_of(x), items, indices), meta.dtype_of(x))
+
+
+@def_op('getitem', _getitem_meta, inputs=('x', 'indices*'), attrs={'items': ()},
+        no_grad_inputs=('indices',), save_inputs=False)
+def getitem_op(x, indices, items=()):
+    """``x[index]`` with numpy semantics; ``items`` encode the index."""
+    return x[_np_index(items, indices)]
+
+
+def _getitem_grad_meta(g, x, indices, items):
+    return Meta(meta.shape_of(x), meta.dtype_of(g))
+
+
+def _scatter_index_add(shape, g, items, indices):
+    z = np.zeros(shape, g.dtype)
+    idx = _np_index(items, indices)
+    if _has_advanced(items):
+        np.add.at(z, idx, g)    # repeated indices accumulate
+    else:
+        z[idx] = g
+    return z
+
+
+@def_op('getitem_grad', _getitem_grad_meta, inputs=('g', 'x', 'indices*'),
+        attrs={'items': ()}, no_grad_inputs=('x', 'indices'), save_inputs=False)
+def getitem_grad_op(g, x, indices, items=()):
+    """Zeros of x's shape with g added at ``x[index]`` (the grad of getitem)."""
+    return _scatter_index_add(np.shape(x), g, items, indices)
+
+
+@getitem_grad_op.def_grad
+def _getitem_grad_grad(gg, g, x, indices, out, items):
+    return getitem_op(gg, indices, items), None, None
+
+
+@getitem_op.def_grad
+def _getitem_grad(g, x, indices, out, items):
+    return getitem_grad_op(g, x, indices, items), None
+
+
+@getitem_op.def_fast_grad
+def _getitem_fast(g, x, indices, out, items):
+    return _scatter_index_add(np.shape(x), g, items, indices), None
+
+
+def _set_value_meta(x, value, indices, items):
+    region = _index_shape(meta.shape_of(x), items, indices)
+    vs = list(meta.shape_of(value))
+    while len(vs) > len(region) and vs[0] == 1:
+        vs.pop(0)
+    try:
+        ok = meta.broadcast_shapes(vs, region) == tuple(region)
+    except OpError:
+        ok = False
+    if not ok and -1 not in region:
+        raise OpError("value of shape %s cannot be broadcast to the indexed region of shape %s"
+                      % (list(meta.shape_of(value)), list(region)))
+    return meta.unchanged(x)
+
+
+@def_op('set_value', _set_value_meta, inputs=('x', 'value', 'indices*'), attrs={'items': ()},
+        no_grad_inputs=('indices',), save_inputs=False)
+def set_value_op(x, value, indices, items=()):
+    """A copy of x with ``x[index] = value`` (value broadcast to the region)."""
+    out = np.array(x, copy=True)
+    out[_np_index(items, indices)] = value
+    return out
+
+
+@set_value_op.def_grad
+def _set_value_grad(g, x, value, indices, out, items):
+    gx = set_value_op(g, 0.0, indices, items)
+    gv = sum_like(getitem_op(g, indices, items), value) if is_value(value) else None
+    return gx, gv, None
+
+
+@set_value_op.def_fast_grad
+def _set_value_fast(g, x, value, indices, out, items):
+    idx = _np_index(items, indices)
+    gv = ub(np.asarray(g[idx]), value) if type(value) is _ndarray else None
+    gx = g.copy()
+    gx[idx] = 0
+    return gx, gv, None
+
+
+def getitem(x, index):
+    """``x[index]``: ints, slices (any step), None, ..., integer/bool tensors,
+    lists and numpy arrays, with numpy's rules. Differentiable."""
+    items, tensors = _parse_index(index)
+    return getitem_op(x, tensors, items)
+
+
+def _setitem_value(x, value, items, tensors):
+    """Normalise the assigned value; drop leading size-1 dims numpy would ignore."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, _SCALARS):
+        return value
+    if not is_value(value):
+        value = np.asarray(_plain(value))
+        if value.dtype.kind in 'OUS':
+            raise TypeError("setitem: cannot assign a value of type %s" % type(value).__name__)
+    vs = tuple(value.shape)
+    region = _index_shape(tuple(x.shape), items, tensors)
+    extra = len(vs) - len(region)
+    if extra > 0 and all(d == 1 for d in vs[:extra]):
+        value = reshape_op(value, vs[extra:]) if is_value(value) else value.reshape(vs[extra:])
+    if not is_value(value) and mode.static:
+        value = to_tensor(value)
+    return value
+
+
+def setitem(x, index, value):
+    """``x[index] = value`` in place; ``value`` (number, array or tensor) is
+    broadcast to the indexed region. Gradients flow to x (outside the region)
+    and to value."""
+    items, tensors = _parse_index(index)
+    value = _setitem_value(x, value, items, tensors)
+    out = set_value_op(x, value, tensors, items)
+    x._inplace_assign(out)
+
+
+def _slice_items(ndim, axes, starts, ends, strides, api):
+    if not len(axes) == len(starts) == len(ends) == len(strides):
+        raise OpError("%s: axes, starts, ends (and strides) must have the same length, got "
+                      "%d, %d, %d, %d" % (api, len(axes), len(starts), len(ends), len(strides)))
+    items = [['slice', None, None, None] for _ in range(ndim)]
+    for a, s, e, st in zip(axes, starts, ends, strides):
+        a = meta.normalize_axis(a, ndim)
+        if st == 0:
+            raise OpError("%s: strides cannot be 0" % api)
+        items[a] = ['slice', s, e, st]
+    return items
+
+
+def _slice_api(input, axes, starts, ends):  # noqa: A002
+    """Paddle's ``slice``: ``input[starts[i]:ends[i]]`` along each ``axes[i]``."""
+    axes = _int_list(axes, 'slice', 'axes')
+    starts = _int_list(starts, 'slice', 'starts')
+    ends = _int_list(ends, 'slice', 'ends')
+    items = _slice_items(len(input.shape), axes, starts, ends, [1] * len(axes), 'slice')
+    return getitem_op(input, [], items)
+
+
+def strided_slice(x, axes, starts, ends, strides, name=None):
+    """``x[starts[i]:ends[i]:strides[i]]`` along each ``axes[i]``."""
+    lists = [_int_list(v, 'strided_slice', n) for v, n in
+             [(axes, 'axes'), (starts, 'starts'), (ends, 'ends'), (strides, 'strides')]]
+    return getitem_op(x, [], _slice_items(len(x.shape), *lists, 'strided_slice'))
+
+
+slice = _slice_api   # noqa: A001  (Paddle's name; the module uses _pyslice internally)
+shape = _shape_api
+
+
+__all__ = ['cast', 'reshape', 'squeeze', 'unsqueeze', 'flatten', 'transpose', 'moveaxis', 't',
+           'concat', 'stack', 'split', 'chunk', 'unbind', 'unstack', 'expand', 'broadcast_to',
+           'expand_as', 'broadcast_tensors', 'tile', 'flip', 'roll', 'pad', 'gather',
+           'index_select', 'index_add', 'gather_nd', 'scatter_nd_add', 'scatter_nd', 'scatter',
+           'where', 'nonzero', 'masked_fill', 'masked_select', 'argsort', 'sort', 'topk',
+           'take_along_axis', 'put_along_axis', 'one_hot', 'assign', 'clone', 'shape', 'numel',
+           'slice', 'strided_slice', 'getitem', 'setitem']
 
 TENSOR_METHODS = {
-    'cast': cast,
-    'astype': cast,
+    'cast': cast, 'astype': cast,
+    'reshape': reshape, 'squeeze': squeeze, 'unsqueeze': unsqueeze, 'flatten': flatten,
+    'transpose': transpose, 'moveaxis': moveaxis, 't': t, 'T': property(_T),
+    'split': split, 'chunk': chunk, 'unbind': unbind, 'unstack': unstack,
+    'expand': expand, 'expand_as': expand_as, 'broadcast_to': broadcast_to, 'tile': tile,
+    'flip': flip, 'roll': roll,
+    'gather': gather, 'gather_nd': gather_nd, 'index_select': index_select,
+    'index_add': index_add, 'scatter': scatter, 'scatter_nd_add': scatter_nd_add,
+    'where': where, 'nonzero': nonzero, 'masked_fill': masked_fill,
+    'masked_select': masked_select,
+    'sort': sort, 'argsort': argsort, 'topk': topk,
+    'take_along_axis': take_along_axis, 'put_along_axis': put_along_axis,
+    'clone': clone,
 }
 
+
+# ---- test cases (independent numpy references) ------------------------------------
+
+def _ref_pad(x, pairs, mode, value=0.0):
+    """Textbook padding: each output position maps to a source index per axis."""
+    def source(j, n):
+        if mode == 'replicate':
+            return min(max(j, 0), n - 1)
+        if mode == 'circular':
+            return j % n
+        while j < 0 or j >= n:     # reflect about the first and last element
+            j = -j if j < 0 else 2 * (n - 1) - j
+        return j
+    out_shape = [n + b + a for n, (b, a) in zip(x.shape, pairs)]
+    out = np.full(out_shape, value, dtype=x.dtype)
+    for pos in np.ndindex(*out_shape):
+        src = []
+        for j, (n, (b, _)) in zip(pos, zip(x.shape, pairs)):
+            k = j - b
+            if mode == 'constant' and not 0 <= k < n:
+                break
+            src.append(source(k, n) if mode != 'constant' else k)
+        else:
+            out[pos] = x[tuple(src)]
+    return out
+
+
+def _ref_pad_adjoint(g, x, pairs, mode):
+    z = np.zeros(x.shape)
+    for k in range(x.size):
+        e = np.zeros(x.size)
+        e[k] = 1.0
+        z.reshape(-1)[k] = np.sum(g * _ref_pad(e.reshape(x.shape), pairs, mode))
+    return z
+
+
+def _ref_topk(x, k, axis, largest, sorted_):
+    xm = np.moveaxis(x, axis, -1)
+    vals = np.zeros(xm.shape[:-1] + (k,), x.dtype)
+    idx = np.zeros(xm.shape[:-1] + (k,), np.int64)
+    for pos in np.ndindex(*xm.shape[:-1]):
+        row = list(xm[pos])
+        order = sorted(range(len(row)), key=lambda i: row[i], reverse=largest)[:k]
+        idx[pos] = order
+        vals[pos] = [row[i] for i in order]
+    return np.moveaxis(vals, -1, axis), np.moveaxis(idx, -1, axis)
+
+
+def _ref_argsort(x, axis, descending):
+    xm = np.moveaxis(x, axis, -1)
+    out = np.zeros(xm.shape, np.int64)
+    for pos in np.ndindex(*xm.shape[:-1]):
+        row = list(xm[pos])
+        out[pos] = sorted(range(len(row)), key=lambda i: -row[i] if descending else row[i])
+    return np.moveaxis(out, -1, axis)
+
+
+def _ref_take_along(x, idx, axis):
+    out = np.zeros(idx.shape, x.dtype)
+    for pos in np.ndindex(*idx.shape):
+        src = list(pos)
+        src[axis] = idx[pos]
+        out[pos] = x[tuple(src)]
+    return out
+
+
+def _ref_put_along(x, idx, values, axis, reduce):
+    out = x.copy()
+    values = np.broadcast_to(values, idx.shape)
+    for pos in np.ndindex(*idx.shape):
+        dst = list(pos)
+        dst[axis] = idx[pos]
+        dst = tuple(dst)
+        out[dst] = out[dst] + values[pos] if reduce == 'add' else values[pos]
+    return out
+
+
+def _ref_scatter(x, index, updates, overwrite):
+    out = x.copy()
+    if not overwrite:
+        for i in index:
+            out[i] = 0
+    for r, i in enumerate(index):
+        out[i] = updates[r] if overwrite else out[i] + updates[r]
+    return out
+
+
+def _ref_gather_nd(x, index):
+    k = index.shape[-1]
+    out = np.zeros(index.shape[:-1] + x.shape[k:], x.dtype)
+    for pos in np.ndindex(*index.shape[:-1]):
+        out[pos] = x[tuple(index[pos])]
+    return out
+
+
+def _ref_scatter_nd_add(x, index, updates):
+    out = x.copy()
+    for pos in np.ndindex(*index.shape[:-1]):
+        out[tuple(index[pos])] += updates[pos]
+    return out
+
+
+def _ref_index_add(x, index, value, axis):
+    out = np.moveaxis(x.copy(), axis, 0)
+    v = np.moveaxis(value, axis, 0)
+    for r, i in enumerate(index):
+        out[i] += v[r]
+    return np.moveaxis(out, 0, axis)
+
+
+def _ref_getitem_grad(g, x, indices, items):
+    """Add g elementwise at the positions a one-hot probe picks out of x."""
+    z = np.zeros(x.shape)
+    for k in range(x.size):
+        e = np.zeros(x.size)
+        e[k] = 1.0
+        picked = e.reshape(x.shape)[_np_index(items, indices)]
+        z.reshape(-1)[k] = np.sum(np.asarray(picked) * g)
+    return z
+
+
+_rng = np.random.default_rng(5)
+_r = _rng.standard_normal
+
+
+def _perm(*shape):
+    """Distinct values (no ties for sorting ops)."""
+    return _rng.permutation(int(np.prod(shape))).reshape(shape) + _rng.uniform(0.1, 0.4, shape)
+
+
+_S = ['slice', None, None, None]
 add_test_case(cast_op, np.arange(6.0).reshape(2, 3), 'float64', ref=lambda x, d: x.astype(d))
 add_test_case(cast_op, np.arange(6.0).reshape(2, 3), 'float32', ref=lambda x, d: x.astype(d),
               grad=False)
 add_test_case(cast_op, np.arange(6.0).reshape(2, 3), 'int32', ref=lambda x, d: x.astype(d))
+add_test_case(reshape_op, _r((2, 6)), (0, -1, 2), ref=lambda x, s: x.reshape(2, 3, 2))
+add_test_case(reshape_op, _r((2, 3, 2)), (-1,), ref=lambda x, s: x.ravel())
+add_test_case(reshape_op, _r(()), (1, 1), ref=lambda x, s: np.array([[x]]))
+add_test_case(squeeze_op, _r((1, 3, 1, 2)), (), ref=lambda x, a: x[0, :, 0, :])
+add_test_case(squeeze_op, _r((1, 3, 1, 2)), (-2, 1), ref=lambda x, a: x[:, :, 0, :])
+add_test_case(unsqueeze_op, _r((3, 2)), (0, -1), ref=lambda x, a: x[None, :, :, None])
+add_test_case(unsqueeze_op, _r((3, 2)), (1, 1), ref=lambda x, a: x[:, None, None, :])
+add_test_case(flatten_op, _r((2, 3, 2)), 1, -1, ref=lambda x, s, e: x.reshape(2, 6))
+add_test_case(flatten_op, _r((2, 3, 2, 1)), 0, -2, ref=lambda x, s, e: x.reshape(12, 1))
+add_test_case(reshape_as_op, _r((2, 3)), np.zeros((3, 2)), ref=lambda x, t: x.reshape(3, 2))
+add_test_case(transpose_op, _r((2, 3, 4)), (2, 0, 1),
+              ref=lambda x, p: np.einsum('abc->cab', x))
+add_test_case(concat_op, [_r((2, 3)), _r((1, 3)), _r((3, 3))], 0,
+              ref=lambda xs, a: np.vstack(xs))
+add_test_case(concat_op, [_r((2, 1)), _r((2, 3))], -1, ref=lambda xs, a: np.hstack(xs))
+add_test_case(split_op, _r((6, 2)), 3, (), 0, ref=lambda x, n, s, a: [x[0:2], x[2:4], x[4:6]])
+add_test_case(split_op, _r((2, 6)), 0, (1, -1, 2), 1,
+              ref=lambda x, n, s, a: [x[:, :1], x[:, 1:4], x[:, 4:]])
+add_test_case(stack_op, [_r((2, 3)), _r((2, 3))], 1,
+              ref=lambda xs, a: np.array([[xs[0][i], xs[1][i]] for i in range(2)]))
+add_test_case(stack_op, [_r(3), _r(3), _r(3)], -1, ref=lambda xs, a: np.array(xs).T)
+add_test_case(unbind_op, _r((2, 3)), 1, ref=lambda x, a: [x[:, 0], x[:, 1], x[:, 2]])
+add_test_case(expand_op, _r((3, 1)), (2, -1, 4),
+              ref=lambda x, s: x[None, :, :] * np.ones((2, 3, 4)))
+add_test_case(tile_op, _r((2, 3)), (2, 1, 2),
+              ref=lambda x, r: np.array([np.hstack([x, x])] * 2))
+add_test_case(tile_grad_op, _r((4, 3)), np.zeros((2, 3)), (2, 1),
+              ref=lambda g, x, r: g[:2] + g[2:])
+add_test_case(flip_op, _r((2, 3)), (1,), ref=lambda x, a: x[:, ::-1])
+add_test_case(flip_op, _r((2, 3)), (0, 1), ref=lambda x, a: x[::-1, ::-1])
+add_test_case(roll_op, _r((2, 3)), (1,), (1,),
+              ref=lambda x, s, a: np.hstack([x[:, -1:], x[:, :-1]]))
+add_test_case(roll_op, _r((2, 3)), (2,), None,
+              ref=lambda x, s, a: np.concatenate([x.ravel()[-2:], x.ravel()[:-2]]).reshape(2, 3))
+for _mode in ('constant', 'reflect', 'replicate', 'circular'):
+    _pairs = ((0, 0), (1, 2), (2, 1))
+    add_test_case(pad_op, _r((1, 3, 3)), _pairs, _mode, 0.5,
+                  ref=lambda x, p, m, v: _ref_pad(x, p, m, v))
+    add_test_case(pad_grad_op, _r((1, 6, 6)), np.zeros((1, 3, 3)), _pairs, _mode,
+                  ref=lambda g, x, p, m: _ref_pad_adjoint(g, x, p, m))
+add_test_case(gather_op, _r((4, 3)), np.array([3, 0, 3]), 0,
+              ref=lambda x, i, a: np.array([x[3], x[0], x[3]]))
+add_test_case(gather_op, _r((2, 4)), np.array([1, 2]), 1,
+              ref=lambda x, i, a: np.array([[r[1], r[2]] for r in x]))
+add_test_case(index_add_op, _r((4, 3)), np.array([1, 1, 3]), _r((3, 3)), 0,
+              ref=_ref_index_add)
+add_test_case(index_add_op, _r((2, 4)), np.array([0, 2]), _r((2, 2)), 1, ref=_ref_index_add)
+add_test_case(gather_nd_op, _r((3, 4, 2)), np.array([[0, 1], [2, 3], [0, 1]]),
+              ref=_ref_gather_nd)
+add_test_case(gather_nd_op, _r((3, 4)), np.array([[[2], [0]]]), ref=_ref_gather_nd)
+add_test_case(scatter_nd_add_op, _r((3, 4)), np.array([[0, 1], [2, 3], [0, 1]]), _r(3),
+              ref=_ref_scatter_nd_add)
+add_test_case(scatter_op, _r((4, 2)), np.array([2, 0, 2]), _r((3, 2)), True,
+              ref=_ref_scatter)
+add_test_case(scatter_op, _r((4, 2)), np.array([2, 0, 2]), _r((3, 2)), False,
+              ref=_ref_scatter)
+add_test_case(scatter_update_mask_op, np.array([1, 0, 1, 1]), np.zeros((4, 2)),
+              ref=lambda i, u: np.array([[0, 0], [1, 1], [0, 0], [1, 1]], float))
+_cond = _r((3, 4)) > 0
+add_test_case(where_op, _cond, _r((3, 4)), _r(4),
+              ref=lambda c, x, y: np.array([[x[i, j] if c[i, j] else y[j] for j in range(4)]
+                                            for i in range(3)]))
+add_test_case(where_op, _cond, _r((3, 1)), 0.5,
+              ref=lambda c, x, y: np.array([[x[i, 0] if c[i, j] else y for j in range(4)]
+                                            for i in range(3)]))
+add_test_case(nonzero_op, np.array([[0, 1.5, 0], [2, 0, 3]]),
+              ref=lambda x: np.array([[0, 1], [1, 0], [1, 2]]))
+add_test_case(masked_fill_op, _r((3, 4)), _cond, np.float64(2.5),
+              ref=lambda x, m, v: np.array([[v if m[i, j] else x[i, j] for j in range(4)]
+                                            for i in range(3)]))
+add_test_case(masked_fill_op, _r((3, 4)), _cond[0], -1.0,
+              ref=lambda x, m, v: np.array([[v if m[j] else x[i, j] for j in range(4)]
+                                            for i in range(3)]))
+add_test_case(argsort_op, _perm(3, 4), -1, False, ref=_ref_argsort)
+add_test_case(argsort_op, _perm(3, 4), 0, True, ref=_ref_argsort)
+add_test_case(take_along_axis_op, _r((3, 4)), np.array([[0, 3], [1, 1], [2, 0]]), 1,
+              ref=_ref_take_along)
+add_test_case(take_along_axis_op, _r((3, 2)), np.array([[2, 0], [0, 0]]), 0,
+              ref=_ref_take_along)
+add_test_case(put_along_axis_op, _r((3, 4)), np.array([[0, 3], [1, 2], [2, 0]]), _r((3, 2)),
+              1, 'assign', ref=_ref_put_along)
+add_test_case(put_along_axis_op, _r((3, 4)), np.array([[0, 0], [1, 2], [3, 3]]), _r((3, 2)),
+              1, 'add', ref=_ref_put_along)
+add_test_case(put_along_axis_op, _r((3, 4)), np.array([[0, 3], [1, 2], [2, 0]]), 0.5,
+              1, 'assign', ref=_ref_put_along)
+add_test_case(topk_op, _perm(3, 5), 2, -1, True, True, ref=_ref_topk)
+add_test_case(topk_op, _perm(4, 3), 3, 0, False, True, ref=_ref_topk)
+add_test_case(topk_op, _perm(2, 9), 2, 1, True, True, ref=_ref_topk)   # the partition path
+add_test_case(one_hot_op, np.array([[0, 2], [1, 3]]), 4,
+              ref=lambda x, n: np.array([[[float(c == v) for c in range(n)] for v in row]
+                                         for row in x], np.float32))
+add_test_case(assign_op, _r((2, 3)), ref=lambda x: x + 0.0)
+add_test_case(shape_op, _r((2, 3, 1)), ref=lambda x: np.array([2, 3, 1], np.int32))
+add_test_case(numel_op, _r((2, 3, 1)), ref=lambda x: np.array(6))
+# getitem: basic, negative steps, None/Ellipsis, int arrays (repeated), bool masks
+_x34 = _r((3, 4))
+add_test_case(getitem_op, _x34, [], [['int', -1]], ref=lambda x, i, it: x[2])
+add_test_case(getitem_op, _r((3, 4, 2)), [], [_S, ['slice', 3, 0, -2], ['none'], ['int', 1]],
+              ref=lambda x, i, it: x[:, 3:0:-2, None, 1])
+add_test_case(getitem_op, _r((2, 3, 4)), [], [['ellipsis'], ['slice', None, None, -1]],
+              ref=lambda x, i, it: np.flip(x, -1))
+add_test_case(getitem_op, _r((4, 3)), [np.array([0, 3, 0])], [['tensor', 0], ['slice', 1, None, None]],
+              ref=lambda x, i, it: np.array([x[0, 1:], x[3, 1:], x[0, 1:]]))
+add_test_case(getitem_op, _r((3, 4, 2)), [np.array([0, 2]), np.array([[1], [3]])],
+              [['tensor', 0], ['tensor', 1]],
+              ref=lambda x, i, it: np.array([[x[0, 1], x[2, 1]], [x[0, 3], x[2, 3]]]))
+add_test_case(getitem_op, _r((3, 4, 2)), [np.array([1, 0])], [['int', 1], _S, ['tensor', 0]],
+              ref=lambda x, i, it: np.array([x[1, :, 1], x[1, :, 0]]))
+add_test_case(getitem_op, _r((3, 4)), [_cond[:, 0]], [['tensor', 0]],
+              ref=lambda x, i, it: np.array([x[k] for k in range(3) if i[0][k]]).reshape(-1, 4))
+add_test_case(getitem_op, _x34, [_cond], [['tensor', 0]],
+              ref=lambda x, i, it: np.array([x[a, b] for a in range(3) for b in range(4)
+                                             if i[0][a, b]]))
+add_test_case(getitem_grad_op, _r((2, 2)), np.zeros((3, 4)), [np.array([2, 2])],
+              [['tensor', 0], ['slice', 1, 4, 2]], ref=_ref_getitem_grad)
+add_test_case(getitem_grad_op, _r((2, 1, 4)), np.zeros((3, 4)), [],
+              [['slice', None, None, -2], ['none']], ref=_ref_getitem_grad)
+
+
+def _ref_set_value(x, value, indices, items):
+    out = x.copy()
+    region = np.zeros(x.shape, bool)
+    marks = np.arange(x.size).reshape(x.shape)[_np_index(items, indices)]
+    region.reshape(-1)[np.asarray(marks).ravel()] = True
+    vals = np.broadcast_to(value, np.shape(marks))
+    for m, v in zip(np.asarray(marks).ravel(), np.asarray(vals).ravel()):
+        out.reshape(-1)[m] = v
+    return out
+
+
+add_test_case(set_value_op, _r((3, 4)), _r(4), [], [['int', 1]], ref=_ref_set_value)
+add_test_case(set_value_op, _r((3, 4)), 5.0, [], [_S, ['slice', None, None, -2]],
+              ref=_ref_set_value)
+add_test_case(set_value_op, _r((3, 4)), _r((2, 1)), [np.array([2, 0])],
+              [['tensor', 0], ['slice', 1, 3, None]], ref=_ref_set_value)
+add_test_case(set_value_op, _r((3, 4)), np.float64(0.5), [_cond], [['tensor', 0]],
+              ref=_ref_set_value)

@@ -1,3 +1,1945 @@
-"""(being written) ops: nn."""
-__all__ = []
+"""Neural-network ops: activations, normalisation, dropout, embedding, linear,
+interpolation (``paddle.nn.functional`` minus conv/pooling and the losses).
+
+Layout of each op follows ``math.py``: numpy kernel, ``infer_meta``, a grad
+rule written with registered ops (so double grad and static backward work),
+and, where it pays, a fused numpy fast grad. Normalisation, linear, softmax
+and dropout are single fused ops so a training step stays cheap in eager mode.
+
+Grad rules import the reduce/manipulation/math helpers lazily (``_R()``,
+``_M()``, ``_X()``): those modules are independent of this one and are only
+needed when a composite rule runs.
+"""
+import math
+
+import numpy as np
+
+from . import meta
+from .grad_utils import sum_like, unbroadcast
+from .math import (cast_like, exp_op, greater_than_op, less_than_op, logical_and_op,
+                   maximum_op, minimum_op, tanh_op)
+from .registry import Meta, OpError, add_test_case, def_op, lookup, mode
+
+
+def _R():
+    from . import reduce
+    return reduce
+
+
+def _M():
+    from . import manipulation
+    return manipulation
+
+
+def _X():
+    from . import math as m
+    return m
+
+
+def _mask(cond, like):
+    """A 0/1 tensor of ``like``'s dtype from a boolean tensor (for grad rules)."""
+    return cast_like(cond, like)
+
+
+def _sigmoid_t(x):
+    """sigmoid written with tanh: no overflow and needs only registered ops."""
+    return 0.5 + 0.5 * tanh_op(0.5 * x)
+
+
+def _sigmoid_np(x):
+    return 0.5 + 0.5 * np.tanh(0.5 * x)
+
+
+def _act(name, kernel, grad, fast_grad, save_inputs=True, infer=meta.unchanged):
+    """Declare a one-input op; the kernel's defaulted parameters are its attributes."""
+    op = def_op(name, infer, save_inputs=save_inputs)(kernel)
+    op.def_grad(grad)
+    op.def_fast_grad(fast_grad)
+    return op
+
+
+# ---- piecewise-linear activations -------------------------------------------
+
+def _relu_k(x):
+    return np.maximum(x, 0)
+
+
+relu_op = _act('relu', _relu_k,
+               lambda g, x, out: g * _mask(greater_than_op(out, 0), g),
+               lambda g, x, out: g * (out > 0), save_inputs=False)
+
+
+def _relu6_k(x, threshold=6.0):
+    return np.clip(x, 0, threshold)
+
+
+relu6_op = _act(
+    'relu6', _relu6_k,
+    lambda g, x, out, threshold: g * _mask(logical_and_op(greater_than_op(x, 0),
+                                                          less_than_op(x, threshold)), g),
+    lambda g, x, out, threshold: g * ((x > 0) & (x < threshold)))
+
+
+def _leaky_relu_k(x, negative_slope=0.01):
+    return np.where(x > 0, x, x * negative_slope)
+
+
+def _leaky_relu_grad(g, x, out, slope):
+    m = _mask(greater_than_op(x, 0), g)
+    return g * (m + slope * (1 - m))
+
+
+leaky_relu_op = _act('leaky_relu', _leaky_relu_k, _leaky_relu_grad,
+                     lambda g, x, out, slope: g * np.where(x > 0, 1, slope).astype(g.dtype))
+
+
+def _hardtanh_k(x, t_min=-1.0, t_max=1.0):
+    return np.clip(x, t_min, t_max)
+
+
+hardtanh_op = _act(
+    'hardtanh', _hardtanh_k,
+    lambda g, x, out, lo, hi: g * _mask(logical_and_op(greater_than_op(x, lo),
+                                                       less_than_op(x, hi)), g),
+    lambda g, x, out, lo, hi: g * ((x > lo) & (x < hi)))
+
+
+def _hardsigmoid_k(x, slope=0.1666667, offset=0.5):
+    return np.clip(x * slope + offset, 0, 1).astype(x.dtype, copy=False)
+
+
+def _hardsigmoid_grad(g, x, out, slope, offset):
+    inside = logical_and_op(greater_than_op(out, 0), less_than_op(out, 1))
+    return g * _mask(inside, g) * slope
+
+
+hardsigmoid_op = _act('hardsigmoid', _hardsigmoid_k, _hardsigmoid_grad,
+                      lambda g, x, out, slope, offset: g * ((out > 0) & (out < 1)) * slope,
+                      save_inputs=False)
+
+
+def _hardswish_k(x):
+    return x * np.clip(x + 3, 0, 6) / 6
+
+
+def _hardswish_grad(g, x, out):
+    mid = _mask(logical_and_op(greater_than_op(x, -3.0), less_than_op(x, 3.0)), g)
+    hi = _mask(greater_than_op(x, 3.0), g)
+    return g * (hi + mid * (2 * x + 3) / 6)
+
+
+def _hardswish_fast(g, x, out):
+    d = np.where(x >= 3, 1.0, np.where(x > -3, (2 * x + 3) / 6, 0.0))
+    return g * d.astype(g.dtype, copy=False)
+
+
+hardswish_op = _act('hardswish', _hardswish_k, _hardswish_grad, _hardswish_fast)
+
+
+def _hardshrink_k(x, threshold=0.5):
+    return np.where(np.abs(x) > threshold, x, 0).astype(x.dtype, copy=False)
+
+
+def _shrink_mask(x, t, like):
+    return _mask(greater_than_op(x, t), like) + _mask(less_than_op(x, -t), like)
+
+
+hardshrink_op = _act('hardshrink', _hardshrink_k,
+                     lambda g, x, out, t: g * _shrink_mask(x, t, g),
+                     lambda g, x, out, t: g * (np.abs(x) > t))
+
+
+def _softshrink_k(x, threshold=0.5):
+    return np.where(x > threshold, x - threshold,
+                    np.where(x < -threshold, x + threshold, 0)).astype(x.dtype, copy=False)
+
+
+softshrink_op = _act('softshrink', _softshrink_k,
+                     lambda g, x, out, t: g * _shrink_mask(x, t, g),
+                     lambda g, x, out, t: g * (np.abs(x) > t))
+
+
+def _thresholded_relu_k(x, threshold=1.0):
+    return np.where(x > threshold, x, 0).astype(x.dtype, copy=False)
+
+
+thresholded_relu_op = _act('thresholded_relu', _thresholded_relu_k,
+                           lambda g, x, out, t: g * _mask(greater_than_op(x, t), g),
+                           lambda g, x, out, t: g * (x > t))
+
+
+# ---- smooth activations -----------------------------------------------------
+
+def _elu_k(x, alpha=1.0):
+    return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))).astype(x.dtype, copy=False)
+
+
+def _elu_grad(g, x, out, alpha):
+    m = _mask(greater_than_op(x, 0), g)
+    # exp(min(x, 0)) keeps the unused branch finite for large x
+    return g * (m + (1 - m) * alpha * exp_op(minimum_op(x, 0.0)))
+
+
+elu_op = _act('elu', _elu_k, _elu_grad,
+              lambda g, x, out, alpha: g * np.where(x > 0, 1, alpha * np.exp(np.minimum(x, 0))))
+
+_SELU_SCALE = 1.0507009873554804934193349852946
+_SELU_ALPHA = 1.6732632423543772848170429916717
+
+
+def _selu_k(x, scale=_SELU_SCALE, alpha=_SELU_ALPHA):
+    return (scale * np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0)))).astype(
+        x.dtype, copy=False)
+
+
+def _selu_grad(g, x, out, scale, alpha):
+    m = _mask(greater_than_op(x, 0), g)
+    return g * scale * (m + (1 - m) * alpha * exp_op(minimum_op(x, 0.0)))
+
+
+selu_op = _act('selu', _selu_k, _selu_grad,
+               lambda g, x, out, scale, alpha: g * (scale * np.where(
+                   x > 0, 1, alpha * np.exp(np.minimum(x, 0)))))
+
+
+def _celu_k(x, alpha=1.0):
+    return (np.maximum(x, 0) + np.minimum(0, alpha * np.expm1(np.minimum(x, 0) / alpha))).astype(
+        x.dtype, copy=False)
+
+
+def _celu_grad(g, x, out, alpha):
+    m = _mask(greater_than_op(x, 0), g)
+    return g * (m + (1 - m) * exp_op(minimum_op(x, 0.0) / alpha))
+
+
+celu_op = _act('celu', _celu_k, _celu_grad,
+               lambda g, x, out, alpha: g * np.where(x > 0, 1, np.exp(np.minimum(x, 0) / alpha)))
+
+_SQRT_2 = math.sqrt(2.0)
+_SQRT_2_PI = math.sqrt(2.0 / math.pi)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def _erf_np(x):
+    # the math module's erf kernel: one erf implementation in the framework
+    return lookup('erf').kernel(x)
+
+
+def _gelu_k(x, approximate=False):
+    if approximate:
+        inner = _SQRT_2_PI * (x + 0.044715 * x ** 3)
+        return (0.5 * x * (1 + np.tanh(inner))).astype(x.dtype, copy=False)
+    return (0.5 * x * (1 + _erf_np(x / _SQRT_2))).astype(x.dtype, copy=False)
+
+
+def _gelu_grad(g, x, out, approximate):
+    if approximate:
+        t = tanh_op(_SQRT_2_PI * (x + 0.044715 * x * x * x))
+        d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_PI * (1 + 3 * 0.044715 * x * x)
+        return g * d
+    cdf = 0.5 * (1 + _X().erf(x / _SQRT_2))
+    return g * (cdf + x * exp_op(-0.5 * x * x) * _INV_SQRT_2PI)
+
+
+def _gelu_fast(g, x, out, approximate):
+    if approximate:
+        t = np.tanh(_SQRT_2_PI * (x + 0.044715 * x ** 3))
+        d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_PI * (1 + 3 * 0.044715 * x * x)
+    else:
+        d = 0.5 * (1 + _erf_np(x / _SQRT_2)) + x * np.exp(-0.5 * x * x) * _INV_SQRT_2PI
+    return (g * d).astype(g.dtype, copy=False)
+
+
+gelu_op = _act('gelu', _gelu_k, _gelu_grad, _gelu_fast)
+
+
+def _silu_k(x):
+    return x * _sigmoid_np(x)
+
+
+def _silu_grad(g, x, out):
+    s = _sigmoid_t(x)
+    return g * s * (1 + x * (1 - s))
+
+
+def _silu_fast(g, x, out):
+    s = _sigmoid_np(x)
+    return g * s * (1 + x * (1 - s))
+
+
+silu_op = _act('silu', _silu_k, _silu_grad, _silu_fast)
+
+
+def _softplus_k(x, beta=1.0, threshold=20.0):
+    z = x * beta
+    return np.where(z > threshold, x, np.logaddexp(0, z) / beta).astype(x.dtype, copy=False)
+
+
+def _softplus_grad(g, x, out, beta, threshold):
+    m = _mask(greater_than_op(x * beta, threshold), g)
+    return g * (m + (1 - m) * _sigmoid_t(x * beta))
+
+
+softplus_op = _act('softplus', _softplus_k, _softplus_grad,
+                   lambda g, x, out, beta, threshold: g * np.where(
+                       x * beta > threshold, 1, _sigmoid_np(x * beta)))
+
+
+def _mish_k(x, threshold=20.0):
+    sp = np.where(x > threshold, x, np.logaddexp(0, x))
+    return (x * np.tanh(sp)).astype(x.dtype, copy=False)
+
+
+def _mish_grad(g, x, out, threshold):
+    t = tanh_op(softplus_op(x, 1.0, threshold))
+    m = _mask(greater_than_op(x, threshold), g)
+    dsp = m + (1 - m) * _sigmoid_t(x)
+    return g * (t + x * (1 - t * t) * dsp)
+
+
+def _mish_fast(g, x, out, threshold):
+    sp = np.where(x > threshold, x, np.logaddexp(0, x))
+    t = np.tanh(sp)
+    dsp = np.where(x > threshold, 1, _sigmoid_np(x))
+    return g * (t + x * (1 - t * t) * dsp)
+
+
+mish_op = _act('mish', _mish_k, _mish_grad, _mish_fast)
+
+
+def _softsign_k(x):
+    return x / (1 + np.abs(x))
+
+
+def _softsign_grad(g, x, out):
+    d = 1 + _X().abs(x)
+    return g / (d * d)
+
+
+softsign_op = _act('softsign', _softsign_k, _softsign_grad,
+                   lambda g, x, out: g / (1 + np.abs(x)) ** 2)
+
+
+def _tanhshrink_k(x):
+    return x - np.tanh(x)
+
+
+def _tanhshrink_grad(g, x, out):
+    t = tanh_op(x)
+    return g * t * t
+
+
+tanhshrink_op = _act('tanhshrink', _tanhshrink_k, _tanhshrink_grad,
+                     lambda g, x, out: g * np.tanh(x) ** 2)
+
+
+def _log_sigmoid_k(x):
+    return (np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))).astype(x.dtype, copy=False)
+
+
+def _log_sigmoid_fast(g, x, out):
+    e = np.exp(-np.abs(x))
+    return g * np.where(x >= 0, e, 1.0) / (1 + e)      # sigmoid(-x), overflow-free
+
+
+log_sigmoid_op = _act('log_sigmoid', _log_sigmoid_k,
+                      lambda g, x, out: g * _sigmoid_t(-x), _log_sigmoid_fast)
+
+
+# ---- softmax family ---------------------------------------------------------
+
+def _softmax_k(x, axis=-1):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    e /= e.sum(axis=axis, keepdims=True)
+    return e
+
+
+def _softmax_grad(g, x, out, axis):
+    return out * (g - _R().sum(g * out, axis=axis, keepdim=True))
+
+
+def _softmax_fast(g, x, out, axis):
+    go = g * out
+    go -= out * go.sum(axis=axis, keepdims=True)
+    return go
+
+
+softmax_op = _act('softmax', _softmax_k, _softmax_grad, _softmax_fast,
+                  infer=meta.unchanged_float, save_inputs=False)
+
+
+def _log_softmax_k(x, axis=-1):
+    z = x - x.max(axis=axis, keepdims=True)
+    z -= np.log(np.exp(z).sum(axis=axis, keepdims=True))
+    return z
+
+
+def _log_softmax_grad(g, x, out, axis):
+    return g - exp_op(out) * _R().sum(g, axis=axis, keepdim=True)
+
+
+def _log_softmax_fast(g, x, out, axis):
+    return g - np.exp(out) * g.sum(axis=axis, keepdims=True)
+
+
+log_softmax_op = _act('log_softmax', _log_softmax_k, _log_softmax_grad, _log_softmax_fast,
+                      infer=meta.unchanged_float, save_inputs=False)
+
+
+# ---- prelu ------------------------------------------------------------------
+
+_CHANNEL_LAST = ('NLC', 'NHWC', 'NDHWC')
+
+
+def _channel_axis(ndim, data_format):
+    return ndim - 1 if data_format in _CHANNEL_LAST else 1
+
+
+def _prelu_wshape(ndim, n_weight, data_format):
+    """Broadcast shape of prelu's weight: one slope, or one per channel."""
+    shape = [1] * ndim
+    if n_weight != 1:
+        shape[_channel_axis(ndim, data_format)] = n_weight
+    return shape
+
+
+def _prelu_meta(x, weight, data_format='NCHW'):
+    xs, ws = meta.shape_of(x), meta.shape_of(weight)
+    n = int(np.prod(ws)) if all(d >= 0 for d in ws) else -1
+    if n not in (1, -1) and len(xs) >= 2:
+        c = xs[_channel_axis(len(xs), data_format)]
+        if c not in (-1, n):
+            raise OpError("weight has %d elements but input %s has %d channels "
+                          "(data_format=%s)" % (n, list(xs), c, data_format))
+    return Meta(xs, meta.dtype_of(x))
+
+
+@def_op('prelu', _prelu_meta)
+def prelu_op(x, weight, data_format='NCHW'):
+    w = weight.reshape(_prelu_wshape(x.ndim, weight.size, data_format))
+    return np.where(x > 0, x, w * x).astype(x.dtype, copy=False)
+
+
+@prelu_op.def_grad
+def _prelu_grad(g, x, weight, out, data_format):
+    shape = _prelu_wshape(len(x.shape), int(np.prod(weight.shape)), data_format)
+    wb = _M().reshape(weight, shape)
+    m = _mask(greater_than_op(x, 0), g)
+    gx = g * (m + (1 - m) * wb)
+    gw = _M().reshape(sum_like(g * x * (1 - m), wb), list(weight.shape))
+    return gx, gw
+
+
+@prelu_op.def_fast_grad
+def _prelu_fast(g, x, weight, out, data_format):
+    shape = _prelu_wshape(x.ndim, weight.size, data_format)
+    neg = x <= 0
+    gx = np.where(neg, g * weight.reshape(shape), g)
+    gw = unbroadcast(np.where(neg, g * x, 0), shape).reshape(weight.shape)
+    return gx, gw.astype(weight.dtype, copy=False)
+
+
+# ---- normalisation ------------------------------------------------------------
+
+def _bn_meta(x, running_mean, running_var, weight, bias, momentum=0.9, epsilon=1e-5,
+             data_format='NCHW', use_global_stats=False):
+    xs = meta.shape_of(x)
+    if not 2 <= len(xs) <= 5:
+        raise OpError("input must be 2-D to 5-D, got shape %s" % list(xs))
+    c = xs[_channel_axis(len(xs), data_format)]
+    for name, t in (('running_mean', running_mean), ('running_var', running_var),
+                    ('weight', weight), ('bias', bias)):
+        if t is not None and tuple(meta.shape_of(t)) not in ((c,), (-1,)) and c != -1:
+            raise OpError("%s must have shape [%d] (the channel count of input "
+                          "%s, data_format=%s), got %s"
+                          % (name, c, list(xs), data_format, list(meta.shape_of(t))))
+    stat = Meta((c,), meta.dtype_of(running_mean))
+    return (Meta(xs, meta.dtype_of(x)), stat, Meta((c,), meta.dtype_of(running_var)),
+            Meta((c,), meta.dtype_of(x)), Meta((c,), meta.dtype_of(x)))
+
+
+def _bshape(ndim, ca, c):
+    s = [1] * ndim
+    s[ca] = c
+    return s
+
+
+@def_op('batch_norm', _bn_meta,
+        inputs=('x', 'running_mean', 'running_var', 'weight?', 'bias?'),
+        outputs=('out', 'mean_out', 'variance_out', 'saved_mean', 'saved_inv_std'),
+        attrs={'momentum': 0.9, 'epsilon': 1e-5, 'data_format': 'NCHW',
+               'use_global_stats': False},
+        nondiff_outputs=('mean_out', 'variance_out', 'saved_mean', 'saved_inv_std'),
+        no_grad_inputs=('running_mean', 'running_var'),
+        inplace_map={'mean_out': 'running_mean', 'variance_out': 'running_var'})
+def batch_norm_op(x, running_mean, running_var, weight, bias, momentum, epsilon,
+                  data_format, use_global_stats):
+    """Batch normalisation over every axis but the channel axis.
+
+    With batch statistics (``use_global_stats=False``) the running statistics
+    are updated Paddle's way: ``running = momentum * running + (1 - momentum)
+    * batch_stat``, with the biased batch variance (as Paddle's kernel does).
+    """
+    ca = _channel_axis(x.ndim, data_format)
+    c = x.shape[ca]
+    axes = tuple(i for i in range(x.ndim) if i != ca)
+    bshape = _bshape(x.ndim, ca, c)
+    if use_global_stats:
+        mean = running_mean.astype(x.dtype, copy=False)
+        var = running_var.astype(x.dtype, copy=False)
+        mean_out, var_out = running_mean, running_var
+    else:
+        if x.size // c <= 1:
+            raise OpError("batch_norm: expected more than 1 value per channel when using "
+                          "batch statistics, got input shape %s" % list(x.shape))
+        mean = x.mean(axis=axes)
+        xc = x - mean.reshape(bshape)
+        var = np.mean(xc * xc, axis=axes)
+        mean_out = (momentum * running_mean + (1 - momentum) * mean).astype(running_mean.dtype)
+        var_out = (momentum * running_var + (1 - momentum) * var).astype(running_var.dtype)
+    inv = (1.0 / np.sqrt(var + epsilon)).astype(x.dtype, copy=False)
+    scale = inv if weight is None else inv * weight.astype(x.dtype, copy=False)
+    shift = -mean * scale
+    if bias is not None:
+        shift = shift + bias.astype(x.dtype, copy=False)
+    out = x * scale.reshape(bshape) + shift.reshape(bshape)
+    return out, mean_out, var_out, mean, inv
+
+
+def _norm_dx(gw, xhat, inv, mean):
+    """d/dx of normalisation with batch statistics: ``mean`` averages over the
+    normalised axes (numpy or registered-op version)."""
+    return inv * (gw - mean(gw) - xhat * mean(gw * xhat))
+
+
+@batch_norm_op.def_fast_grad
+def _bn_fast(g, g1, g2, g3, g4, x, running_mean, running_var, weight, bias,
+             out, mean_out, var_out, saved_mean, inv, momentum, epsilon, data_format,
+             use_global_stats):
+    ca = _channel_axis(x.ndim, data_format)
+    c = x.shape[ca]
+    axes = tuple(i for i in range(x.ndim) if i != ca)
+    bs = _bshape(x.ndim, ca, c)
+    xhat = (x - saved_mean.reshape(bs)) * inv.reshape(bs)
+    gb = g.sum(axis=axes)
+    gwt = (g * xhat).sum(axis=axes)
+    w = np.ones(c, x.dtype) if weight is None else weight
+    if use_global_stats:
+        dx = g * (inv * w).reshape(bs)
+    else:
+        m = x.size // c
+        dx = (inv * w).reshape(bs) * (g - gb.reshape(bs) / m - xhat * (gwt / m).reshape(bs))
+    return (dx, None, None,
+            None if weight is None else gwt.astype(weight.dtype, copy=False),
+            None if bias is None else gb.astype(bias.dtype, copy=False))
+
+
+@batch_norm_op.def_grad
+def _bn_grad(g, g1, g2, g3, g4, x, running_mean, running_var, weight, bias,
+             out, mean_out, var_out, saved_mean, inv_out, momentum, epsilon, data_format,
+             use_global_stats):
+    R, M = _R(), _M()
+    nd = len(x.shape)
+    ca = _channel_axis(nd, data_format)
+    c = x.shape[ca]
+    axes = [i for i in range(nd) if i != ca]
+    bs = _bshape(nd, ca, c)
+
+    def mean(t):
+        return R.mean(t, axis=axes, keepdim=True)
+
+    if use_global_stats:
+        xc = x - M.reshape(running_mean, bs)
+        inv = (M.reshape(running_var, bs) + epsilon) ** -0.5
+    else:
+        xc = x - mean(x)
+        inv = (mean(xc * xc) + epsilon) ** -0.5
+    xhat = xc * inv
+    gw = g if weight is None else g * M.reshape(weight, bs)
+    dx = gw * inv if use_global_stats else _norm_dx(gw, xhat, inv, mean)
+    dw = None if weight is None else M.reshape(R.sum(g * xhat, axis=axes), [c])
+    db = None if bias is None else M.reshape(R.sum(g, axis=axes), [c])
+    return dx, None, None, dw, db
+
+
+def _ln_meta(x, weight, bias, begin_norm_axis=1, epsilon=1e-5):
+    xs = meta.shape_of(x)
+    if not 0 <= begin_norm_axis < len(xs):
+        raise OpError("begin_norm_axis %d is out of range for input %s"
+                      % (begin_norm_axis, list(xs)))
+    norm = xs[begin_norm_axis:]
+    n = int(np.prod(norm)) if all(d >= 0 for d in norm) else -1
+    for name, t in (('weight', weight), ('bias', bias)):
+        if t is None:
+            continue
+        ts = meta.shape_of(t)
+        size = int(np.prod(ts)) if all(d >= 0 for d in ts) else -1
+        if -1 not in (n, size) and size != n:
+            raise OpError("%s of shape %s does not match normalized_shape %s of "
+                          "input %s" % (name, list(ts), list(norm), list(xs)))
+    stat = Meta(xs[:begin_norm_axis], meta.dtype_of(x))
+    return Meta(xs, meta.dtype_of(x)), stat, stat
+
+
+@def_op('layer_norm', _ln_meta, inputs=('x', 'weight?', 'bias?'),
+        outputs=('out', 'mean', 'variance'),
+        attrs={'begin_norm_axis': 1, 'epsilon': 1e-5},
+        nondiff_outputs=('mean', 'variance'))
+def layer_norm_op(x, weight, bias, begin_norm_axis, epsilon):
+    """Normalise over the trailing axes from ``begin_norm_axis`` on; weight
+    and bias have that trailing shape (or its flattened size, as Paddle's)."""
+    axes = tuple(range(begin_norm_axis, x.ndim))
+    norm_shape = x.shape[begin_norm_axis:]
+    mean = x.mean(axis=axes, keepdims=True)
+    xc = x - mean
+    var = np.mean(xc * xc, axis=axes, keepdims=True)
+    out = xc * (1.0 / np.sqrt(var + epsilon)).astype(x.dtype, copy=False)
+    if weight is not None:
+        out *= weight.reshape(norm_shape).astype(x.dtype, copy=False)
+    if bias is not None:
+        out += bias.reshape(norm_shape).astype(x.dtype, copy=False)
+    lead = x.shape[:begin_norm_axis]
+    return out, mean.reshape(lead), var.reshape(lead)
+
+
+@layer_norm_op.def_fast_grad
+def _ln_fast(g, g1, g2, x, weight, bias, out, mean, var, begin_norm_axis, epsilon):
+    axes = tuple(range(begin_norm_axis, x.ndim))
+    lead_axes = tuple(range(begin_norm_axis))
+    keep = mean.shape + (1,) * len(axes)
+    inv = 1.0 / np.sqrt(var.reshape(keep) + epsilon)
+    xhat = (x - mean.reshape(keep)) * inv
+    norm_shape = x.shape[begin_norm_axis:]
+    gw = g if weight is None else g * weight.reshape(norm_shape)
+    dx = _norm_dx(gw, xhat, inv, lambda t: t.mean(axis=axes, keepdims=True))
+    dw = None if weight is None else (g * xhat).sum(axis=lead_axes).reshape(weight.shape)
+    db = None if bias is None else g.sum(axis=lead_axes).reshape(bias.shape)
+    return dx, dw, db
+
+
+@layer_norm_op.def_grad
+def _ln_grad(g, g1, g2, x, weight, bias, out, mean_o, var_o, begin_norm_axis, epsilon):
+    R, M = _R(), _M()
+    nd = len(x.shape)
+    axes = list(range(begin_norm_axis, nd))
+    norm_shape = list(x.shape[begin_norm_axis:])
+
+    def mean(t):
+        return R.mean(t, axis=axes, keepdim=True)
+
+    xc = x - mean(x)
+    inv = (mean(xc * xc) + epsilon) ** -0.5
+    xhat = xc * inv
+    gw = g
+    if weight is not None:
+        wr = M.reshape(weight, norm_shape)
+        gw = g * wr
+    dx = _norm_dx(gw, xhat, inv, mean)
+    dw = db = None
+    if weight is not None:
+        dw = M.reshape(sum_like(g * xhat, wr), list(weight.shape))
+    if bias is not None:
+        br = M.reshape(bias, norm_shape)
+        db = M.reshape(sum_like(g, br), list(bias.shape))
+    return dx, dw, db
+
+
+def _gn_meta(x, weight, bias, groups=1, epsilon=1e-5, data_format='NCHW'):
+    xs = meta.shape_of(x)
+    if len(xs) < 2:
+        raise OpError("input must be at least 2-D, got shape %s" % list(xs))
+    c = xs[_channel_axis(len(xs), data_format)]
+    if c != -1 and (groups <= 0 or c % groups):
+        raise OpError("num_groups=%d must divide the channel count %d of input %s"
+                      % (groups, c, list(xs)))
+    for name, t in (('weight', weight), ('bias', bias)):
+        if t is not None and c != -1 and tuple(meta.shape_of(t)) != (c,):
+            raise OpError("%s must have shape [%d], got %s"
+                          % (name, c, list(meta.shape_of(t))))
+    stat = Meta((xs[0], groups), meta.dtype_of(x))
+    return Meta(xs, meta.dtype_of(x)), stat, stat
+
+
+def _to_channel_first(a, data_format):
+    return np.moveaxis(a, -1, 1) if data_format in _CHANNEL_LAST else a
+
+
+def _from_channel_first(a, data_format):
+    return np.moveaxis(a, 1, -1) if data_format in _CHANNEL_LAST else a
+
+
+@def_op('group_norm', _gn_meta, inputs=('x', 'weight?', 'bias?'),
+        outputs=('out', 'mean', 'variance'),
+        attrs={'groups': 1, 'epsilon': 1e-5, 'data_format': 'NCHW'},
+        nondiff_outputs=('mean', 'variance'))
+def group_norm_op(x, weight, bias, groups, epsilon, data_format):
+    """Normalise each sample over groups of channels (and all spatial axes)."""
+    xf = _to_channel_first(x, data_format)
+    n, c = xf.shape[:2]
+    if groups <= 0 or c % groups:
+        raise OpError("group_norm: num_groups=%d must divide the channel count %d of input %s"
+                      % (groups, c, list(x.shape)))
+    xr = xf.reshape(n, groups, -1)
+    mean = xr.mean(axis=2, keepdims=True)
+    xc = xr - mean
+    var = np.mean(xc * xc, axis=2, keepdims=True)
+    out = (xc * (1.0 / np.sqrt(var + epsilon))).reshape(xf.shape).astype(x.dtype, copy=False)
+    cs = _bshape(xf.ndim, 1, c)
+    if weight is not None:
+        out = out * weight.reshape(cs).astype(x.dtype, copy=False)
+    if bias is not None:
+        out = out + bias.reshape(cs).astype(x.dtype, copy=False)
+    return (np.ascontiguousarray(_from_channel_first(out, data_format)),
+            mean.reshape(n, groups), var.reshape(n, groups))
+
+
+@group_norm_op.def_fast_grad
+def _gn_fast(g, g1, g2, x, weight, bias, out, mean, var, groups, epsilon, data_format):
+    xf = _to_channel_first(x, data_format)
+    gf = _to_channel_first(g, data_format)
+    n, c = xf.shape[:2]
+    inv = 1.0 / np.sqrt(var.reshape(n, groups, 1) + epsilon)
+    xhat = (xf.reshape(n, groups, -1) - mean.reshape(n, groups, 1)) * inv
+    cs = _bshape(xf.ndim, 1, c)
+    gw = gf if weight is None else gf * weight.reshape(cs)
+    dx = _norm_dx(gw.reshape(n, groups, -1), xhat, inv,
+                  lambda t: t.mean(axis=2, keepdims=True)).reshape(xf.shape)
+    red = (0,) + tuple(range(2, xf.ndim))
+    dw = None if weight is None else (gf * xhat.reshape(xf.shape)).sum(axis=red)
+    db = None if bias is None else gf.sum(axis=red)
+    return _from_channel_first(dx, data_format), dw, db
+
+
+@group_norm_op.def_grad
+def _gn_grad(g, g1, g2, x, weight, bias, out, mean_o, var_o, groups, epsilon, data_format):
+    R, M = _R(), _M()
+    nd = len(x.shape)
+    last = data_format in _CHANNEL_LAST
+    to_cf = [0, nd - 1] + list(range(1, nd - 1))
+    to_cl = [0] + list(range(2, nd)) + [1]
+    xf = M.transpose(x, to_cf) if last else x
+    gf = M.transpose(g, to_cf) if last else g
+    shape = list(xf.shape)
+    n, c = shape[0], shape[1]
+    grouped = [n if n >= 0 else 0, groups, -1]
+
+    def mean(t):
+        return R.mean(t, axis=2, keepdim=True)
+
+    xr = M.reshape(xf, grouped)
+    xc = xr - mean(xr)
+    inv = (mean(xc * xc) + epsilon) ** -0.5
+    xhat = xc * inv
+    cs = _bshape(nd, 1, c)
+    gw = gf if weight is None else gf * M.reshape(weight, cs)
+    dx = M.reshape(_norm_dx(M.reshape(gw, grouped), xhat, inv, mean), shape)
+    if last:
+        dx = M.transpose(dx, to_cl)
+    red = [0] + list(range(2, nd))
+    dw = None if weight is None else R.sum(gf * M.reshape(xhat, shape), axis=red)
+    db = None if bias is None else R.sum(gf, axis=red)
+    return dx, dw, db
+
+
+def _normalize_meta(x, p=2.0, axis=1, epsilon=1e-12):
+    xs = meta.shape_of(x)
+    meta.normalize_axis(axis, len(xs))
+    return Meta(xs, meta.dtype_of(x))
+
+
+def _pnorm(x, p, axis):
+    if p == 2:
+        return np.sqrt((x * x).sum(axis=axis, keepdims=True))
+    return (np.abs(x) ** p).sum(axis=axis, keepdims=True) ** (1.0 / p)
+
+
+@def_op('normalize', _normalize_meta)
+def normalize_op(x, p=2.0, axis=1, epsilon=1e-12):
+    """``x / max(||x||_p, epsilon)`` along ``axis``."""
+    return x / np.maximum(_pnorm(x, p, axis), epsilon)
+
+
+@normalize_op.def_fast_grad
+def _normalize_fast(g, x, out, p, axis, epsilon):
+    n = _pnorm(x, p, axis)
+    big = n > epsilon
+    d = np.where(big, n, epsilon)
+    s = (g * x).sum(axis=axis, keepdims=True)
+    ns = np.where(big, n, 1)
+    dn = x / ns if p == 2 else np.sign(x) * np.abs(x) ** (p - 1) / ns ** (p - 1)
+    return g / d - np.where(big, s / (d * d), 0) * dn
+
+
+@normalize_op.def_grad
+def _normalize_grad(g, x, out, p, axis, epsilon):
+    R, X = _R(), _X()
+    if p == 2:
+        n = R.sum(x * x, axis=axis, keepdim=True) ** 0.5
+    else:
+        n = R.sum(X.abs(x) ** p, axis=axis, keepdim=True) ** (1.0 / p)
+    big = _mask(greater_than_op(n, epsilon), x)
+    d = maximum_op(n, epsilon)
+    ns = n * big + (1 - big)
+    dn = x / ns if p == 2 else X.sign(x) * X.abs(x) ** (p - 1) / ns ** (p - 1)
+    s = R.sum(g * x, axis=axis, keepdim=True)
+    return g / d - (s / (d * d)) * big * dn
+
+
+# ---- dropout ----------------------------------------------------------------
+
+def _dropout_meta(x, p=0.5, axis=None, mode='upscale_in_train'):
+    xs = meta.shape_of(x)
+    ms = xs if axis is None else tuple(d if i in axis else 1 for i, d in enumerate(xs))
+    return Meta(xs, meta.dtype_of(x)), Meta(ms, np.uint8)
+
+
+def _dropout_scale(p, mode):
+    if mode != 'upscale_in_train':
+        return 1.0
+    return 0.0 if p >= 1 else 1.0 / (1.0 - p)
+
+
+@def_op('dropout', _dropout_meta, outputs=('out', 'mask'), nondiff_outputs=('mask',),
+        random=True, save_inputs=False)
+def dropout_op(x, p=0.5, axis=None, mode='upscale_in_train'):
+    """Training-time dropout; ``mask`` (uint8, 1 = kept) is broadcast over the
+    axes not in ``axis``. Draws from ``framework.random.generator()``."""
+    from ..random import generator
+    shape = x.shape if axis is None else tuple(
+        d if i in axis else 1 for i, d in enumerate(x.shape))
+    keep = generator().random(shape, dtype=np.float32) >= p
+    factor = keep * np.asarray(_dropout_scale(p, mode), x.dtype)
+    return (x * factor).astype(x.dtype, copy=False), keep.view(np.uint8)
+
+
+@dropout_op.def_grad
+def _dropout_grad(g, gm, x, out, mask, p, axis, mode):
+    return g * _mask(mask, g) * _dropout_scale(p, mode)
+
+
+@dropout_op.def_fast_grad
+def _dropout_fast(g, gm, x, out, mask, p, axis, mode):
+    return g * (mask * np.asarray(_dropout_scale(p, mode), g.dtype))
+
+
+def _alpha_dropout_meta(x, p=0.5):
+    return Meta(meta.shape_of(x), meta.dtype_of(x)), Meta(meta.shape_of(x), np.uint8)
+
+
+_ALPHA_P = -_SELU_ALPHA * _SELU_SCALE
+
+
+def _alpha_coeffs(p):
+    a = ((1 - p) * (1 + p * _ALPHA_P ** 2)) ** -0.5
+    return a, -a * _ALPHA_P * p
+
+
+@def_op('alpha_dropout', _alpha_dropout_meta, outputs=('out', 'mask'),
+        nondiff_outputs=('mask',), random=True, save_inputs=False)
+def alpha_dropout_op(x, p=0.5):
+    """Dropout that keeps SELU's self-normalising mean and variance: dropped
+    units are set to the negative saturation value, then an affine fix-up."""
+    from ..random import generator
+    keep = generator().random(x.shape, dtype=np.float32) >= p
+    a, b = _alpha_coeffs(p)
+    out = a * np.where(keep, x, _ALPHA_P) + b
+    return out.astype(x.dtype, copy=False), keep.view(np.uint8)
+
+
+@alpha_dropout_op.def_grad
+def _alpha_dropout_grad(g, gm, x, out, mask, p):
+    return g * _mask(mask, g) * _alpha_coeffs(p)[0]
+
+
+@alpha_dropout_op.def_fast_grad
+def _alpha_dropout_fast(g, gm, x, out, mask, p):
+    return g * (mask * np.asarray(_alpha_coeffs(p)[0], g.dtype))
+
+
+# ---- embedding ----------------------------------------------------------------
+
+def _embedding_meta(ids, weight, padding_idx=-1):
+    ids_s, ws = meta.shape_of(ids), meta.shape_of(weight)
+    if len(ws) != 2:
+        raise OpError("weight must be 2-D [num_embeddings, embedding_dim], "
+                      "got shape %s" % list(ws))
+    if np.dtype(meta.dtype_of(ids)).kind not in 'iu':
+        raise OpError("ids must be an integer tensor, got %s" % meta.dtype_of(ids))
+    return Meta(tuple(ids_s) + (ws[1],), meta.dtype_of(weight))
+
+
+def _check_ids(ids, n, api):
+    if ids.size and (ids.min() < 0 or ids.max() >= n):
+        bad = ids[(ids < 0) | (ids >= n)].flat[0]
+        raise OpError("%s: id %d is out of range [0, %d) (num_embeddings=%d)"
+                      % (api, bad, n, n))
+
+
+@def_op('embedding', _embedding_meta, no_grad_inputs=('ids',))
+def embedding_op(ids, weight, padding_idx=-1):
+    """Rows of ``weight`` picked by ``ids``; rows for ``padding_idx`` (>= 0)
+    are zero in the output and get no gradient (Paddle's lookup_table_v2)."""
+    _check_ids(ids, weight.shape[0], 'embedding')
+    out = weight[ids]
+    if padding_idx >= 0:
+        out[ids == padding_idx] = 0
+    return out
+
+
+def _embedding_grad_meta(g, ids, num_embeddings=0, padding_idx=-1):
+    gs = meta.shape_of(g)
+    return Meta((num_embeddings, gs[-1]), meta.dtype_of(g))
+
+
+@def_op('embedding_grad', _embedding_grad_meta, no_grad_inputs=('ids',), save_inputs=False)
+def embedding_grad_op(g, ids, num_embeddings=0, padding_idx=-1):
+    """Scatter-add of the output gradient into the rows of the table."""
+    d = g.shape[-1]
+    gw = np.zeros((num_embeddings, d), g.dtype)
+    np.add.at(gw, ids.reshape(-1), g.reshape(-1, d))
+    if padding_idx >= 0:
+        gw[padding_idx] = 0
+    return gw
+
+
+@embedding_grad_op.def_grad
+def _embedding_grad_grad(gg, g, ids, out, num_embeddings, padding_idx):
+    return embedding_op(ids, gg, padding_idx), None
+
+
+@embedding_op.def_grad
+def _embedding_grad(g, ids, weight, out, padding_idx):
+    return None, embedding_grad_op(g, ids, int(weight.shape[0]), padding_idx)
+
+
+@embedding_op.def_fast_grad
+def _embedding_fast(g, ids, weight, out, padding_idx):
+    return None, embedding_grad_op.kernel(g, ids, weight.shape[0], padding_idx)
+
+
+# ---- linear -------------------------------------------------------------------
+
+def _linear_meta(x, weight, bias):
+    xs, ws = meta.shape_of(x), meta.shape_of(weight)
+    if len(ws) != 2:
+        raise OpError("weight must be 2-D [in_features, out_features], got shape %s"
+                      % list(ws))
+    if not xs or (xs[-1] != ws[0] and -1 not in (xs[-1], ws[0])):
+        raise OpError("input of shape %s does not match weight of shape %s "
+                      "(input's last dim must equal in_features=%d)" % (list(xs), list(ws), ws[0]))
+    if bias is not None:
+        bs = meta.shape_of(bias)
+        if tuple(bs) not in ((ws[1],), (-1,)) and ws[1] != -1:
+            raise OpError("bias must have shape [%d], got %s" % (ws[1], list(bs)))
+    return Meta(tuple(xs[:-1]) + (ws[1],), meta.result_dtype(x, weight))
+
+
+@def_op('linear', _linear_meta, inputs=('x', 'weight', 'bias?'), attrs={})
+def linear_op(x, weight, bias):
+    """``x @ weight + bias`` with Paddle's weight layout [in_features, out_features]."""
+    out = np.matmul(x, weight)
+    if bias is not None:
+        out += bias
+    return out
+
+
+@linear_op.def_fast_grad
+def _linear_fast(g, x, weight, bias, out):
+    k, n = weight.shape
+    g2 = g.reshape(-1, n)
+    dx = np.matmul(g, weight.T)
+    dw = np.matmul(x.reshape(-1, k).T, g2)
+    db = None if bias is None else g2.sum(axis=0)
+    return dx, dw, db
+
+
+@linear_op.def_grad
+def _linear_grad(g, x, weight, bias, out):
+    X, M = _X(), _M()
+    k, n = weight.shape
+    dx = X.matmul(g, weight, transpose_y=True)
+    dw = X.matmul(M.reshape(x, [-1, k]), M.reshape(g, [-1, n]), transpose_x=True)
+    return dx, dw, sum_like(g, bias)
+
+
+# ---- interpolation ------------------------------------------------------------
+
+_LINEAR_MODES = ('linear', 'bilinear', 'trilinear')
+_MODE_RANK = {'linear': 3, 'bilinear': 4, 'trilinear': 5, 'nearest': (3, 4, 5)}
+
+
+def _spatial_axes(ndim, data_format):
+    return list(range(1, ndim - 1)) if data_format in _CHANNEL_LAST else list(range(2, ndim))
+
+
+def _interp_matrix(n_in, n_out, mode, align_corners, align_mode, scale):
+    """(n_out, n_in) matrix of one axis's interpolation with Paddle's index
+    rules, mirroring its float32 ratio (and double half-pixel source
+    coordinate) so that index truncation matches its kernels."""
+    f = np.float32
+    ratio = f(0)
+    if n_out > 1:
+        if align_corners:
+            ratio = f(n_in - 1) / f(n_out - 1)
+        else:
+            ratio = f(1.0 / scale) if scale and scale > 0 else f(n_in) / f(n_out)
+    k = np.arange(n_out)
+    m = np.zeros((n_out, n_in))
+    if mode == 'nearest':
+        src = ratio * k.astype(f)
+        if align_corners:
+            src = src.astype(np.float64) + 0.5
+        m[k, np.minimum(src.astype(np.int64), n_in - 1)] = 1
+        return m
+    half = align_mode == 0 and not align_corners
+    if half:
+        src = np.float64(ratio) * (k + 0.5) - 0.5
+        frac_src = np.maximum(src, 0).astype(f)
+    else:
+        src = frac_src = ratio * k.astype(f)
+    i0 = np.minimum(np.maximum(np.trunc(src).astype(np.int64), 0), n_in - 1)
+    i1 = np.minimum(i0 + 1, n_in - 1)
+    lam = (frac_src - i0).astype(np.float64)
+    np.add.at(m, (k, i0), 1 - lam)
+    np.add.at(m, (k, i1), lam)
+    return m
+
+
+def _interp_apply(x, in_size, out_size, scales, mode, align_corners, align_mode,
+                  data_format, adjoint):
+    """Apply (or, with ``adjoint``, the transpose of) the separable
+    interpolation along each spatial axis."""
+    axes = _spatial_axes(x.ndim, data_format)
+    if tuple(in_size) == tuple(out_size):
+        return x.copy()
+    for i, ax in enumerate(axes):
+        m = _interp_matrix(in_size[i], out_size[i], mode, align_corners, align_mode,
+                           scales[i] if scales else None)
+        if adjoint:
+            m = m.T
+        if mode == 'nearest' and not adjoint:
+            x = np.take(x, m.argmax(axis=1), axis=ax)
+        else:
+            xm = np.moveaxis(x, ax, -1)
+            x = np.moveaxis(np.matmul(xm, m.T.astype(x.dtype, copy=False)), -1, ax)
+    return np.ascontiguousarray(x)
+
+
+def _interp_meta(x, in_size=(), out_size=(), scales=None, mode='nearest',
+                 align_corners=False, align_mode=0, data_format='NCHW'):
+    xs = list(meta.shape_of(x))
+    axes = _spatial_axes(len(xs), data_format)
+    if len(axes) != len(out_size):
+        raise OpError("%d output sizes given for input %s with %d spatial dims"
+                      % (len(out_size), xs, len(axes)))
+    for ax, s in zip(axes, out_size):
+        xs[ax] = s
+    return Meta(xs, meta.dtype_of(x))
+
+
+def _interp_grad_meta(g, in_size=(), out_size=(), scales=None, mode='nearest',
+                      align_corners=False, align_mode=0, data_format='NCHW'):
+    gs = list(meta.shape_of(g))
+    for ax, s in zip(_spatial_axes(len(gs), data_format), in_size):
+        gs[ax] = s
+    return Meta(gs, meta.dtype_of(g))
+
+
+_INTERP_ATTRS = {'in_size': (), 'out_size': (), 'scales': None, 'mode': 'nearest',
+                 'align_corners': False, 'align_mode': 0, 'data_format': 'NCHW'}
+
+
+@def_op('interpolate', _interp_meta, inputs=('x',), attrs=_INTERP_ATTRS, save_inputs=False)
+def interpolate_op(x, in_size, out_size, scales, mode, align_corners, align_mode, data_format):
+    """Nearest / (bi,tri)linear resize of the spatial axes (Paddle's index rules)."""
+    return _interp_apply(x, in_size, out_size, scales, mode, align_corners, align_mode,
+                         data_format, False)
+
+
+@def_op('interpolate_grad', _interp_grad_meta, inputs=('g',), attrs=_INTERP_ATTRS,
+        save_inputs=False)
+def interpolate_grad_op(g, in_size, out_size, scales, mode, align_corners, align_mode,
+                        data_format):
+    """The transpose of ``interpolate`` (its gradient; linear in ``g``)."""
+    return _interp_apply(g, in_size, out_size, scales, mode, align_corners, align_mode,
+                         data_format, True).astype(g.dtype, copy=False)
+
+
+def _interp_adjoint_args(fn):
+    def rule(g, x, out, *attrs):
+        return fn(g, *attrs)
+    return rule
+
+
+interpolate_op.def_grad(_interp_adjoint_args(interpolate_grad_op))
+interpolate_op.def_fast_grad(_interp_adjoint_args(interpolate_grad_op.kernel))
+interpolate_grad_op.def_grad(_interp_adjoint_args(interpolate_op))
+interpolate_grad_op.def_fast_grad(_interp_adjoint_args(interpolate_op.kernel))
+
+
+# ---- public API: activations -------------------------------------------------
+
+def _float_attr(v, api, name):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        raise OpError("%s: %s must be a number, got %r" % (api, name, v)) from None
+
+
+def relu(x, name=None):
+    """``max(x, 0)``."""
+    return relu_op(x)
+
+
+def relu_(x, name=None):
+    """In-place ``relu``."""
+    return x._inplace_assign(relu_op(x))
+
+
+def relu6(x, name=None):
+    """``min(max(x, 0), 6)``."""
+    return relu6_op(x, 6.0)
+
+
+def leaky_relu(x, negative_slope=0.01, name=None):
+    """``x`` where positive, ``negative_slope * x`` elsewhere."""
+    return leaky_relu_op(x, _float_attr(negative_slope, 'leaky_relu', 'negative_slope'))
+
+
+def elu(x, alpha=1.0, name=None):
+    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
+    return elu_op(x, _float_attr(alpha, 'elu', 'alpha'))
+
+
+def elu_(x, alpha=1.0, name=None):
+    """In-place ``elu``."""
+    return x._inplace_assign(elu(x, alpha))
+
+
+def selu(x, scale=_SELU_SCALE, alpha=_SELU_ALPHA, name=None):
+    """``scale * elu(x, alpha)`` with the self-normalising constants."""
+    if scale <= 1.0:
+        raise OpError("selu: scale must be greater than 1.0, got %r" % scale)
+    if alpha < 0:
+        raise OpError("selu: alpha must be no less than 0, got %r" % alpha)
+    return selu_op(x, float(scale), float(alpha))
+
+
+def celu(x, alpha=1.0, name=None):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+    if alpha == 0:
+        raise OpError("celu: alpha must not be 0")
+    return celu_op(x, _float_attr(alpha, 'celu', 'alpha'))
+
+
+def gelu(x, approximate=False, name=None):
+    """Gaussian error linear unit: exact (erf) or the tanh approximation."""
+    return gelu_op(x, bool(approximate))
+
+
+def silu(x, name=None):
+    """``x * sigmoid(x)``."""
+    return silu_op(x)
+
+
+def swish(x, name=None):
+    """``x * sigmoid(x)`` (Paddle 2.x ``swish`` has beta fixed to 1)."""
+    return silu_op(x)
+
+
+def mish(x, name=None):
+    """``x * tanh(softplus(x))``."""
+    return mish_op(x, 20.0)
+
+
+def softplus(x, beta=1, threshold=20, name=None):
+    """``log(1 + exp(beta * x)) / beta``, and ``x`` where ``beta * x > threshold``."""
+    return softplus_op(x, _float_attr(beta, 'softplus', 'beta'),
+                       _float_attr(threshold, 'softplus', 'threshold'))
+
+
+def softsign(x, name=None):
+    """``x / (1 + |x|)``."""
+    return softsign_op(x)
+
+
+def tanhshrink(x, name=None):
+    """``x - tanh(x)``."""
+    return tanhshrink_op(x)
+
+
+def hardswish(x, name=None):
+    """``x * relu6(x + 3) / 6``."""
+    return hardswish_op(x)
+
+
+def hardsigmoid(x, slope=0.1666667, offset=0.5, name=None):
+    """``clip(slope * x + offset, 0, 1)`` (Paddle's default slope 0.1666667)."""
+    return hardsigmoid_op(x, float(slope), float(offset))
+
+
+def hardtanh(x, min=-1.0, max=1.0, name=None):  # noqa: A002
+    """``clip(x, min, max)``."""
+    if min >= max:
+        raise OpError("hardtanh: min (%r) must be less than max (%r)" % (min, max))
+    return hardtanh_op(x, float(min), float(max))
+
+
+def hardshrink(x, threshold=0.5, name=None):
+    """``x`` where ``|x| > threshold``, else 0."""
+    return hardshrink_op(x, float(threshold))
+
+
+def softshrink(x, threshold=0.5, name=None):
+    """Shrink ``x`` towards 0 by ``threshold`` (0 inside ``[-threshold, threshold]``)."""
+    if threshold < 0:
+        raise OpError("softshrink: threshold must be no less than 0, got %r" % threshold)
+    return softshrink_op(x, float(threshold))
+
+
+def thresholded_relu(x, threshold=1.0, name=None):
+    """``x`` where ``x > threshold``, else 0."""
+    return thresholded_relu_op(x, float(threshold))
+
+
+def sigmoid(x, name=None):
+    """``1 / (1 + exp(-x))`` (the math module's op)."""
+    return _X().sigmoid(x)
+
+
+def tanh(x, name=None):
+    """Hyperbolic tangent (the math module's op)."""
+    return tanh_op(x)
+
+
+def log_sigmoid(x, name=None):
+    """``log(sigmoid(x))``, computed without overflow."""
+    return log_sigmoid_op(x)
+
+
+def _cast_input(x, dtype):
+    if dtype is None:
+        return x
+    from .manipulation import cast
+    return cast(x, dtype)
+
+
+def _axis_arg(axis, x, api):
+    nd = len(x.shape)
+    try:
+        a = int(axis)
+    except TypeError:
+        raise OpError("%s: axis must be an int, got %r" % (api, axis)) from None
+    if not -max(nd, 1) <= a < max(nd, 1):
+        raise OpError("%s: axis %d is out of range for input of shape %s"
+                      % (api, a, list(x.shape)))
+    return a
+
+
+def softmax(x, axis=-1, dtype=None, name=None):
+    """``exp(x) / sum(exp(x))`` along ``axis`` (shifted by the max for stability).
+
+    >>> import framework as paddle
+    >>> import framework.nn.functional as F
+    >>> F.softmax(paddle.to_tensor([0.0, 0.0])).numpy().tolist()
+    [0.5, 0.5]
+    """
+    x = _cast_input(x, dtype)
+    return softmax_op(x, _axis_arg(axis, x, 'softmax'))
+
+
+def softmax_(x, axis=-1, dtype=None, name=None):
+    """In-place ``softmax``."""
+    return x._inplace_assign(softmax(x, axis, dtype))
+
+
+def log_softmax(x, axis=-1, dtype=None, name=None):
+    """``x - logsumexp(x)`` along ``axis``."""
+    x = _cast_input(x, dtype)
+    return log_softmax_op(x, _axis_arg(axis, x, 'log_softmax'))
+
+
+def prelu(x, weight, data_format='NCHW', name=None):
+    """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has one
+    element or one per channel."""
+    if data_format not in ('NC', 'NCL', 'NCHW', 'NCDHW', 'NLC', 'NHWC', 'NDHWC'):
+        raise OpError("prelu: unknown data_format %r" % (data_format,))
+    return prelu_op(x, weight, data_format)
+
+
+def glu(x, axis=-1, name=None):
+    """Gated linear unit: split ``x`` in two halves ``a, b`` along ``axis``,
+    return ``a * sigmoid(b)``."""
+    a = _axis_arg(axis, x, 'glu')
+    n = x.shape[a]
+    if n % 2:
+        raise OpError("glu: the size of axis %d of input %s must be even"
+                      % (a, list(x.shape)))
+    first, second = _M().split(x, 2, axis=a)
+    return first * sigmoid(second)
+
+
+def maxout(x, groups, axis=1, name=None):
+    """Max over ``groups`` consecutive channels: [N, C, ...] -> [N, C/groups, ...]."""
+    shape = list(x.shape)
+    a = _axis_arg(axis, x, 'maxout') % len(shape)
+    if shape[a] % groups:
+        raise OpError("maxout: groups=%d must divide the size %d of axis %d of input %s"
+                      % (groups, shape[a], a, shape))
+    split = shape[:a] + [shape[a] // groups, groups] + shape[a + 1:]
+    return _R().max(_M().reshape(x, split), axis=a + 1)
+
+
+# ---- public API: normalisation -------------------------------------------------
+
+_BN_FORMATS = ('NC', 'NCL', 'NCHW', 'NCDHW', 'NLC', 'NHWC', 'NDHWC')
+
+
+def _check_format(data_format, api, allowed=_BN_FORMATS):
+    if data_format not in allowed:
+        raise OpError("%s: data_format must be one of %s, got %r"
+                      % (api, ', '.join(allowed), data_format))
+
+
+def _write_stat(t, value):
+    """Store an updated running statistic into the buffer ``t``.
+
+    The array is replaced, not mutated, and the version counter is left alone
+    on purpose: batch_norm's own grad node saved ``t`` as an input, but its
+    gradient never reads statistics that this call updated (they are only
+    updated when batch statistics are used)."""
+    arr = value.data
+    t.data = arr if arr.dtype == t.data.dtype else arr.astype(t.data.dtype)
+
+
+def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.9, epsilon=1e-05, data_format='NCHW', use_global_stats=None,
+               name=None):
+    """Batch normalisation (Paddle's ``F.batch_norm``).
+
+    Batch statistics are used when ``use_global_stats`` is False, or when it
+    is None and ``training`` is True; the running statistics are then updated
+    in place: ``running = momentum * running + (1 - momentum) * batch_stat``.
+    Otherwise the running statistics normalise the input.
+    """
+    _check_format(data_format, 'batch_norm')
+    use_global = (not training) if use_global_stats is None else bool(use_global_stats)
+    out, mean_out, var_out, _, _ = batch_norm_op(
+        x, running_mean, running_var, weight, bias, float(momentum), float(epsilon),
+        data_format, use_global)
+    if not mode.static and not use_global:
+        for t, v in ((running_mean, mean_out), (running_var, var_out)):
+            if hasattr(t, 'data') and hasattr(t, '_version'):
+                _write_stat(t, v)
+    return out
+
+
+def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.9, eps=1e-05, data_format='NCHW',
+                  name=None):
+    """Normalise each sample and channel over its spatial axes."""
+    _check_format(data_format, 'instance_norm')
+    if not use_input_stats:
+        if running_mean is None or running_var is None:
+            raise OpError("instance_norm: use_input_stats=False needs running_mean and "
+                          "running_var")
+        return batch_norm(x, running_mean, running_var, weight, bias, False, momentum,
+                          eps, data_format, True)
+    c = x.shape[_channel_axis(len(x.shape), data_format)]
+    out, _, _ = group_norm_op(x, weight, bias, int(c), float(eps), data_format)
+    return out
+
+
+def _normalized_shape(normalized_shape):
+    if isinstance(normalized_shape, (int, np.integer)):
+        return [int(normalized_shape)]
+    return [int(d) for d in normalized_shape]
+
+
+def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=None):
+    """Normalise over the trailing ``normalized_shape`` axes, then scale and shift."""
+    ns = _normalized_shape(normalized_shape)
+    xs = list(x.shape)
+    if len(ns) > len(xs) or [d for d in xs[len(xs) - len(ns):] if d != -1] != \
+            [n for n, d in zip(ns, xs[len(xs) - len(ns):]) if d != -1]:
+        raise OpError("layer_norm: normalized_shape %s does not match the trailing dims of "
+                      "input %s" % (ns, xs))
+    out, _, _ = layer_norm_op(x, weight, bias, len(xs) - len(ns), float(epsilon))
+    return out
+
+
+def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format='NCHW',
+               name=None):
+    """Normalise each sample over groups of ``C / num_groups`` channels."""
+    _check_format(data_format, 'group_norm')
+    out, _, _ = group_norm_op(x, weight, bias, int(num_groups), float(epsilon), data_format)
+    return out
+
+
+def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
+    """``x / max(||x||_p, epsilon)`` along ``axis``."""
+    p = float(p)
+    if not p > 0 or math.isinf(p):
+        raise OpError("normalize: p must be a positive finite number, got %r" % p)
+    return normalize_op(x, p, _axis_arg(axis, x, 'normalize'), float(epsilon))
+
+
+def local_response_norm(x, size, alpha=1e-4, beta=0.75, k=1.0, data_format='NCHW',
+                        name=None):
+    """``x / (k + alpha / size * sum of x^2 over `size` neighbouring channels) ** beta``."""
+    _check_format(data_format, 'local_response_norm')
+    M, R = _M(), _R()
+    nd = len(x.shape)
+    ca = _channel_axis(nd, data_format)
+    sq = x * x
+    pads = [(0, 0)] * nd
+    pads[ca] = (size // 2, (size - 1) // 2)
+    zeros = [_zeros_like_slab(sq, ca, n) for n in pads[ca]]
+    padded = M.concat([z for z in (zeros[0],) if z is not None] + [sq] +
+                      [z for z in (zeros[1],) if z is not None], axis=ca)
+    c = x.shape[ca]
+    windows = [M.slice(padded, [ca], [i], [i + c]) for i in range(size)]
+    div = (R.sum(M.stack(windows, axis=0), axis=0) * (alpha / size) + k) ** beta
+    return x / div
+
+
+def _zeros_like_slab(t, axis, n):
+    if n == 0:
+        return None
+    shape = list(t.shape)
+    shape[axis] = n
+    from .creation import zeros
+    return zeros(shape, str(np.dtype(t.dtype)))
+
+
+# ---- public API: dropout, embedding, linear ---------------------------------------
+
+def _check_p(p, api):
+    if isinstance(p, bool) or not isinstance(p, (int, float, np.floating, np.integer)):
+        raise OpError("%s: p must be a float in [0, 1], got %r" % (api, p))
+    if not 0 <= p <= 1:
+        raise OpError("%s: p must be in [0, 1], got %r" % (api, p))
+    return float(p)
+
+
+def dropout(x, p=0.5, axis=None, training=True, mode='upscale_in_train', name=None):
+    """Zero elements with probability ``p`` while training.
+
+    ``mode='upscale_in_train'`` scales kept elements by ``1/(1-p)`` while
+    training and is the identity at inference; ``'downscale_in_infer'`` keeps
+    training outputs unscaled and multiplies by ``1-p`` at inference.
+    ``axis`` (int or list) draws one mask value per index of those axes only.
+    """
+    p = _check_p(p, 'dropout')
+    if mode not in ('upscale_in_train', 'downscale_in_infer'):
+        raise OpError("dropout: mode must be 'upscale_in_train' or 'downscale_in_infer', "
+                      "got %r" % (mode,))
+    if not training:
+        return x if mode == 'upscale_in_train' or p == 0 else x * (1.0 - p)
+    if p == 0:
+        return x
+    if axis is not None:
+        nd = len(x.shape)
+        axis = tuple(sorted(meta.normalize_axes(list(axis) if isinstance(axis, (list, tuple))
+                                                else int(axis), nd)))
+    out, _ = dropout_op(x, p, axis, mode)
+    return out
+
+
+def dropout2d(x, p=0.5, training=True, data_format='NCHW', name=None):
+    """Drop whole channels of a 4-D input."""
+    _check_format(data_format, 'dropout2d', ('NCHW', 'NHWC'))
+    return dropout(x, p, [0, 1] if data_format == 'NCHW' else [0, 3], training)
+
+
+def dropout3d(x, p=0.5, training=True, data_format='NCDHW', name=None):
+    """Drop whole channels of a 5-D input."""
+    _check_format(data_format, 'dropout3d', ('NCDHW', 'NDHWC'))
+    return dropout(x, p, [0, 1] if data_format == 'NCDHW' else [0, 4], training)
+
+
+def alpha_dropout(x, p=0.5, training=True, name=None):
+    """Dropout for SELU networks: keeps zero mean and unit variance."""
+    p = _check_p(p, 'alpha_dropout')
+    if not training or p == 0:
+        return x
+    if p == 1:
+        return x * 0.0
+    out, _ = alpha_dropout_op(x, p)
+    return out
+
+
+def embedding(x, weight, padding_idx=None, sparse=False, name=None):
+    """Look up rows of ``weight`` ([num_embeddings, dim]) by the integer ids ``x``.
+
+    Output rows for ``padding_idx`` are zero and that row gets no gradient; a
+    negative ``padding_idx`` counts from the end, as in Paddle. ``sparse`` is
+    accepted for compatibility (gradients are dense).
+    """
+    n = int(weight.shape[0])
+    if padding_idx is None:
+        pad = -1
+    else:
+        pad = int(padding_idx)
+        if not -n <= pad < n:
+            raise OpError("embedding: padding_idx %d is out of range for num_embeddings=%d"
+                          % (pad, n))
+        pad = pad % n
+    return embedding_op(x, weight, pad)
+
+
+def linear(x, weight, bias=None, name=None):
+    """``x @ weight + bias``; ``weight`` is [in_features, out_features] (Paddle's layout).
+
+    >>> import framework as paddle
+    >>> import framework.nn.functional as F
+    >>> F.linear(paddle.ones([1, 2]), paddle.ones([2, 3])).shape
+    [1, 3]
+    """
+    return linear_op(x, weight, bias)
+
+
+# ---- public API: interpolation ------------------------------------------------
+
+def _as_int(v):
+    if hasattr(v, 'item') and not isinstance(v, (int, np.integer)):
+        v = v.item()   # a 1-element Tensor
+    return int(v)
+
+
+def interpolate(x, size=None, scale_factor=None, mode='nearest', align_corners=False,
+                align_mode=0, data_format='NCHW', name=None):
+    """Resize the spatial axes of a 3-D/4-D/5-D input (Paddle's ``F.interpolate``).
+
+    Modes: 'nearest' (3-D/4-D/5-D), 'linear' (3-D), 'bilinear' (4-D),
+    'trilinear' (5-D), with Paddle's ``align_corners``/``align_mode`` index rules.
+    Give exactly one of ``size`` (ints or 1-element tensors) and ``scale_factor``.
+    """
+    mode = mode.lower() if isinstance(mode, str) else mode
+    nd = len(x.shape)
+    if mode not in _MODE_RANK:
+        raise OpError("interpolate: mode %r is not supported; use 'nearest', 'linear', "
+                      "'bilinear' or 'trilinear'" % (mode,))
+    ranks = _MODE_RANK[mode]
+    if nd not in (ranks if isinstance(ranks, tuple) else (ranks,)):
+        raise OpError("interpolate: mode %r needs a %s-D input, got shape %s"
+                      % (mode, ranks if isinstance(ranks, int) else '3/4/5', list(x.shape)))
+    formats = {3: ('NCW', 'NWC'), 4: ('NCHW', 'NHWC'), 5: ('NCDHW', 'NDHWC')}[nd]
+    if data_format not in formats:
+        raise OpError("interpolate: data_format must be %s or %s for a %d-D input, got %r"
+                      % (formats[0], formats[1], nd, data_format))
+    if align_corners and mode == 'nearest':
+        raise OpError("interpolate: align_corners option can only be set with the "
+                      "interpolating modes: linear | bilinear | trilinear")
+    if align_mode not in (0, 1):
+        raise OpError("interpolate: align_mode must be 0 or 1, got %r" % (align_mode,))
+    fmt = 'NLC' if data_format == 'NWC' else data_format
+    axes = _spatial_axes(nd, fmt)
+    in_size = [int(x.shape[a]) for a in axes]
+    if any(s < 0 for s in in_size):
+        raise OpError("interpolate: spatial dims of input %s must be known" % list(x.shape))
+    k = len(axes)
+    if (size is None) == (scale_factor is None):
+        raise OpError("interpolate: give exactly one of size and scale_factor")
+    scales = None
+    if size is not None:
+        if hasattr(size, 'tolist') and not isinstance(size, (list, tuple)):
+            size = size.tolist() if hasattr(size, 'numpy') else list(size)
+        size = [size] * k if isinstance(size, (int, np.integer)) else list(size)
+        if len(size) != k:
+            raise OpError("interpolate: size %s must have %d entries for input %s"
+                          % (size, k, list(x.shape)))
+        out_size = [_as_int(s) for s in size]
+    else:
+        sf = scale_factor
+        if hasattr(sf, 'tolist') and not isinstance(sf, (list, tuple)):
+            sf = sf.tolist()
+        sf = [float(sf)] * k if isinstance(sf, (int, float, np.number)) else [float(s) for s in sf]
+        if len(sf) != k or any(s <= 0 for s in sf):
+            raise OpError("interpolate: scale_factor must be positive with %d entries, got %r"
+                          % (k, scale_factor))
+        scales = tuple(sf)
+        out_size = [int(i * s) for i, s in zip(in_size, sf)]
+    if any(s <= 0 for s in out_size):
+        raise OpError("interpolate: output size %s must be positive" % out_size)
+    return interpolate_op(x, tuple(in_size), tuple(out_size), scales, mode,
+                          bool(align_corners), int(align_mode), fmt)
+
+
+def upsample(x, size=None, scale_factor=None, mode='nearest', align_corners=False,
+             align_mode=0, data_format='NCHW', name=None):
+    """Alias of ``interpolate``."""
+    return interpolate(x, size, scale_factor, mode, align_corners, align_mode, data_format)
+
+
+# ---- public API: misc ---------------------------------------------------------
+
+def cosine_similarity(x1, x2, axis=1, eps=1e-8):
+    """Cosine of the angle between ``x1`` and ``x2`` along ``axis``."""
+    R = _R()
+    w12 = R.sum(x1 * x2, axis=axis)
+    w1 = R.sum(x1 * x1, axis=axis)
+    w2 = R.sum(x2 * x2, axis=axis)
+    return w12 / maximum_op(w1 * w2, eps * eps) ** 0.5
+
+
+def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
+    """``(1 - epsilon) * label + epsilon * prior`` (uniform prior by default)."""
+    if not 0 <= epsilon <= 1:
+        raise OpError("label_smooth: epsilon must be in [0, 1], got %r" % epsilon)
+    if prior_dist is None:
+        return label * (1 - epsilon) + epsilon / label.shape[-1]
+    return label * (1 - epsilon) + prior_dist * epsilon
+
+
+__all__ = [
+    'relu', 'relu_', 'relu6', 'leaky_relu', 'elu', 'elu_', 'selu', 'celu', 'gelu', 'silu',
+    'swish', 'mish', 'softplus', 'softsign', 'tanhshrink', 'hardswish', 'hardsigmoid',
+    'hardtanh', 'hardshrink', 'softshrink', 'thresholded_relu', 'sigmoid', 'tanh',
+    'log_sigmoid', 'softmax', 'softmax_', 'log_softmax', 'prelu', 'glu', 'maxout',
+    'batch_norm', 'instance_norm', 'layer_norm', 'group_norm', 'normalize',
+    'local_response_norm', 'dropout', 'dropout2d', 'dropout3d', 'alpha_dropout',
+    'embedding', 'linear', 'interpolate', 'upsample', 'cosine_similarity', 'label_smooth',
+]
+
+# Paddle's Tensor has none of the nn.functional activations as methods (tanh
+# is the math module's).
 TENSOR_METHODS = {}
+
+
+# ---- test cases (independent numpy references) ------------------------------------
+
+_rng = np.random.default_rng(21)
+
+
+def _away(shape, lo=-3.0, hi=3.0, kinks=(0.0,), gap=0.15):
+    """Uniform samples pushed at least ``gap`` away from the kinks."""
+    v = _rng.uniform(lo, hi, shape)
+    for k in kinks:
+        close = np.abs(v - k) < gap
+        v[close] = k + np.where(v[close] >= k, 2 * gap, -2 * gap)
+    return v
+
+
+def _ew(fn):
+    """Elementwise reference from a scalar Python function."""
+    return lambda x, *attrs: np.vectorize(lambda v: fn(float(v), *attrs))(x)
+
+
+def _sig(v):
+    return 1.0 / (1.0 + math.exp(-v))
+
+
+def _sp(v):
+    return math.log1p(math.exp(v))
+
+
+add_test_case(relu_op, _away((3, 4)), ref=_ew(lambda v: v if v > 0 else 0.0))
+add_test_case(relu6_op, _away((3, 4), -2, 8, (0, 6)), 6.0,
+              ref=_ew(lambda v, t: min(max(v, 0.0), t)))
+add_test_case(leaky_relu_op, _away((3, 4)), 0.1, ref=_ew(lambda v, s: v if v > 0 else s * v))
+add_test_case(hardtanh_op, _away((3, 4), -2, 2, (-0.5, 1.5)), -0.5, 1.5,
+              ref=_ew(lambda v, lo, hi: lo if v < lo else hi if v > hi else v))
+add_test_case(hardsigmoid_op, _away((3, 4), -5, 5, (-3.0, 3.0)), 1 / 6, 0.5,
+              ref=_ew(lambda v, s, o: min(1.0, max(0.0, s * v + o))))
+add_test_case(hardswish_op, _away((3, 5), -5, 5, (-3.0, 3.0)),
+              ref=_ew(lambda v: 0.0 if v <= -3 else v if v >= 3 else v * (v + 3) / 6))
+add_test_case(hardshrink_op, _away((3, 4), -2, 2, (-0.5, 0.5)), 0.5,
+              ref=_ew(lambda v, t: v if abs(v) > t else 0.0))
+add_test_case(softshrink_op, _away((3, 4), -2, 2, (-0.5, 0.5)), 0.5,
+              ref=_ew(lambda v, t: v - t if v > t else v + t if v < -t else 0.0))
+add_test_case(thresholded_relu_op, _away((3, 4), -2, 3, (1.0,)), 1.0,
+              ref=_ew(lambda v, t: v if v > t else 0.0))
+add_test_case(elu_op, _away((3, 4)), 1.5,
+              ref=_ew(lambda v, a: v if v > 0 else a * (math.exp(v) - 1)))
+add_test_case(selu_op, _away((3, 4)), _SELU_SCALE, _SELU_ALPHA,
+              ref=_ew(lambda v, s, a: s * (v if v > 0 else a * (math.exp(v) - 1))))
+add_test_case(celu_op, _away((3, 4)), 0.7,
+              ref=_ew(lambda v, a: max(0.0, v) + min(0.0, a * (math.exp(v / a) - 1))))
+add_test_case(gelu_op, _rng.uniform(-3, 3, (3, 4)), False,
+              ref=_ew(lambda v, ap: 0.5 * v * (1 + math.erf(v / math.sqrt(2)))))
+add_test_case(gelu_op, _rng.uniform(-3, 3, (3, 4)), True,
+              ref=_ew(lambda v, ap: 0.5 * v * (1 + math.tanh(
+                  math.sqrt(2 / math.pi) * (v + 0.044715 * v ** 3)))))
+add_test_case(silu_op, _rng.uniform(-4, 4, (3, 4)), ref=_ew(lambda v: v * _sig(v)))
+add_test_case(softplus_op, _away((3, 4), -3, 3, (1.5,)), 2.0, 3.0,
+              ref=_ew(lambda v, b, t: v if b * v > t else _sp(b * v) / b))
+add_test_case(mish_op, _rng.uniform(-3, 3, (3, 4)), 20.0,
+              ref=_ew(lambda v, t: v * math.tanh(_sp(v))))
+add_test_case(softsign_op, _away((3, 4)), ref=_ew(lambda v: v / (1 + abs(v))))
+add_test_case(tanhshrink_op, _rng.uniform(-2, 2, (3, 4)), ref=_ew(lambda v: v - math.tanh(v)))
+add_test_case(log_sigmoid_op, _rng.uniform(-5, 5, (3, 4)), ref=_ew(lambda v: math.log(_sig(v))))
+
+
+def _softmax_ref(x, axis):
+    xm = np.moveaxis(x, axis, -1)
+    out = np.empty_like(xm)
+    for idx in np.ndindex(xm.shape[:-1]):
+        e = [math.exp(v) for v in xm[idx]]
+        out[idx] = [v / sum(e) for v in e]
+    return np.moveaxis(out, -1, axis)
+
+
+add_test_case(softmax_op, _rng.standard_normal((2, 3, 4)), 1, ref=_softmax_ref)
+add_test_case(softmax_op, _rng.standard_normal((3, 5)), -1, ref=_softmax_ref)
+add_test_case(log_softmax_op, _rng.standard_normal((3, 5)), -1,
+              ref=lambda x, a: np.log(_softmax_ref(x, a)))
+add_test_case(log_softmax_op, _rng.standard_normal((2, 3, 2)), 0,
+              ref=lambda x, a: np.log(_softmax_ref(x, a)))
+
+
+def _prelu_ref(x, w, data_format):
+    out = x.copy()
+    for idx in np.ndindex(x.shape):
+        c = idx[x.ndim - 1 if data_format in _CHANNEL_LAST else 1] if w.size > 1 else 0
+        if x[idx] <= 0:
+            out[idx] = w.reshape(-1)[c] * x[idx]
+    return out
+
+
+add_test_case(prelu_op, _away((2, 3, 2, 2)), _rng.uniform(0.1, 0.5, 3), 'NCHW', ref=_prelu_ref)
+add_test_case(prelu_op, _away((2, 2, 3)), _rng.uniform(0.1, 0.5, 3), 'NLC', ref=_prelu_ref)
+add_test_case(prelu_op, _away((3, 4)), np.array([0.25]), 'NCHW', ref=_prelu_ref)
+
+
+def _bn_ref(x, rm, rv, w, b, momentum, eps, data_format, use_global):
+    ca = x.ndim - 1 if data_format in _CHANNEL_LAST else 1
+    xm = np.moveaxis(x, ca, 0)
+    c = xm.shape[0]
+    out = np.empty_like(xm)
+    means, variances, new_m, new_v, invs = [], [], [], [], []
+    for k in range(c):
+        vals = xm[k].reshape(-1)
+        if use_global:
+            mu, var = rm[k], rv[k]
+        else:
+            mu = sum(vals) / len(vals)
+            var = sum((v - mu) ** 2 for v in vals) / len(vals)
+        inv = 1 / math.sqrt(var + eps)
+        out[k] = (xm[k] - mu) * inv * (1 if w is None else w[k]) + (0 if b is None else b[k])
+        means.append(mu)
+        invs.append(inv)
+        new_m.append(rm[k] if use_global else momentum * rm[k] + (1 - momentum) * mu)
+        new_v.append(rv[k] if use_global else momentum * rv[k] + (1 - momentum) * var)
+    return (np.moveaxis(out, 0, ca), np.array(new_m), np.array(new_v), np.array(means),
+            np.array(invs))
+
+
+def _bn_case(shape, c, fmt, use_global, affine=True):
+    stats = _rng.standard_normal(c), _rng.uniform(0.5, 2.0, c)
+    wb = (_rng.uniform(0.5, 1.5, c), _rng.standard_normal(c)) if affine else (None, None)
+    add_test_case(batch_norm_op, _rng.standard_normal(shape), *stats, *wb, 0.9, 1e-5, fmt,
+                  use_global, ref=_bn_ref)
+
+
+_bn_case((3, 2, 2, 2), 2, 'NCHW', False)
+_bn_case((4, 3), 3, 'NCHW', False)
+_bn_case((2, 2, 2, 3), 3, 'NHWC', False)
+_bn_case((2, 3, 2), 3, 'NCL', True)
+_bn_case((3, 2, 3), 2, 'NCL', False, affine=False)
+
+
+def _ln_ref(x, w, b, begin, eps):
+    lead = x.shape[:begin]
+    rows = x.reshape(int(np.prod(lead)), -1)
+    out = np.empty_like(rows)
+    means, variances = [], []
+    for i, r in enumerate(rows):
+        mu = sum(r) / len(r)
+        var = sum((v - mu) ** 2 for v in r) / len(r)
+        out[i] = (r - mu) / math.sqrt(var + eps)
+        means.append(mu)
+        variances.append(var)
+    if w is not None:
+        out = out * w.reshape(-1)
+    if b is not None:
+        out = out + b.reshape(-1)
+    return out.reshape(x.shape), np.reshape(means, lead), np.reshape(variances, lead)
+
+
+add_test_case(layer_norm_op, _rng.standard_normal((2, 3, 4)), _rng.uniform(0.5, 1.5, 12),
+              _rng.standard_normal(12), 1, 1e-5, ref=_ln_ref)
+add_test_case(layer_norm_op, _rng.standard_normal((2, 3, 4)), _rng.uniform(0.5, 1.5, 4),
+              None, 2, 1e-5, ref=_ln_ref)
+add_test_case(layer_norm_op, _rng.standard_normal((3, 5)), None, None, 1, 1e-5, ref=_ln_ref)
+
+
+def _gn_ref(x, w, b, groups, eps, data_format):
+    xf = np.moveaxis(x, -1, 1) if data_format in _CHANNEL_LAST else x
+    n, c = xf.shape[:2]
+    out = np.empty_like(xf)
+    means = np.zeros((n, groups))
+    variances = np.zeros((n, groups))
+    per = c // groups
+    for i in range(n):
+        for gi in range(groups):
+            blk = xf[i, gi * per:(gi + 1) * per]
+            vals = blk.reshape(-1)
+            mu = sum(vals) / len(vals)
+            var = sum((v - mu) ** 2 for v in vals) / len(vals)
+            means[i, gi], variances[i, gi] = mu, var
+            for ci in range(gi * per, (gi + 1) * per):
+                o = (xf[i, ci] - mu) / math.sqrt(var + eps)
+                out[i, ci] = o * (1 if w is None else w[ci]) + (0 if b is None else b[ci])
+    if data_format in _CHANNEL_LAST:
+        out = np.moveaxis(out, 1, -1)
+    return out, means, variances
+
+
+add_test_case(group_norm_op, _rng.standard_normal((2, 4, 3)), _rng.uniform(0.5, 1.5, 4),
+              _rng.standard_normal(4), 2, 1e-5, 'NCHW', ref=_gn_ref)
+add_test_case(group_norm_op, _rng.standard_normal((2, 2, 2, 4)), _rng.uniform(0.5, 1.5, 4),
+              None, 2, 1e-5, 'NHWC', ref=_gn_ref)
+add_test_case(group_norm_op, _rng.standard_normal((2, 3, 2)), None, None, 3, 1e-5, 'NCHW',
+              ref=_gn_ref)
+
+
+def _normalize_ref(x, p, axis, eps):
+    xm = np.moveaxis(x, axis, -1)
+    out = np.empty_like(xm)
+    for idx in np.ndindex(xm.shape[:-1]):
+        n = sum(abs(v) ** p for v in xm[idx]) ** (1 / p)
+        out[idx] = xm[idx] / max(n, eps)
+    return np.moveaxis(out, -1, axis)
+
+
+add_test_case(normalize_op, _rng.standard_normal((3, 4)), 2.0, 1, 1e-12, ref=_normalize_ref)
+add_test_case(normalize_op, _away((2, 3, 2)), 3.0, 1, 1e-12, ref=_normalize_ref)
+add_test_case(normalize_op, _rng.standard_normal((2, 3)) * 1e-3, 2.0, 0, 0.01,
+              ref=_normalize_ref)
+
+
+def _dropout_ref(x, p, axis, mode):
+    shape = x.shape if axis is None else tuple(d if i in axis else 1 for i, d in enumerate(x.shape))
+    u = np.random.default_rng(1234).random(shape, dtype=np.float32)   # framework.seed(1234)
+    keep = (u >= p)
+    kept = np.where(np.broadcast_to(keep, x.shape), x, 0)
+    out = kept / (1 - p) if mode == 'upscale_in_train' else kept
+    return out, keep.astype(np.uint8)
+
+
+add_test_case(dropout_op, _rng.standard_normal((4, 5)), 0.4, None, 'upscale_in_train',
+              ref=_dropout_ref)
+add_test_case(dropout_op, _rng.standard_normal((3, 2, 4)), 0.5, (0, 1), 'downscale_in_infer',
+              ref=_dropout_ref)
+
+
+def _alpha_dropout_ref(x, p):
+    keep = np.random.default_rng(1234).random(x.shape, dtype=np.float32) >= p
+    alpha_p = -1.6732632423543772 * 1.0507009873554805
+    a = 1 / math.sqrt((1 - p) * (1 + p * alpha_p ** 2))
+    return a * np.where(keep, x, alpha_p) - a * alpha_p * p, keep.astype(np.uint8)
+
+
+add_test_case(alpha_dropout_op, _rng.standard_normal((4, 5)), 0.3, ref=_alpha_dropout_ref)
+
+
+def _embedding_ref(ids, w, pad):
+    out = np.zeros(ids.shape + (w.shape[1],))
+    for idx in np.ndindex(ids.shape):
+        if ids[idx] != pad:
+            out[idx] = w[ids[idx]]
+    return out
+
+
+def _embedding_grad_ref(g, ids, n, pad):
+    gw = np.zeros((n, g.shape[-1]))
+    for idx in np.ndindex(ids.shape):
+        if ids[idx] != pad:
+            gw[ids[idx]] += g[idx]
+    return gw
+
+
+_ids = np.array([[0, 2, 1], [2, 4, 2]])
+add_test_case(embedding_op, _ids, _rng.standard_normal((5, 4)), -1, ref=_embedding_ref)
+add_test_case(embedding_op, _ids, _rng.standard_normal((5, 4)), 2, ref=_embedding_ref)
+add_test_case(embedding_grad_op, _rng.standard_normal((2, 3, 4)), _ids, 5, 1,
+              ref=_embedding_grad_ref)
+
+
+def _linear_ref(x, w, b):
+    out = np.zeros(x.shape[:-1] + (w.shape[1],))
+    for idx in np.ndindex(x.shape[:-1]):
+        for j in range(w.shape[1]):
+            out[idx + (j,)] = sum(x[idx + (i,)] * w[i, j] for i in range(w.shape[0]))
+            out[idx + (j,)] += 0 if b is None else b[j]
+    return out
+
+
+add_test_case(linear_op, _rng.standard_normal((2, 3, 4)), _rng.standard_normal((4, 5)),
+              _rng.standard_normal(5), ref=_linear_ref)
+add_test_case(linear_op, _rng.standard_normal((3, 4)), _rng.standard_normal((4, 2)), None,
+              ref=_linear_ref)
+
+
+def _paddle_taps(n_in, n_out, mode, align_corners, align_mode, scale):
+    """Per output index, the (source index, weight) pairs, written the way
+    Paddle's CPU loops compute them (float32 ratio)."""
+    f = np.float32
+    if n_out > 1:
+        ratio = (f(n_in - 1) / f(n_out - 1) if align_corners
+                 else f(1.0 / scale) if scale else f(n_in) / f(n_out))
+    else:
+        ratio = f(0)
+    taps = []
+    for k in range(n_out):
+        if mode == 'nearest':
+            i = int(float(ratio * f(k)) + 0.5) if align_corners else int(ratio * f(k))
+            taps.append([(i, 1.0)])
+            continue
+        flag = align_mode == 0 and not align_corners
+        y0 = int(float(ratio) * (k + 0.5) - 0.5) if flag else int(ratio * f(k))
+        y0 = max(y0, 0)
+        y1 = y0 + 1 if y0 + 1 < n_in - 1 else n_in - 1
+        src = f(max(float(ratio) * (k + 0.5) - 0.5, 0))
+        d = float(src - y0) if flag else float(ratio * f(k) - y0)
+        taps.append([(y0, 1 - d), (y1, d)])
+    return taps
+
+
+def _interp_ref(x, in_size, out_size, scales, mode, ac, am, fmt, adjoint=False):
+    last = fmt in _CHANNEL_LAST
+    xf = np.moveaxis(x, -1, 1) if last else x
+    k = xf.ndim - 2
+    src_sizes, dst_sizes = (out_size, in_size) if adjoint else (in_size, out_size)
+    out = np.zeros(xf.shape[:2] + tuple(dst_sizes))
+    if tuple(in_size) == tuple(out_size):
+        out = xf.copy()
+    else:
+        taps = [_paddle_taps(in_size[i], out_size[i], mode, ac, am,
+                             scales[i] if scales else None) for i in range(k)]
+        for o in np.ndindex(*out_size):
+            combos = [[]]
+            for i in range(k):
+                combos = [c + [t] for c in combos for t in taps[i][o[i]]]
+            for c in combos:
+                src = tuple(t[0] for t in c)
+                w = float(np.prod([t[1] for t in c]))
+                if adjoint:
+                    out[(slice(None), slice(None)) + src] += w * xf[(slice(None), slice(None)) + o]
+                else:
+                    out[(slice(None), slice(None)) + o] += w * xf[(slice(None), slice(None)) + src]
+    return np.moveaxis(out, 1, -1) if last else out
+
+
+def _interp_case(shape, in_size, out_size, scales, mode, ac=False, am=0, fmt='NCHW'):
+    x = _rng.standard_normal(shape)
+    add_test_case(interpolate_op, x, in_size, out_size, scales, mode, ac, am, fmt,
+                  ref=_interp_ref)
+
+
+_interp_case((1, 2, 2, 3), (2, 3), (4, 6), (2.0, 2.0), 'nearest')
+_interp_case((1, 1, 3, 3), (3, 3), (5, 4), None, 'nearest', True)
+_interp_case((1, 2, 2, 3), (2, 3), (3, 5), None, 'bilinear')
+_interp_case((1, 1, 3, 3), (3, 3), (5, 4), None, 'bilinear', False, 1)
+_interp_case((1, 1, 3, 2), (3, 2), (4, 5), None, 'bilinear', True)
+_interp_case((1, 1, 4, 5), (4, 5), (2, 3), None, 'bilinear')
+_interp_case((1, 3, 2, 2), (3, 2), (5, 3), (1.7, 1.7), 'bilinear', False, 0, 'NHWC')
+_interp_case((2, 1, 3), (3,), (5,), None, 'linear', False, 0, 'NCW')
+_interp_case((1, 1, 2, 2, 2), (2, 2, 2), (3, 3, 2), None, 'trilinear', False, 0, 'NCDHW')
+add_test_case(interpolate_grad_op, _rng.standard_normal((1, 2, 3, 5)), (2, 3), (3, 5), None,
+              'bilinear', False, 0, 'NCHW',
+              ref=lambda g, *a: _interp_ref(g, *a, adjoint=True))
+add_test_case(interpolate_grad_op, _rng.standard_normal((1, 1, 5, 4)), (3, 3), (5, 4), None,
+              'nearest', True, 0, 'NCHW',
+              ref=lambda g, *a: _interp_ref(g, *a, adjoint=True))

@@ -19,8 +19,12 @@ from ..ops.registry import OpError
 CONTROL_FLOW = {}
 # helpers the generated code may call, by global name
 RUNTIME = {}
+# op type -> fn(*inputs, *attrs, out) computing the op into ``out``; used where
+# the inplace pass set attr ``op_inplace`` (the index of the input whose buffer
+# dies at this op). Attr ``op_free`` lists names whose last use is this op.
+INPLACE_KERNELS = {}
 # op types that must run even when nothing fetched depends on them
-SIDE_EFFECT_OPS = {'print', 'assert'}
+SIDE_EFFECT_OPS = {'print', 'assert'}   # ops/control.py
 
 
 def kernel_attr(v):
@@ -67,18 +71,21 @@ def _block_reads(program, op):
     return names
 
 
-def prune_block(program, block, needed):
+def prune_block(program, block, needed, available=(), side_effects=True):
     """Keep the ops that produce ``needed`` names, write persistable variables
-    or have side effects; returns the kept ops (in order)."""
-    needed = set(needed)
+    or have side effects; returns the kept ops (in order). Names in
+    ``available`` are fed, so their producers are not needed for them."""
+    needed = set(needed) - set(available)
     kept = []
     for op in reversed(block.ops):
         outs = op.output_arg_names
-        side = op.type in SIDE_EFFECT_OPS or any(
-            block._find_var(n) is not None and block._find_var(n).persistable for n in outs)
+        side = side_effects and (op.type in SIDE_EFFECT_OPS or any(
+            block._find_var(n) is not None and block._find_var(n).persistable for n in outs))
+        if available and not side and set(outs) <= set(available):
+            continue
         if side or needed.intersection(outs):
             kept.append(op)
-            needed |= _block_reads(program, op)
+            needed |= _block_reads(program, op) - set(available)
     kept.reverse()
     return kept
 
@@ -185,7 +192,12 @@ class _BlockCode:
         for name, default in zip(opdef.attr_names, opdef.attr_defaults):
             value = kernel_attr(op.attrs[name]) if name in op.attrs else default
             parts.append(self.em.literal(value))
-        k = self.em.const(opdef.kernel, 'K')
+        kernel = opdef.kernel
+        reuse = op.attrs.get('op_inplace')
+        if reuse is not None:
+            kernel = INPLACE_KERNELS[op.type]
+            parts.append(parts[reuse])
+        k = self.em.const(kernel, 'K')
         outs = output_names(opdef, op)
         call = '%s(%s)' % (k, ', '.join(parts))
         if opdef.variadic_out:
@@ -199,6 +211,9 @@ class _BlockCode:
             targets = [self.new(n) if n is not None else '_' for n in outs]
             self.em.emit('%s = %s' % (', '.join(targets), call), self.indent, op)
         self.store_persistable(outs)
+        dead = [self.local.pop(n) for n in op.attrs.get('op_free', ()) if n in self.local]
+        if dead:
+            self.em.emit('del %s' % ', '.join(dead), self.indent)
 
     def store_persistable(self, outs):
         for n in outs:
@@ -258,15 +273,16 @@ class Plan:
 _plan_counter = [0]
 
 
-def compile_program(program, feed_names, fetch_names, strategy=None):
+def compile_program(program, feed_names, fetch_names, strategy=None, side_effects=True):
+    """A ``Plan`` computing ``fetch_names`` from ``feed_names`` (and the scope)."""
     from .passes import run_passes
     work = program.clone()
     work._captured = program._captured
     gb = work.global_block()
     for n in fetch_names:
-        if gb._find_var(n) is None:
+        if gb._find_var(n) is None and not any(b._find_var(n) for b in work.blocks):
             raise ValueError("fetch target '%s' is not a variable of the program" % n)
-    gb.ops = prune_block(work, gb, fetch_names)
+    gb.ops = prune_block(work, gb, fetch_names, feed_names, side_effects)
     if strategy is not None:
         run_passes(work, feed_names, fetch_names, strategy)
     em = _Emitter(work, (), program._captured)

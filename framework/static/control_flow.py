@@ -141,31 +141,47 @@ def cond(pred, true_fn=None, false_fn=None, name=None, return_names=None):
         raise ValueError(
             "static.nn.cond: true_fn and false_fn must return the same structure, "
             "got %s from true_fn and %s from false_fn" % (_describe(ttree), _describe(ftree)))
-    outs, tnames, fnames = [], [], []
     for i, (t, f) in enumerate(zip(tleaves, fleaves)):
         if (t is None) != (f is None):
             raise ValueError("static.nn.cond: output %d is None in one branch only" % i)
-        if t is None:
+    outs = make_cond_op(program, pred, tb, fb, tleaves, fleaves)
+    return unflatten(ttree, outs) if ttree[0] != 'leaf' or outs else None
+
+
+def make_cond_op(program, pred, tb, fb, tvals, fvals, what='static.nn.cond'):
+    """Append a ``cond`` op choosing between branch values ``tvals``/``fvals``
+    (Variables built in blocks ``tb``/``fb``). A value may be None on both
+    sides (no output) or, for values the caller guarantees are only read on
+    the path that defined them, on one side only (undefined at run time)."""
+    parent = program.current_block()
+    outs, tnames, fnames = [], [], []
+    for i, (t, f) in enumerate(zip(tvals, fvals)):
+        if t is None and f is None:
             outs.append(None)
             continue
-        if t.dtype != f.dtype:
-            raise TypeError("static.nn.cond: output %d has dtype %s in true_fn but %s in "
-                            "false_fn" % (i, t.dtype, f.dtype))
-        shape = _merge_shape(t.shape, f.shape)
-        if shape is None:
-            raise ValueError("static.nn.cond: output %d has rank %d in true_fn but %d in "
-                             "false_fn (shapes %s and %s)" % (i, t.ndim, f.ndim, t.shape, f.shape))
-        out = parent.create_var(program._names('cond.out'), shape, t.dtype,
-                                stop_gradient=t.stop_gradient and f.stop_gradient)
+        ref = t if t is not None else f
+        if t is not None and f is not None:
+            if t.dtype != f.dtype:
+                raise TypeError("%s: output %d has dtype %s in the true branch but %s in the "
+                                "false branch" % (what, i, t.dtype, f.dtype))
+            shape = _merge_shape(t.shape, f.shape)
+            if shape is None:
+                raise ValueError("%s: output %d has rank %d in the true branch but %d in the "
+                                 "false branch (shapes %s and %s)"
+                                 % (what, i, t.ndim, f.ndim, t.shape, f.shape))
+        else:
+            shape = ref.shape
+        out = parent.create_var(program._names('cond.out'), shape, ref.dtype,
+                                stop_gradient=all(v is None or v.stop_gradient for v in (t, f)))
         outs.append(out)
-        tnames.append(t.name)
-        fnames.append(f.name)
-    captured = outer_reads(program, [tb, fb], tnames + fnames)
+        tnames.append(t.name if t is not None else '')
+        fnames.append(f.name if f is not None else '')
+    captured = outer_reads(program, [tb, fb], [n for n in tnames + fnames if n])
     parent.append_op('cond', {'Cond': [pred.name], 'Input': captured},
                      {'Out': [o.name for o in outs if o is not None]},
                      {'true_block': tb.idx, 'false_block': fb.idx, 'true_outs': tnames,
                       'false_outs': fnames, 'op_role': _role()})
-    return unflatten(ttree, outs) if ttree[0] != 'leaf' or outs else None
+    return outs
 
 
 def _role():
@@ -194,7 +210,7 @@ def _emit_cond(code, op):
         sub.emit('pass')
         sub.emit_ops(sub.block.ops)
         for o, src in zip(outs, op.attr(names_attr)):
-            sub.emit('%s = %s' % (o, sub.ref(src)))
+            sub.emit('%s = %s' % (o, sub.ref(src) if src else 'None'))
         if not last:
             code.emit('else:')
 
@@ -204,7 +220,7 @@ def _interpret_cond(program, op, env, value_of, scope_vars, check):
     blk = program.block(op.attr('true_block' if taken else 'false_block'))
     codegen.run_ops(program, blk, blk.ops, env, value_of, scope_vars, check)
     for o, src in zip(op.output('Out'), op.attr('true_outs' if taken else 'false_outs')):
-        env[o] = value_of(src)
+        env[o] = value_of(src) if src else None
 
 
 def _cond_grad(block, op, grads, reach):
@@ -227,8 +243,9 @@ def _cond_grad(block, op, grads, reach):
         fwd = program.block(op.attr(blk_attr))
         gb = program._create_block()
         try:
-            targets = [program_var(program, n) for n in op.attr(names_attr)]
-            res = backward.grad_vars(fwd, targets, gouts, wanted_vars)
+            pairs = [(program_var(program, n), g) for n, g in zip(op.attr(names_attr), gouts) if n]
+            res = backward.grad_vars(fwd, [t for t, _ in pairs], [g for _, g in pairs],
+                                     wanted_vars) if pairs else {}
             names = []
             for v in wanted_vars:
                 g = res.get(v.name)

@@ -1,2 +1,14 @@
-"""(being written) conv and pooling ops."""
-__all__ = []
+"""Convolution and pooling ops (``framework.nn.functional`` names).
+
+``algorithms`` holds the numpy conv algorithms, ``search`` the algorithm choice
+(heuristic or exhaustive timed search with a cache), ``conv`` and ``pool`` the
+registered ops and the Paddle 2.x wrappers, ``reference`` naive loop versions
+used as independent test references.
+"""
+from . import algorithms, search  # noqa: F401
+from .conv import *  # noqa: F401,F403
+from .conv import __all__ as _conv_all
+from .pool import *  # noqa: F401,F403
+from .pool import __all__ as _pool_all
+
+__all__ = list(_conv_all) + list(_pool_all)

@@ -19,3 +19,8 @@ def run_passes(program, feed_names, fetch_names, strategy):
     for switch, fn in PASSES:
         if getattr(strategy, switch, True):
             fn(program, feed_names, fetch_names)
+
+
+# registration order is run order: simplify, then move, then fuse, then clean
+# up, then plan buffers
+from . import constant_fold, identity, cse, hoist, fuse, dce, inplace  # noqa: E402,F401

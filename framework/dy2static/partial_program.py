@@ -1,0 +1,166 @@
+"""Run a converted Program from eager mode, with backward.
+
+The whole Program runs as ONE eager op (``run_program``): its inputs are the
+call's tensors plus the parameters the Program captured (the very same
+Parameter objects eager mode uses), its outputs the Program's outputs. Its
+backward runs the Program's grad ops. Two compiled plans make this cheap:
+
+* forward: inputs -> outputs + the intermediates the grad ops read;
+* backward: inputs + those intermediates + output grads -> input/param grads.
+
+Without a gradient to compute, an inference plan (outputs only) runs instead.
+"""
+import numpy as np
+
+from ..dygraph import Tensor
+from ..dygraph.state import grad_mode
+from ..dygraph.tracer import apply_op
+from ..ops.registry import Meta, OpDef
+from ..static import backward as _backward
+from ..static.codegen import _block_reads, compile_program
+from ..static.executor import BuildStrategy
+from ..static.mode import static_mode_guard
+from ..static.program import program_guard
+
+
+class PartialProgram:
+    def __init__(self, program, input_vars, output_vars, build_strategy=None):
+        self.program = program
+        self.input_names = [v.name for v in input_vars]
+        self.output_vars = output_vars
+        self.output_names = [v.name for v in output_vars]
+        self.strategy = build_strategy or BuildStrategy()
+        self._infer_plan = None
+        self._train = None
+        self._op = None
+
+    @property
+    def params(self):
+        return list(self.program._captured.values())
+
+    # -- plans ------------------------------------------------------------------
+    def infer_plan(self):
+        if self._infer_plan is None:
+            self._infer_plan = compile_program(self.program, tuple(self.input_names),
+                                               tuple(self.output_names), self.strategy)
+        return self._infer_plan
+
+    def _build_train(self):
+        prog = self.program.clone()
+        prog._captured = self.program._captured
+        gb = prog.global_block()
+        targets, gouts = [], []
+        for name in self.output_names:
+            v = gb.var(name)
+            if v.dtype.kind == 'f' and not v.stop_gradient:
+                targets.append(v)
+                gouts.append(gb.create_var(name + '@GRAD', v.shape, v.dtype, stop_gradient=True))
+        wanted = [gb.var(n) for n in self.input_names if gb.var(n).dtype.kind == 'f']
+        wanted += [gb.var(n) for n, t in self.program._captured.items()
+                   if not t.stop_gradient and t.data.dtype.kind == 'f']
+        n_fwd = len(gb.ops)
+        with program_guard(prog), static_mode_guard(True):
+            grads = _backward.grad_vars(gb, targets, gouts, wanted) if targets else {}
+        fwd_ops, bwd_ops = gb.ops[:n_fwd], gb.ops[n_fwd:]
+        produced = set()
+        for op in fwd_ops:
+            produced.update(op.output_arg_names)
+        reads = set()
+        for op in bwd_ops:
+            reads |= _block_reads(prog, op)
+        feeds = set(self.input_names)
+        saved = sorted((reads & produced) - feeds - set(self.program._captured))
+        grad_of = {}
+        for v in wanted:
+            g = grads.get(v.name)
+            if g is not None:
+                grad_of[v.name] = g.name
+        fetch_grads = sorted(set(grad_of.values()))
+        fwd = compile_program(prog, tuple(self.input_names), tuple(self.output_names + saved),
+                              self.strategy)
+        bwd = compile_program(prog, tuple(self.input_names + saved + [g.name for g in gouts]),
+                              tuple(fetch_grads), self.strategy, side_effects=False)
+        self._train = {'fwd': fwd, 'bwd': bwd, 'saved': saved, 'gouts': [g.name for g in gouts],
+                       'targets': [t.name for t in targets], 'grad_of': grad_of,
+                       'fetch_grads': fetch_grads}
+        return self._train
+
+    # -- running ------------------------------------------------------------------
+    def __call__(self, inputs):
+        """``inputs``: eager tensors or arrays, in ``input_names`` order."""
+        params = self.params
+        need = grad_mode.enabled and (
+            any(not p.stop_gradient for p in params) or
+            any(isinstance(t, Tensor) and not t.stop_gradient for t in inputs))
+        if not need:
+            feeds = {n: _array(t) for n, t in zip(self.input_names, inputs)}
+            outs = self.infer_plan()({}, feeds)
+            return [_wrap(o) for o in outs]
+        op = self._run_op()
+        args = tuple(t if isinstance(t, Tensor) else Tensor(np.asarray(t)) for t in inputs)
+        res = apply_op(op, args + tuple(params) + ({},))
+        return list(res) if isinstance(res, (tuple, list)) else [res]
+
+    def _run_op(self):
+        if self._op is not None:
+            return self._op
+        n_in, n_p = len(self.input_names), len(self.params)
+        names = self.input_names
+        outs = self.output_names
+        train = self._train or self._build_train()
+
+        def kernel(*args):
+            arrays, box = args[:n_in], args[-1]
+            feeds = dict(zip(names, arrays))
+            values = train['fwd']({}, feeds)
+            box['saved'] = values[len(outs):]
+            res = tuple(np.asarray(v) for v in values[:len(outs)])
+            return res if len(res) != 1 else res[0]
+
+        def fast_grad(*args):
+            gs = args[:len(outs)]
+            ins = args[len(outs):len(outs) + n_in]
+            box = args[-1]
+            feeds = dict(zip(names, ins))
+            feeds.update(zip(train['saved'], box['saved']))
+            gout_map = dict(zip(outs, gs))
+            for t, gname in zip(train['targets'], train['gouts']):
+                feeds[gname] = gout_map[t]
+            values = dict(zip(train['fetch_grads'], train['bwd']({}, feeds)))
+            result = []
+            for name in names + list(self.program._captured):
+                g = train['grad_of'].get(name)
+                result.append(values[g] if g is not None else None)
+            return tuple(result)
+
+        def composite_grad(*args):
+            raise NotImplementedError(
+                "differentiating a @to_static program twice (create_graph=True through the "
+                "converted call) is not supported; call paddle.grad(..., create_graph=True) "
+                "inside the @to_static function instead, which builds the higher-order grad "
+                "ops into its program")
+
+        in_names = ['in_%d' % i for i in range(n_in)] + ['param_%d' % i for i in range(n_p)]
+        out_names = ['out_%d' % i for i in range(len(outs))]
+        nondiff = {out_names[i] for i, n in enumerate(outs) if n not in train['targets']}
+        self._op = OpDef('run_program', kernel, _no_meta, in_names, out_names, {'box': None},
+                         grad=composite_grad, fast_grad=fast_grad, nondiff_outputs=nondiff,
+                         save_inputs=False)
+        return self._op
+
+
+def _no_meta(*args):
+    raise TypeError("run_program has no static shape inference")
+
+
+def _array(t):
+    return t.data if isinstance(t, Tensor) else np.asarray(t)
+
+
+def _wrap(v):
+    t = Tensor.__new__(Tensor)
+    t._init(np.asarray(v), None, True)
+    return t
+
+
+__all__ = ['PartialProgram', 'Meta']

@@ -1,0 +1,210 @@
+"""``framework.jit``: to_static / declarative, save / load, TracedLayer.
+
+``jit.save`` writes the same two files as ``static.save_inference_model``
+(``<path>.pdmodel`` JSON program + ``<path>.pdiparams`` parameters), so they
+load with ``jit.load`` (a trainable ``TranslatedLayer``),
+``static.load_inference_model`` and the predictor API, in a process that has
+none of the model's Python code.
+"""
+import functools
+
+import numpy as np
+
+from ..dy2static.partial_program import PartialProgram
+from ..dy2static.translator import (ProgramTranslator, StaticFunction, build_concrete_program,
+                                    not_to_static)
+from ..dygraph import Parameter, Tensor
+from ..nn.layer import Layer
+from ..static import io as _io
+from ..static.input_spec import InputSpec
+from ..static.mode import static_mode_guard
+from ..static.program import Program, program_guard
+
+
+def to_static(function=None, input_spec=None, build_strategy=None, full_graph=True, **kwargs):
+    """Convert a function, a method or a Layer's ``forward`` into a static
+    Program (data-dependent Python control flow included).
+
+    >>> import framework as paddle
+    >>> @paddle.jit.to_static
+    ... def f(x):
+    ...     if x.sum() > 0:
+    ...         return x * 2
+    ...     return -x
+    >>> f(paddle.to_tensor([1.0, 2.0])).tolist()
+    [2.0, 4.0]
+    """
+    def decorate(fn):
+        if isinstance(fn, Layer):
+            fwd = fn.__dict__.get('forward')
+            if isinstance(fwd, StaticFunction):
+                return fn
+            sf = StaticFunction(type(fn).forward, input_spec, build_strategy, full_graph,
+                                instance=fn)
+            object.__setattr__(fn, 'forward', sf)
+            return fn
+        if isinstance(fn, StaticFunction):
+            return fn
+        sf = StaticFunction(fn, input_spec, build_strategy, full_graph, **kwargs)
+        try:
+            functools.update_wrapper(sf, fn, updated=())
+        except AttributeError:
+            pass
+        return sf
+    if function is not None:
+        return decorate(function)
+    return decorate
+
+
+declarative = to_static
+
+
+def _static_function_of(obj, input_spec):
+    if isinstance(obj, Layer):
+        fwd = obj.__dict__.get('forward')
+        if isinstance(fwd, StaticFunction):
+            if input_spec is not None:
+                return StaticFunction(fwd._dygraph_function, input_spec, instance=obj)
+            return fwd
+        return StaticFunction(type(obj).forward, input_spec, instance=obj)
+    if isinstance(obj, StaticFunction):
+        if input_spec is not None:
+            return StaticFunction(obj._dygraph_function, input_spec, instance=obj._instance)
+        return obj
+    return StaticFunction(obj, input_spec)
+
+
+def save_concrete(concrete, path, inputs=None, outputs=None):
+    """Write a traced program's inference form to ``path.pdmodel``/``.pdiparams``."""
+    inputs = concrete.inputs if inputs is None else inputs
+    outputs = concrete.outputs if outputs is None else outputs
+    program = concrete.main_program
+    feed = [v.name for v in inputs]
+    fetch = [v.name for v in outputs]
+    p = _io.inference_program(program, feed, fetch)
+    names = _io.persistable_inputs(p)
+    values = {}
+    for n in names:
+        t = program._captured.get(n)
+        if t is None:
+            raise RuntimeError("jit.save: the program reads '%s', which has no value" % n)
+        values[n] = np.asarray(t.data)
+    _io.write_model(path, p, feed, fetch, values)
+    return p
+
+
+def save(layer, path, input_spec=None, **configs):
+    """Save ``layer`` (or a @to_static function) for deployment.
+
+    ``input_spec`` (a list of ``InputSpec``) fixes the input shapes/dtypes;
+    without it the last program the layer ran is saved.
+    """
+    sf = _static_function_of(layer, input_spec)
+    was_training = getattr(layer, 'training', None)
+    if isinstance(layer, Layer):
+        layer.eval()
+    try:
+        if input_spec is not None:
+            specs = [s if isinstance(s, InputSpec) else InputSpec.from_tensor(s)
+                     for s in input_spec]
+            concrete, _ = sf.get_concrete_program(*specs)
+        else:
+            concrete = sf.concrete_program
+    finally:
+        if was_training:
+            layer.train()
+    out_vars = concrete.outputs
+    output_spec = configs.get('output_spec')
+    if output_spec is not None:
+        out_vars = [concrete.outputs[i] if isinstance(i, int) else i for i in output_spec]
+    save_concrete(concrete, path, concrete.inputs, out_vars)
+
+
+class TranslatedLayer(Layer):
+    """A Layer running a loaded program; its parameters are trainable."""
+
+    def __init__(self, program, feed, fetch, values):
+        super().__init__()
+        self._program = program
+        self._feed = list(feed)
+        self._fetch = list(fetch)
+        captured = {}
+        for i, (name, value) in enumerate(values.items()):
+            v = program.global_block()._find_var(name)
+            trainable = bool(v is not None and getattr(v, 'is_parameter', False))
+            p = Parameter(value, name=name, trainable=trainable)
+            if not trainable:
+                p.stop_gradient = True
+            self.add_parameter('param_%d' % i, p)
+            captured[name] = p
+        program._captured = captured
+        gb = program.global_block()
+        self._partial = PartialProgram(program, [gb.var(n) for n in self._feed],
+                                       [gb.var(n) for n in self._fetch])
+
+    def forward(self, *inputs):
+        if len(inputs) != len(self._feed):
+            raise TypeError("TranslatedLayer expects %d inputs (%s), got %d"
+                            % (len(self._feed), ', '.join(self._feed), len(inputs)))
+        outs = self._partial(list(inputs))
+        return outs[0] if len(outs) == 1 else outs
+
+    @property
+    def program(self):
+        return self._program
+
+    def input_names(self):
+        return list(self._feed)
+
+    def output_names(self):
+        return list(self._fetch)
+
+
+def load(path, **configs):
+    """Load what ``jit.save`` wrote as a callable, trainable ``TranslatedLayer``."""
+    program, feed, fetch, values = _io.read_model(path)
+    return TranslatedLayer(program, feed, fetch, values)
+
+
+class TracedLayer:
+    """A Layer traced once (no control-flow conversion) into a static program."""
+
+    def __init__(self, concrete, layer):
+        self._concrete = concrete
+        self._layer = layer
+        self._partial = PartialProgram(concrete.main_program, concrete.inputs, concrete.outputs)
+
+    @staticmethod
+    def trace(layer, inputs):
+        """Run ``layer(*inputs)`` eagerly and trace it: ``(outputs, traced_layer)``."""
+        inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+        outs = layer(*inputs)
+
+        def fn(*args):
+            return layer.forward(*args)
+        concrete = build_concrete_program(fn, tuple(inputs), {}, [],
+                                          ['input_%d' % i for i in range(len(inputs))])
+        return outs, TracedLayer(concrete, layer)
+
+    def __call__(self, inputs):
+        inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+        outs = self._partial(inputs)
+        return outs[0] if len(outs) == 1 else outs
+
+    @property
+    def program(self):
+        return self._concrete.main_program
+
+    def save_inference_model(self, path, feed=None, fetch=None, **kwargs):
+        c = self._concrete
+        inputs = [c.inputs[i] for i in feed] if feed is not None else c.inputs
+        outputs = [c.outputs[i] for i in fetch] if fetch is not None else c.outputs
+        save_concrete(c, path, inputs, outputs)
+
+    def set_strategy(self, build_strategy=None, exec_strategy=None):
+        pass
+
+
+__all__ = ['to_static', 'declarative', 'not_to_static', 'save', 'load', 'TracedLayer',
+           'TranslatedLayer', 'ProgramTranslator', 'InputSpec', 'Program', 'program_guard',
+           'static_mode_guard', 'Tensor']

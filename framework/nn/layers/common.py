@@ -1,0 +1,382 @@
+"""Common layers: Linear, Embedding, Dropout, Flatten, Identity, padding, upsampling."""
+from ... import dtype as _dt
+from ...dygraph.state import no_grad
+from ...ops.registry import mode as _mode
+from .. import functional as F
+from ..layer import Layer
+
+__all__ = ['Linear', 'Bilinear', 'Embedding', 'Dropout', 'Dropout2D', 'Dropout3D',
+           'AlphaDropout', 'Flatten', 'Unflatten', 'Identity', 'Pad1D', 'Pad2D', 'Pad3D',
+           'ZeroPad2D', 'Upsample', 'UpsamplingNearest2D', 'UpsamplingBilinear2D',
+           'PixelShuffle', 'CosineSimilarity']
+
+
+def _ops():
+    import framework
+    return framework
+
+
+class Linear(Layer):
+    """``y = x @ W + b`` with ``W`` of shape ``[in_features, out_features]``.
+
+    Defaults as Paddle: Xavier-uniform weight, zero bias; ``bias_attr=False``
+    drops the bias.
+
+    >>> import framework as paddle
+    >>> fc = paddle.nn.Linear(4, 2)
+    >>> fc
+    Linear(in_features=4, out_features=2, dtype=float32)
+    >>> fc(paddle.ones([3, 4])).shape
+    [3, 2]
+    """
+
+    def __init__(self, in_features, out_features, weight_attr=None, bias_attr=None, name=None):
+        super().__init__()
+        self._dtype = _dt.get_default_dtype()
+        self._in_features = int(in_features)
+        self._out_features = int(out_features)
+        self.weight = self.create_parameter([self._in_features, self._out_features],
+                                            attr=weight_attr, dtype=self._dtype)
+        self.bias = self.create_parameter([self._out_features], attr=bias_attr,
+                                          dtype=self._dtype, is_bias=True)
+        self.name = name
+
+    def forward(self, input):
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        name = ', name=%s' % self.name if self.name else ''
+        return 'in_features=%d, out_features=%d, dtype=%s%s' % (
+            self.weight.shape[0], self.weight.shape[1], self._dtype, name)
+
+
+class Bilinear(Layer):
+    """``out[:, k] = x1 @ W[k] @ x2^T + b[k]`` with ``W`` of shape
+    ``[out_features, in1_features, in2_features]``."""
+
+    def __init__(self, in1_features, in2_features, out_features, weight_attr=None,
+                 bias_attr=None, name=None):
+        super().__init__()
+        self._dtype = _dt.get_default_dtype()
+        self._in1, self._in2, self._out = int(in1_features), int(in2_features), int(out_features)
+        self.weight = self.create_parameter([self._out, self._in1, self._in2],
+                                            attr=weight_attr, dtype=self._dtype)
+        self.bias = self.create_parameter([1, self._out], attr=bias_attr, dtype=self._dtype,
+                                          is_bias=True)
+
+    def forward(self, x1, x2):
+        ops = _ops()
+        # [out, N, in2] = x1 [N, in1] @ W [out, in1, in2], then contract with x2
+        t = ops.matmul(x1, self.weight)
+        out = ops.transpose(ops.sum(t * x2, axis=-1), [1, 0])
+        return out if self.bias is None else out + self.bias
+
+    def extra_repr(self):
+        return 'in1_features=%d, in2_features=%d, out_features=%d, dtype=%s' % (
+            self._in1, self._in2, self._out, self._dtype)
+
+
+class Embedding(Layer):
+    """Lookup table ``weight[x]`` with ``weight`` of shape
+    ``[num_embeddings, embedding_dim]`` (Xavier-uniform init; the
+    ``padding_idx`` row starts at zero and gets no gradient)."""
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, sparse=False,
+                 weight_attr=None, name=None):
+        super().__init__()
+        self._num_embeddings = int(num_embeddings)
+        self._embedding_dim = int(embedding_dim)
+        if self._num_embeddings <= 0 or self._embedding_dim <= 0:
+            raise ValueError("Embedding: num_embeddings and embedding_dim must be positive, "
+                             "got %d and %d" % (self._num_embeddings, self._embedding_dim))
+        if padding_idx is not None:
+            if not -self._num_embeddings <= padding_idx < self._num_embeddings:
+                raise ValueError("Embedding: padding_idx must be in [-%d, %d), got %d"
+                                 % (self._num_embeddings, self._num_embeddings, padding_idx))
+            padding_idx = padding_idx % self._num_embeddings
+        self._padding_idx = padding_idx
+        self._sparse = sparse
+        self._dtype = _dt.get_default_dtype()
+        self.weight = self.create_parameter([self._num_embeddings, self._embedding_dim],
+                                            attr=weight_attr, dtype=self._dtype)
+        if padding_idx is not None and not _mode.static:   # as Paddle: eager only
+            with no_grad():
+                self.weight[padding_idx] = 0.0
+        self._name = name
+
+    def forward(self, x):
+        return F.embedding(x, self.weight, padding_idx=self._padding_idx, sparse=self._sparse)
+
+    def extra_repr(self):
+        s = '%d, %d' % (self._num_embeddings, self._embedding_dim)
+        if self._padding_idx is not None:
+            s += ', padding_idx=%d' % self._padding_idx
+        if self._sparse:
+            s += ', sparse=True'
+        return s
+
+
+class Dropout(Layer):
+    """Zeroes elements with probability ``p`` while training; identity in eval."""
+
+    def __init__(self, p=0.5, axis=None, mode='upscale_in_train', name=None):
+        super().__init__()
+        _check_p(p, 'Dropout')
+        if mode not in ('upscale_in_train', 'downscale_in_infer'):
+            raise ValueError("Dropout: mode must be 'upscale_in_train' or "
+                             "'downscale_in_infer', got %r" % (mode,))
+        self.p = p
+        self.axis = axis
+        self.mode = mode
+        self.name = name
+
+    def forward(self, input):
+        return F.dropout(input, p=self.p, axis=self.axis, training=self.training,
+                         mode=self.mode)
+
+    def extra_repr(self):
+        name = ', name=%s' % self.name if self.name else ''
+        return 'p=%s, axis=%s, mode=%s%s' % (self.p, self.axis, self.mode, name)
+
+
+def _check_p(p, what):
+    if not isinstance(p, (int, float)) or not 0 <= p <= 1:
+        raise ValueError("%s: p must be a number in [0, 1], got %r" % (what, p))
+
+
+class _ChannelDropout(Layer):
+    """Drops whole channels: dropout whose mask is shared over spatial dims."""
+    _formats = ()
+
+    def __init__(self, p=0.5, data_format=None, name=None):
+        super().__init__()
+        _check_p(p, type(self).__name__)
+        data_format = data_format or self._formats[0]
+        if data_format not in self._formats:
+            raise ValueError("%s: data_format must be one of %s, got %r"
+                             % (type(self).__name__, self._formats, data_format))
+        self.p = p
+        self.data_format = data_format
+
+    def forward(self, input):
+        if input.ndim != len(self.data_format):
+            raise ValueError("%s: expected a %d-D input (%s), got shape %s"
+                             % (type(self).__name__, len(self.data_format), self.data_format,
+                                input.shape))
+        axis = [0, 1] if self.data_format[1] == 'C' else [0, input.ndim - 1]
+        return F.dropout(input, p=self.p, axis=axis, training=self.training)
+
+    def extra_repr(self):
+        return 'p=%s, data_format=%s' % (self.p, self.data_format)
+
+
+class Dropout2D(_ChannelDropout):
+    _formats = ('NCHW', 'NHWC')
+
+
+class Dropout3D(_ChannelDropout):
+    _formats = ('NCDHW', 'NDHWC')
+
+
+class AlphaDropout(Layer):
+    """Dropout that keeps the self-normalising statistics of SELU networks."""
+
+    def __init__(self, p=0.5, name=None):
+        super().__init__()
+        _check_p(p, 'AlphaDropout')
+        self.p = p
+
+    def forward(self, input):
+        return F.alpha_dropout(input, p=self.p, training=self.training)
+
+    def extra_repr(self):
+        return 'p=%s' % self.p
+
+
+class Flatten(Layer):
+    """Flattens dims ``start_axis..stop_axis`` into one."""
+
+    def __init__(self, start_axis=1, stop_axis=-1):
+        super().__init__()
+        self.start_axis = start_axis
+        self.stop_axis = stop_axis
+
+    def forward(self, input):
+        return _ops().flatten(input, start_axis=self.start_axis, stop_axis=self.stop_axis)
+
+    def extra_repr(self):
+        return 'start_axis=%d, stop_axis=%d' % (self.start_axis, self.stop_axis)
+
+
+class Unflatten(Layer):
+    """Splits dim ``axis`` into ``shape``."""
+
+    def __init__(self, axis, shape, name=None):
+        super().__init__()
+        self.axis = axis
+        self.shape = list(shape)
+
+    def forward(self, input):
+        axis = self.axis % input.ndim
+        shape = list(input.shape)
+        return _ops().reshape(input, shape[:axis] + self.shape + shape[axis + 1:])
+
+    def extra_repr(self):
+        return 'axis=%d, shape=%s' % (self.axis, self.shape)
+
+
+class Identity(Layer):
+    """Returns its input; accepts (and ignores) any constructor arguments."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class _PadNd(Layer):
+    _n = 0
+    _formats = ()
+
+    def __init__(self, padding, mode='constant', value=0.0, data_format=None, name=None):
+        super().__init__()
+        if mode not in ('constant', 'reflect', 'replicate', 'circular'):
+            raise ValueError("%s: mode must be 'constant', 'reflect', 'replicate' or "
+                             "'circular', got %r" % (type(self).__name__, mode))
+        data_format = data_format or self._formats[0]
+        if data_format not in self._formats:
+            raise ValueError("%s: data_format must be one of %s, got %r"
+                             % (type(self).__name__, self._formats, data_format))
+        if isinstance(padding, int):
+            padding = [padding] * (2 * self._n)
+        elif hasattr(padding, 'tolist') and not isinstance(padding, (list, tuple)):
+            padding = padding.tolist()
+        padding = [int(p) for p in padding]
+        if len(padding) != 2 * self._n:
+            raise ValueError("%s: padding must be an int or %d ints, got %s"
+                             % (type(self).__name__, 2 * self._n, padding))
+        self._pad = padding
+        self._mode = mode
+        self._value = value
+        self._data_format = data_format
+
+    def forward(self, x):
+        return F.pad(x, pad=self._pad, mode=self._mode, value=self._value,
+                     data_format=self._data_format)
+
+    def extra_repr(self):
+        return 'padding=%s, mode=%s, value=%s, data_format=%s' % (
+            self._pad, self._mode, self._value, self._data_format)
+
+
+class Pad1D(_PadNd):
+    """Pads the last dim by ``[left, right]``."""
+    _n = 1
+    _formats = ('NCL', 'NLC')
+
+
+class Pad2D(_PadNd):
+    """Pads H and W by ``[left, right, top, bottom]``."""
+    _n = 2
+    _formats = ('NCHW', 'NHWC')
+
+
+class Pad3D(_PadNd):
+    """Pads D, H and W by ``[left, right, top, bottom, front, back]``."""
+    _n = 3
+    _formats = ('NCDHW', 'NDHWC')
+
+
+class ZeroPad2D(Pad2D):
+    def __init__(self, padding, data_format='NCHW', name=None):
+        super().__init__(padding, 'constant', 0.0, data_format)
+
+
+class Upsample(Layer):
+    """Resizes by ``size`` or ``scale_factor`` with ``F.interpolate``."""
+
+    def __init__(self, size=None, scale_factor=None, mode='nearest', align_corners=False,
+                 align_mode=0, data_format='NCHW', name=None):
+        super().__init__()
+        if (size is None) == (scale_factor is None):
+            raise ValueError("%s: give exactly one of size and scale_factor"
+                             % type(self).__name__)
+        self.size = size
+        self.scale_factor = scale_factor
+        self.mode = mode.lower()
+        self.align_corners = align_corners
+        self.align_mode = align_mode
+        self.data_format = data_format
+
+    def forward(self, x):
+        return F.interpolate(x, size=self.size, scale_factor=self.scale_factor, mode=self.mode,
+                             align_corners=self.align_corners, align_mode=self.align_mode,
+                             data_format=self.data_format)
+
+    def extra_repr(self):
+        what = ('scale_factor=%s' % (self.scale_factor,) if self.scale_factor is not None
+                else 'size=%s' % (self.size,))
+        return '%s, mode=%s, align_corners=%s, align_mode=%s, data_format=%s' % (
+            what, self.mode, self.align_corners, self.align_mode, self.data_format)
+
+
+class UpsamplingNearest2D(Upsample):
+    def __init__(self, size=None, scale_factor=None, data_format='NCHW', name=None):
+        super().__init__(size, scale_factor, 'nearest', False, 0, data_format)
+
+
+class UpsamplingBilinear2D(Upsample):
+    """Bilinear upsampling with ``align_corners=True`` (as Paddle)."""
+
+    def __init__(self, size=None, scale_factor=None, data_format='NCHW', name=None):
+        super().__init__(size, scale_factor, 'bilinear', True, 0, data_format)
+
+
+class PixelShuffle(Layer):
+    """``[N, C*r*r, H, W] -> [N, C, H*r, W*r]``."""
+
+    def __init__(self, upscale_factor, data_format='NCHW', name=None):
+        super().__init__()
+        if data_format not in ('NCHW', 'NHWC'):
+            raise ValueError("PixelShuffle: data_format must be 'NCHW' or 'NHWC', got %r"
+                             % (data_format,))
+        self._r = int(upscale_factor)
+        self._data_format = data_format
+
+    def forward(self, x):
+        ops, r = _ops(), self._r
+        if x.ndim != 4:
+            raise ValueError("PixelShuffle: expected a 4-D input, got shape %s" % x.shape)
+        if self._data_format == 'NCHW':
+            n, c, h, w = x.shape
+            self._check_channels(c)
+            y = ops.reshape(x, [n, c // (r * r), r, r, h, w])
+            y = ops.transpose(y, [0, 1, 4, 2, 5, 3])
+            return ops.reshape(y, [n, c // (r * r), h * r, w * r])
+        n, h, w, c = x.shape
+        self._check_channels(c)
+        y = ops.reshape(x, [n, h, w, c // (r * r), r, r])
+        y = ops.transpose(y, [0, 1, 4, 2, 5, 3])
+        return ops.reshape(y, [n, h * r, w * r, c // (r * r)])
+
+    def _check_channels(self, c):
+        if c % (self._r * self._r):
+            raise ValueError("PixelShuffle: the channel count %d is not divisible by "
+                             "upscale_factor**2 = %d" % (c, self._r * self._r))
+
+    def extra_repr(self):
+        return 'upscale_factor=%d, data_format=%s' % (self._r, self._data_format)
+
+
+class CosineSimilarity(Layer):
+    def __init__(self, axis=1, eps=1e-8):
+        super().__init__()
+        self._axis = axis
+        self._eps = eps
+
+    def forward(self, x1, x2):
+        return F.cosine_similarity(x1, x2, axis=self._axis, eps=self._eps)
+
+    def extra_repr(self):
+        return 'axis=%d, eps=%s' % (self._axis, self._eps)

@@ -1,0 +1,311 @@
+"""Normalisation layers: batch, layer, group and instance norm.
+
+Batch norm keeps its running statistics as persistable buffers named
+``_mean`` and ``_variance`` (Paddle's names), so they are saved in
+``state_dict`` and follow ``to(dtype)`` but are never handed to an optimizer.
+``F.batch_norm`` updates them in place while training:
+``running = momentum * running + (1 - momentum) * batch_stat``.
+"""
+import numpy as np
+
+from ... import dtype as _dt
+from ...dygraph.tensor import Tensor
+from ...ops.registry import mode as _mode
+from ...param_attr import ParamAttr
+from .. import functional as F
+from ..initializer import Constant
+from ..layer import Layer, unique_name
+from ._utils import affine_parameters
+
+__all__ = ['BatchNorm', 'BatchNorm1D', 'BatchNorm2D', 'BatchNorm3D', 'SyncBatchNorm',
+           'LayerNorm', 'GroupNorm', 'InstanceNorm1D', 'InstanceNorm2D', 'InstanceNorm3D',
+           'LocalResponseNorm']
+
+
+class _BatchNormBase(Layer):
+    _formats = ()
+    _ranks = ()
+
+    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
+                 bias_attr=None, data_format=None, use_global_stats=None, name=None):
+        super().__init__()
+        data_format = data_format or self._formats[0]
+        if self._formats and data_format not in self._formats:
+            raise ValueError("%s: data_format must be one of %s, got %r"
+                             % (type(self).__name__, self._formats, data_format))
+        self._num_features = int(num_features)
+        self._momentum = momentum
+        self._epsilon = epsilon
+        self._data_format = data_format
+        self._use_global_stats = use_global_stats
+        self._name = name
+        self._dtype = _dt.get_default_dtype()
+        self.weight, self.bias = affine_parameters(self, [self._num_features], weight_attr,
+                                                   bias_attr, fixed_when_false=True)
+        self.register_buffer('_mean', self._stat(0.0))
+        self.register_buffer('_variance', self._stat(1.0))
+
+    def _stat(self, value):
+        """A running statistic: an eager tensor, or in static mode a persistable
+        variable that the startup program fills."""
+        name = unique_name(self._full_name + '.w')
+        if _mode.static:
+            from ...static import create_parameter
+            return create_parameter([self._num_features], self._dtype, name=name,
+                                    attr=ParamAttr(trainable=False),
+                                    default_initializer=Constant(value))
+        t = Tensor(np.full([self._num_features], value, dtype=_dt.convert_dtype(self._dtype)))
+        t.name = name
+        return t
+
+    def _check_input(self, x):
+        if self._ranks and x.ndim not in self._ranks:
+            raise ValueError("%s: expected a %s-D input, got shape %s"
+                             % (type(self).__name__, ' or '.join(map(str, self._ranks)),
+                                x.shape))
+
+    def _use_batch_stats(self):
+        return self.training
+
+    def forward(self, x):
+        self._check_input(x)
+        return F.batch_norm(x, self._mean, self._variance, weight=self.weight, bias=self.bias,
+                            training=self._use_batch_stats(), momentum=self._momentum,
+                            epsilon=self._epsilon, data_format=self._data_format,
+                            use_global_stats=self._use_global_stats)
+
+    def extra_repr(self):
+        s = 'num_features=%d, momentum=%s, epsilon=%s' % (self._num_features, self._momentum,
+                                                        self._epsilon)
+        if self._data_format != self._formats[0]:
+            s += ', data_format=%s' % self._data_format
+        if self._name is not None:
+            s += ', name=%s' % self._name
+        return s
+
+
+class BatchNorm1D(_BatchNormBase):
+    """Batch norm over ``[N, C]`` or ``[N, C, L]`` inputs (``NCL``/``NLC``)."""
+    _formats = ('NCL', 'NC', 'NLC')
+    _ranks = (2, 3)
+
+
+class BatchNorm2D(_BatchNormBase):
+    """Batch norm over ``[N, C, H, W]`` inputs (or NHWC).
+
+    >>> import framework as paddle
+    >>> bn = paddle.nn.BatchNorm2D(3)
+    >>> [name for name, _ in bn.state_dict().items()]
+    ['weight', 'bias', '_mean', '_variance']
+    """
+    _formats = ('NCHW', 'NHWC')
+    _ranks = (4,)
+
+
+class BatchNorm3D(_BatchNormBase):
+    _formats = ('NCDHW', 'NDHWC')
+    _ranks = (5,)
+
+
+class SyncBatchNorm(_BatchNormBase):
+    """Batch norm whose statistics would be averaged across devices; with one
+    process (the only case here) it is ``BatchNorm``."""
+    _formats = ('NCHW', 'NHWC', 'NCL', 'NLC', 'NC', 'NCDHW', 'NDHWC')
+
+    @classmethod
+    def convert_sync_batchnorm(cls, layer):
+        """Replace every batch-norm sublayer by a SyncBatchNorm sharing its
+        parameters and statistics; returns the (possibly new) top layer."""
+        if isinstance(layer, _BatchNormBase) and not isinstance(layer, cls):
+            new = cls.__new__(cls)
+            Layer.__init__(new)
+            for k in ('_num_features', '_momentum', '_epsilon', '_data_format',
+                      '_use_global_stats', '_name', '_dtype'):
+                setattr(new, k, getattr(layer, k))
+            new.weight, new.bias = layer.weight, layer.bias
+            new.register_buffer('_mean', layer._mean)
+            new.register_buffer('_variance', layer._variance)
+            new.training = layer.training
+            layer = new
+        for name, child in list(layer._sub_layers.items()):
+            if child is not None:
+                layer._sub_layers[name] = cls.convert_sync_batchnorm(child)
+        return layer
+
+
+_ACTS = ('relu', 'relu6', 'sigmoid', 'tanh', 'leaky_relu', 'elu', 'gelu', 'swish', 'silu',
+         'hardswish', 'hardsigmoid', 'softplus', 'softsign', 'mish', 'selu')
+
+
+class BatchNorm(_BatchNormBase):
+    """The Paddle 1.x-style batch norm (``paddle.nn.BatchNorm``): any rank,
+    optional fused activation ``act``, ``is_test`` to always use the running
+    statistics.
+    """
+    _formats = ('NCHW', 'NHWC', 'NCL', 'NLC', 'NC', 'NCDHW', 'NDHWC')
+
+    def __init__(self, num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05,
+                 param_attr=None, bias_attr=None, dtype='float32', data_layout='NCHW',
+                 in_place=False, moving_mean_name=None, moving_variance_name=None,
+                 do_model_average_for_mean_and_var=True, use_global_stats=False,
+                 trainable_statistics=False):
+        if act is not None and act not in _ACTS:
+            raise ValueError("BatchNorm: unsupported act %r; use one of %s" % (act, _ACTS))
+        if data_layout not in ('NCHW', 'NHWC'):
+            raise ValueError("BatchNorm: data_layout must be 'NCHW' or 'NHWC', got %r"
+                             % (data_layout,))
+        super().__init__(num_channels, momentum, epsilon, param_attr, bias_attr, data_layout,
+                         use_global_stats or None)
+        self._act = act
+        self._is_test = is_test
+        self._trainable_statistics = trainable_statistics
+        if dtype != 'float32':
+            self.to(dtype=dtype)
+        if moving_mean_name:
+            self._mean.name = moving_mean_name
+        if moving_variance_name:
+            self._variance.name = moving_variance_name
+
+    def _use_batch_stats(self):
+        return (self.training and not self._is_test) or self._trainable_statistics
+
+    def forward(self, x):
+        fmt = self._data_format
+        if x.ndim != 4:
+            # the channel axis is 1 for NC* layouts and last for N*C ones
+            fmt = 'NCL' if fmt == 'NCHW' else 'NLC'
+            if x.ndim == 5:
+                fmt = 'NCDHW' if self._data_format == 'NCHW' else 'NDHWC'
+        out = F.batch_norm(x, self._mean, self._variance, weight=self.weight, bias=self.bias,
+                           training=self._use_batch_stats(), momentum=self._momentum,
+                           epsilon=self._epsilon, data_format=fmt,
+                           use_global_stats=self._use_global_stats)
+        if self._act is not None:
+            out = getattr(F, self._act)(out)
+        return out
+
+    def extra_repr(self):
+        s = super().extra_repr()
+        return s + (', act=%s' % self._act if self._act else '')
+
+
+class LayerNorm(Layer):
+    """Normalises over the trailing ``normalized_shape`` dims, then scales and
+    shifts (weight ones, bias zeros; shape ``[prod(normalized_shape)]`` as Paddle).
+
+    >>> import framework as paddle
+    >>> ln = paddle.nn.LayerNorm([3])
+    >>> [round(v, 3) for v in ln(paddle.to_tensor([[1.0, 2.0, 3.0]])).numpy()[0].tolist()]
+    [-1.225, 0.0, 1.225]
+    """
+
+    def __init__(self, normalized_shape, epsilon=1e-05, weight_attr=None, bias_attr=None,
+                 name=None):
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = [normalized_shape]
+        self._normalized_shape = [int(s) for s in normalized_shape]
+        self._epsilon = epsilon
+        self._dtype = _dt.get_default_dtype()
+        size = int(np.prod(self._normalized_shape))
+        self.weight, self.bias = affine_parameters(self, [size], weight_attr, bias_attr)
+
+    def forward(self, input):
+        return F.layer_norm(input, normalized_shape=self._normalized_shape, weight=self.weight,
+                            bias=self.bias, epsilon=self._epsilon)
+
+    def extra_repr(self):
+        return 'normalized_shape=%s, epsilon=%s' % (self._normalized_shape, self._epsilon)
+
+
+class GroupNorm(Layer):
+    """Normalises each of ``num_groups`` channel groups per sample."""
+
+    def __init__(self, num_groups, num_channels, epsilon=1e-05, weight_attr=None,
+                 bias_attr=None, data_format='NCHW', name=None):
+        super().__init__()
+        if num_channels % num_groups:
+            raise ValueError("GroupNorm: num_channels (%d) must be divisible by num_groups "
+                             "(%d)" % (num_channels, num_groups))
+        if data_format not in ('NCHW', 'NHWC', 'NCL', 'NLC', 'NCDHW', 'NDHWC'):
+            raise ValueError("GroupNorm: unsupported data_format %r" % (data_format,))
+        self._num_groups = int(num_groups)
+        self._num_channels = int(num_channels)
+        self._epsilon = epsilon
+        self._data_format = data_format
+        self._dtype = _dt.get_default_dtype()
+        self.weight, self.bias = affine_parameters(self, [self._num_channels], weight_attr,
+                                                   bias_attr)
+
+    def forward(self, input):
+        return F.group_norm(input, num_groups=self._num_groups, epsilon=self._epsilon,
+                            weight=self.weight, bias=self.bias, data_format=self._data_format)
+
+    def extra_repr(self):
+        return 'num_groups=%d, num_channels=%d, epsilon=%s' % (
+            self._num_groups, self._num_channels, self._epsilon)
+
+
+class _InstanceNormBase(Layer):
+    _formats = ()
+    _ranks = ()
+
+    def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None,
+                 bias_attr=None, data_format=None, name=None):
+        super().__init__()
+        data_format = data_format or self._formats[0]
+        if data_format not in self._formats:
+            raise ValueError("%s: data_format must be one of %s, got %r"
+                             % (type(self).__name__, self._formats, data_format))
+        self._num_features = int(num_features)
+        self._epsilon = epsilon
+        self._momentum = momentum
+        self._data_format = data_format
+        self._dtype = _dt.get_default_dtype()
+        if weight_attr is False or bias_attr is False:
+            # as Paddle: no affine transform unless both are wanted
+            self.scale, self.bias = None, None
+        else:
+            self.scale, self.bias = affine_parameters(self, [self._num_features], weight_attr,
+                                                      bias_attr)
+
+    def forward(self, input):
+        if input.ndim not in self._ranks:
+            raise ValueError("%s: expected a %s-D input, got shape %s"
+                             % (type(self).__name__, ' or '.join(map(str, self._ranks)),
+                                input.shape))
+        return F.instance_norm(input, weight=self.scale, bias=self.bias, eps=self._epsilon,
+                               momentum=self._momentum, data_format=self._data_format)
+
+    def extra_repr(self):
+        return 'num_features=%d, epsilon=%s' % (self._num_features, self._epsilon)
+
+
+class InstanceNorm1D(_InstanceNormBase):
+    _formats = ('NCL', 'NLC')
+    _ranks = (3,)
+
+
+class InstanceNorm2D(_InstanceNormBase):
+    """Normalises each channel of each sample over H, W."""
+    _formats = ('NCHW', 'NHWC')
+    _ranks = (4,)
+
+
+class InstanceNorm3D(_InstanceNormBase):
+    _formats = ('NCDHW', 'NDHWC')
+    _ranks = (5,)
+
+
+class LocalResponseNorm(Layer):
+    def __init__(self, size, alpha=0.0001, beta=0.75, k=1.0, data_format='NCHW', name=None):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+        self.data_format = data_format
+
+    def forward(self, x):
+        return F.local_response_norm(x, self.size, self.alpha, self.beta, self.k,
+                                     self.data_format)
+
+    def extra_repr(self):
+        return 'size=%s, alpha=%s, beta=%s, k=%s' % (self.size, self.alpha, self.beta, self.k)

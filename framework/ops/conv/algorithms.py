@@ -1,0 +1,514 @@
+"""Numpy convolution algorithms for the three conv directions.
+
+Every algorithm works on NCHW arrays (1-D convs arrive with H == 1; NHWC
+inputs arrive as transposed views) and a ``ConvGeom`` that fixes all sizes:
+
+* ``FORWARD[name](x, w, geom)``      -> y   ``[N, OC, OH, OW]``
+* ``BACKWARD_DATA[name](g, w, geom)`` -> gx ``[N, C, H, W]``  (the transposed conv)
+* ``BACKWARD_FILTER[name](x, g, geom)`` -> gw ``[OC, C/groups, KH, KW]``
+
+with ``w`` of shape ``[OC, C/groups, KH, KW]``. All algorithms of a direction
+compute the same function (tests compare each against a loop reference);
+they differ only in speed, which depends on the shapes. ``applicable(name,
+direction, geom)`` says which ones handle a geometry.
+
+The batch is processed in chunks sized so the largest temporary (the im2col
+matrix, the Winograd tiles) stays around a few MB: reused heap blocks stay in
+cache, and fresh large allocations (page faults) are avoided.
+"""
+import collections
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+# ---- geometry ----------------------------------------------------------------
+
+ConvGeom = collections.namedtuple(
+    'ConvGeom', 'n c h w oc kh kw oh ow sh sw dh dw pt pb pl pr groups')
+
+_CHUNK_BYTES = 4 << 20
+
+
+def conv_out_size(size, k, s, d, p0, p1):
+    return (size + p0 + p1 - d * (k - 1) - 1) // s + 1
+
+
+def geom_forward(xshape, wshape, stride, padding, dilation, groups):
+    n, c, h, w = xshape
+    oc, _, kh, kw = wshape
+    (sh, sw), (dh, dw), (pt, pb, pl, pr) = stride, dilation, padding
+    return ConvGeom(n, c, h, w, oc, kh, kw,
+                    conv_out_size(h, kh, sh, dh, pt, pb), conv_out_size(w, kw, sw, dw, pl, pr),
+                    sh, sw, dh, dw, pt, pb, pl, pr, groups)
+
+
+def transpose_out_size(size, k, s, d, p0, p1, op):
+    return (size - 1) * s - p0 - p1 + d * (k - 1) + 1 + op
+
+
+def geom_transpose(gshape, wshape, stride, padding, output_padding, dilation, groups):
+    """Geometry of the conv whose input-gradient is this transposed conv."""
+    n, oc, oh, ow = gshape
+    _, cg, kh, kw = wshape
+    (sh, sw), (dh, dw), (pt, pb, pl, pr) = stride, dilation, padding
+    h = transpose_out_size(oh, kh, sh, dh, pt, pb, output_padding[0])
+    w = transpose_out_size(ow, kw, sw, dw, pl, pr, output_padding[1])
+    return ConvGeom(n, cg * groups, h, w, oc, kh, kw, oh, ow, sh, sw, dh, dw,
+                    pt, pb, pl, pr, groups)
+
+
+def geom_filter(xshape, gshape, ksize, stride, padding, dilation, groups):
+    n, c, h, w = xshape
+    _, oc, oh, ow = gshape
+    (kh, kw), (sh, sw), (dh, dw), (pt, pb, pl, pr) = ksize, stride, dilation, padding
+    return ConvGeom(n, c, h, w, oc, kh, kw, oh, ow, sh, sw, dh, dw, pt, pb, pl, pr, groups)
+
+
+def _chunk(n, per_image_bytes):
+    return max(1, min(n, _CHUNK_BYTES // max(per_image_bytes, 1)))
+
+
+def _padded(g):
+    return g.h + g.pt + g.pb, g.w + g.pl + g.pr
+
+
+def _pad(x, g, channel_major=False):
+    """Zero-padded copy ``[n, C, Hp, Wp]`` (or ``[C, n, Hp, Wp]``); x itself
+    when no padding or layout change is needed."""
+    hp, wp = _padded(g)
+    if channel_major:
+        x = x.transpose(1, 0, 2, 3)
+    elif hp == g.h and wp == g.w:
+        return x
+    out = np.zeros(x.shape[:2] + (hp, wp), x.dtype)
+    out[:, :, g.pt:g.pt + g.h, g.pl:g.pl + g.w] = x
+    return out
+
+
+def _offsets(g):
+    for i in range(g.kh):
+        for j in range(g.kw):
+            yield i, j
+
+
+def _tap(xp, g, i, j):
+    """The input pixels kernel tap (i, j) sees, for every output pixel: a
+    strided view ``[..., OH, OW]`` of a padded array."""
+    r0, c0 = i * g.dh, j * g.dw
+    return xp[..., r0:r0 + g.sh * (g.oh - 1) + 1:g.sh, c0:c0 + g.sw * (g.ow - 1) + 1:g.sw]
+
+
+def _grouped_w(w, g):
+    """``[G, OCg, Cg*KH*KW]``."""
+    return w.reshape(g.groups, g.oc // g.groups, -1)
+
+
+# ---- im2col + GEMM -----------------------------------------------------------
+#
+# The column matrix ``[n, C, KH, KW, OH, OW]`` of a batch chunk is filled tap by
+# tap straight from the unpadded input: every tap copies only the output
+# pixels whose input lies inside the image, the same region for every chunk,
+# so the buffer's zero border (the padding) is written once and the buffer is
+# reused chunk after chunk (it stays in cache; no padded copy of x is made).
+
+def _valid_range(o, s, offset, size):
+    """Output positions [lo, hi) of a tap at ``offset`` that read inside the
+    input, and the first input position read."""
+    lo = -(offset // s) if offset < 0 else 0
+    hi = min(o, (size - 1 - offset) // s + 1) if size - 1 - offset >= 0 else 0
+    return lo, max(hi, lo), lo * s + offset
+
+
+class _Columns:
+    def __init__(self, g, nb, dtype):
+        self.g = g
+        self.buf = np.zeros((nb, g.c, g.kh, g.kw, g.oh, g.ow), dtype)
+        self.taps = []
+        for i, j in _offsets(g):
+            r = _valid_range(g.oh, g.sh, i * g.dh - g.pt, g.h)
+            c = _valid_range(g.ow, g.sw, j * g.dw - g.pl, g.w)
+            if r[1] > r[0] and c[1] > c[0]:
+                self.taps.append((i, j, r, c))
+
+    def fill(self, xc):
+        """Columns of the images ``xc``: ``[n, G, Cg*KH*KW, OH*OW]``."""
+        g, n = self.g, xc.shape[0]
+        buf = self.buf[:n]
+        if not any(g[13:17]):
+            # no padding: one strided copy beats KH*KW small ones
+            s0, s1, s2, s3 = xc.strides
+            np.copyto(buf, as_strided(xc, buf.shape, (s0, s1, s2 * g.dh, s3 * g.dw,
+                                                      s2 * g.sh, s3 * g.sw), writeable=False))
+            return buf.reshape(n, g.groups, -1, g.oh * g.ow)
+        for i, j, (h0, h1, r0), (w0, w1, c0) in self.taps:
+            buf[:, :, i, j, h0:h1, w0:w1] = xc[:, :, r0:r0 + (h1 - h0 - 1) * g.sh + 1:g.sh,
+                                               c0:c0 + (w1 - w0 - 1) * g.sw + 1:g.sw]
+        return buf.reshape(n, g.groups, -1, g.oh * g.ow)
+
+
+def _fwd_im2col(x, w, g):
+    out = np.empty((g.n, g.groups, g.oc // g.groups, g.oh * g.ow), x.dtype)
+    wm = _grouped_w(w, g)
+    if g.kh == g.kw == 1 and g.sh == g.sw == 1 and not any(g[13:17]):
+        # 1x1: the input already is the column matrix
+        np.matmul(wm, x.reshape(g.n, g.groups, g.c // g.groups, g.h * g.w), out=out)
+        return out.reshape(g.n, g.oc, g.oh, g.ow)
+    k = g.c * g.kh * g.kw
+    nb = _chunk(g.n, k * g.oh * g.ow * x.itemsize)
+    cols = _Columns(g, nb, x.dtype)
+    for n0 in range(0, g.n, nb):
+        np.matmul(wm, cols.fill(x[n0:n0 + nb]), out=out[n0:n0 + nb])
+    return out.reshape(g.n, g.oc, g.oh, g.ow)
+
+
+def _col2im_add(gxp, cols, g):
+    """Scatter-add the columns ``[n, C, KH, KW, OH, OW]`` back onto the padded image."""
+    for i, j in _offsets(g):
+        _tap(gxp, g, i, j)[...] += cols[:, :, i, j]
+
+
+def _bwd_data_im2col(gy, w, g):
+    gx = np.empty((g.n, g.c, g.h, g.w), gy.dtype)
+    wt = _grouped_w(w, g).transpose(0, 2, 1)          # [G, Kg, OCg]
+    hp, wp = _padded(g)
+    k = g.c * g.kh * g.kw
+    nb = _chunk(g.n, k * g.oh * g.ow * gy.itemsize)
+    for n0 in range(0, g.n, nb):
+        gc = gy[n0:n0 + nb]
+        n = gc.shape[0]
+        cols = np.matmul(wt, gc.reshape(n, g.groups, g.oc // g.groups, g.oh * g.ow))
+        cols = cols.reshape(n, g.c, g.kh, g.kw, g.oh, g.ow)
+        gxp = np.zeros((n, g.c, hp, wp), gy.dtype)
+        _col2im_add(gxp, cols, g)
+        gx[n0:n0 + n] = gxp[:, :, g.pt:g.pt + g.h, g.pl:g.pl + g.w]
+    return gx
+
+
+def _bwd_filter_im2col(x, gy, g):
+    grp, cg, ocg = g.groups, g.c // g.groups, g.oc // g.groups
+    kg = cg * g.kh * g.kw
+    gw = np.zeros((grp, ocg, kg), np.result_type(x, gy))
+    nb = _chunk(g.n, g.c * g.kh * g.kw * g.oh * g.ow * x.itemsize)
+    cols = _Columns(g, nb, x.dtype)
+    for n0 in range(0, g.n, nb):
+        # the forward's column layout, then one GEMM per image
+        cc = cols.fill(x[n0:n0 + nb])
+        n = cc.shape[0]
+        gc = gy[n0:n0 + n].reshape(n, grp, ocg, g.oh * g.ow)
+        gw += np.matmul(gc, cc.transpose(0, 1, 3, 2)).sum(axis=0)
+    return gw.reshape(g.oc, cg, g.kh, g.kw)
+
+
+# ---- per-tap GEMM accumulation -------------------------------------------------
+#
+# Stride 1: with the padded input stored channel-major and flattened per
+# channel ([C, n*Hp*Wp]), tap (i, j) is the contiguous slice starting at
+# i*dh*Wp + j*dw, so each tap is one GEMM on a view without any copy; the
+# result lives on the padded grid and the columns past OW are cropped. Other
+# strides copy each tap's strided view (im2col in KH*KW slices).
+
+def _flat_input(xc, g):
+    """Channel-major padded input flattened per channel, with a zero tail so
+    every tap's slice stays in bounds: ``([G, Cg, M + tail], M, Wp)``."""
+    hp, wp = _padded(g)
+    n = xc.shape[0]
+    m = n * hp * wp
+    tail = (g.kh - 1) * g.dh * wp + (g.kw - 1) * g.dw
+    buf = np.zeros((g.c, m + tail), xc.dtype)
+    buf[:, :m].reshape(g.c, n, hp, wp)[:, :, g.pt:g.pt + g.h, g.pl:g.pl + g.w] = \
+        xc.transpose(1, 0, 2, 3)
+    return buf.reshape(g.groups, g.c // g.groups, -1), m, wp
+
+
+def _flat_grad(gc, g):
+    """Output grad embedded in the padded grid, channel-major: ``[G, OCg, M]``."""
+    hp, wp = _padded(g)
+    n = gc.shape[0]
+    buf = np.zeros((g.oc, n, hp, wp), gc.dtype)
+    buf[:, :, :g.oh, :g.ow] = gc.transpose(1, 0, 2, 3)
+    return buf.reshape(g.groups, g.oc // g.groups, -1)
+
+
+def _w_tap(w, g, i, j):
+    return w[:, :, i, j].reshape(g.groups, g.oc // g.groups, g.c // g.groups)
+
+
+def _fwd_shift(x, w, g):
+    out = np.empty((g.n, g.oc, g.oh, g.ow), x.dtype)
+    hp, wp = _padded(g)
+    per = (g.c + 2 * g.oc) * hp * wp * x.itemsize
+    nb = _chunk(g.n, per)
+    for n0 in range(0, g.n, nb):
+        xc = x[n0:n0 + nb]
+        n = xc.shape[0]
+        if g.sh == 1 and g.sw == 1:
+            buf, m, wp = _flat_input(xc, g)
+            acc = tmp = None
+            for i, j in _offsets(g):
+                o = i * g.dh * wp + j * g.dw
+                if acc is None:
+                    acc = np.matmul(_w_tap(w, g, i, j), buf[:, :, o:o + m])
+                    tmp = np.empty_like(acc)
+                else:
+                    acc += np.matmul(_w_tap(w, g, i, j), buf[:, :, o:o + m], out=tmp)
+            y = acc.reshape(g.oc, n, hp, wp)[:, :, :g.oh, :g.ow]
+        else:
+            xp = _pad(xc, g, channel_major=True)
+            acc = None
+            for i, j in _offsets(g):
+                tap = _tap(xp, g, i, j).reshape(g.groups, g.c // g.groups, -1)
+                r = np.matmul(_w_tap(w, g, i, j), tap)
+                acc = r if acc is None else np.add(acc, r, out=acc)
+            y = acc.reshape(g.oc, n, g.oh, g.ow)
+        out[n0:n0 + n] = y.transpose(1, 0, 2, 3)
+    return out
+
+
+def _bwd_data_shift(gy, w, g):
+    gx = np.empty((g.n, g.c, g.h, g.w), gy.dtype)
+    hp, wp = _padded(g)
+    nb = _chunk(g.n, (2 * g.c + g.oc) * hp * wp * gy.itemsize)
+    for n0 in range(0, g.n, nb):
+        gc = gy[n0:n0 + nb]
+        n = gc.shape[0]
+        if g.sh == 1 and g.sw == 1:
+            gf = _flat_grad(gc, g)
+            m = gf.shape[-1]
+            tail = (g.kh - 1) * g.dh * wp + (g.kw - 1) * g.dw
+            acc = np.zeros((g.groups, g.c // g.groups, m + tail), gy.dtype)
+            tmp = np.empty((g.groups, g.c // g.groups, m), gy.dtype)
+            for i, j in _offsets(g):
+                o = i * g.dh * wp + j * g.dw
+                acc[:, :, o:o + m] += np.matmul(_w_tap(w, g, i, j).transpose(0, 2, 1), gf, out=tmp)
+            gxp = acc[:, :, :m].reshape(g.c, n, hp, wp)
+        else:
+            gt = gc.transpose(1, 0, 2, 3).reshape(g.groups, g.oc // g.groups, -1)
+            gxp = np.zeros((g.c, n, hp, wp), gy.dtype)
+            for i, j in _offsets(g):
+                r = np.matmul(_w_tap(w, g, i, j).transpose(0, 2, 1), gt)
+                _tap(gxp, g, i, j)[...] += r.reshape(g.c, n, g.oh, g.ow)
+        gx[n0:n0 + n] = gxp[:, :, g.pt:g.pt + g.h, g.pl:g.pl + g.w].transpose(1, 0, 2, 3)
+    return gx
+
+
+def _bwd_filter_shift(x, gy, g):
+    grp, cg, ocg = g.groups, g.c // g.groups, g.oc // g.groups
+    gw = np.zeros((g.kh, g.kw, grp, ocg, cg), np.result_type(x, gy))
+    hp, wp = _padded(g)
+    nb = _chunk(g.n, (g.c + g.oc) * hp * wp * x.itemsize)
+    for n0 in range(0, g.n, nb):
+        xc = x[n0:n0 + nb]
+        if g.sh == 1 and g.sw == 1:
+            buf, m, wp = _flat_input(xc, g)
+            gf = _flat_grad(gy[n0:n0 + nb], g).transpose(0, 2, 1)   # [G, M, OCg]
+            for i, j in _offsets(g):
+                o = i * g.dh * wp + j * g.dw
+                # (x_tap @ g^T)^T keeps the long axis contiguous for BLAS
+                gw[i, j] += np.matmul(buf[:, :, o:o + m], gf).transpose(0, 2, 1)
+        else:
+            xp = _pad(xc, g, channel_major=True)
+            gt = gy[n0:n0 + nb].transpose(1, 0, 2, 3).reshape(grp, ocg, -1)
+            for i, j in _offsets(g):
+                tap = _tap(xp, g, i, j).reshape(grp, cg, -1)
+                gw[i, j] += np.matmul(gt, tap.transpose(0, 2, 1))
+    return gw.reshape(g.kh, g.kw, g.oc, cg).transpose(2, 3, 0, 1).copy()
+
+
+# ---- depthwise (C/groups == 1): elementwise multiply-accumulate ------------------
+
+def _dw_weight(w, g):
+    """``[C, mult, 1, 1]`` per tap, broadcasting against ``[n, C, 1, OH, OW]``."""
+    return w.reshape(g.c, g.oc // g.c, g.kh, g.kw)
+
+
+def _fwd_depthwise(x, w, g):
+    out = np.empty((g.n, g.c, g.oc // g.c, g.oh, g.ow), x.dtype)
+    wd = _dw_weight(w, g)
+    hp, wp = _padded(g)
+    nb = _chunk(g.n, g.c * hp * wp * x.itemsize * 4)
+    for n0 in range(0, g.n, nb):
+        xp = _pad(x[n0:n0 + nb], g)[:, :, None]
+        acc = out[n0:n0 + nb]
+        tmp = np.empty_like(acc)
+        for t, (i, j) in enumerate(_offsets(g)):
+            wij = wd[:, :, i, j][:, :, None, None]
+            if t == 0:
+                np.multiply(_tap(xp, g, i, j), wij, out=acc)
+            else:
+                acc += np.multiply(_tap(xp, g, i, j), wij, out=tmp)
+    return out.reshape(g.n, g.oc, g.oh, g.ow)
+
+
+def _bwd_data_depthwise(gy, w, g):
+    gx = np.empty((g.n, g.c, g.h, g.w), gy.dtype)
+    wd = _dw_weight(w, g)
+    mult = g.oc // g.c
+    hp, wp = _padded(g)
+    nb = _chunk(g.n, g.c * hp * wp * gy.itemsize * 4)
+    for n0 in range(0, g.n, nb):
+        gc = gy[n0:n0 + nb]
+        n = gc.shape[0]
+        gc = gc.reshape(n, g.c, mult, g.oh, g.ow)
+        gxp = np.zeros((n, g.c, hp, wp), gy.dtype)
+        for i, j in _offsets(g):
+            contrib = gc * wd[:, :, i, j][:, :, None, None]
+            _tap(gxp, g, i, j)[...] += contrib[:, :, 0] if mult == 1 else contrib.sum(2)
+        gx[n0:n0 + n] = gxp[:, :, g.pt:g.pt + g.h, g.pl:g.pl + g.w]
+    return gx
+
+
+def _bwd_filter_depthwise(x, gy, g):
+    mult = g.oc // g.c
+    gw = np.zeros((g.c, mult, g.kh, g.kw), np.result_type(x, gy))
+    hp, wp = _padded(g)
+    nb = _chunk(g.n, g.c * hp * wp * x.itemsize * 4)
+    for n0 in range(0, g.n, nb):
+        xp = _pad(x[n0:n0 + nb], g)
+        n = xp.shape[0]
+        gc = gy[n0:n0 + nb].reshape(n, g.c, mult, g.oh * g.ow)
+        for i, j in _offsets(g):
+            tap = _tap(xp, g, i, j).reshape(n, g.c, 1, g.oh * g.ow)
+            # batched dot products over (batch, pixels) per channel
+            gw[:, :, i, j] += np.einsum('ncmp,ncip->cm', gc, tap)
+    return gw.reshape(g.oc, 1, g.kh, g.kw)
+
+
+# ---- Winograd F(2x2, 3x3) -----------------------------------------------------
+#
+# Output tiles of 2x2 come from 4x4 input tiles (stride 2): y = A^T [(G w G^T)
+# * (B^T d B)] A. The 16 transformed tile positions turn the conv into 16
+# independent [OC x C] @ [C x tiles] GEMMs: 16 multiplies per 4 outputs instead
+# of 36 (2.25x fewer). The input is stored split by row/column parity so
+# every one of the 16 tile taps is a contiguous slice (no strided gathers).
+
+_BT = np.array([[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]], np.float64)
+_G = np.array([[1, 0, 0], [.5, .5, .5], [.5, -.5, .5], [0, 0, 1]], np.float64)
+_AT = np.array([[1, 1, 1, 0], [0, 1, -1, -1]], np.float64)
+_BK = np.kron(_BT, _BT)        # [16, 16] acting on flattened 4x4 tiles
+_AK = np.kron(_AT, _AT)        # [4, 16]
+
+
+def _winograd_ok(g):
+    return g.kh == 3 and g.kw == 3 and g.sh == g.sw == 1 and g.dh == g.dw == 1
+
+
+def _parity_split(xc, g, tyq, txq):
+    """Padded input as ``[2, 2, C, n*tyq*txq + tail]``: row parity, column
+    parity, channel, then (image, row//2, col//2) flattened."""
+    n = xc.shape[0]
+    m = n * tyq * txq
+    xq = np.zeros((2, 2, g.c, m + txq + 1), xc.dtype)
+    grid = xq[..., :m].reshape(2, 2, g.c, n, tyq, txq)
+    xt = xc.transpose(1, 0, 2, 3)
+    for ra in range(2):
+        h0 = (ra - g.pt) % 2
+        q0, nh = (g.pt + h0) // 2, len(range(h0, g.h, 2))
+        for rb in range(2):
+            w0 = (rb - g.pl) % 2
+            r0, nw = (g.pl + w0) // 2, len(range(w0, g.w, 2))
+            grid[ra, rb, :, :, q0:q0 + nh, r0:r0 + nw] = xt[:, :, h0::2, w0::2]
+    return xq, m
+
+
+def _fwd_winograd(x, w, g):
+    dt = x.dtype
+    grp, cg, ocg = g.groups, g.c // g.groups, g.oc // g.groups
+    ty, tx = -(-g.oh // 2), -(-g.ow // 2)
+    tyq, txq = ty + 1, tx + 1
+    u = np.einsum('ik,ockl,jl->ijoc', _G, w.astype(np.float64), _G)
+    u = u.reshape(16, grp, ocg, cg).astype(dt)
+    bk, ak = _BK.astype(dt), _AK.astype(dt)
+    out = np.empty((g.n, g.oc, ty, 2, tx, 2), dt)
+    nb = _chunk(g.n, 16 * max(g.c, g.oc) * tyq * txq * x.itemsize)
+    for n0 in range(0, g.n, nb):
+        xc = x[n0:n0 + nb]
+        n = xc.shape[0]
+        xq, m = _parity_split(xc, g, tyq, txq)
+        d = np.empty((16, g.c, m), dt)
+        for a in range(4):
+            for b in range(4):
+                o = (a // 2) * txq + b // 2
+                d[a * 4 + b] = xq[a % 2, b % 2, :, o:o + m]
+        v = np.matmul(bk, d.reshape(16, -1)).reshape(16, grp, cg, m)
+        mm = np.matmul(u, v)                                    # [16, G, OCg, m]
+        y = np.matmul(ak, mm.reshape(16, -1)).reshape(2, 2, g.oc, n, tyq, txq)
+        out[n0:n0 + n] = y[:, :, :, :, :ty, :tx].transpose(3, 2, 4, 0, 5, 1)
+    out = out.reshape(g.n, g.oc, 2 * ty, 2 * tx)
+    return out if (2 * ty, 2 * tx) == (g.oh, g.ow) else out[:, :, :g.oh, :g.ow]
+
+
+def _flip_transpose(w, g):
+    """Weights of the stride-1 conv equal to this conv's transpose:
+    spatially flipped, in/out channels swapped within each group."""
+    grp, cg, ocg = g.groups, g.c // g.groups, g.oc // g.groups
+    wt = w.reshape(grp, ocg, cg, g.kh, g.kw).transpose(0, 2, 1, 3, 4)[..., ::-1, ::-1]
+    return np.ascontiguousarray(wt).reshape(g.c, ocg, g.kh, g.kw)
+
+
+def _transpose_as_forward(g):
+    """Geometry of the stride-1 forward conv computing this conv's transpose,
+    or None when that needs negative padding."""
+    top = g.dh * (g.kh - 1) - g.pt
+    left = g.dw * (g.kw - 1) - g.pl
+    bottom = g.h + g.dh * (g.kh - 1) - g.oh - top
+    right = g.w + g.dw * (g.kw - 1) - g.ow - left
+    if min(top, left, bottom, right) < 0 or g.sh != 1 or g.sw != 1:
+        return None
+    return ConvGeom(g.n, g.oc, g.oh, g.ow, g.c, g.kh, g.kw, g.h, g.w, 1, 1, g.dh, g.dw,
+                    top, bottom, left, right, g.groups)
+
+
+def _bwd_data_winograd(gy, w, g):
+    return _fwd_winograd(gy, _flip_transpose(w, g), _transpose_as_forward(g))
+
+
+def _bwd_data_im2col_forward(gy, w, g):
+    """Stride-1 transposed conv as a forward im2col conv (no scatter-adds)."""
+    return _fwd_im2col(gy, _flip_transpose(w, g), _transpose_as_forward(g))
+
+
+# ---- registry -------------------------------------------------------------------
+
+def _always(g):
+    return True
+
+
+def _is_depthwise(g):
+    return g.c // g.groups == 1 and g.groups > 1
+
+
+def _winograd_bwd_ok(g):
+    return _winograd_ok(g) and _transpose_as_forward(g) is not None
+
+
+FORWARD = {'im2col': _fwd_im2col, 'shift': _fwd_shift, 'winograd': _fwd_winograd,
+           'depthwise': _fwd_depthwise}
+BACKWARD_DATA = {'im2col': _bwd_data_im2col, 'shift': _bwd_data_shift,
+                 'winograd': _bwd_data_winograd, 'im2col_forward': _bwd_data_im2col_forward,
+                 'depthwise': _bwd_data_depthwise}
+BACKWARD_FILTER = {'im2col': _bwd_filter_im2col, 'shift': _bwd_filter_shift,
+                   'depthwise': _bwd_filter_depthwise}
+DIRECTIONS = {'forward': FORWARD, 'backward_data': BACKWARD_DATA,
+              'backward_filter': BACKWARD_FILTER}
+
+_APPLICABLE = {
+    ('forward', 'winograd'): _winograd_ok,
+    ('backward_data', 'winograd'): _winograd_bwd_ok,
+    ('backward_data', 'im2col_forward'): lambda g: _transpose_as_forward(g) is not None,
+    ('forward', 'depthwise'): _is_depthwise,
+    ('backward_data', 'depthwise'): _is_depthwise,
+    ('backward_filter', 'depthwise'): _is_depthwise,
+}
+
+
+def applicable(name, direction, geom):
+    return _APPLICABLE.get((direction, name), _always)(geom)
+
+
+def candidates(direction, geom):
+    return [n for n in DIRECTIONS[direction] if applicable(n, direction, geom)]
+
+
+def run(direction, name, a, b, geom):
+    """Run one algorithm; the result is always a C-contiguous array."""
+    return np.ascontiguousarray(DIRECTIONS[direction][name](a, b, geom))

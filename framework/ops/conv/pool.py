@@ -1,0 +1,675 @@
+"""Pooling ops: max / average / adaptive, 1-D and 2-D, NCHW and NHWC.
+
+Kernels loop over the kernel window's taps (each tap a strided view of the
+padded input covering every output pixel), never over output pixels.
+
+Gradients stay differentiable to any order:
+
+* ``max_pool`` also outputs the argmax ``mask`` (flat ``h*W + w`` index into
+  each unpadded input plane; a non-differentiable output). Its grad is
+  ``pool_scatter`` (linear in g: adds g at the mask positions), whose grad is
+  ``pool_gather`` (reads at the mask positions), whose grad is ``pool_scatter``.
+* ``avg_pool`` is linear: its grad ``avg_pool_grad`` is its adjoint, and the
+  adjoint's grad is ``avg_pool`` again. Same for the adaptive average pair.
+
+Shape-only inputs (``target``) give the grad ops their output shape without an
+attribute, so unknown batch sizes in static mode are fine.
+"""
+import numpy as np
+
+from .. import meta
+from ..registry import Meta, OpError, add_test_case, def_op
+from . import params as P
+from . import reference as ref
+
+# ---- geometry ---------------------------------------------------------------
+
+
+def pool_out_size(size, k, s, p0, p1, ceil_mode):
+    if size < 0:
+        return -1
+    num = size + p0 + p1 - k
+    return (num + s - 1) // s + 1 if ceil_mode else num // s + 1
+
+
+class _Pool:
+    """Sizes of one pooling call on an NCHW view."""
+    __slots__ = ('h', 'w', 'kh', 'kw', 'sh', 'sw', 'pt', 'pb', 'pl', 'pr', 'oh', 'ow',
+                 'hp', 'wp')
+
+    def __init__(self, hw, ksize, stride, padding, ceil_mode):
+        self.h, self.w = hw
+        self.kh, self.kw = P.hw2(ksize, 1)
+        self.sh, self.sw = P.hw2(stride, 1)
+        self.pt, self.pb, self.pl, self.pr = P.pad4(padding)
+        self.oh = pool_out_size(self.h, self.kh, self.sh, self.pt, self.pb, ceil_mode)
+        self.ow = pool_out_size(self.w, self.kw, self.sw, self.pl, self.pr, ceil_mode)
+        if self.oh <= 0 or self.ow <= 0:
+            raise OpError("pool: the output would be empty: input spatial size %s, kernel %s, "
+                          "stride %s, padding %s" % ([self.h, self.w], [self.kh, self.kw],
+                                                     [self.sh, self.sw], list(padding)))
+        # ceil_mode windows may run past the bottom/right padding
+        self.hp = max(self.h + self.pt + self.pb, (self.oh - 1) * self.sh + self.kh)
+        self.wp = max(self.w + self.pl + self.pr, (self.ow - 1) * self.sw + self.kw)
+
+    def taps(self):
+        for i in range(self.kh):
+            for j in range(self.kw):
+                yield i, j
+
+    def tap(self, xp, i, j):
+        return xp[..., i:i + self.sh * (self.oh - 1) + 1:self.sh,
+                  j:j + self.sw * (self.ow - 1) + 1:self.sw]
+
+    def padded(self, x4, fill):
+        if (self.hp, self.wp) == (self.h, self.w):
+            return x4
+        xp = np.full(x4.shape[:2] + (self.hp, self.wp), fill, x4.dtype)
+        xp[:, :, self.pt:self.pt + self.h, self.pl:self.pl + self.w] = x4
+        return xp
+
+    def tap_index(self, i, j):
+        """Flat input index ``[OH, OW]`` that tap (i, j) reads; -1 in padding."""
+        r = np.arange(self.oh) * self.sh + i - self.pt
+        c = np.arange(self.ow) * self.sw + j - self.pl
+        idx = r[:, None] * self.w + c[None, :]
+        bad = ((r < 0) | (r >= self.h))[:, None] | ((c < 0) | (c >= self.w))[None, :]
+        return np.where(bad, -1, idx).astype(np.int32)
+
+    def counts(self):
+        """Number of real (non-padding) input pixels in every window: ``[OH, OW]``."""
+        def count(o, s, k, p, n):
+            start = np.arange(o) * s - p
+            return np.clip(np.minimum(start + k, n) - np.maximum(start, 0), 0, None)
+        return count(self.oh, self.sh, self.kh, self.pt, self.h)[:, None] * \
+            count(self.ow, self.sw, self.kw, self.pl, self.w)[None, :]
+
+
+def _geom(x4, ksize, stride, padding, ceil_mode):
+    return _Pool(x4.shape[2:], ksize, stride, padding, ceil_mode)
+
+
+def _pool_meta_shape(xs, ksize, stride, padding, ceil_mode, data_format):
+    nd = P.SPATIAL_RANK[data_format]
+    if len(xs) != nd + 2:
+        raise OpError("input x must be %d-D (%s), got shape %s" % (nd + 2, data_format, list(xs)))
+    sp = P.spatial_shape(xs, data_format)
+    out = [pool_out_size(s, k, st, padding[2 * i], padding[2 * i + 1], ceil_mode)
+           for i, (s, k, st) in enumerate(zip(sp, ksize, stride))]
+    return _with_spatial(xs, out, data_format)
+
+
+def _with_spatial(xs, spatial, data_format):
+    xs = list(xs)
+    if P.channel_last(data_format):
+        return [xs[0]] + list(spatial) + [xs[-1]]
+    return xs[:2] + list(spatial)
+
+
+# ---- max pool + scatter/gather -------------------------------------------------
+
+def _max_pool_np(x4, g):
+    xp = g.padded(x4, -np.inf)
+    best = idx = None
+    for i, j in g.taps():
+        v = g.tap(xp, i, j)
+        if best is None:
+            best = v.copy()
+            idx = np.empty(best.shape, np.int32)
+            idx[...] = g.tap_index(i, j)
+        else:
+            win = v > best
+            np.copyto(best, v, where=win)
+            np.copyto(idx, g.tap_index(i, j), where=win)
+    return best, idx
+
+
+_POOL_ATTRS = {'kernel_size': [1, 1], 'stride': [1, 1], 'padding': [0, 0, 0, 0],
+               'ceil_mode': False, 'data_format': 'NCHW'}
+
+
+def _max_pool_meta(x, kernel_size, stride, padding, ceil_mode, data_format):
+    shape = _pool_meta_shape(meta.shape_of(x), kernel_size, stride, padding, ceil_mode,
+                             data_format)
+    return Meta(shape, meta.dtype_of(x)), Meta(shape, np.int32)
+
+
+@def_op('max_pool', _max_pool_meta, inputs=('x',), attrs=_POOL_ATTRS,
+        outputs=('out', 'mask'), nondiff_outputs=('mask',))
+def max_pool_op(x, kernel_size, stride, padding, ceil_mode, data_format):
+    """Max pooling; ``mask`` is the flat argmax index into each input plane."""
+    x4 = P.to_nchw(x, data_format)
+    out, idx = _max_pool_np(x4, _geom(x4, kernel_size, stride, padding, ceil_mode))
+    return P.from_nchw(out, data_format), P.from_nchw(idx, data_format)
+
+
+@max_pool_op.def_grad
+def _max_pool_grad(g, gmask, x, out, mask, kernel_size, stride, padding, ceil_mode,
+                   data_format):
+    return pool_scatter_op(g, mask, x, data_format)
+
+
+@max_pool_op.def_fast_grad
+def _max_pool_fast(g, gmask, x, out, mask, kernel_size, stride, padding, ceil_mode,
+                   data_format):
+    return _scatter_np(g, mask, x.shape, data_format)
+
+
+def _planes(a, data_format):
+    """``[N*C, spatial...]`` flattening of an NCHW view (copy only if needed)."""
+    a4 = P.to_nchw(a, data_format)
+    return a4.reshape(a4.shape[0] * a4.shape[1], -1), a4.shape
+
+
+def _scatter_np(g, mask, xshape, data_format):
+    g2, _ = _planes(g, data_format)
+    m2, _ = _planes(mask, data_format)
+    x4shape = P.to_nchw(np.broadcast_to(np.zeros((), g.dtype), xshape), data_format).shape
+    plane = x4shape[2] * x4shape[3]
+    rows = np.arange(g2.shape[0])[:, None] * plane
+    lin = (rows + m2).ravel()
+    w = g2.ravel()
+    valid = m2.ravel() >= 0
+    if not valid.all():
+        lin, w = lin[valid], w[valid]
+    flat = np.bincount(lin, weights=w, minlength=g2.shape[0] * plane)
+    return P.from_nchw(flat.astype(g.dtype, copy=False).reshape(x4shape), data_format)
+
+
+def _gather_np(x, mask, data_format):
+    x2, _ = _planes(x, data_format)
+    m2, m4shape = _planes(mask, data_format)
+    out = np.take_along_axis(x2, np.maximum(m2, 0), axis=1)
+    if (m2 < 0).any():
+        out = np.where(m2 < 0, 0, out)
+    return P.from_nchw(out.reshape(m4shape), data_format)
+
+
+def _scatter_meta(g, mask, target, data_format):
+    return Meta(meta.shape_of(target), meta.dtype_of(g))
+
+
+@def_op('pool_scatter', _scatter_meta, no_grad_inputs=('mask', 'target'))
+def pool_scatter_op(g, mask, target, data_format='NCHW'):
+    """Zeros of ``target``'s shape with ``g`` added at the pooled ``mask`` positions."""
+    return _scatter_np(g, mask, np.shape(target), data_format)
+
+
+@pool_scatter_op.def_grad
+def _scatter_grad(gg, g, mask, target, out, data_format):
+    return pool_gather_op(gg, mask, data_format), None, None
+
+
+def _gather_meta(x, mask, data_format):
+    return Meta(meta.shape_of(mask), meta.dtype_of(x))
+
+
+@def_op('pool_gather', _gather_meta, no_grad_inputs=('mask',))
+def pool_gather_op(x, mask, data_format='NCHW'):
+    """``x`` read at the pooled ``mask`` positions (one value per output pixel)."""
+    return _gather_np(x, mask, data_format)
+
+
+@pool_gather_op.def_grad
+def _gather_grad(g, x, mask, out, data_format):
+    return pool_scatter_op(g, mask, x, data_format), None
+
+
+# ---- average pool ---------------------------------------------------------------
+
+_AVG_ATTRS = {'kernel_size': [1, 1], 'stride': [1, 1], 'padding': [0, 0, 0, 0],
+              'ceil_mode': False, 'exclusive': True, 'divisor': 0, 'data_format': 'NCHW'}
+
+
+def _divisor(g, exclusive, divisor):
+    if divisor:
+        return float(divisor)
+    if exclusive:
+        return np.maximum(g.counts(), 1)     # empty (all-padding) windows give 0
+    return float(g.kh * g.kw)
+
+
+def _avg_pool_np(x4, g, exclusive, divisor):
+    xp = g.padded(x4, 0)
+    acc = None
+    for i, j in g.taps():
+        v = g.tap(xp, i, j)
+        acc = v.copy() if acc is None else np.add(acc, v, out=acc)
+    d = _divisor(g, exclusive, divisor)
+    return np.divide(acc, d, out=acc) if np.ndim(d) == 0 else (acc / d).astype(acc.dtype)
+
+
+def _avg_pool_adjoint_np(g4, x4shape, geo, exclusive, divisor):
+    d = _divisor(geo, exclusive, divisor)
+    gs = (g4 / d).astype(g4.dtype, copy=False)
+    gxp = np.zeros(x4shape[:2] + (geo.hp, geo.wp), g4.dtype)
+    for i, j in geo.taps():
+        geo.tap(gxp, i, j)[...] += gs
+    return gxp[:, :, geo.pt:geo.pt + geo.h, geo.pl:geo.pl + geo.w]
+
+
+def _avg_meta(x, kernel_size, stride, padding, ceil_mode, exclusive, divisor, data_format):
+    return Meta(_pool_meta_shape(meta.shape_of(x), kernel_size, stride, padding, ceil_mode,
+                                 data_format), meta.dtype_of(x))
+
+
+@def_op('avg_pool', _avg_meta, inputs=('x',), attrs=_AVG_ATTRS, save_inputs=False)
+def avg_pool_op(x, kernel_size, stride, padding, ceil_mode, exclusive, divisor, data_format):
+    """Average pooling (``exclusive``: padding is not counted; ``divisor`` > 0 overrides)."""
+    x4 = P.to_nchw(x, data_format)
+    out = _avg_pool_np(x4, _geom(x4, kernel_size, stride, padding, ceil_mode), exclusive,
+                       divisor)
+    return P.from_nchw(out, data_format)
+
+
+@avg_pool_op.def_grad
+def _avg_pool_grad(g, x, out, kernel_size, stride, padding, ceil_mode, exclusive, divisor,
+                   data_format):
+    return avg_pool_grad_op(g, x, kernel_size, stride, padding, ceil_mode, exclusive, divisor,
+                            data_format)
+
+
+@avg_pool_op.def_fast_grad
+def _avg_pool_fast(g, x, out, kernel_size, stride, padding, ceil_mode, exclusive, divisor,
+                   data_format):
+    return _avg_adjoint(g, x, kernel_size, stride, padding, ceil_mode, exclusive, divisor,
+                        data_format)
+
+
+def _avg_adjoint(g, x, kernel_size, stride, padding, ceil_mode, exclusive, divisor,
+                 data_format):
+    x4 = P.to_nchw(np.broadcast_to(np.zeros((), g.dtype), np.shape(x)), data_format)
+    geo = _geom(x4, kernel_size, stride, padding, ceil_mode)
+    _check_grad_shape('avg_pool_grad', g, (geo.oh, geo.ow), data_format)
+    gx = _avg_pool_adjoint_np(P.to_nchw(g, data_format), x4.shape, geo, exclusive, divisor)
+    return P.from_nchw(np.ascontiguousarray(gx), data_format)
+
+
+def _check_grad_shape(api, g, out_hw, data_format):
+    got = tuple(P.to_nchw(g, data_format).shape[2:])
+    if got != tuple(out_hw):
+        raise OpError("%s: output grad shape %s does not match the pooled size %s"
+                      % (api, list(np.shape(g)), list(out_hw)))
+
+
+def _avg_grad_meta(g, target, *attrs):
+    return Meta(meta.shape_of(target), meta.dtype_of(g))
+
+
+@def_op('avg_pool_grad', _avg_grad_meta, inputs=('g', 'target'), attrs=_AVG_ATTRS,
+        no_grad_inputs=('target',), save_inputs=False)
+def avg_pool_grad_op(g, target, kernel_size, stride, padding, ceil_mode, exclusive, divisor,
+                     data_format):
+    """Adjoint of ``avg_pool``: spreads each output grad over its window."""
+    return _avg_adjoint(g, target, kernel_size, stride, padding, ceil_mode, exclusive, divisor,
+                        data_format)
+
+
+@avg_pool_grad_op.def_grad
+def _avg_pool_grad_grad(gg, g, target, out, kernel_size, stride, padding, ceil_mode,
+                        exclusive, divisor, data_format):
+    return avg_pool_op(gg, kernel_size, stride, padding, ceil_mode, exclusive, divisor,
+                       data_format), None
+
+
+# ---- adaptive pools ---------------------------------------------------------------
+
+def adaptive_bounds(size, out):
+    i = np.arange(out)
+    return (i * size) // out, -((-(i + 1) * size) // out)
+
+
+def _avg_matrix(size, out, dtype):
+    """``[out, size]`` averaging matrix of the adaptive windows."""
+    start, end = adaptive_bounds(size, out)
+    pos = np.arange(size)
+    inside = (pos[None, :] >= start[:, None]) & (pos[None, :] < end[:, None])
+    return (inside / (end - start)[:, None]).astype(dtype)
+
+
+def _adaptive_sizes(x4, output_size):
+    return P.hw2(output_size, 1) if x4.shape[2] == 1 and len(output_size) == 1 else output_size
+
+
+def _adaptive_meta(x, output_size, data_format):
+    xs = meta.shape_of(x)
+    nd = P.SPATIAL_RANK[data_format]
+    if len(xs) != nd + 2:
+        raise OpError("input x must be %d-D (%s), got shape %s" % (nd + 2, data_format, list(xs)))
+    return Meta(_with_spatial(xs, output_size, data_format), meta.dtype_of(x))
+
+
+@def_op('adaptive_avg_pool', _adaptive_meta, inputs=('x',),
+        attrs={'output_size': [1, 1], 'data_format': 'NCHW'}, save_inputs=False)
+def adaptive_avg_pool_op(x, output_size, data_format):
+    """Average over adaptive windows [floor(i*H/OH), ceil((i+1)*H/OH)); separable,
+    so two small matmuls."""
+    x4 = P.to_nchw(x, data_format)
+    oh, ow = _adaptive_sizes(x4, output_size)
+    ph = _avg_matrix(x4.shape[2], oh, x.dtype)
+    pw = _avg_matrix(x4.shape[3], ow, x.dtype)
+    return P.from_nchw(np.matmul(np.matmul(ph, x4), pw.T), data_format)
+
+
+def _adaptive_avg_adjoint(g, xshape, data_format):
+    x4shape = P.to_nchw(np.broadcast_to(np.zeros((), g.dtype), xshape), data_format).shape
+    g4 = P.to_nchw(g, data_format)
+    ph = _avg_matrix(x4shape[2], g4.shape[2], g.dtype)
+    pw = _avg_matrix(x4shape[3], g4.shape[3], g.dtype)
+    return P.from_nchw(np.ascontiguousarray(np.matmul(np.matmul(ph.T, g4), pw)), data_format)
+
+
+@adaptive_avg_pool_op.def_grad
+def _adaptive_avg_grad(g, x, out, output_size, data_format):
+    return adaptive_avg_pool_grad_op(g, x, data_format)
+
+
+@adaptive_avg_pool_op.def_fast_grad
+def _adaptive_avg_fast(g, x, out, output_size, data_format):
+    return _adaptive_avg_adjoint(g, np.shape(x), data_format)
+
+
+@def_op('adaptive_avg_pool_grad', _avg_grad_meta, inputs=('g', 'target'),
+        attrs={'data_format': 'NCHW'}, no_grad_inputs=('target',), save_inputs=False)
+def adaptive_avg_pool_grad_op(g, target, data_format):
+    """Adjoint of ``adaptive_avg_pool`` (output size read from ``g``)."""
+    return _adaptive_avg_adjoint(g, np.shape(target), data_format)
+
+
+@adaptive_avg_pool_grad_op.def_grad
+def _adaptive_avg_grad_grad(gg, g, target, out, data_format):
+    sizes = P.spatial_shape(g.shape, data_format)
+    return adaptive_avg_pool_op(gg, list(sizes), data_format), None
+
+
+def _adaptive_max_np(x4, oh, ow):
+    h, w = x4.shape[2:]
+    hs, he = adaptive_bounds(h, oh)
+    ws, we = adaptive_bounds(w, ow)
+    best = idx = None
+    for i in range(int((he - hs).max())):
+        r = np.minimum(hs + i, he - 1)        # short windows repeat their last row
+        rows = x4[:, :, r, :]
+        for j in range(int((we - ws).max())):
+            c = np.minimum(ws + j, we - 1)
+            v = rows[..., c]
+            tap = (r[:, None] * w + c[None, :]).astype(np.int32)
+            if best is None:
+                best = v.copy()
+                idx = np.empty(best.shape, np.int32)
+                idx[...] = tap
+            else:
+                win = v > best
+                np.copyto(best, v, where=win)
+                np.copyto(idx, tap, where=win)
+    return best, idx
+
+
+def _adaptive_max_meta(x, output_size, data_format):
+    m = _adaptive_meta(x, output_size, data_format)
+    return m, Meta(m.shape, np.int32)
+
+
+@def_op('adaptive_max_pool', _adaptive_max_meta, inputs=('x',),
+        attrs={'output_size': [1, 1], 'data_format': 'NCHW'}, outputs=('out', 'mask'),
+        nondiff_outputs=('mask',))
+def adaptive_max_pool_op(x, output_size, data_format):
+    """Max over adaptive windows, with the flat argmax ``mask``."""
+    x4 = P.to_nchw(x, data_format)
+    out, idx = _adaptive_max_np(x4, *_adaptive_sizes(x4, output_size))
+    return P.from_nchw(out, data_format), P.from_nchw(idx, data_format)
+
+
+@adaptive_max_pool_op.def_grad
+def _adaptive_max_grad(g, gmask, x, out, mask, output_size, data_format):
+    return pool_scatter_op(g, mask, x, data_format)
+
+
+@adaptive_max_pool_op.def_fast_grad
+def _adaptive_max_fast(g, gmask, x, out, mask, output_size, data_format):
+    return _scatter_np(g, mask, x.shape, data_format)
+
+
+# ---- public API (Paddle 2.x) ---------------------------------------------------------
+
+def _pool_args(api, x, kernel_size, stride, padding, ceil_mode, data_format, nd):
+    P.check_format(api, data_format, nd)
+    if len(x.shape) != nd + 2:
+        raise OpError("%s: input x must be %d-D (%s), got shape %s"
+                      % (api, nd + 2, data_format, list(x.shape)))
+    ksize = P.int_list(kernel_size, nd, api, 'kernel_size', 1)
+    stride = ksize if stride is None else P.int_list(stride, nd, api, 'stride', 1)
+    if isinstance(padding, str) and padding.upper() == 'VALID' and ceil_mode:
+        raise OpError("%s: padding='VALID' requires ceil_mode=False" % api)
+    pad, _ = P.parse_padding(api, padding, nd, data_format,
+                             P.spatial_shape(x.shape, data_format), ksize, stride)
+    sp = P.spatial_shape(x.shape, data_format)
+    for i, (s, k, st) in enumerate(zip(sp, ksize, stride)):
+        if s >= 0 and pool_out_size(s, k, st, pad[2 * i], pad[2 * i + 1], ceil_mode) <= 0:
+            raise OpError("%s: kernel_size %s is larger than the padded input (x shape %s, "
+                          "padding %s)" % (api, ksize, list(x.shape), pad))
+    return ksize, stride, pad
+
+
+def _max_pool(api, nd, x, kernel_size, stride, padding, return_mask, ceil_mode, data_format):
+    ksize, stride, pad = _pool_args(api, x, kernel_size, stride, padding, ceil_mode,
+                                    data_format, nd)
+    if return_mask and P.channel_last(data_format):
+        raise OpError("%s: return_mask=True requires data_format %s"
+                      % (api, P.FORMATS[nd][0]))
+    out, mask = max_pool_op(x, ksize, stride, pad, bool(ceil_mode), data_format)
+    return (out, mask) if return_mask else out
+
+
+def max_pool1d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
+               name=None):
+    """1-D max pooling of ``[N, C, L]``; ``return_mask`` also gives the argmax indices."""
+    return _max_pool('max_pool1d', 1, x, kernel_size, stride, padding, return_mask, ceil_mode,
+                     'NCL')
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
+               data_format='NCHW', name=None):
+    """2-D max pooling. Padded positions never win; ``return_mask`` gives the
+    flat index ``h*W + w`` of each maximum in its input plane.
+
+    >>> import framework as paddle, framework.nn.functional as F
+    >>> F.max_pool2d(paddle.ones([1, 1, 5, 5]), 2, ceil_mode=True).shape
+    [1, 1, 3, 3]
+    """
+    return _max_pool('max_pool2d', 2, x, kernel_size, stride, padding, return_mask, ceil_mode,
+                     data_format)
+
+
+def _avg_pool(api, nd, x, kernel_size, stride, padding, ceil_mode, exclusive, divisor,
+              data_format):
+    ksize, stride, pad = _pool_args(api, x, kernel_size, stride, padding, ceil_mode,
+                                    data_format, nd)
+    if divisor is not None and (not isinstance(divisor, (int, float)) or divisor <= 0):
+        raise OpError("%s: divisor_override must be a positive number, got %r" % (api, divisor))
+    return avg_pool_op(x, ksize, stride, pad, bool(ceil_mode), bool(exclusive),
+                       divisor or 0, data_format)
+
+
+def avg_pool1d(x, kernel_size, stride=None, padding=0, exclusive=True, ceil_mode=False,
+               name=None):
+    """1-D average pooling of ``[N, C, L]``."""
+    return _avg_pool('avg_pool1d', 1, x, kernel_size, stride, padding, ceil_mode, exclusive,
+                     None, 'NCL')
+
+
+def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
+               divisor_override=None, data_format='NCHW', name=None):
+    """2-D average pooling. ``exclusive=True`` divides by the number of real
+    (non-padding) pixels in the window, ``False`` by the kernel area;
+    ``divisor_override`` divides every window sum by that number instead.
+
+    >>> import framework as paddle, framework.nn.functional as F
+    >>> F.avg_pool2d(paddle.ones([1, 1, 4, 4]), 2, padding=1).shape
+    [1, 1, 3, 3]
+    """
+    return _avg_pool('avg_pool2d', 2, x, kernel_size, stride, padding, ceil_mode, exclusive,
+                     divisor_override, data_format)
+
+
+def _adaptive_size(api, x, output_size, nd, data_format):
+    P.check_format(api, data_format, nd)
+    if len(x.shape) != nd + 2:
+        raise OpError("%s: input x must be %d-D (%s), got shape %s"
+                      % (api, nd + 2, data_format, list(x.shape)))
+    sp = P.spatial_shape(x.shape, data_format)
+    if isinstance(output_size, (list, tuple)):
+        if len(output_size) != nd:
+            raise OpError("%s: output_size must be an int or %d values, got %r"
+                          % (api, nd, output_size))
+        sizes = [s if o is None else o for o, s in zip(output_size, sp)]   # None keeps a dim
+    else:
+        sizes = [output_size] * nd
+    return P.int_list(sizes, nd, api, 'output_size', 1)
+
+
+def adaptive_avg_pool1d(x, output_size, name=None):
+    """Adaptive average pooling of ``[N, C, L]`` to length ``output_size``."""
+    return adaptive_avg_pool_op(x, _adaptive_size('adaptive_avg_pool1d', x, output_size, 1,
+                                                  'NCL'), 'NCL')
+
+
+def adaptive_avg_pool2d(x, output_size, data_format='NCHW', name=None):
+    """Adaptive average pooling to ``output_size`` (int or [OH, OW]; None keeps a dim).
+
+    >>> import framework as paddle, framework.nn.functional as F
+    >>> F.adaptive_avg_pool2d(paddle.ones([2, 3, 7, 7]), 1).shape
+    [2, 3, 1, 1]
+    """
+    size = _adaptive_size('adaptive_avg_pool2d', x, output_size, 2, data_format)
+    return adaptive_avg_pool_op(x, size, data_format)
+
+
+def adaptive_max_pool1d(x, output_size, return_mask=False, name=None):
+    """Adaptive max pooling of ``[N, C, L]``."""
+    out, mask = adaptive_max_pool_op(
+        x, _adaptive_size('adaptive_max_pool1d', x, output_size, 1, 'NCL'), 'NCL')
+    return (out, mask) if return_mask else out
+
+
+def adaptive_max_pool2d(x, output_size, return_mask=False, name=None):
+    """Adaptive max pooling of NCHW ``x``; ``return_mask`` gives the argmax indices."""
+    out, mask = adaptive_max_pool_op(
+        x, _adaptive_size('adaptive_max_pool2d', x, output_size, 2, 'NCHW'), 'NCHW')
+    return (out, mask) if return_mask else out
+
+
+__all__ = ['max_pool1d', 'max_pool2d', 'avg_pool1d', 'avg_pool2d', 'adaptive_avg_pool1d',
+           'adaptive_avg_pool2d', 'adaptive_max_pool1d', 'adaptive_max_pool2d']
+
+
+# ---- test cases (references: loop implementations in reference.py) --------------------
+
+def _ref_layout(fn, x, fmt, *args):
+    res = fn(P.to_nchw(x, fmt), *args)
+    if isinstance(res, tuple):
+        return tuple(P.from_nchw(r, fmt) for r in res)
+    return P.from_nchw(res, fmt)
+
+
+def _ref_max(x, k, s, p, ceil, fmt):
+    return _ref_layout(ref.max_pool2d, x, fmt, P.hw2(k, 1), P.hw2(s, 1), P.pad4(p), ceil)
+
+
+def _ref_avg(x, k, s, p, ceil, excl, div, fmt):
+    return _ref_layout(ref.avg_pool2d, x, fmt, P.hw2(k, 1), P.hw2(s, 1), P.pad4(p), ceil, excl,
+                       div or None)
+
+
+def _ref_avg_adjoint(g, target, k, s, p, ceil, excl, div, fmt):
+    """A^T g with A built column by column from the loop reference applied to
+    every basis image of the input."""
+    flat = np.zeros(target.size)
+    cols = []
+    for t in range(target.size):
+        flat[:] = 0
+        flat[t] = 1
+        cols.append(_ref_avg(flat.reshape(target.shape), k, s, p, ceil, excl, div, fmt).ravel())
+    return (np.stack(cols) @ g.ravel()).reshape(target.shape)
+
+
+def _ref_scatter(g, mask, target, fmt):
+    out = np.zeros(P.to_nchw(target, fmt).shape)
+    g4, m4 = P.to_nchw(g, fmt), P.to_nchw(mask, fmt)
+    for idx in np.ndindex(*g4.shape):
+        n, c = idx[:2]
+        k = int(m4[idx])
+        out[n, c, k // out.shape[3], k % out.shape[3]] += g4[idx]
+    return P.from_nchw(out, fmt)
+
+
+def _ref_gather(x, mask, fmt):
+    x4, m4 = P.to_nchw(x, fmt), P.to_nchw(mask, fmt)
+    out = np.zeros(m4.shape)
+    for idx in np.ndindex(*m4.shape):
+        k = int(m4[idx])
+        out[idx] = x4[idx[0], idx[1], k // x4.shape[3], k % x4.shape[3]]
+    return P.from_nchw(out, fmt)
+
+
+def _ref_adaptive_avg(x, size, fmt):
+    return _ref_layout(ref.adaptive_avg_pool2d, x, fmt, P.hw2(size, 1))
+
+
+def _ref_adaptive_avg_adjoint(g, target, fmt):
+    out_size = P.spatial_shape(g.shape, fmt)
+    flat = np.zeros(target.size)
+    cols = []
+    for t in range(target.size):
+        flat[:] = 0
+        flat[t] = 1
+        cols.append(_ref_adaptive_avg(flat.reshape(target.shape), out_size, fmt).ravel())
+    return (np.stack(cols) @ g.ravel()).reshape(target.shape)
+
+
+def _ref_adaptive_max(x, size, fmt):
+    return _ref_layout(ref.adaptive_max_pool2d, x, fmt, P.hw2(size, 1))
+
+
+def _distinct(shape, rng):
+    """Inputs whose values are well separated, so max pooling has no near-ties
+    (finite differences must not move the argmax)."""
+    n = int(np.prod(shape))
+    return (rng.permutation(n).reshape(shape) * 0.1 + rng.uniform(-0.01, 0.01, shape))
+
+
+_rng = np.random.default_rng(33)
+_r = _rng.standard_normal
+_x1 = _distinct((2, 2, 5, 5), _rng)
+_x2 = _distinct((1, 4, 5, 3), _rng)
+
+add_test_case(max_pool_op, _x1, [2, 2], [2, 2], [0, 0, 0, 0], True, 'NCHW', ref=_ref_max)
+add_test_case(max_pool_op, _x1, [3, 2], [2, 1], [1, 1, 0, 1], False, 'NCHW', ref=_ref_max)
+add_test_case(max_pool_op, _x2, [2, 2], [1, 2], [1, 0, 0, 1], True, 'NHWC', ref=_ref_max)
+add_test_case(max_pool_op, _distinct((2, 3, 7), _rng), [3], [2], [1, 1], False, 'NCL',
+              ref=_ref_max)
+add_test_case(avg_pool_op, _r((2, 2, 5, 5)), [3, 3], [2, 2], [1, 1, 1, 1], True, True, 0,
+              'NCHW', ref=_ref_avg)
+add_test_case(avg_pool_op, _r((2, 2, 5, 5)), [2, 3], [2, 2], [1, 0, 1, 1], True, False, 0,
+              'NCHW', ref=_ref_avg)
+add_test_case(avg_pool_op, _r((1, 5, 4, 3)), [2, 2], [1, 1], [0, 1, 1, 0], False, True, 3,
+              'NHWC', ref=_ref_avg)
+add_test_case(avg_pool_op, _r((2, 6, 3)), [2], [2], [1, 1], True, True, 0, 'NLC',
+              ref=_ref_avg)
+_mask = max_pool_op.kernel(_x1, [3, 2], [2, 1], [1, 1, 0, 1], False, 'NCHW')[1]
+add_test_case(pool_scatter_op, _r(_mask.shape), _mask, np.zeros(_x1.shape), 'NCHW',
+              ref=_ref_scatter)
+add_test_case(pool_gather_op, _r(_x1.shape), _mask, 'NCHW', ref=_ref_gather)
+add_test_case(avg_pool_grad_op, _r((2, 2, 3, 3)), np.zeros((2, 2, 5, 5)), [3, 3], [2, 2],
+              [1, 1, 1, 1], True, True, 0, 'NCHW', ref=_ref_avg_adjoint)
+add_test_case(avg_pool_grad_op, _r((1, 4, 3, 2)), np.zeros((1, 4, 3, 2)), [2, 2], [1, 1],
+              [0, 1, 1, 0], False, False, 0, 'NHWC', ref=_ref_avg_adjoint)
+add_test_case(adaptive_avg_pool_op, _r((2, 2, 5, 7)), [3, 4], 'NCHW', ref=_ref_adaptive_avg)
+add_test_case(adaptive_avg_pool_op, _r((1, 5, 4, 3)), [2, 3], 'NHWC', ref=_ref_adaptive_avg)
+add_test_case(adaptive_avg_pool_op, _r((2, 3, 7)), [3], 'NCL', ref=_ref_adaptive_avg)
+add_test_case(adaptive_avg_pool_grad_op, _r((2, 2, 3, 4)), np.zeros((2, 2, 5, 7)), 'NCHW',
+              ref=_ref_adaptive_avg_adjoint)
+add_test_case(adaptive_max_pool_op, _distinct((2, 2, 5, 7), _rng), [3, 4], 'NCHW',
+              ref=_ref_adaptive_max)
+add_test_case(adaptive_max_pool_op, _distinct((2, 3, 7), _rng), [3], 'NCL',
+              ref=_ref_adaptive_max)

@@ -1,0 +1,330 @@
+"""Fused ops emitted by the static executor's fusion passes.
+
+They are inference-time fusions: registered like any op (kernel, infer_meta,
+test cases) but not differentiable, because the passes run on the executor's
+copy of a program after backward ops were already built.
+
+* ``fused_elementwise(xs, expr)``  a chain/tree of elementwise ops as one op.
+  ``expr`` is a JSON-able list of instructions ``[op_type, refs, attrs]``:
+  ``refs`` are ints, ``k >= 0`` the k-th input and ``-(j + 1)`` the result of
+  instruction ``j``; ``attrs`` the op's attributes in kernel order. The result
+  is the last instruction's. The kernel calls the registered kernels, so
+  results are bit-identical to the unfused ops, but it writes into its own
+  temporaries where it can (numpy ``out=``) instead of allocating.
+* ``fused_matmul_bias_act(x, y, bias, transpose_x, transpose_y, act, act_attrs)``
+  ``act(matmul(x, y) + bias)``, the bias added into the product's buffer.
+
+The tables here also tell the passes which ops are elementwise, which kernels
+always return a new array (never a view of an input), and how to compute an
+op into an existing buffer.
+"""
+import numpy as np
+
+from . import meta
+from .registry import Meta, OpError, add_test_case, def_op, has_op, lookup
+
+_nd = np.ndarray
+
+# unary ops whose kernel, on a float array, is exactly this ufunc
+UNARY_UFUNCS = {
+    'neg': np.negative, 'abs': np.absolute, 'tanh': np.tanh, 'exp': np.exp,
+    'log': np.log, 'log1p': np.log1p, 'sqrt': np.sqrt, 'square': np.square,
+    'sin': np.sin, 'cos': np.cos, 'reciprocal': np.reciprocal,
+}
+# binary ops whose kernel, on two arrays of one dtype, is exactly this ufunc
+BINARY_UFUNCS = {
+    'add': np.add, 'subtract': np.subtract, 'multiply': np.multiply,
+    'maximum': np.maximum, 'minimum': np.minimum,
+}
+# ... and these only when that dtype is a float one
+FLOAT_BINARY_UFUNCS = {'divide': np.true_divide, 'elementwise_pow': np.power}
+
+# elementwise ops (broadcasting for two inputs) whose kernels return new arrays
+ELEMENTWISE_UNARY = tuple(UNARY_UFUNCS) + (
+    'rsqrt', 'sigmoid', 'erf', 'relu', 'relu6', 'leaky_relu', 'elu', 'gelu', 'silu',
+    'softplus', 'softsign', 'hardsigmoid', 'hardswish', 'hardtanh', 'scale')
+ELEMENTWISE_BINARY = tuple(BINARY_UFUNCS) + tuple(FLOAT_BINARY_UFUNCS)
+
+# activations the matmul fusion absorbs
+MATMUL_ACTS = ('relu', 'tanh', 'sigmoid', 'gelu')
+
+
+def elementwise_ops():
+    """The fusable elementwise op types that are registered."""
+    return {n for n in ELEMENTWISE_UNARY + ELEMENTWISE_BINARY if has_op(n)}
+
+
+# ---- computing into an existing buffer --------------------------------------
+
+def _relu_into(x, out):
+    return np.maximum(x, 0, out=out)
+
+
+def inplace_kernel(op_type):
+    """``fn(*inputs, out)`` computing op ``op_type`` into ``out`` (one of its
+    inputs), bit-identical to the kernel when the caller has checked that the
+    result has ``out``'s shape and dtype and, for unary ops and divide/pow,
+    that the dtype is a float one. None if there is no such form."""
+    if op_type in UNARY_UFUNCS:
+        u = UNARY_UFUNCS[op_type]
+        return lambda x, out: u(x, out=out)
+    if op_type == 'relu':
+        return _relu_into
+    u = BINARY_UFUNCS.get(op_type) or FLOAT_BINARY_UFUNCS.get(op_type)
+    if u is not None:
+        return lambda x, y, out: u(x, y, out=out)
+    return None
+
+
+def _fits(small, big):
+    """``small`` broadcasts into ``big`` without changing it."""
+    if len(small) > len(big):
+        return False
+    return all(s == 1 or s == b for s, b in zip(reversed(small), reversed(big)))
+
+
+def _has_inplace_form(op_type):
+    return (op_type in UNARY_UFUNCS or op_type == 'relu' or op_type in BINARY_UFUNCS
+            or op_type in FLOAT_BINARY_UFUNCS)
+
+
+def _inplace_line(j, t, args, pos, glb):
+    """Source of instruction ``j`` overwriting its dying temporary ``args[pos]``
+    when the run-time values allow it (an array of the result's shape and
+    dtype), else calling the kernel. Checked inline: a function call per
+    check would cost more than the allocation it saves on small arrays."""
+    glb['U%d' % j] = inplace_kernel(t)
+    a = args[pos]
+    call = 'K%d(%s)' % (j, ', '.join(args))
+    if len(args) == 1:
+        return 't%d = U%d(%s, %s) if type(%s) is _nd and %s.dtype.kind == "f" else %s' % (
+            j, j, a, a, a, a, call)
+    o = args[1 - pos]
+    cond = ('type(%s) is _nd and type(%s) is _nd and %s.shape == %s.shape and '
+            '%s.dtype == %s.dtype' % (a, o, o, a, o, a))
+    if t in FLOAT_BINARY_UFUNCS:
+        cond += ' and %s.dtype.kind == "f"' % a
+    return 't%d = U%d(%s, %s) if %s else %s' % (j, j, ', '.join(args), a, cond, call)
+
+
+# ---- fused_elementwise --------------------------------------------------------
+
+def _normalize(expr):
+    """Validated instructions as tuples: ((type, refs, attrs), ...)."""
+    if not isinstance(expr, (list, tuple)) or not expr:
+        raise OpError("expr must be a non-empty list of [op_type, refs, attrs], got %r"
+                      % (expr,))
+    allowed = elementwise_ops()
+    out = []
+    for j, ins in enumerate(expr):
+        if not (isinstance(ins, (list, tuple)) and len(ins) == 3):
+            raise OpError("expr[%d] must be [op_type, refs, attrs], got %r" % (j, ins))
+        t, refs, attrs = ins
+        if t not in allowed:
+            raise OpError("expr[%d]: '%s' is not a fusable elementwise op (allowed: %s)"
+                          % (j, t, ', '.join(sorted(allowed))))
+        opdef = lookup(t)
+        refs = tuple(refs)
+        if len(refs) != opdef.n_in or not all(
+                isinstance(r, int) and not isinstance(r, bool) and -j <= r for r in refs):
+            raise OpError("expr[%d] (%s): refs %r must be %d ints, inputs k >= 0 or earlier "
+                          "results -(i+1) with i < %d" % (j, t, refs, opdef.n_in, j))
+        attrs = tuple(_tuples(a) for a in attrs)
+        if len(attrs) != opdef.n_attrs:
+            raise OpError("expr[%d] (%s): expected %d attributes %s, got %d"
+                          % (j, t, opdef.n_attrs, list(opdef.attr_names), len(attrs)))
+        out.append((t, refs, attrs))
+    return tuple(out)
+
+
+def _tuples(v):
+    if isinstance(v, (list, tuple)):
+        return tuple(_tuples(x) for x in v)
+    return v
+
+
+def _n_inputs(instrs):
+    return 1 + max((r for _, refs, _ in instrs for r in refs if r >= 0), default=-1)
+
+
+def _compile(instrs):
+    """A Python function evaluating the instructions with the registered
+    kernels; temporaries that die at an in-place-capable instruction are
+    overwritten instead of allocating a new array. The generated source holds
+    only identifiers made here (the op types were checked against the table)."""
+    n_in = _n_inputs(instrs)
+    last_use = {}
+    for j, (_, refs, _) in enumerate(instrs):
+        for r in refs:
+            if r < 0:
+                last_use[-r - 1] = j
+    glb = {'_nd': _nd}
+    lines = ['def fused(%s):' % ', '.join('x%d' % k for k in range(n_in))]
+    for j, (t, refs, attrs) in enumerate(instrs):
+        glb['K%d' % j] = lookup(t).kernel
+        args = ['x%d' % r if r >= 0 else 't%d' % (-r - 1) for r in refs]
+        dying = [p for p, r in enumerate(refs) if r < 0 and last_use[-r - 1] == j]
+        if dying and not attrs and _has_inplace_form(t):
+            lines.append('    ' + _inplace_line(j, t, args, dying[0], glb))
+            continue
+        for i, a in enumerate(attrs):
+            glb['A%d_%d' % (j, i)] = a
+            args.append('A%d_%d' % (j, i))
+        lines.append('    t%d = K%d(%s)' % (j, j, ', '.join(args)))
+    lines.append('    return t%d' % (len(instrs) - 1))
+    exec(compile('\n'.join(lines) + '\n', '<fused_elementwise>', 'exec'), glb)
+    fn = glb['fused']
+    fn.n_inputs = n_in
+    return fn
+
+
+_BY_ID = {}       # id(expr) -> (expr, fn): the executor passes the same object each run
+_BY_VALUE = {}    # normalized instructions -> fn
+
+
+def compiled_expr(expr):
+    hit = _BY_ID.get(id(expr))
+    if hit is not None and hit[0] is expr:
+        return hit[1]
+    instrs = _normalize(expr)
+    fn = _BY_VALUE.get(instrs)
+    if fn is None:
+        if len(_BY_VALUE) > 4096:
+            _BY_VALUE.clear()
+        fn = _BY_VALUE[instrs] = _compile(instrs)
+    if len(_BY_ID) > 4096:
+        _BY_ID.clear()
+    _BY_ID[id(expr)] = (expr, fn)
+    return fn
+
+
+def _fused_elementwise_meta(xs, expr=()):
+    instrs = _normalize(expr)
+    n_in = _n_inputs(instrs)
+    if len(xs) != n_in:
+        raise OpError("expr reads %d inputs, got %d tensors" % (n_in, len(xs)))
+    vals = list(xs)
+    temps = []
+    for j, (t, refs, attrs) in enumerate(instrs):
+        args = [vals[r] if r >= 0 else temps[-r - 1] for r in refs]
+        try:
+            m = lookup(t).infer_meta(*args, *attrs)
+        except OpError as e:
+            raise OpError("expr[%d] (%s): %s" % (j, t, e)) from None
+        temps.append(m)
+    return temps[-1]
+
+
+@def_op('fused_elementwise', _fused_elementwise_meta, inputs=('xs*',),
+        attrs={'expr': ()}, differentiable=False)
+def fused_elementwise_op(xs, expr=()):
+    """Evaluate a chain of elementwise ops in one call (see the module doc)."""
+    fn = compiled_expr(expr)
+    if len(xs) != fn.n_inputs:
+        raise OpError("fused_elementwise: expr reads %d inputs, got %d" % (fn.n_inputs, len(xs)))
+    return fn(*xs)
+
+
+# ---- fused_matmul_bias_act ------------------------------------------------------
+
+def _act_meta(m, act, act_attrs):
+    if not act:
+        return m
+    if act not in MATMUL_ACTS:
+        raise OpError("act must be one of %s or '', got %r" % (', '.join(MATMUL_ACTS), act))
+    return lookup(act).infer_meta(m, *act_attrs)
+
+
+def _fused_matmul_meta(x, y, bias=None, transpose_x=False, transpose_y=False, act='',
+                       act_attrs=()):
+    m = lookup('matmul').infer_meta(x, y, transpose_x, transpose_y)
+    if bias is not None:
+        m = meta.broadcast(m, bias)
+    return _act_meta(m, act, tuple(act_attrs))
+
+
+def _add_bias(r, b):
+    """``r + b`` into r's buffer when r is the product's own array and the sum
+    keeps its shape and dtype (np.add is commutative bit for bit)."""
+    if (type(r) is _nd and r.ndim and type(b) is _nd and b.dtype == r.dtype
+            and (b.shape == r.shape or _fits(b.shape, r.shape))):
+        return np.add(r, b, out=r)
+    return np.add(r, b)
+
+
+def _apply_act(r, act, act_attrs):
+    if act in ('relu', 'tanh') and type(r) is _nd and r.ndim and r.dtype.kind == 'f':
+        return inplace_kernel(act)(r, r)
+    return lookup(act).kernel(r, *act_attrs)
+
+
+@def_op('fused_matmul_bias_act', _fused_matmul_meta, inputs=('x', 'y', 'bias?'),
+        attrs={'transpose_x': False, 'transpose_y': False, 'act': '', 'act_attrs': ()},
+        differentiable=False)
+def fused_matmul_bias_act_op(x, y, bias=None, transpose_x=False, transpose_y=False, act='',
+                             act_attrs=()):
+    """``act(matmul(x, y) + bias)`` with the registered kernels."""
+    r = lookup('matmul').kernel(x, y, transpose_x, transpose_y)
+    if bias is not None:
+        r = _add_bias(r, bias)
+    if act:
+        if act not in MATMUL_ACTS:
+            raise OpError("fused_matmul_bias_act: act must be one of %s or '', got %r"
+                          % (', '.join(MATMUL_ACTS), act))
+        r = _apply_act(r, act, tuple(act_attrs))
+    return r
+
+
+__all__ = []
+TENSOR_METHODS = {}
+
+
+# ---- test cases (independent numpy references) ----------------------------------
+
+def _sig(v):
+    return 1.0 / (1.0 + np.exp(-v))
+
+
+_rng = np.random.default_rng(21)
+_a = _rng.standard_normal((3, 4))
+_b = _rng.standard_normal((3, 4))
+_w = _rng.standard_normal((4,))
+_c = _rng.standard_normal((1, 4))
+
+# tanh(x * w + b): broadcasting weight, temporaries overwritten in place
+add_test_case(fused_elementwise_op, [_a, _w, _b],
+              (('multiply', (0, 1), ()), ('add', (-1, 2), ()), ('tanh', (-2,), ())),
+              ref=lambda xs, e: np.tanh(xs[0] * xs[1] + xs[2]))
+# sigmoid(a) * tanh(b) (an LSTM gate product)
+add_test_case(fused_elementwise_op, [_a, _b],
+              (('sigmoid', (0,), ()), ('tanh', (1,), ()), ('multiply', (-1, -2), ())),
+              ref=lambda xs, e: _sig(xs[0]) * np.tanh(xs[1]))
+# a dying temporary on the right of a subtraction, a broadcast that grows the
+# temporary (no in-place write possible there) and an op with attributes
+add_test_case(fused_elementwise_op, [_c, _a],
+              (('exp', (0,), ()), ('subtract', (1, -1), ()), ('scale', (-2,), (2.0, 0.5, True)),
+               ('relu', (-3,), ())),
+              ref=lambda xs, e: np.maximum((xs[1] - np.exp(xs[0])) * 2.0 + 0.5, 0))
+# float32 with a 0-d constant and division
+add_test_case(fused_elementwise_op, [_a.astype(np.float32), np.asarray(3.0, np.float32)],
+              (('square', (0,), ()), ('divide', (-1, 1), ()), ('neg', (-2,), ())),
+              ref=lambda xs, e: -(xs[0].astype(np.float64) ** 2 / 3.0), rtol=1e-6)
+
+_x = _rng.standard_normal((3, 5))
+_y = _rng.standard_normal((5, 4))
+_bias = _rng.standard_normal((4,))
+add_test_case(fused_matmul_bias_act_op, _x, _y, _bias, False, False, 'relu', (),
+              ref=lambda x, y, b, *a: np.maximum(np.einsum('ik,kj->ij', x, y) + b, 0))
+add_test_case(fused_matmul_bias_act_op, _x, _y.T.copy(), _bias, False, True, 'tanh', (),
+              ref=lambda x, y, b, *a: np.tanh(np.einsum('ik,jk->ij', x, y) + b))
+add_test_case(fused_matmul_bias_act_op, _x.T.copy(), _y, None, True, False, 'sigmoid', (),
+              ref=lambda x, y, b, *a: _sig(np.einsum('ki,kj->ij', x, y)))
+add_test_case(fused_matmul_bias_act_op, _x, _y, _rng.standard_normal((3, 4)), False, False,
+              'gelu', (True,),
+              ref=lambda x, y, b, *a: _gelu_tanh_ref(np.einsum('ik,kj->ij', x, y) + b))
+add_test_case(fused_matmul_bias_act_op, _x, _y, _bias, False, False, '', (),
+              ref=lambda x, y, b, *a: np.einsum('ik,kj->ij', x, y) + b)
+
+
+def _gelu_tanh_ref(v):
+    return 0.5 * v * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (v + 0.044715 * v ** 3)))

@@ -1,0 +1,435 @@
+"""The optimizer base class (Paddle 2.x ``paddle.optimizer.Optimizer``).
+
+An optimizer owns, per parameter, the *accumulator* tensors its update rule
+needs (moments, beta powers), named ``<param name>_<accumulator>_0`` as in
+Paddle, so ``state_dict()`` / ``set_state_dict()`` round-trip them and static
+mode can make them persistable variables. ``step()`` runs, for each parameter
+that has a gradient: gradient clipping (per parameter group), coupled weight
+decay (the parameter's own regularizer, else the group's or optimizer's), then
+ONE registered update op (``framework.ops.optim``) whose outputs replace the
+parameter's and the accumulators' arrays (bumping ``_version``, so a graph
+that saved the old value refuses to backward).
+
+Parameter groups: ``parameters=[{'params': [...], 'learning_rate': 0.1,
+'weight_decay': 1e-4, ...}, ...]``. A group's ``learning_rate`` is a
+multiplier of the optimizer's learning rate (as in Paddle); it multiplies the
+parameter's own ``optimize_attr['learning_rate']`` too. A group's
+``weight_decay`` overrides both the parameter's regularizer and the
+optimizer's; without it the parameter's own regularizer wins over the
+optimizer's. (Paddle instead writes the group's values into the parameters
+when the optimizer is built; the results agree unless a parameter in a group
+also carries its own learning rate or regularizer.)
+"""
+import numpy as np
+
+from ..dygraph.state import no_grad
+from ..dygraph.tensor import Tensor
+from ..ops.registry import mode
+from ..regularizer import L2Decay, WeightDecayRegularizer
+from .lr import LRScheduler
+
+__all__ = ['Optimizer']
+
+_BASE_GROUP_KEYS = ('params', 'learning_rate', 'weight_decay', 'grad_clip')
+
+
+class Optimizer:
+    """Base class of the optimizers; use a subclass such as ``Adam``.
+
+    Args:
+        learning_rate (float|LRScheduler): the learning rate, or a scheduler
+            read at every step.
+        parameters (list): the parameters (``layer.parameters()``), or a list of
+            parameter-group dicts. Required in dynamic graph mode.
+        weight_decay (float|L1Decay|L2Decay): coupled weight decay; a float is
+            ``L2Decay(weight_decay)``.
+        grad_clip (ClipGradByValue|ClipGradByNorm|ClipGradByGlobalNorm):
+            gradient clipping applied before the update.
+        name (str): prefix for the accumulator names.
+    """
+    # hyper-parameters a parameter group may override: {group key: attribute}
+    _group_options = {}
+    # whether a group's 'weight_decay' is a coupled regularizer (AdamW: decoupled)
+    _group_weight_decay_is_regularizer = True
+    # accumulator names, in the order the update op takes them
+    _accumulator_names = ()
+
+    def __init__(self, learning_rate, parameters=None, weight_decay=None, grad_clip=None,
+                 name=None):
+        api = type(self).__name__
+        self._parameter_list = _check_parameters(api, parameters)
+        self._name = name
+        self._learning_rate = _check_learning_rate(api, learning_rate)
+        self._grad_clip = _check_grad_clip(api, grad_clip)
+        self.regularization = _to_regularizer(api, weight_decay)
+        self._accumulators = {}          # {accumulator name: {param name: Tensor}}
+        self._accumulators_holder = {}   # loaded state waiting for lazily made accumulators
+        self._state = {}                 # {param: accumulator tuple}: the per-step lookup
+        self._default_dict = {'weight_decay': self.regularization, 'grad_clip': grad_clip}
+        self._groups = []
+        if self._parameter_list and isinstance(self._parameter_list[0], dict):
+            for group in self._parameter_list:
+                self._add_param_group(dict(group))
+            self._param_groups = self._groups
+        else:
+            if self._parameter_list is not None:
+                self._groups.append({'params': self._parameter_list})
+            self._param_groups = self._parameter_list
+
+    # ---- parameter groups -------------------------------------------------
+    def _add_param_group(self, group):
+        api = type(self).__name__
+        if 'params' not in group:
+            raise ValueError("%s: each parameter group must be a dict with a 'params' key, "
+                             "got keys %s" % (api, sorted(group)))
+        allowed = set(_BASE_GROUP_KEYS) | set(self._group_options)
+        unknown = sorted(set(group) - allowed)
+        if unknown:
+            raise ValueError("%s: unknown parameter-group option(s) %s; allowed: %s"
+                             % (api, unknown, sorted(allowed)))
+        params = group['params']
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError("%s: the 'params' of a parameter group must be an ordered "
+                            "collection (a list), not a set" % api)
+        group['params'] = _check_tensor_list(api, list(params))
+        seen = {id(p) for g in self._groups for p in g['params']}
+        if any(id(p) in seen for p in group['params']):
+            raise ValueError("%s: some parameters appear in more than one parameter group"
+                             % api)
+        if 'weight_decay' in group and self._group_weight_decay_is_regularizer:
+            group['weight_decay'] = _to_regularizer(api, group['weight_decay'])
+        if 'grad_clip' in group:
+            _check_grad_clip(api, group['grad_clip'])
+        self._groups.append(group)
+
+    def _options(self, group):
+        """This group's hyper-parameters: its own values, else the optimizer's."""
+        return {key: group[key] if key in group else getattr(self, attr)
+                for key, attr in self._group_options.items()}
+
+    def _all_params(self):
+        return [p for g in self._groups for p in g['params']]
+
+    # ---- learning rate ----------------------------------------------------
+    def get_lr(self):
+        """The current learning rate (the scheduler's value if one is used)."""
+        if isinstance(self._learning_rate, LRScheduler):
+            return float(self._learning_rate())
+        return self._learning_rate
+
+    def set_lr(self, value):
+        """Set a constant learning rate (not allowed while an LRScheduler is used)."""
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError("%s.set_lr: value must be a float, got %r"
+                            % (type(self).__name__, value))
+        if isinstance(self._learning_rate, LRScheduler):
+            raise RuntimeError(
+                "%s.set_lr: the learning rate is driven by an LRScheduler (%s); change the "
+                "scheduler instead, or replace it with set_lr_scheduler()"
+                % (type(self).__name__, type(self._learning_rate).__name__))
+        self._learning_rate = float(value)
+
+    def set_lr_scheduler(self, scheduler):
+        """Drive the learning rate by ``scheduler`` from now on."""
+        if not isinstance(scheduler, LRScheduler):
+            raise TypeError("%s.set_lr_scheduler: expected an LRScheduler, got %r"
+                            % (type(self).__name__, scheduler))
+        self._learning_rate = scheduler
+
+    def _param_lr(self, lr, param, group):
+        mult = group.get('learning_rate', 1.0)
+        attr = getattr(param, 'optimize_attr', None)
+        if attr is not None:
+            mult = mult * attr.get('learning_rate', 1.0)
+        return lr if mult == 1.0 else lr * mult
+
+    # ---- the update -------------------------------------------------------
+    def step(self):
+        """Update every parameter that has a gradient (dynamic graph mode)."""
+        if mode.static:
+            raise RuntimeError("%s.step() is for dynamic graph mode; in static mode call "
+                               "minimize(loss) while building the program"
+                               % type(self).__name__)
+        with no_grad():
+            lr = self.get_lr()
+            for group in self._groups:
+                params_grads = [(p, p.grad) for p in group['params']
+                                if not p.stop_gradient and p.grad is not None]
+                if params_grads:
+                    self._apply_group(params_grads, group, lr)
+
+    def _apply_group(self, params_grads, group, lr):
+        clip = group['grad_clip'] if 'grad_clip' in group else self._grad_clip
+        if clip is not None:
+            params_grads = clip(params_grads)
+        opts = self._options(group)
+        for param, grad in params_grads:
+            if grad is None:
+                continue
+            reg = self._regularizer_for(param, group)
+            if reg is not None and not self._fuses(reg):
+                grad = reg._apply(param, grad)
+            state = self._state.get(param)
+            if state is None:
+                self._check_precision(param)
+                state = self._state[param] = self._create_state(param, opts)
+            self._update_param(param, grad, self._param_lr(lr, param, group), state, opts,
+                               reg)
+
+    def _regularizer_for(self, param, group):
+        if self._group_weight_decay_is_regularizer and 'weight_decay' in group:
+            return group['weight_decay']
+        reg = getattr(param, 'regularizer', None)
+        return reg if reg is not None else self.regularization
+
+    def _fuses(self, regularizer):
+        """True when the update op applies this regularizer itself (Momentum's L2)."""
+        return False
+
+    def _create_state(self, param, opts):
+        """The accumulator tensors of ``param`` (created on its first update)."""
+        return ()
+
+    def _update_param(self, param, grad, lr, state, opts, regularizer):
+        raise NotImplementedError(
+            "%s is a base class; use a subclass such as framework.optimizer.Adam"
+            % type(self).__name__)
+
+    @staticmethod
+    def _write(targets, outs):
+        """Swap the op's results into the parameter and its accumulators."""
+        for t, o in zip(targets, outs):
+            t.data = o.data
+            t._version += 1
+
+    # ---- accumulators -----------------------------------------------------
+    def _add_accumulator(self, name, param, dtype=None, fill_value=0.0, shape=None):
+        if self._name is not None:
+            name = self._name + '_' + name
+        table = self._accumulators.setdefault(name, {})
+        if param.name in table:
+            return table[param.name]
+        var_name = '%s_%s_0' % (param.name, name)
+        dtype = np.dtype(dtype or param.dtype)
+        shape = tuple(param.shape if shape is None else shape)
+        saved = self._accumulators_holder.get(var_name)
+        if saved is not None:
+            arr = _checked_state(var_name, saved, shape, dtype)
+        elif self._accumulators_holder:
+            raise KeyError("%s: the loaded optimizer state has no entry '%s' (parameter '%s' "
+                           "was not in the optimizer that saved it)"
+                           % (type(self).__name__, var_name, param.name))
+        else:
+            arr = np.full(shape, fill_value, dtype=dtype)
+        acc = Tensor(arr)
+        acc.name = var_name
+        acc.persistable = True
+        table[param.name] = acc
+        return acc
+
+    def _check_precision(self, param):
+        if getattr(self, '_multi_precision', False) and self._acc_dtype(param) != param.dtype:
+            raise NotImplementedError(
+                "%s: multi_precision=True keeps float32 master weights for half-precision "
+                "parameters, which is not implemented; parameter '%s' is %s"
+                % (type(self).__name__, param.name, param.dtype))
+
+    def _acc_dtype(self, param):
+        """Accumulators of half-precision parameters are kept in float32."""
+        d = np.dtype(param.dtype)
+        return np.dtype(np.float32) if d.itemsize < 4 and d.kind == 'f' else d
+
+    # ---- state dict -------------------------------------------------------
+    def state_dict(self):
+        """Accumulators keyed by their names, plus 'LR_Scheduler' when a
+        scheduler drives the learning rate. Values are the live tensors."""
+        state = {}
+        for table in self._accumulators.values():
+            for acc in table.values():
+                if acc.name in state:
+                    raise RuntimeError(
+                        "%s.state_dict: two parameters share the name behind accumulator "
+                        "'%s'; give parameters unique names" % (type(self).__name__, acc.name))
+                state[acc.name] = acc
+        if isinstance(self._learning_rate, LRScheduler):
+            state['LR_Scheduler'] = self._learning_rate.state_dict()
+        return state
+
+    def set_state_dict(self, state_dict):
+        """Load a state saved by ``state_dict()`` (tensors or numpy arrays).
+        Accumulators not created yet are filled when their parameter is first
+        updated, so continuing gives the same numbers as never stopping."""
+        api = type(self).__name__
+        if isinstance(self._learning_rate, LRScheduler):
+            if 'LR_Scheduler' not in state_dict:
+                raise KeyError("%s.set_state_dict: the state has no 'LR_Scheduler' entry but "
+                               "this optimizer uses %s" % (api, type(self._learning_rate).__name__))
+            self._learning_rate.set_state_dict(state_dict['LR_Scheduler'])
+        holder = {k: v for k, v in state_dict.items()
+                  if k not in ('LR_Scheduler', 'master_weights')}
+        self._accumulators_holder = holder
+        for table in self._accumulators.values():
+            for acc in table.values():
+                if acc.name not in holder:
+                    raise KeyError("%s.set_state_dict: accumulator '%s' is missing from the "
+                                   "state dict" % (api, acc.name))
+                acc.data = _checked_state(acc.name, holder[acc.name], acc.data.shape,
+                                          acc.data.dtype)
+                acc._version += 1
+
+    set_dict = set_state_dict
+
+    # ---- gradients --------------------------------------------------------
+    def clear_grad(self, set_to_zero=True):
+        """Zero (or drop, with ``set_to_zero=False``) the gradients of the
+        trainable parameters."""
+        for p in self._all_params():
+            if not p.stop_gradient:
+                p.clear_gradient(set_to_zero)
+
+    def clear_gradients(self, set_to_zero=True):
+        self.clear_grad(set_to_zero)
+
+    def backward(self, loss, startup_program=None, parameters=None, no_grad_set=None,
+                 callbacks=None):
+        """The (param, grad) pairs of the trainable parameters; runs
+        ``loss.backward()`` first when none of them has a gradient yet."""
+        self._require_dygraph('backward')
+        params = self._select(parameters, no_grad_set)
+        if not any(p.grad is not None for p in params) and not loss.stop_gradient:
+            loss.backward()
+        return [(p, p.grad) for p in params if p.grad is not None]
+
+    def apply_gradients(self, params_grads):
+        """Clip, regularize and apply ``params_grads`` (a list of (param, grad))."""
+        self._require_dygraph('apply_gradients')
+        managed = {id(p) for p in self._all_params()}
+        strays = [p.name for p, _ in params_grads if id(p) not in managed]
+        if strays:
+            raise ValueError("%s.apply_gradients: parameters %s are not managed by this "
+                             "optimizer" % (type(self).__name__, strays))
+        with no_grad():
+            lr = self.get_lr()
+            for group in self._groups:
+                members = {id(p) for p in group['params']}
+                mine = [(p, g) for p, g in params_grads if id(p) in members]
+                if mine:
+                    self._apply_group(mine, group, lr)
+        return []
+
+    def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
+        """Compute gradients if needed and update the parameters.
+
+        Returns ``(optimize_ops, params_grads)`` like Paddle; in dynamic graph
+        mode no ops are recorded, so ``optimize_ops`` is an empty list."""
+        self._require_dygraph('minimize')
+        params_grads = self.backward(loss, startup_program, parameters, no_grad_set)
+        self.apply_gradients(params_grads)
+        return [], params_grads
+
+    def _select(self, parameters, no_grad_set):
+        params = self._all_params() if parameters is None else _check_tensor_list(
+            type(self).__name__, list(parameters))
+        skip = set()
+        for item in no_grad_set or ():
+            skip.add(item if isinstance(item, str) else item.name)
+        return [p for p in params if not p.stop_gradient and p.name not in skip]
+
+    def _require_dygraph(self, what):
+        if mode.static:
+            raise NotImplementedError(
+                "%s.%s in static mode needs framework.static's program builder, which does "
+                "not provide optimizer support yet" % (type(self).__name__, what))
+
+    def __repr__(self):
+        return '%s(learning_rate=%s)' % (type(self).__name__, self._learning_rate)
+
+
+# ---- argument checks --------------------------------------------------------
+
+def _check_parameters(api, parameters):
+    if parameters is None:
+        if mode.static:
+            return None
+        raise AttributeError(
+            "%s: parameters is None. In dynamic graph mode the optimizer needs the "
+            "parameters to update: pass them, e.g. %s(learning_rate=0.01, "
+            "parameters=model.parameters())" % (api, api))
+    if isinstance(parameters, Tensor):
+        raise TypeError("%s: parameters must be a list of tensors (e.g. "
+                        "model.parameters()), got a single Tensor" % api)
+    if isinstance(parameters, dict):
+        raise TypeError("%s: parameters must be a list; for parameter groups pass a list "
+                        "of dicts" % api)
+    params = list(parameters)
+    if not params:
+        raise ValueError("%s: got an empty parameter list" % api)
+    if isinstance(params[0], dict):
+        if not all(isinstance(g, dict) for g in params):
+            raise TypeError("%s: parameters mixes parameter-group dicts and tensors" % api)
+        return params
+    return _check_tensor_list(api, params)
+
+
+def _check_tensor_list(api, params):
+    for p in params:
+        if not isinstance(p, Tensor):
+            raise TypeError("%s: parameters must be tensors (Parameter), got %r"
+                            % (api, type(p).__name__))
+    return params
+
+
+def _check_learning_rate(api, lr):
+    if isinstance(lr, LRScheduler):
+        return lr
+    if isinstance(lr, bool) or not isinstance(lr, (int, float, np.floating)):
+        raise TypeError("%s: learning_rate must be a float or an LRScheduler, got %r"
+                        % (api, lr))
+    return float(lr)
+
+
+def _check_grad_clip(api, clip):
+    if clip is not None and not callable(clip):
+        raise TypeError("%s: grad_clip must be a ClipGradByValue, ClipGradByNorm or "
+                        "ClipGradByGlobalNorm instance, got %r" % (api, clip))
+    return clip
+
+
+def _to_regularizer(api, weight_decay):
+    if weight_decay is None or isinstance(weight_decay, WeightDecayRegularizer):
+        return weight_decay
+    if isinstance(weight_decay, bool) or not isinstance(weight_decay, (int, float)):
+        raise TypeError("%s: weight_decay must be a float, L1Decay or L2Decay, got %r"
+                        % (api, weight_decay))
+    return L2Decay(float(weight_decay))
+
+
+def _checked_state(name, value, shape, dtype):
+    arr = value.data if isinstance(value, Tensor) else np.asarray(value)
+    if tuple(arr.shape) != tuple(shape):
+        raise ValueError("optimizer state '%s': shape %s does not match the expected %s"
+                         % (name, list(arr.shape), list(shape)))
+    if arr.dtype != dtype:
+        raise ValueError("optimizer state '%s': dtype %s does not match the expected %s"
+                         % (name, arr.dtype, dtype))
+    return arr.copy()
+
+
+def float_arg(api, name, value, low=None, high=None, high_open=False):
+    """A float hyper-parameter (a one-element tensor is accepted, as in Paddle),
+    checked against ``[low, high]`` (``[low, high)`` with ``high_open``)."""
+    if value is None:
+        raise ValueError("%s: %s must be set, got None" % (api, name))
+    if isinstance(value, bool):
+        raise TypeError("%s: %s must be a float, got %r" % (api, name, value))
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise TypeError("%s: %s must be a float, got %r" % (api, name, value)) from None
+    too_high = high is not None and (v >= high if high_open else v > high)
+    if (low is not None and v < low) or too_high:
+        raise ValueError("%s: %s must be in [%s, %s%s, got %s"
+                         % (api, name, low, high, ')' if high_open else ']', v))
+    return v

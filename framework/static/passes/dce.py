@@ -1,0 +1,57 @@
+"""Dead-code elimination after the other passes (the executor's initial prune
+only keeps what the fetches need; folding, CSE, identity removal and fusion
+leave more ops behind whose outputs nobody reads).
+
+An op is removed, in every block, when none of its outputs is read by any op
+(sub-blocks included), fetched, persistable, captured, or named in some op's
+attributes (loop placeholders, branch outputs), and it has no side effects:
+``print``/``assert``, ops that write an input in place, and control-flow ops
+stay. Random ops whose outputs are unused go, as the initial prune does.
+Removal repeats until nothing changes, so whole dead chains disappear.
+"""
+from ...ops import registry
+from .. import codegen
+from . import register_pass
+from .analysis import Usage, is_structural
+
+
+def _removable(op, usage):
+    if is_structural(op) or op.type in codegen.SIDE_EFFECT_OPS:
+        return False
+    if registry.lookup(op.type).inplace_map:
+        return False
+    for n in op.output_arg_names:
+        if usage.readers.get(n) or usage.external(n) or n in usage.pinned:
+            return False
+    return True
+
+
+def _forget(op, usage):
+    """Update reader lists after removing ``op``."""
+    for n in op.input_arg_names:
+        rs = usage.readers.get(n)
+        if rs:
+            for i, r in enumerate(rs):
+                if r is op:
+                    del rs[i]
+                    break
+
+
+@register_pass('enable_dce')
+def dead_code_elimination(program, feed_names, fetch_names):
+    usage = Usage(program, feed_names, fetch_names)
+    changed = True
+    while changed:
+        changed = False
+        for block in reversed(program.blocks):
+            kept = []
+            for op in reversed(block.ops):
+                if _removable(op, usage):
+                    _forget(op, usage)
+                    changed = True
+                else:
+                    kept.append(op)
+            if len(kept) != len(block.ops):
+                kept.reverse()
+                block.ops = kept
+                program._bump()

@@ -1,0 +1,220 @@
+"""Fusion passes: fewer, bigger ops, fewer temporaries.
+
+``fuse_matmul_add_act``: ``matmul`` (+ ``add`` of a bias) (+ ``relu``/``tanh``/
+``sigmoid``/``gelu``) becomes one ``fused_matmul_bias_act``, which adds the
+bias into the product's own buffer.
+
+``fuse_elewise_add_act_ops``: trees of elementwise ops (unary math and
+activations, broadcasting binary ops) become one ``fused_elementwise`` whose
+``expr`` attribute lists the original ops; its kernel runs the same kernels
+and overwrites temporaries instead of allocating.
+
+Only intermediates with a single reader that are private (not fetched,
+persistable, captured or named in attributes) are absorbed, so every value
+anyone can observe is still computed. The fused op sits where the last op of
+its group was; inputs read earlier by the group must therefore be stable (not
+rewritten in between).
+"""
+from ...ops import fused, registry
+from . import register_pass
+from .analysis import Usage, dominated, op_attr_values
+
+MAX_GROUP = 64
+
+
+def _replace_readers(usage, removed, new_op, block_idx):
+    gone = {id(o) for o in removed}
+    for n in set(new_op.input_arg_names):
+        usage.readers[n] = [r for r in usage.readers.get(n, ()) if id(r) not in gone]
+        usage.readers[n].append(new_op)
+    for n in new_op.output_arg_names:
+        usage.defs[n] = [new_op]
+    usage.block_of[id(new_op)] = block_idx
+
+
+def _sole_reader(usage, name, block_idx):
+    """The only op reading a private ``name`` in the same block, or None."""
+    if not usage.private(name):
+        return None
+    rs = usage.readers.get(name, ())
+    if len(rs) != 1 or usage.block_of.get(id(rs[0])) != block_idx:
+        return None
+    return rs[0]
+
+
+def _rebuild(block, ops_to_drop, new_ops_at):
+    """Drop ``ops_to_drop`` and put ``new_ops_at[id(op)]`` in place of op."""
+    drop = {id(o) for o in ops_to_drop}
+    out = []
+    for op in block.ops:
+        rep = new_ops_at.get(id(op))
+        if rep is not None:
+            out.append(rep)
+        elif id(op) not in drop:
+            out.append(op)
+    block.ops = out
+    block.program._bump()
+
+
+# ---- matmul + bias + activation -------------------------------------------------
+
+def _bias_add(add_op, cur, usage):
+    """The other operand of ``add_op`` if it is a bias for ``cur``, else None."""
+    names = add_op.input('x') + add_op.input('y')
+    if len(names) != 2 or names.count(cur) != 1:
+        return None
+    other = names[1] if names[0] == cur else names[0]
+    cv, ov, out = usage.var(cur), usage.var(other), usage.var(add_op.output_arg_names[0])
+    if cv is None or ov is None or out is None or not usage.stable(other):
+        return None
+    if out.dtype != cv.dtype or not dominated(ov._shape, cv._shape):
+        return None
+    return other
+
+
+def _matmul_chain(op, usage, bidx):
+    """([ops], bias, act op) starting at matmul ``op``, or None."""
+    if not all(usage.stable(n) for n in op.input_arg_names):
+        return None
+    chain, bias, act = [op], None, None
+    cur = op.output_arg_names[0]
+    r = _sole_reader(usage, cur, bidx)
+    if r is not None and r.type == 'add':
+        bias = _bias_add(r, cur, usage)
+        if bias is not None:
+            chain.append(r)
+            cur = r.output_arg_names[0]
+            r = _sole_reader(usage, cur, bidx)
+    if r is not None and r.type in fused.MATMUL_ACTS and registry.has_op(r.type):
+        av, cv = usage.var(r.output_arg_names[0]), usage.var(cur)
+        if av is not None and cv is not None and av.dtype == cv.dtype and cv.dtype.kind == 'f':
+            chain.append(r)
+            act = r
+    return (chain, bias, act) if len(chain) > 1 else None
+
+
+def fuse_matmul_block(program, block, usage):
+    drop, at = [], {}
+    taken = set()
+    for op in block.ops:
+        if op.type != 'matmul' or id(op) in taken:
+            continue
+        found = _matmul_chain(op, usage, block.idx)
+        if found is None or any(id(o) in taken for o in found[0]):
+            continue
+        chain, bias, act = found
+        taken.update(id(o) for o in chain)
+        attrs = {'transpose_x': bool(op.attrs.get('transpose_x', False)),
+                 'transpose_y': bool(op.attrs.get('transpose_y', False)),
+                 'act': act.type if act is not None else '',
+                 'act_attrs': (op_attr_values(registry.lookup(act.type), act)
+                               if act is not None else []),
+                 'op_role': chain[-1].attrs.get('op_role', 'forward')}
+        new = type(op)(block, 'fused_matmul_bias_act',
+                       {'x': op.input('x'), 'y': op.input('y'),
+                        'bias': [bias] if bias is not None else []},
+                       {'out': chain[-1].output_arg_names}, attrs)
+        at[id(chain[-1])] = new
+        drop.extend(chain[:-1])
+        _replace_readers(usage, chain, new, block.idx)
+    if at:
+        _rebuild(block, drop, at)
+    return bool(at)
+
+
+@register_pass('fuse_matmul_add_act')
+def fuse_matmul_add_act(program, feed_names, fetch_names):
+    if not registry.has_op('matmul'):
+        return
+    usage = Usage(program, feed_names, fetch_names)
+    for block in program.blocks:
+        fuse_matmul_block(program, block, usage)
+
+
+# ---- elementwise trees -------------------------------------------------------------
+
+def _groups(block, usage, kinds):
+    """Trees of elementwise ops: {id(root): [ops in block order]}."""
+    pos = {id(op): i for i, op in enumerate(block.ops)}
+    members = {}          # id(op) -> list of ops in its tree (valid for roots)
+    absorbed = set()
+    for op in block.ops:
+        if op.type not in kinds:
+            continue
+        tree = [op]
+        for name in dict.fromkeys(op.input_arg_names):
+            defs = usage.defs.get(name, ())
+            if len(defs) != 1:
+                continue
+            p = defs[0]
+            if (p.type not in kinds or id(p) not in members or id(p) in absorbed
+                    or pos.get(id(p), len(pos)) >= pos[id(op)]
+                    or _sole_reader(usage, name, block.idx) is not op
+                    or op.input_arg_names.count(name) != 1
+                    or not all(usage.stable(n) for t in members[id(p)]
+                               for n in t.input_arg_names)):
+                continue
+            if len(tree) + len(members[id(p)]) > MAX_GROUP:
+                continue
+            tree.extend(members[id(p)])
+            absorbed.add(id(p))
+        members[id(op)] = tree
+    return {k: sorted(v, key=lambda o: pos[id(o)]) for k, v in members.items()
+            if k not in absorbed and len(v) > 1}
+
+
+def _expression(ops):
+    """(external input names, expr) of a group (ops in block order)."""
+    produced = {}
+    inputs = []
+    expr = []
+    for j, op in enumerate(ops):
+        opdef = registry.lookup(op.type)
+        refs = []
+        for slot in opdef.input_names:
+            name = op.inputs[slot][0]
+            if name in produced:
+                refs.append(-(produced[name] + 1))
+            else:
+                if name not in inputs:
+                    inputs.append(name)
+                refs.append(inputs.index(name))
+        expr.append([op.type, refs, op_attr_values(opdef, op)])
+        produced[op.output_arg_names[0]] = j
+    return inputs, expr
+
+
+def _well_formed(op):
+    opdef = registry.lookup(op.type)
+    return (len(op.output_arg_names) == 1 and
+            all(len(op.inputs.get(s, ())) == 1 for s in opdef.input_names))
+
+
+def fuse_elementwise_block(program, block, usage, kinds):
+    candidates = {t for t in kinds}
+    groups = _groups(block, usage, candidates)
+    if not groups:
+        return False
+    drop, at = [], {}
+    for ops in groups.values():
+        if not all(_well_formed(o) for o in ops):
+            continue
+        root = ops[-1]
+        inputs, expr = _expression(ops)
+        new = type(root)(block, 'fused_elementwise', {'xs': inputs},
+                         {'out': root.output_arg_names},
+                         {'expr': expr, 'op_role': root.attrs.get('op_role', 'forward')})
+        at[id(root)] = new
+        drop.extend(ops[:-1])
+        _replace_readers(usage, ops, new, block.idx)
+    if at:
+        _rebuild(block, drop, at)
+    return bool(at)
+
+
+@register_pass('fuse_elewise_add_act_ops')
+def fuse_elementwise(program, feed_names, fetch_names):
+    kinds = fused.elementwise_ops()
+    usage = Usage(program, feed_names, fetch_names)
+    for block in program.blocks:
+        fuse_elementwise_block(program, block, usage, kinds)
