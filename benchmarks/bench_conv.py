@@ -43,20 +43,37 @@ SHAPES = [
 QUICK = [SHAPES[0], SHAPES[1], ('resnet 3x3 (batch 8)', (8, 64, 56, 56), (64, 64, 3, 3), 1, 1)]
 
 
-def timeit(fn, repeat):
-    """Best of ``repeat`` runs in ms. The minimum, not the median: on a shared
-    2-core machine a run that loses a core to another process is mostly
-    noise, and multi-threaded BLAS/OpenMP stalls on a descheduled thread.
-    A short sleep first lets the other library's spinning worker threads go
-    idle (OpenBLAS and OpenMP both spin after a parallel region)."""
-    time.sleep(0.3)
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
+def timeit_interleaved(fns, repeat):
+    """Best time in ms of each of ``fns`` ({name: fn}) over ``repeat`` rounds.
+
+    Rounds interleave the contenders, so a burst of load from other
+    processes hits all of them alike, and the minimum (not the median) is
+    reported: on a shared 2-core machine a run that loses a core is noise,
+    and multi-threaded BLAS/OpenMP stall on a descheduled thread. A short
+    sleep before each run lets the other library's spinning worker threads
+    go idle (OpenBLAS and OpenMP both spin after a parallel region).
+    """
+    best = {}
+    for name, fn in fns.items():          # warm-up (and the exhaustive search)
         fn()
-        times.append(time.perf_counter() - t0)
-    return min(times) * 1e3
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            time.sleep(0.05)
+            t0 = time.perf_counter()
+            fn()
+            dt = time.perf_counter() - t0
+            best[name] = min(best.get(name, dt), dt)
+    return {k: v * 1e3 for k, v in best.items()}
+
+
+def with_search(fn):
+    def run():
+        paddle.set_flags({'FLAGS_cudnn_exhaustive_search': True})
+        try:
+            fn()
+        finally:
+            paddle.set_flags({'FLAGS_cudnn_exhaustive_search': False})
+    return run
 
 
 # ---- plain numpy reference implementation ------------------------------------
@@ -143,12 +160,14 @@ def bench(shapes, repeat):
         x = rng.standard_normal(xs).astype(np.float32)
         w = (rng.standard_normal(ws) * 0.1).astype(np.float32)
         b = rng.standard_normal(ws[0]).astype(np.float32)
-        res = {}
+        fwd, fwd_bwd = {}, {}
         for rname, make in runners:
-            paddle.set_flags({'FLAGS_cudnn_exhaustive_search': rname == 'ours-search'})
-            fwd, fwd_bwd = make(x, w, b, s, p)
-            res[rname] = (timeit(fwd, repeat), timeit(fwd_bwd, repeat))
-        paddle.set_flags({'FLAGS_cudnn_exhaustive_search': False})
+            f, fb = make(x, w, b, s, p)
+            if rname == 'ours-search':
+                f, fb = with_search(f), with_search(fb)
+            fwd[rname], fwd_bwd[rname] = f, fb
+        tf, tfb = timeit_interleaved(fwd, repeat), timeit_interleaved(fwd_bwd, repeat)
+        res = {r: (tf[r], tfb[r]) for r in fwd}
         rows.append((name, xs, ws, s, p, res))
         report_row(rows[-1])
     return rows

@@ -39,3 +39,4 @@ from .param_attr import ParamAttr  # noqa: E402
 from .nn.layer import create_parameter  # noqa: E402
 from . import optimizer, regularizer  # noqa: E402
 from . import jit  # noqa: E402
+from . import fluid  # noqa: E402

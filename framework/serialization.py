@@ -102,7 +102,7 @@ class _Encoder:
             raise TypeError("framework.save: cannot save %s of dtype %s at %s; supported "
                             "dtypes are %s" % ('a tensor' if tag == 'tensor' else 'an array',
                                                arr.dtype, where, ', '.join(_DTYPES)))
-        arr = np.ascontiguousarray(arr, dtype=_LE_DTYPES[name])
+        arr = np.asarray(arr, dtype=_LE_DTYPES[name], order='C')   # keeps 0-d arrays 0-d
         node = {'t': tag, 'dtype': name, 'shape': [int(s) for s in arr.shape]}
         self.arrays.append((node, arr))
         return node
@@ -397,7 +397,9 @@ class _Decoder:
         self.reader.fail("is corrupted: %s in its header" % what)
 
     def check(self, node, depth=0):
-        if depth > _MAX_DEPTH or not isinstance(node, dict) or not isinstance(node.get('t'), str):
+        if depth > _MAX_DEPTH:
+            self.bad("structure nested more than %d levels deep" % _MAX_DEPTH)
+        if not isinstance(node, dict) or not isinstance(node.get('t'), str):
             self.bad("an invalid node")
         t = node['t']
         if t in ('list', 'tuple'):

@@ -75,7 +75,8 @@ def test_meshgrid_shapes_values_and_gradients():
     (gx * gy).backward(paddle.ones([3, 2], 'float64'))
     np.testing.assert_array_equal(x.grad.numpy(), [9.0, 9.0, 9.0])
     np.testing.assert_array_equal(y.grad.numpy(), [6.0, 6.0])
-    assert [g.shape for g in paddle.meshgrid([_t([1, 2]), _t([3]), _t([4, 5, 6])])] == [[2, 1, 3]] * 3
+    grids = paddle.meshgrid([_t([1, 2]), _t([3]), _t([4, 5, 6])])
+    assert [g.shape for g in grids] == [[2, 1, 3]] * 3
 
 
 # ---- random -------------------------------------------------------------------------

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 import framework as paddle
-import framework.nn.functional as F
 from framework import nn
 
 RNG = np.random.default_rng(2024)
@@ -23,16 +22,6 @@ def _t(a, grad=False):
 
 def _np(t):
     return t.numpy().astype(np.float64)
-
-
-def _has_f(*names):
-    return all(hasattr(F, n) for n in names)
-
-
-def _skip_unless_f(*names):
-    missing = [n for n in names if not hasattr(F, n)]
-    return pytest.mark.skipif(bool(missing), reason='functional op(s) not available yet: %s'
-                              % ', '.join(missing))
 
 
 # ---- finite-difference gradient check over inputs and parameters -----------------
@@ -1067,3 +1056,26 @@ def test_layers_build_static_programs_matching_eager():
     finally:
         paddle.disable_static()
     np.testing.assert_allclose(got, expect, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize('make,inputs', [
+    (lambda: nn.Conv1DTranspose(2, 2, 3, stride=2, padding=1, output_padding=1),
+     lambda: [_f64(1, 2, 3)]),
+    (lambda: nn.AvgPool2D(3, stride=2, padding=1, exclusive=False), lambda: [_f64(1, 1, 4, 4)]),
+    (lambda: nn.Dropout2D(0.5), lambda: [_f64(2, 3, 2, 2)]),
+    (lambda: nn.AlphaDropout(0.3), lambda: [_f64(3, 4)]),
+    (lambda: nn.LocalResponseNorm(3), lambda: [_f64(1, 4, 2, 2)]),
+    (lambda: nn.CosineSimilarity(axis=1), lambda: [_f64(2, 3), _f64(2, 3)]),
+    (lambda: nn.Unflatten(1, [2, 3]), lambda: [_f64(2, 6)]),
+    (lambda: nn.BatchNorm(2, act='tanh'), lambda: [_f64(3, 2, 2, 2)]),
+    (lambda: nn.SyncBatchNorm(2), lambda: [_f64(3, 2, 2, 2)]),
+    (lambda: nn.Embedding(5, 3, padding_idx=1), lambda: [_t(np.array([[0, 1, 4], [4, 2, 1]]))]),
+    (lambda: nn.L1Loss(), lambda: [_f64(2, 3), _t(_f64(2, 3))]),
+    (lambda: nn.MarginRankingLoss(0.2), lambda: [_f64(5), _f64(5),
+                                                 _t(np.array([1., -1., 1., -1., 1.]))]),
+    (lambda: nn.HingeEmbeddingLoss(), lambda: [_f64(5), _t(np.array([1., -1., 1., -1., -1.]))]),
+    (lambda: nn.CrossEntropyLoss(soft_label=True), lambda: [_f64(3, 4),
+                                                             _t(softmax_ref(_f64(3, 4)))]),
+])
+def test_more_layer_grads(make, inputs):
+    check_grads(make(), *inputs())

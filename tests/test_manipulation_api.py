@@ -54,6 +54,17 @@ def test_reshape_gradient_and_inplace_reshape():
     assert y.shape == [3, 2]
 
 
+def test_inplace_view_ops_on_non_leaf_keep_correct_gradients():
+    a = np.array([[1.0, 2.0, 3.0]])
+    x = _t(a, True)
+    h = x * 2.0
+    h.reshape_([3])                      # the reshape's backward must use h's old shape
+    h.unsqueeze_(0)
+    assert h.shape == [1, 3]
+    (h * h).backward(paddle.ones([1, 3], 'float64'))
+    np.testing.assert_allclose(x.grad.numpy(), 8 * a)
+
+
 def test_squeeze_unsqueeze_flatten():
     x = paddle.zeros([1, 3, 1, 2])
     assert paddle.squeeze(x).shape == [3, 2]
@@ -198,7 +209,8 @@ def test_pad_order_and_modes():
     # channels-last
     nhwc = _t(np.zeros((1, 2, 3, 4)))
     assert F.pad(nhwc, [1, 1, 2, 2], data_format='NHWC').shape == [1, 6, 5, 4]
-    assert F.pad(_t(np.zeros((1, 2, 3))), [1, 2], mode='replicate', data_format='NCL').shape == [1, 2, 6]
+    ncl = _t(np.zeros((1, 2, 3)))
+    assert F.pad(ncl, [1, 2], mode='replicate', data_format='NCL').shape == [1, 2, 6]
 
 
 @pytest.mark.slow   # importing torch takes seconds
@@ -319,7 +331,8 @@ def test_where_three_and_one_argument_forms():
     np.testing.assert_array_equal(paddle.where(_t(a) > 0, _t(a), 0.0).numpy(), np.maximum(a, 0))
     rows, cols = paddle.where(_t([[0, 1], [1, 1]]) > 0)
     assert rows.shape == [3, 1] and rows.dtype == paddle.int64       # Paddle's [z, 1]
-    assert rows.numpy().ravel().tolist() == [0, 1, 1] and cols.numpy().ravel().tolist() == [1, 0, 1]
+    assert rows.numpy().ravel().tolist() == [0, 1, 1]
+    assert cols.numpy().ravel().tolist() == [1, 0, 1]
     nz = paddle.nonzero(_t([[1.0, 0.0], [0.0, 2.0]]))
     assert nz.tolist() == [[0, 0], [1, 1]] and nz.dtype == paddle.int64
 

@@ -316,3 +316,43 @@ def test_corrupted_or_foreign_model_files_give_clear_errors(tmp_path):
     open(prefix + '.pdiparams', 'wb').write(params[:-10])
     with pytest.raises(ModelFormatError, match='checksum'):
         read_model(prefix)
+
+
+def test_linear_regression_trains_with_minimize_and_scheduler(static_mode):
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data('x', [None, 3], 'float32')
+        y = static.data('y', [None, 1], 'float32')
+        pred = paddle.nn.Linear(3, 1)(x)
+        loss = paddle.nn.functional.mse_loss(pred, y)
+        sched = paddle.optimizer.lr.StepDecay(0.1, step_size=100, gamma=0.5)
+        opt = paddle.optimizer.Adam(learning_rate=sched)
+        ops, params_grads = opt.minimize(loss)
+    assert ops and all(op.attr('op_role') == 'optimize' for op in ops)
+    assert len(params_grads) == 2
+    exe = static.Executor(paddle.CPUPlace())
+    exe.run(startup)
+    rng = np.random.default_rng(0)
+    xv = rng.standard_normal((64, 3)).astype('float32')
+    yv = xv @ np.array([[1.5], [-2.0], [0.5]], 'float32') + 0.3
+    for _ in range(300):
+        lv, = exe.run(main, feed={'x': xv, 'y': yv}, fetch_list=[loss])
+        sched.step()
+    assert lv < 1e-6
+    assert opt.get_lr() == 0.1 * 0.5 ** 3
+
+
+def test_sgd_minimize_matches_hand_update(static_mode):
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data('x', [2, 2], 'float32')
+        w = static.create_parameter([2, 1], 'float32', name='w_sgd',
+                                    default_initializer=paddle.nn.initializer.Constant(1.0))
+        loss = paddle.matmul(x, w).sum()
+        paddle.optimizer.SGD(learning_rate=0.5).minimize(loss)
+    exe = static.Executor()
+    exe.run(startup)
+    xv = np.array([[1.0, 2.0], [3.0, 4.0]], 'float32')
+    exe.run(main, feed={'x': xv})
+    wv = static.global_scope().find_var('w_sgd').get_tensor()
+    np.testing.assert_allclose(np.asarray(wv), 1.0 - 0.5 * xv.sum(0, keepdims=True).T)

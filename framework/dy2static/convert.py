@@ -92,7 +92,7 @@ class ConvertedFunction:
 
     def _compile(self, root, fn, filename):
         freevars = list(fn.__code__.co_freevars)
-        factory_args = ['_jst'] + freevars
+        factory_args = ['_jst'] + [v for v in freevars if v != '_jst']
         factory = gast.FunctionDef(
             name='__jst_factory', args=gast.arguments(
                 args=[gast.Name(id=a, ctx=gast.Param(), annotation=None, type_comment=None)

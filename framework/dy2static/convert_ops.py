@@ -65,8 +65,10 @@ def IfElse(pred, true_fn, false_fn, args, names):
 
 def _static_if(pred, true_fn, false_fn, args, names, where):
     program = default_main_program()
-    tb, tvals, _ = _cf._build_block(program, lambda: tuple(true_fn(*args)), (), 'if branch')
-    fb, fvals, _ = _cf._build_block(program, lambda: tuple(false_fn(*args)), (), 'else branch')
+    tb, tvals, _ = _cf._build_block(program, lambda: list(true_fn(*args)), (), 'if branch',
+                                    convert=False)
+    fb, fvals, _ = _cf._build_block(program, lambda: list(false_fn(*args)), (), 'else branch',
+                                    convert=False)
     tsel, fsel, plan = [], [], []
     for name, t, f in zip(names, tvals, fvals):
         kind = _merge_kind(name, t, f, where)
@@ -135,7 +137,7 @@ def _in_block(program, block, value):
 
 
 def _as_variable(value):
-    if is_var(value):
+    if is_var(value) or isinstance(value, _cf.UndefinedInit):
         return value
     if hasattr(value, '_grad_node'):          # an eager tensor used in the program
         from ..static.program import capture_tensor
@@ -222,6 +224,12 @@ def While(cond_fn, body_fn, args, names):
 def _static_loop(cond_fn, body_fn, args, names, where):
     carried = [i for i, a in enumerate(args) if not isinstance(a, Undefined)
                and (is_var(a) or _tensorable(a))]
+    args = list(args)
+    for i, meta in _probe_undefined_results(body_fn, args, names):
+        args[i] = meta          # a return value first set inside the loop
+        carried.append(i)
+    carried.sort()
+    args = tuple(args)
     full_out = {}
 
     def merge(lv):
@@ -260,6 +268,28 @@ def _static_loop(cond_fn, body_fn, args, names, where):
         if i not in carried and isinstance(before, Undefined) and after is not before:
             result[i] = Undefined(names[i])
     return tuple(result)
+
+
+def _probe_undefined_results(body_fn, args, names):
+    """(index, UndefinedInit) for return values that are None before a
+    tensor-dependent loop and tensors after its body. Found by building the
+    body once into a scratch block that is then thrown away."""
+    want = [i for i, (n, a) in enumerate(zip(names, args))
+            if n.startswith(RETURN_VALUE_PREFIX) and a is None]
+    if not want:
+        return []
+    program = default_main_program()
+    first = len(program.blocks)
+    prev = program.current_block_idx
+    try:
+        _, outs, _ = _cf._build_block(program, lambda: list(body_fn(*args)), (), 'loop body',
+                                      convert=False)
+    finally:
+        del program.blocks[first:]
+        program.current_block_idx = prev
+        program._bump()
+    return [(i, _cf.UndefinedInit(outs[i].shape, outs[i].dtype, names[i]))
+            for i in want if is_var(outs[i])]
 
 
 def For(iterable, body_fn, args, names, break_index=-1):

@@ -57,7 +57,9 @@ def convert_callable(fn):
             return fn
         return _try_convert(fn)
     if isinstance(fn, types.FunctionType):
-        if _skipped(fn) or fn.__name__ == '<lambda>' and not _has_source(fn):
+        if _skipped(fn) or '_jst' in fn.__code__.co_freevars:
+            return fn          # framework code, or defined inside converted code already
+        if fn.__name__ == '<lambda>' and not _has_source(fn):
             return fn
         return _try_convert(fn)
     return fn          # classes, builtins, C functions, callable objects

@@ -195,6 +195,8 @@ class Tensor:
         data = result.data
         if not reshape and data.dtype != self.data.dtype:
             data = data.astype(self.data.dtype)
+        if result._grad_node is not None:
+            self._freeze_in(result._grad_node[0])
         self.data = data
         self._version += 1
         if result._grad_node is not None:
@@ -205,6 +207,26 @@ class Tensor:
             refs[idx] = autograd.weakref.ref(self)
             node.out_refs = tuple(refs)
         return self
+
+    def _freeze_in(self, node):
+        """The op that produced an in-place result usually read this tensor:
+        its backward must keep seeing the value, shape, version and graph
+        position it read, not the tensor after the update (x.reshape_(),
+        x.exp_(), x[i] = v)."""
+        if node.ins is None:
+            return
+        old = None
+        ins = []
+        for v in node.ins:
+            if v is self or (type(v) is list and any(w is self for w in v)):
+                if old is None:
+                    old = Tensor.__new__(Tensor)
+                    old._init(self.data, self._grad_node, self.stop_gradient)
+                    old._version = self._version
+                v = old if v is self else [old if w is self else w for w in v]
+            ins.append(v)
+        if old is not None:
+            node.ins = tuple(ins)
 
     def _inplace_assign(self, result):
         """Protocol for mode-agnostic in-place ops (``x[i] = v``): the eager

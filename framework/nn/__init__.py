@@ -8,3 +8,5 @@ from .layers import *  # noqa: F401,F403
 from . import layers  # noqa: F401
 from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue  # noqa: F401
 from . import utils  # noqa: F401
+from .layers.rnn import *  # noqa: F401,F403,E402  (recurrent layers)
+from .layers.transformer import *  # noqa: F401,F403,E402  (attention / Transformer)

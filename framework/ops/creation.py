@@ -320,7 +320,8 @@ def meshgrid(*args, **kwargs):
     args = list(args)
     for i, a in enumerate(args):
         if len(a.shape) > 1:
-            raise OpError("meshgrid: input %d must be 0-D or 1-D, got shape %s" % (i, list(a.shape)))
+            raise OpError("meshgrid: input %d must be 0-D or 1-D, got shape %s"
+                          % (i, list(a.shape)))
     sizes = [int(np.prod(a.shape)) for a in args]
     outs = []
     for i, a in enumerate(args):
@@ -380,7 +381,8 @@ def randperm_op(n=1, dtype='int64'):
 def bernoulli_op(x):
     """1 with probability x, else 0 (x's dtype)."""
     if x.size and (x.min() < 0 or x.max() > 1):
-        raise OpError("probabilities must be in [0, 1], got values in [%g, %g]" % (x.min(), x.max()))
+        raise OpError("probabilities must be in [0, 1], got values in [%g, %g]"
+                      % (x.min(), x.max()))
     return (_random.generator().random(x.shape) < x).astype(x.dtype)
 
 

@@ -87,6 +87,9 @@ def _as_int(v, api, what):
 
 def _int_list(v, api, what):
     """A list of ints from an int, a list/tuple (of ints or 0-d tensors) or a 1-D tensor."""
+    tv = type(v)
+    if (tv is list or tv is tuple) and all(type(a) is int for a in v):
+        return list(v)   # the common case, kept cheap
     if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
         return [int(v)]
     if hasattr(v, 'dtype') and not isinstance(v, (list, tuple)):
@@ -345,7 +348,8 @@ def _concat_meta(xs, axis):
         for i in range(nd):
             if i != ax and out[i] >= 0 and s[i] >= 0 and out[i] != s[i]:
                 raise OpError("x[0] (shape %s) and x[%d] (shape %s) differ in dim %d; only "
-                              "the concat axis %d may differ" % (list(shapes[0]), k, list(s), i, ax))
+                              "the concat axis %d may differ"
+                              % (list(shapes[0]), k, list(s), i, ax))
             out[i] = _merge_dim(out[i], s[i])
     sizes = [s[ax] for s in shapes]
     out[ax] = -1 if min(sizes) < 0 else sum(sizes)
@@ -472,7 +476,8 @@ def _unbind_fast(gs, x, outs, axis):
 
 def _tensor_list(x, api):
     if not isinstance(x, (list, tuple)):
-        raise TypeError("%s: x must be a list or tuple of tensors, got %s" % (api, type(x).__name__))
+        raise TypeError("%s: x must be a list or tuple of tensors, got %s"
+                        % (api, type(x).__name__))
     return list(x)
 
 
@@ -495,7 +500,8 @@ def split(x, num_or_sections, axis=0, name=None):
     axis = _as_int(axis, 'split', 'axis')
     nd = len(x.shape)
     if not -nd <= axis < nd:
-        raise OpError("split: axis %d is out of range for a tensor of shape %s" % (axis, list(x.shape)))
+        raise OpError("split: axis %d is out of range for a tensor of shape %s"
+                      % (axis, list(x.shape)))
     axis %= nd
     if isinstance(num_or_sections, (list, tuple)):
         return split_op(x, 0, tuple(_int_list(num_or_sections, 'split', 'num_or_sections')), axis)
@@ -711,7 +717,8 @@ _NP_PAD_MODE = {'constant': 'constant', 'reflect': 'reflect', 'replicate': 'edge
 
 def _check_pad(shape, paddings, mode):
     if len(paddings) != len(shape):
-        raise OpError("paddings give %d dims for a tensor of shape %s" % (len(paddings), list(shape)))
+        raise OpError("paddings give %d dims for a tensor of shape %s"
+                      % (len(paddings), list(shape)))
     for axis, ((b, a), n) in enumerate(zip(paddings, shape)):
         if b < 0 or a < 0:
             raise OpError("negative padding %s for axis %d is not supported" % ([b, a], axis))
@@ -1027,7 +1034,8 @@ def _scatter_meta(x, index, updates, overwrite):
     shape, us, ishape = meta.shape_of(x), meta.shape_of(updates), meta.shape_of(index)
     if len(ishape) > 2 or (len(ishape) == 2 and ishape[1] != 1):
         raise OpError("index must be 1-D (or [N, 1]), got shape %s" % list(ishape))
-    if len(us) != len(shape) or any(a >= 0 and b >= 0 and a != b for a, b in zip(us[1:], shape[1:])):
+    if len(us) != len(shape) or any(a >= 0 and b >= 0 and a != b
+                                    for a, b in zip(us[1:], shape[1:])):
         raise OpError("updates must have shape [len(index)] + x.shape[1:] = %s, got %s"
                       % ([ishape[0] if ishape else 1] + list(shape[1:]), list(us)))
     return meta.unchanged(x)
@@ -1223,7 +1231,8 @@ def _argsort_meta(x, axis, descending):
 
 @def_op('argsort', _argsort_meta, differentiable=False)
 def argsort_op(x, axis=-1, descending=False):
-    return np.argsort(_sort_key(x, descending), axis=axis, kind='stable').astype(np.int64, copy=False)
+    order = np.argsort(_sort_key(x, descending), axis=axis, kind='stable')
+    return order.astype(np.int64, copy=False)
 
 
 def _along_axis_index(indices, axis, x_shape):
@@ -1473,8 +1482,8 @@ def numel(x, name=None):
 # ---- indexing: x[index] and x[index] = value ------------------------------------
 
 def _slice_bound(v):
-    if v is None:
-        return None
+    if v is None or type(v) is int:
+        return v
     try:
         return _as_int(v, 'getitem', 'a slice bound')
     except TypeError:
@@ -1488,6 +1497,11 @@ def _is_eager_array(k):
 
 def _index_item(k, tensors):
     """One element of a user index -> its JSON-able item (tensors collected)."""
+    tk = type(k)
+    if tk is int:
+        return ['int', k]
+    if tk is _pyslice:
+        return ['slice', _slice_bound(k.start), _slice_bound(k.stop), _slice_bound(k.step)]
     if k is None:
         return ['none']
     if k is Ellipsis:
@@ -2060,7 +2074,8 @@ add_test_case(getitem_op, _r((3, 4, 2)), [], [_S, ['slice', 3, 0, -2], ['none'],
               ref=lambda x, i, it: x[:, 3:0:-2, None, 1])
 add_test_case(getitem_op, _r((2, 3, 4)), [], [['ellipsis'], ['slice', None, None, -1]],
               ref=lambda x, i, it: np.flip(x, -1))
-add_test_case(getitem_op, _r((4, 3)), [np.array([0, 3, 0])], [['tensor', 0], ['slice', 1, None, None]],
+add_test_case(getitem_op, _r((4, 3)), [np.array([0, 3, 0])],
+              [['tensor', 0], ['slice', 1, None, None]],
               ref=lambda x, i, it: np.array([x[0, 1:], x[3, 1:], x[0, 1:]]))
 add_test_case(getitem_op, _r((3, 4, 2)), [np.array([0, 2]), np.array([[1], [3]])],
               [['tensor', 0], ['tensor', 1]],

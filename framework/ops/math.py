@@ -313,6 +313,7 @@ def _floating(fn):
 
 
 def float_unary(name, fn, grad, fast_grad=None):
+    """A one-input op whose result is floating point (see ``_floating``)."""
     return unary(name, _floating(fn), grad, fast_grad, _float_meta)
 
 
@@ -334,7 +335,6 @@ reciprocal_op = float_unary('reciprocal', np.reciprocal,
                             lambda g, x, out: -g * out * out, 'same')
 tan_op = float_unary('tan', np.tan, lambda g, x, out: g * (1 + out * out), 'same')
 atan_op = float_unary('atan', np.arctan, lambda g, x, out: g / (1 + x * x), 'same')
-sigmoid_grad = lambda g, x, out: g * out * (1 - out)  # noqa: E731
 
 
 def _rsqrt(x):
@@ -353,7 +353,11 @@ def _sigmoid(x):
     return np.where(x >= 0, r, e * r)
 
 
-sigmoid_op = float_unary('sigmoid', _sigmoid, sigmoid_grad, 'same')
+def _sigmoid_grad(g, x, out):
+    return g * out * (1 - out)
+
+
+sigmoid_op = float_unary('sigmoid', _sigmoid, _sigmoid_grad, 'same')
 
 sin_op = float_unary('sin', np.sin, lambda g, x, out: g * cos_op(x),
                      lambda g, x, out: g * np.cos(x))

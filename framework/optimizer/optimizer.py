@@ -199,7 +199,10 @@ class Optimizer:
 
     @staticmethod
     def _write(targets, outs):
-        """Swap the op's results into the parameter and its accumulators."""
+        """Swap the op's results into the parameter and its accumulators. (In
+        static mode the update op already writes its inputs in place.)"""
+        if mode.static:
+            return
         for t, o in zip(targets, outs):
             t.data = o.data
             t._version += 1
@@ -323,11 +326,40 @@ class Optimizer:
         """Compute gradients if needed and update the parameters.
 
         Returns ``(optimize_ops, params_grads)`` like Paddle; in dynamic graph
-        mode no ops are recorded, so ``optimize_ops`` is an empty list."""
-        self._require_dygraph('minimize')
+        mode no ops are recorded, so ``optimize_ops`` is an empty list. In
+        static mode this appends the backward and the update ops to the loss's
+        program."""
+        if mode.static:
+            return self._static_minimize(loss, parameters, no_grad_set)
         params_grads = self.backward(loss, startup_program, parameters, no_grad_set)
         self.apply_gradients(params_grads)
         return [], params_grads
+
+    def _static_minimize(self, loss, parameters, no_grad_set):
+        from ..static.backward import append_backward
+        from ..static.program import op_role_guard
+        params = parameters if parameters is not None else (
+            [p for g in self._groups for p in g['params']] or None)
+        params_grads = append_backward(loss, params, no_grad_set)
+        block = loss.block.program.global_block()
+        n_before = len(block.ops)
+        groups = self._groups or [{'params': [p for p, _ in params_grads]}]
+        with op_role_guard('optimize'):
+            lr = self._static_lr()
+            for group in groups:
+                members = {id(p) for p in group['params']}
+                mine = [(p, g) for p, g in params_grads if id(p) in members or
+                        any(getattr(q, 'name', None) == p.name for q in group['params'])]
+                if mine:
+                    self._apply_group(mine, group, lr)
+        return block.ops[n_before:], params_grads
+
+    def _static_lr(self):
+        """The learning rate as a value the program reads at every run, so a
+        scheduler stepped between ``Executor.run`` calls takes effect."""
+        if getattr(self, '_lr_value', None) is None:
+            self._lr_value = _LiveLearningRate(self)
+        return self._lr_value
 
     def _select(self, parameters, no_grad_set):
         params = self._all_params() if parameters is None else _check_tensor_list(
@@ -345,6 +377,24 @@ class Optimizer:
 
     def __repr__(self):
         return '%s(learning_rate=%s)' % (type(self).__name__, self._learning_rate)
+
+
+class _LiveLearningRate(Tensor):
+    """A tensor whose value is the optimizer's current learning rate; a static
+    program captures it, and the executor reads ``.data`` at every run."""
+    __slots__ = ('_optimizer',)
+
+    def __init__(self, optimizer):
+        self._optimizer = optimizer
+        super().__init__(np.zeros([1], 'float32'), name='learning_rate_%d' % id(optimizer))
+
+    @property
+    def data(self):
+        return np.asarray([self._optimizer.get_lr()], dtype=np.float32)
+
+    @data.setter
+    def data(self, value):
+        pass       # the optimizer's schedule is the only source of the value
 
 
 # ---- argument checks --------------------------------------------------------

@@ -253,7 +253,7 @@ class Plan:
     def __call__(self, scope_vars, feeds):
         try:
             return self.fn(scope_vars, feeds)
-        except (OpError, RuntimeError):
+        except (OpError, RuntimeError, AssertionError):
             raise
         except Exception as e:
             op = self._failing_op(sys.exc_info()[2])

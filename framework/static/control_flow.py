@@ -65,8 +65,19 @@ def _describe(tree):
     return '(%s)' % inner if kind == 'tuple' else '[%s]' % inner
 
 
+class UndefinedInit:
+    """A loop variable with no value before the loop (dy2static's return value
+    inside a loop): its placeholder has this shape/dtype and starts as None."""
+
+    def __init__(self, shape, dtype, name='undefined'):
+        self.shape = list(shape)
+        self.dtype = dtype
+        self.name = name
+        self.stop_gradient = True
+
+
 def _as_var(value, what):
-    if isinstance(value, Variable):
+    if isinstance(value, (Variable, UndefinedInit)):
         return value
     if value is None:
         return None
@@ -101,12 +112,13 @@ def outer_reads(program, blocks, extra=()):
     return sorted(n for n in read - defined if n)
 
 
-def _build_block(program, fn, args, what):
+def _build_block(program, fn, args, what, convert=True):
     block = program._create_block()
     try:
         result = fn(*args)
         leaves, tree = flatten(result)
-        leaves = [_as_var(v, what) for v in leaves]
+        if convert:
+            leaves = [_as_var(v, what) for v in leaves]
     finally:
         program._rollback()
     return block, leaves, tree
@@ -204,12 +216,14 @@ def _emit_cond(code, op):
         code.ref(n)
     outs = [code.new(n) for n in op.output('Out')]
     code.emit('if _pred(%s):' % pred, op)
-    for blk_attr, names_attr, last in (('true_block', 'true_outs', False),
-                                       ('false_block', 'false_outs', True)):
-        sub = code.sub(program.block(op.attr(blk_attr)))
+    for side, last in (('true', False), ('false', True)):
+        sub = code.sub(program.block(op.attr(side + '_block')))
         sub.emit('pass')
+        fwd = op.attr(side + '_fwd_block')
+        if fwd is not None:          # a grad cond first recomputes the forward branch
+            sub.sub(program.block(fwd), 0).emit_ops(program.block(fwd).ops)
         sub.emit_ops(sub.block.ops)
-        for o, src in zip(outs, op.attr(names_attr)):
+        for o, src in zip(outs, op.attr(side + '_outs')):
             sub.emit('%s = %s' % (o, sub.ref(src) if src else 'None'))
         if not last:
             code.emit('else:')
@@ -217,7 +231,12 @@ def _emit_cond(code, op):
 
 def _interpret_cond(program, op, env, value_of, scope_vars, check):
     taken = _pred_value(value_of(op.input('Cond')[0]))
-    blk = program.block(op.attr('true_block' if taken else 'false_block'))
+    side = 'true' if taken else 'false'
+    fwd = op.attr(side + '_fwd_block')
+    if fwd is not None:
+        fb = program.block(fwd)
+        codegen.run_ops(program, fb, fb.ops, env, value_of, scope_vars, check)
+    blk = program.block(op.attr(side + '_block'))
     codegen.run_ops(program, blk, blk.ops, env, value_of, scope_vars, check)
     for o, src in zip(op.output('Out'), op.attr('true_outs' if taken else 'false_outs')):
         env[o] = value_of(src) if src else None
@@ -256,12 +275,18 @@ def _cond_grad(block, op, grads, reach):
             program._rollback()
         branch_blocks.append(gb)
         branch_outs.append(names)
-    captured = outer_reads(program, branch_blocks, branch_outs[0] + branch_outs[1])
+    fwd_blocks = [program.block(op.attr('true_block')), program.block(op.attr('false_block'))]
+    captured = outer_reads(program, branch_blocks + fwd_blocks,
+                           branch_outs[0] + branch_outs[1])
     out_vars = [parent.create_var(program._names(v.name + '@GRAD.cond'), v.shape, v.dtype)
                 for v in wanted_vars]
+    # each grad branch recomputes its forward branch first, so the grad ops can
+    # read the branch's intermediate values even when forward and backward run
+    # as separate plans
     parent.append_op('cond', {'Cond': op.input('Cond'), 'Input': captured},
                      {'Out': [v.name for v in out_vars]},
                      {'true_block': branch_blocks[0].idx, 'false_block': branch_blocks[1].idx,
+                      'true_fwd_block': fwd_blocks[0].idx, 'false_fwd_block': fwd_blocks[1].idx,
                       'true_outs': branch_outs[0], 'false_outs': branch_outs[1],
                       'op_role': 'backward'})
     return {n: [v] for n, v in zip(wanted, out_vars)}
@@ -317,7 +342,8 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     body_outs = [v.name for v in bleaves]
     captured = [n for n in outer_reads(program, [cb, bb], body_outs + [cleaves[0].name])
                 if n not in ph_names]
-    parent.append_op('while', {'X': [v.name for v in inits], 'Input': captured},
+    x_names = ['' if isinstance(v, UndefinedInit) else v.name for v in inits]
+    parent.append_op('while', {'X': x_names, 'Input': captured},
                      {'Out': [o.name for o in outs]},
                      {'cond_block': cb.idx, 'body_block': bb.idx, 'loop_vars': ph_names,
                       'cond_out': cleaves[0].name, 'body_outs': body_outs,
@@ -344,7 +370,7 @@ def _emit_while(code, op):
     for n in op.input('Input'):
         code.ref(n)
     phs = op.attr('loop_vars')
-    inits = [code.ref(n) for n in op.input('X')]
+    inits = [code.ref(n) if n else 'None' for n in op.input('X')]
     ph_locs = [code.new(n) for n in phs]
     code.emit('%s = %s' % (', '.join(ph_locs) + ',', ', '.join(inits) + ','), op)
     hist = None
@@ -373,7 +399,7 @@ def _emit_while(code, op):
 def _interpret_while(program, op, env, value_of, scope_vars, check):
     phs = op.attr('loop_vars')
     for ph, x in zip(phs, op.input('X')):
-        env[ph] = value_of(x)
+        env[ph] = value_of(x) if x else None
     hist = [] if op.attr('save_history') and op.output('History') else None
     cond_blk = program.block(op.attr('cond_block'))
     body_blk = program.block(op.attr('body_block'))
@@ -404,6 +430,10 @@ def _while_grad(block, op, grads, reach):
     from ..ops.creation import zeros_like
     phs = [program_var(program, n) for n in op.attr('loop_vars')]
     xs = op.input('X')
+    if '' in xs:
+        raise NotImplementedError(
+            "gradients through a loop whose variable has no value before the loop (an early "
+            "return inside a tensor-dependent loop) are not supported yet")
     captured = [n for n in op.input('Input') if n in reach]
     want_x = [n for n in xs if n in reach]
     if not captured and not want_x:

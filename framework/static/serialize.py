@@ -121,7 +121,7 @@ def program_from_dict(d, known_op=None):
     for b in p.blocks:
         for op in b.ops:
             for n in op.input_arg_names + op.output_arg_names:
-                _check(n in declared,
+                _check(n in declared or n == '',   # '' = no value (a loop var defined in the loop)
                        "op %s in block %d refers to undeclared variable '%s'" % (op.type, b.idx, n))
             for k, v in op.attrs.items():
                 if k.endswith('_block') or k == 'sub_block':

@@ -41,13 +41,11 @@ class CrossEntropyLoss(_Loss):
         self.label_smoothing = label_smoothing
 
     def forward(self, input, label):
-        kwargs = {}
-        if self.label_smoothing:
-            kwargs['label_smoothing'] = self.label_smoothing
         return F.cross_entropy(input, label, weight=self.weight,
                                ignore_index=self.ignore_index, reduction=self.reduction,
                                soft_label=self.soft_label, axis=self.axis,
-                               use_softmax=self.use_softmax, **kwargs)
+                               use_softmax=self.use_softmax,
+                               label_smoothing=self.label_smoothing)
 
 
 class MSELoss(_Loss):
@@ -121,16 +119,15 @@ class SmoothL1Loss(_Loss):
 
 
 class KLDivLoss(_Loss):
-    """``label * (log(label) - input)`` with ``input`` log-probabilities."""
+    """``label * (log(label) - input)`` with ``input`` log-probabilities;
+    ``reduction`` may also be ``'batchmean'`` (sum divided by the batch size)."""
 
-    def __init__(self, reduction='mean', log_target=False):
+    def __init__(self, reduction='mean'):
         super().__init__(reduction if reduction != 'batchmean' else 'mean')
         self.reduction = reduction
-        self.log_target = log_target
 
     def forward(self, input, label):
-        kwargs = {'log_target': True} if self.log_target else {}
-        return F.kl_div(input, label, reduction=self.reduction, **kwargs)
+        return F.kl_div(input, label, reduction=self.reduction)
 
 
 class MarginRankingLoss(_Loss):

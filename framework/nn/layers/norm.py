@@ -140,7 +140,9 @@ _ACTS = ('relu', 'relu6', 'sigmoid', 'tanh', 'leaky_relu', 'elu', 'gelu', 'swish
 class BatchNorm(_BatchNormBase):
     """The Paddle 1.x-style batch norm (``paddle.nn.BatchNorm``): any rank,
     optional fused activation ``act``, ``is_test`` to always use the running
-    statistics.
+    statistics, ``trainable_statistics`` to use batch statistics even in eval.
+    ``in_place`` and ``do_model_average_for_mean_and_var`` are accepted for
+    compatibility and have no effect here.
     """
     _formats = ('NCHW', 'NHWC', 'NCL', 'NLC', 'NC', 'NCDHW', 'NDHWC')
 

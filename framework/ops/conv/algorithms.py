@@ -373,68 +373,88 @@ def _bwd_filter_depthwise(x, gy, g):
     return gw.reshape(g.oc, 1, g.kh, g.kw)
 
 
-# ---- Winograd F(2x2, 3x3) -----------------------------------------------------
+# ---- Winograd F(2x2, 3x3) and F(4x4, 3x3) ------------------------------------------
 #
-# Output tiles of 2x2 come from 4x4 input tiles (stride 2): y = A^T [(G w G^T)
-# * (B^T d B)] A. The 16 transformed tile positions turn the conv into 16
-# independent [OC x C] @ [C x tiles] GEMMs: 16 multiplies per 4 outputs instead
-# of 36 (2.25x fewer). The input is stored split by row/column parity so
-# every one of the 16 tile taps is a contiguous slice (no strided gathers).
+# Output tiles of m x m come from (m+2) x (m+2) input tiles (stride m):
+# y = A^T [(G w G^T) * (B^T d B)] A. The (m+2)^2 transformed tile positions
+# turn the conv into that many independent [OC x C] @ [C x tiles] GEMMs:
+# 16 multiplies per 4 outputs (F2, 2.25x fewer than direct) or 36 per 16 (F4,
+# 4x fewer; float32 error grows to ~1e-5 relative). The input is stored split
+# by row/column phase (position mod m), so each of the (m+2)^2 tile taps is a
+# contiguous slice of it (no strided gathers); both transforms are single
+# small-matrix GEMMs with the Kronecker products of the 1-D transforms.
 
-_BT = np.array([[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]], np.float64)
-_G = np.array([[1, 0, 0], [.5, .5, .5], [.5, -.5, .5], [0, 0, 1]], np.float64)
-_AT = np.array([[1, 1, 1, 0], [0, 1, -1, -1]], np.float64)
-_BK = np.kron(_BT, _BT)        # [16, 16] acting on flattened 4x4 tiles
-_AK = np.kron(_AT, _AT)        # [4, 16]
+_WINOGRAD = {
+    2: (np.array([[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]], np.float64),
+        np.array([[1, 0, 0], [.5, .5, .5], [.5, -.5, .5], [0, 0, 1]], np.float64),
+        np.array([[1, 1, 1, 0], [0, 1, -1, -1]], np.float64)),
+    4: (np.array([[4, 0, -5, 0, 1, 0], [0, -4, -4, 1, 1, 0], [0, 4, -4, -1, 1, 0],
+                  [0, -2, -1, 2, 1, 0], [0, 2, -1, -2, 1, 0], [0, 4, 0, -5, 0, 1]], np.float64),
+        np.array([[1 / 4, 0, 0], [-1 / 6, -1 / 6, -1 / 6], [-1 / 6, 1 / 6, -1 / 6],
+                  [1 / 24, 1 / 12, 1 / 6], [1 / 24, -1 / 12, 1 / 6], [0, 0, 1]], np.float64),
+        np.array([[1, 1, 1, 1, 1, 0], [0, 1, -1, 2, -2, 0], [0, 1, 1, 4, 4, 0],
+                  [0, 1, -1, 8, -8, 1]], np.float64)),
+}
 
 
 def _winograd_ok(g):
     return g.kh == 3 and g.kw == 3 and g.sh == g.sw == 1 and g.dh == g.dw == 1
 
 
-def _parity_split(xc, g, tyq, txq):
-    """Padded input as ``[2, 2, C, n*tyq*txq + tail]``: row parity, column
-    parity, channel, then (image, row//2, col//2) flattened."""
+def _phase_split(xc, g, m, tyq, txq):
+    """Padded input as ``[m, m, C, n*tyq*txq + tail]``: row phase, column phase,
+    channel, then (image, row//m, col//m) flattened."""
     n = xc.shape[0]
-    m = n * tyq * txq
-    xq = np.zeros((2, 2, g.c, m + txq + 1), xc.dtype)
-    grid = xq[..., :m].reshape(2, 2, g.c, n, tyq, txq)
+    size = n * tyq * txq
+    xq = np.zeros((m, m, g.c, size + txq + 1), xc.dtype)
+    grid = xq[..., :size].reshape(m, m, g.c, n, tyq, txq)
     xt = xc.transpose(1, 0, 2, 3)
-    for ra in range(2):
-        h0 = (ra - g.pt) % 2
-        q0, nh = (g.pt + h0) // 2, len(range(h0, g.h, 2))
-        for rb in range(2):
-            w0 = (rb - g.pl) % 2
-            r0, nw = (g.pl + w0) // 2, len(range(w0, g.w, 2))
-            grid[ra, rb, :, :, q0:q0 + nh, r0:r0 + nw] = xt[:, :, h0::2, w0::2]
-    return xq, m
+    for ra in range(m):
+        h0 = (ra - g.pt) % m
+        q0, nh = (g.pt + h0) // m, len(range(h0, g.h, m))
+        for rb in range(m):
+            w0 = (rb - g.pl) % m
+            r0, nw = (g.pl + w0) // m, len(range(w0, g.w, m))
+            if nh and nw:
+                grid[ra, rb, :, :, q0:q0 + nh, r0:r0 + nw] = xt[:, :, h0::m, w0::m]
+    return xq, size
 
 
-def _fwd_winograd(x, w, g):
+def _winograd(x, w, g, m):
+    bt, gm, at = _WINOGRAD[m]
+    a = m + 2
     dt = x.dtype
     grp, cg, ocg = g.groups, g.c // g.groups, g.oc // g.groups
-    ty, tx = -(-g.oh // 2), -(-g.ow // 2)
+    ty, tx = -(-g.oh // m), -(-g.ow // m)
     tyq, txq = ty + 1, tx + 1
-    u = np.einsum('ik,ockl,jl->ijoc', _G, w.astype(np.float64), _G)
-    u = u.reshape(16, grp, ocg, cg).astype(dt)
-    bk, ak = _BK.astype(dt), _AK.astype(dt)
-    out = np.empty((g.n, g.oc, ty, 2, tx, 2), dt)
-    nb = _chunk(g.n, 16 * max(g.c, g.oc) * tyq * txq * x.itemsize)
+    u = np.einsum('ik,ockl,jl->ijoc', gm, w.astype(np.float64), gm)
+    u = u.reshape(a * a, grp, ocg, cg).astype(dt)
+    bk, ak = np.kron(bt, bt).astype(dt), np.kron(at, at).astype(dt)
+    out = np.empty((g.n, g.oc, ty, m, tx, m), dt)
+    nb = _chunk(g.n, a * a * max(g.c, g.oc) * tyq * txq * x.itemsize)
     for n0 in range(0, g.n, nb):
         xc = x[n0:n0 + nb]
         n = xc.shape[0]
-        xq, m = _parity_split(xc, g, tyq, txq)
-        d = np.empty((16, g.c, m), dt)
-        for a in range(4):
-            for b in range(4):
-                o = (a // 2) * txq + b // 2
-                d[a * 4 + b] = xq[a % 2, b % 2, :, o:o + m]
-        v = np.matmul(bk, d.reshape(16, -1)).reshape(16, grp, cg, m)
-        mm = np.matmul(u, v)                                    # [16, G, OCg, m]
-        y = np.matmul(ak, mm.reshape(16, -1)).reshape(2, 2, g.oc, n, tyq, txq)
+        xq, size = _phase_split(xc, g, m, tyq, txq)
+        d = np.empty((a * a, g.c, size), dt)
+        for i in range(a):
+            for j in range(a):
+                o = (i // m) * txq + j // m
+                d[i * a + j] = xq[i % m, j % m, :, o:o + size]
+        v = np.matmul(bk, d.reshape(a * a, -1)).reshape(a * a, grp, cg, size)
+        mm = np.matmul(u, v)                                    # [a*a, G, OCg, tiles]
+        y = np.matmul(ak, mm.reshape(a * a, -1)).reshape(m, m, g.oc, n, tyq, txq)
         out[n0:n0 + n] = y[:, :, :, :, :ty, :tx].transpose(3, 2, 4, 0, 5, 1)
-    out = out.reshape(g.n, g.oc, 2 * ty, 2 * tx)
-    return out if (2 * ty, 2 * tx) == (g.oh, g.ow) else out[:, :, :g.oh, :g.ow]
+    out = out.reshape(g.n, g.oc, m * ty, m * tx)
+    return out if (m * ty, m * tx) == (g.oh, g.ow) else out[:, :, :g.oh, :g.ow]
+
+
+def _fwd_winograd(x, w, g):
+    return _winograd(x, w, g, 2)
+
+
+def _fwd_winograd4(x, w, g):
+    return _winograd(x, w, g, 4)
 
 
 def _flip_transpose(w, g):
@@ -462,6 +482,10 @@ def _bwd_data_winograd(gy, w, g):
     return _fwd_winograd(gy, _flip_transpose(w, g), _transpose_as_forward(g))
 
 
+def _bwd_data_winograd4(gy, w, g):
+    return _fwd_winograd4(gy, _flip_transpose(w, g), _transpose_as_forward(g))
+
+
 def _bwd_data_im2col_forward(gy, w, g):
     """Stride-1 transposed conv as a forward im2col conv (no scatter-adds)."""
     return _fwd_im2col(gy, _flip_transpose(w, g), _transpose_as_forward(g))
@@ -482,9 +506,10 @@ def _winograd_bwd_ok(g):
 
 
 FORWARD = {'im2col': _fwd_im2col, 'shift': _fwd_shift, 'winograd': _fwd_winograd,
-           'depthwise': _fwd_depthwise}
+           'winograd4': _fwd_winograd4, 'depthwise': _fwd_depthwise}
 BACKWARD_DATA = {'im2col': _bwd_data_im2col, 'shift': _bwd_data_shift,
-                 'winograd': _bwd_data_winograd, 'im2col_forward': _bwd_data_im2col_forward,
+                 'winograd': _bwd_data_winograd, 'winograd4': _bwd_data_winograd4,
+                 'im2col_forward': _bwd_data_im2col_forward,
                  'depthwise': _bwd_data_depthwise}
 BACKWARD_FILTER = {'im2col': _bwd_filter_im2col, 'shift': _bwd_filter_shift,
                    'depthwise': _bwd_filter_depthwise}
@@ -493,7 +518,9 @@ DIRECTIONS = {'forward': FORWARD, 'backward_data': BACKWARD_DATA,
 
 _APPLICABLE = {
     ('forward', 'winograd'): _winograd_ok,
+    ('forward', 'winograd4'): _winograd_ok,
     ('backward_data', 'winograd'): _winograd_bwd_ok,
+    ('backward_data', 'winograd4'): _winograd_bwd_ok,
     ('backward_data', 'im2col_forward'): lambda g: _transpose_as_forward(g) is not None,
     ('forward', 'depthwise'): _is_depthwise,
     ('backward_data', 'depthwise'): _is_depthwise,

@@ -221,3 +221,143 @@ def _numel(shape):
 
 def block_positions(block):
     return {id(op): i for i, op in enumerate(block.ops)}
+
+
+# ops computing elementwise with broadcasting (besides the fusable ones)
+_BROADCASTING = ('assign', 'cast', 'full_like', 'print', 'equal', 'not_equal', 'less_than',
+                 'less_equal', 'greater_than', 'greater_equal', 'logical_and', 'logical_or',
+                 'logical_xor', 'logical_not', 'isnan', 'isinf', 'isfinite', 'where',
+                 'floor_divide', 'remainder', 'lerp', 'clip', 'sign', 'floor', 'ceil', 'round',
+                 'trunc')
+# ops whose output has the run-time shape of their ``target`` input
+_SHAPE_OF_TARGET = ('reduce_as', 'expand_as', 'reshape_as', 'expand_reduced')
+_REDUCTIONS = ('sum', 'mean', 'max', 'min', 'prod', 'amax', 'amin', 'logsumexp', 'all', 'any')
+
+
+class ShapeClasses:
+    """Symbolic run-time shapes: which stable names provably have equal shapes
+    (or broadcast into each other) even where static dims are unknown (-1).
+
+    Each dim is a known int or a symbol; an unknown dim of a feed or of an op
+    without a rule gets a fresh symbol, and rules for broadcasting elementwise
+    ops, ``reduce_as``/``expand_as`` (the target's dims), ``matmul``,
+    reductions and ``transpose`` carry symbols from inputs to outputs. Equal
+    symbols mean equal sizes at run time (given the build-time checks held).
+    """
+
+    def __init__(self, program, usage):
+        from ...ops import fused
+        self.usage = usage
+        self.broadcasting = set(_BROADCASTING) | fused.elementwise_ops()
+        self.table = {}
+        for op in _program_order(program, program.global_block(), set()):
+            self._visit(op)
+
+    def dims(self, name):
+        if name in self.table:
+            return self.table[name]
+        v = self.usage.var(name)
+        if v is None or not self.usage.stable(name):
+            return None
+        d = tuple(x if x >= 0 else ('sym', name, i) for i, x in enumerate(v._shape))
+        self.table[name] = d
+        return d
+
+    def _visit(self, op):
+        outs = op.output_arg_names
+        if len(outs) != 1 or not self.usage.stable(outs[0]) or sub_block_ids(op):
+            return
+        out = self.usage.var(outs[0])
+        if out is None:
+            return
+        try:
+            d = self._rule(op)
+        except (KeyError, IndexError, TypeError, ValueError):
+            d = None
+        if d is None or len(d) != len(out._shape):
+            return
+        # static knowledge wins over symbols
+        self.table[outs[0]] = tuple(s if s >= 0 else t for s, t in zip(out._shape, d))
+
+    def _rule(self, op):
+        t = op.type
+        if t in _SHAPE_OF_TARGET:
+            return self.dims(op.input('target')[0])
+        if t in self.broadcasting:
+            ds = [self.dims(n) for n in op.input_arg_names]
+            return None if None in ds else _broadcast_dims(ds)
+        if t == 'matmul':
+            return self._matmul(op)
+        if t in _REDUCTIONS:
+            x = self.dims(op.input('x')[0])
+            if x is None:
+                return None
+            axis = op.attrs.get('axis')
+            axes = set(range(len(x))) if axis is None or axis == [] else {
+                a % len(x) for a in (axis if isinstance(axis, list) else [axis])}
+            if op.attrs.get('keepdim'):
+                return tuple(1 if i in axes else d for i, d in enumerate(x))
+            return tuple(d for i, d in enumerate(x) if i not in axes)
+        if t == 'transpose':
+            x = self.dims(op.input('x')[0])
+            return None if x is None else tuple(x[p] for p in op.attrs['perm'])
+        return None
+
+    def _matmul(self, op):
+        x, y = self.dims(op.input('x')[0]), self.dims(op.input('y')[0])
+        if x is None or y is None or len(x) < 2 or len(y) < 2:
+            return None
+        if op.attrs.get('transpose_x'):
+            x = x[:-2] + (x[-1], x[-2])
+        if op.attrs.get('transpose_y'):
+            y = y[:-2] + (y[-1], y[-2])
+        return _broadcast_dims([x[:-2], y[:-2]]) + (x[-2], y[-1])
+
+    def same(self, a, b):
+        da = self.dims(a)
+        return da is not None and da == self.dims(b)
+
+    def covers(self, big, small):
+        """Broadcasting ``small`` into ``big`` provably keeps ``big``'s shape."""
+        db, ds = self.dims(big), self.dims(small)
+        if db is None or ds is None or len(ds) > len(db):
+            return False
+        for s, b in zip(reversed(ds), reversed(db)):
+            if not (s == 1 or s == b or (not isinstance(s, int) and isinstance(b, int) and b > 1)):
+                return False
+        return True
+
+
+_fresh = [0]
+
+
+def _broadcast_dims(ds):
+    n = max((len(d) for d in ds), default=0)
+    out = []
+    for i in range(n):
+        toks = [d[len(d) - n + i] for d in ds if len(d) - n + i >= 0]
+        toks = [t for t in toks if t != 1]
+        known = {t for t in toks if isinstance(t, int)}
+        syms = {t for t in toks if not isinstance(t, int)}
+        if len(known) > 1:
+            raise ValueError('incompatible dims')
+        if known:
+            out.append(known.pop())
+        elif len(syms) == 1:
+            out.append(syms.pop())
+        elif not syms:
+            out.append(1)
+        else:
+            _fresh[0] += 1
+            out.append(('sym', '#broadcast', _fresh[0]))
+    return tuple(out)
+
+
+def _program_order(program, block, seen):
+    """Ops of ``block`` in run order, sub-blocks at their control-flow op."""
+    seen.add(block.idx)
+    for op in block.ops:
+        for idx in sub_block_ids(op):
+            if idx not in seen and 0 <= idx < len(program.blocks):
+                yield from _program_order(program, program.block(idx), seen)
+        yield op

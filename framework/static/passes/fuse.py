@@ -17,7 +17,7 @@ rewritten in between).
 """
 from ...ops import fused, registry
 from . import register_pass
-from .analysis import Usage, dominated, op_attr_values
+from .analysis import ShapeClasses, Usage, op_attr_values
 
 MAX_GROUP = 64
 
@@ -58,7 +58,7 @@ def _rebuild(block, ops_to_drop, new_ops_at):
 
 # ---- matmul + bias + activation -------------------------------------------------
 
-def _bias_add(add_op, cur, usage):
+def _bias_add(add_op, cur, usage, shapes):
     """The other operand of ``add_op`` if it is a bias for ``cur``, else None."""
     names = add_op.input('x') + add_op.input('y')
     if len(names) != 2 or names.count(cur) != 1:
@@ -67,12 +67,12 @@ def _bias_add(add_op, cur, usage):
     cv, ov, out = usage.var(cur), usage.var(other), usage.var(add_op.output_arg_names[0])
     if cv is None or ov is None or out is None or not usage.stable(other):
         return None
-    if out.dtype != cv.dtype or not dominated(ov._shape, cv._shape):
+    if out.dtype != cv.dtype or not shapes.covers(cur, other):
         return None
     return other
 
 
-def _matmul_chain(op, usage, bidx):
+def _matmul_chain(op, usage, shapes, bidx):
     """([ops], bias, act op) starting at matmul ``op``, or None."""
     if not all(usage.stable(n) for n in op.input_arg_names):
         return None
@@ -80,7 +80,7 @@ def _matmul_chain(op, usage, bidx):
     cur = op.output_arg_names[0]
     r = _sole_reader(usage, cur, bidx)
     if r is not None and r.type == 'add':
-        bias = _bias_add(r, cur, usage)
+        bias = _bias_add(r, cur, usage, shapes)
         if bias is not None:
             chain.append(r)
             cur = r.output_arg_names[0]
@@ -93,13 +93,13 @@ def _matmul_chain(op, usage, bidx):
     return (chain, bias, act) if len(chain) > 1 else None
 
 
-def fuse_matmul_block(program, block, usage):
+def fuse_matmul_block(program, block, usage, shapes):
     drop, at = [], {}
     taken = set()
     for op in block.ops:
         if op.type != 'matmul' or id(op) in taken:
             continue
-        found = _matmul_chain(op, usage, block.idx)
+        found = _matmul_chain(op, usage, shapes, block.idx)
         if found is None or any(id(o) in taken for o in found[0]):
             continue
         chain, bias, act = found
@@ -127,8 +127,9 @@ def fuse_matmul_add_act(program, feed_names, fetch_names):
     if not registry.has_op('matmul'):
         return
     usage = Usage(program, feed_names, fetch_names)
+    shapes = ShapeClasses(program, usage)
     for block in program.blocks:
-        fuse_matmul_block(program, block, usage)
+        fuse_matmul_block(program, block, usage, shapes)
 
 
 # ---- elementwise trees -------------------------------------------------------------

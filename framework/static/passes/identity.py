@@ -8,8 +8,9 @@ Recognised (shapes and dtypes from the Variables; -1 = unknown):
 * ``reshape``/``reshape_as``/``squeeze``/``unsqueeze``/``flatten`` to x's own
   fully known shape (``reshape`` also when the target repeats x's shape with
   one -1 where x's single unknown dim is)
-* ``reduce_as(x, t)``/``expand_as(x, t)`` with equal, fully known shapes
-  (grad rules emit these for every broadcasting op)
+* ``reduce_as(x, t)``/``expand_as(x, t)`` when x and t provably have the same
+  shape, unknown dims included (``ShapeClasses``); grad rules emit these for
+  every broadcasting op
 * ``x * 1``, ``1 * x``, ``x / 1``, ``x + 0``, ``0 + x``, ``x - 0`` with a
   constant whose every element is 1 (0) when the result provably has x's shape
   and dtype (``x + 0`` turns -0.0 into +0.0; nothing else changes)
@@ -22,7 +23,7 @@ import numpy as np
 
 from ...ops import registry
 from . import register_pass
-from .analysis import Constants, Usage, dominated, rename_uses, shape_known
+from .analysis import Constants, ShapeClasses, Usage, dominated, rename_uses, shape_known
 
 _VIEW_OPS = ('reshape', 'reshape_as', 'squeeze', 'unsqueeze', 'flatten')
 # binary op -> (index of the constant operand it may have, neutral value)
@@ -58,7 +59,7 @@ def _reshape_identity(op, x, out):
                for i, (t, d) in enumerate(zip(target, x._shape)))
 
 
-def identity_source(op, usage, consts):
+def identity_source(op, usage, consts, shapes):
     """The input name ``op`` merely passes through, or None."""
     t = op.type
     outs = op.output_arg_names
@@ -84,16 +85,16 @@ def identity_source(op, usage, consts):
     if t in ('reduce_as', 'expand_as'):
         src, target = _first(op, 'x'), _first(op, 'target')
         x = usage.var(src) if src else None
-        tv = usage.var(target) if target else None
-        if _same_meta(x, out) and tv is not None and tv._shape == x._shape:
+        if x is not None and out is not None and x.dtype == out.dtype and \
+                target is not None and shapes.same(src, target):
             return src
         return None
     if t in _NEUTRAL:
-        return _neutral_source(op, usage, consts, out)
+        return _neutral_source(op, usage, consts, shapes, out)
     return None
 
 
-def _neutral_source(op, usage, consts, out):
+def _neutral_source(op, usage, consts, shapes, out):
     positions, neutral = _NEUTRAL[op.type]
     names = [_first(op, 'x'), _first(op, 'y')]
     if None in names:
@@ -113,13 +114,13 @@ def _neutral_source(op, usage, consts, out):
     return None
 
 
-def _remove_block(program, block, usage, consts):
+def _remove_block(program, block, usage, consts, shapes):
     kept = []
     for op in block.ops:
         if not registry.has_op(op.type) or op.type not in _CANDIDATES:
             kept.append(op)
             continue
-        src = identity_source(op, usage, consts)
+        src = identity_source(op, usage, consts, shapes)
         out = op.output_arg_names[0] if op.output_arg_names else None
         if src is None or not usage.private(out) or not usage.stable(src) or src == out:
             kept.append(op)
@@ -139,5 +140,6 @@ _CANDIDATES = frozenset(('assign', 'scale', 'cast', 'reduce_as', 'expand_as')
 def remove_identity_ops(program, feed_names, fetch_names):
     usage = Usage(program, feed_names, fetch_names)
     consts = Constants(usage)
+    shapes = ShapeClasses(program, usage)
     for block in program.blocks:
-        _remove_block(program, block, usage, consts)
+        _remove_block(program, block, usage, consts, shapes)

@@ -26,7 +26,7 @@ Both mark ops with attributes the code generator reads (``op_inplace``,
 from ...ops import fused, registry
 from .. import codegen
 from . import register_pass
-from .analysis import Usage, dominated, is_structural
+from .analysis import ShapeClasses, Usage, is_structural
 
 FRESH_OPS = frozenset(fused.ELEMENTWISE_UNARY + fused.ELEMENTWISE_BINARY +
                       ('matmul', 'fused_elementwise', 'fused_matmul_bias_act'))
@@ -64,7 +64,7 @@ def _owned(name, usage, pos):
     return all(r.type in FRESH_OPS for r in usage.readers.get(name, ()))
 
 
-def _fits(op, slot, usage):
+def _fits(op, slot, usage, shapes):
     opdef = registry.lookup(op.type)
     name = op.inputs[opdef.input_names[slot]][0]
     x, out = usage.var(name), usage.var(op.output_arg_names[0])
@@ -76,12 +76,12 @@ def _fits(op, slot, usage):
             return False
     if opdef.n_in == 1:
         return True
-    other = usage.var(op.inputs[opdef.input_names[1 - slot]][0])
-    return other is not None and dominated(other._shape, x._shape)
+    return shapes.covers(name, op.inputs[opdef.input_names[1 - slot]][0])
 
 
-def mark_inplace(block, usage):
+def mark_inplace(program, block, usage):
     last, pos = _last_reads(block, usage)
+    shapes = ShapeClasses(program, usage)
     marked = 0
     for i, op in enumerate(block.ops):
         if op.type not in codegen.INPLACE_KERNELS or 'op_inplace' in op.attrs:
@@ -94,7 +94,7 @@ def mark_inplace(block, usage):
             if len(names) != 1:
                 break
             n = names[0]
-            if last.get(n) == i and _owned(n, usage, pos) and _fits(op, slot, usage):
+            if last.get(n) == i and _owned(n, usage, pos) and _fits(op, slot, usage, shapes):
                 op.attrs['op_inplace'] = slot
                 marked += 1
                 break
@@ -104,7 +104,7 @@ def mark_inplace(block, usage):
 @register_pass('enable_inplace')
 def inplace_buffer_reuse(program, feed_names, fetch_names):
     usage = Usage(program, feed_names, fetch_names)
-    if mark_inplace(program.global_block(), usage):
+    if mark_inplace(program, program.global_block(), usage):
         program._bump()
 
 

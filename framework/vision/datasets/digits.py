@@ -84,7 +84,7 @@ class Digits(Dataset):
         label = np.array([self.labels[idx]], dtype=np.int64)
         if self.backend == 'pil':
             from PIL import Image
-            image = Image.fromarray(image, mode='L')
+            image = Image.fromarray(image)
         if self.transform is not None:
             image = self.transform(image)
             if isinstance(image, np.ndarray):

@@ -57,7 +57,6 @@ class _Spatial:
             self.kind, self.array, self.h_axis = 'tensor', img.data, img.ndim - 2
         elif _is_pil_image(img):
             self.kind, self.array, self.h_axis = 'pil', np.asarray(img), 0
-            self.mode = img.mode
         elif _is_numpy_image(img):
             self.kind, self.array, self.h_axis = 'numpy', img, 0
         else:
@@ -75,7 +74,7 @@ class _Spatial:
         if self.kind == 'tensor':
             return Tensor(arr)
         if self.kind == 'pil':
-            return _pil_image_module().fromarray(arr, mode=self.mode)
+            return _pil_image_module().fromarray(arr)
         return arr
 
 
@@ -111,15 +110,21 @@ def normalize(img, mean, std, data_format='CHW', to_rgb=False):
     if not isinstance(arr, np.ndarray):
         raise TypeError("normalize: expected a numpy array, Tensor or PIL image, got %s"
                         % type(img).__name__)
-    channel_shape = (-1, 1, 1) if data_format == 'CHW' else (1, 1, -1)
-    mean = np.float32(np.asarray(mean, dtype=np.float64).reshape(channel_shape))
-    std = np.float32(np.asarray(std, dtype=np.float64).reshape(channel_shape))
-    if np.any(std == 0):
-        raise ValueError("normalize: std contains 0, got %s" % std.reshape(-1).tolist())
+    mean, std = _channel_stats(mean, std, data_format)
     if to_rgb:   # BGR <-> RGB: reverse the channel axis
         arr = np.flip(arr, axis=-3 if data_format == 'CHW' else -1)
     out = (arr - mean) / std
     return Tensor(out) if is_tensor else out
+
+
+def _channel_stats(mean, std, data_format):
+    """mean and std as float32 arrays shaped to broadcast over the channel axis."""
+    channel_shape = (-1, 1, 1) if data_format == 'CHW' else (1, 1, -1)
+    mean = np.asarray(mean, dtype=np.float64).reshape(channel_shape).astype(np.float32)
+    std = np.asarray(std, dtype=np.float64).reshape(channel_shape).astype(np.float32)
+    if np.any(std == 0):
+        raise ValueError("normalize: std contains 0, got %s" % std.reshape(-1).tolist())
+    return mean, std
 
 
 # --------------------------------------------------------------------------- Resize
@@ -251,17 +256,17 @@ def pad(img, padding, fill=0, padding_mode='constant'):
     widths[sp.w_axis] = (left, right)
     if padding_mode != 'constant':
         return sp.wrap(np.pad(arr, widths, mode=_PAD_MODES[padding_mode]))
+    # constant mode by hand: np.pad's generality costs more than the copy itself
     fill_arr = np.asarray(fill, dtype=arr.dtype)
-    if fill_arr.ndim == 0 or arr.ndim == 2:
-        return sp.wrap(np.pad(arr, widths, mode='constant',
-                              constant_values=fill_arr.reshape(-1)[0]))
+    if fill_arr.ndim and arr.ndim != 2:
+        shape = [1] * arr.ndim
+        shape[2 if sp.kind != 'tensor' else sp.h_axis - 1] = -1     # the channel axis
+        fill_arr = fill_arr.reshape(shape)
+    else:
+        fill_arr = fill_arr.reshape(-1)[0]
     out = np.empty([s + a + b for s, (a, b) in zip(arr.shape, widths)], dtype=arr.dtype)
-    channel_axis = 2 if sp.kind != 'tensor' else sp.h_axis - 1
-    shape = [1] * arr.ndim
-    shape[channel_axis] = -1
-    out[...] = fill_arr.reshape(shape)
-    inner = [slice(a, a + s) for s, (a, _) in zip(arr.shape, widths)]
-    out[tuple(inner)] = arr
+    out[...] = fill_arr
+    out[tuple(slice(a, a + s) for s, (a, _) in zip(arr.shape, widths))] = arr
     return sp.wrap(out)
 
 

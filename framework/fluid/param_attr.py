@@ -1,0 +1,1 @@
+from ..param_attr import ParamAttr  # noqa: F401

@@ -1,0 +1,630 @@
+"""The static executor's optimisation passes.
+
+Every pass must keep results identical: random programs (chains/DAGs of
+elementwise, matmul and reduce ops over feeds and constants, and their
+gradient programs) run with all passes off, each pass alone and all on, and
+the fetched values must be equal. Targeted tests check that each pass fires
+where it should and holds back where it must, and that the user's Program is
+never changed (passes work on the executor's copy).
+"""
+import json
+
+import numpy as np
+import pytest
+
+import framework as paddle
+from framework import static
+from framework.ops import fused, registry
+from framework.static import codegen, serialize
+from framework.static.passes import (PASSES, constant_fold, cse, dce, fuse, hoist, identity,
+                                     inplace)
+
+SWITCHES = [s for s, _ in PASSES]
+F = paddle.nn.functional
+
+
+@pytest.fixture(autouse=True)
+def static_mode():
+    paddle.enable_static()
+    with static.scope_guard(static.Scope()):
+        yield
+    paddle.disable_static()
+
+
+def strategy(*on):
+    bs = static.BuildStrategy()
+    for s in SWITCHES:
+        setattr(bs, s, s in on)
+    return bs
+
+
+def run(prog, feed, fetch, *on, exe=None):
+    exe = exe or static.Executor()
+    return exe.run(static.CompiledProgram(prog, build_strategy=strategy(*on)),
+                   feed=feed, fetch_list=fetch)
+
+
+def plan_ops(prog, feed, fetch, *on):
+    """The ops of the compiled program (after the passes), in code order."""
+    exe = static.Executor()
+    names = tuple(f if isinstance(f, str) else f.name for f in fetch)
+    plan = exe._plan(prog, tuple(sorted(feed)), names, strategy(*on))
+    return [op for _, op in sorted(plan.line_ops.items())], plan
+
+
+def types(ops):
+    return [op.type for op in ops]
+
+
+# ---- random programs ------------------------------------------------------------------
+
+UNARY = [paddle.tanh, F.sigmoid, paddle.sin, paddle.abs, F.relu, paddle.neg,
+         lambda a: paddle.exp(paddle.tanh(a)), lambda a: paddle.square(paddle.tanh(a))]
+BINARY = [paddle.add, paddle.subtract, paddle.multiply, paddle.maximum, paddle.minimum,
+          lambda a, b: paddle.divide(a, 1.0 + paddle.square(b))]
+IDENTITY = [paddle.assign, lambda a: paddle.scale(a, 1.0, 0.0),
+            lambda a: paddle.cast(a, a.dtype), lambda a: a * 1.0, lambda a: a + 0.0,
+            lambda a: paddle.reshape(a, [d if d >= 0 else -1 for d in a.shape])]
+
+
+class RandomProgram:
+    """A random DAG over feeds x, y (batch x 4), v (4) and constants."""
+
+    def __init__(self, seed, grad=False, dtype='float64', n_ops=24):
+        self.rng = rng = np.random.default_rng(seed)
+        self.dtype = dtype
+        self.main = static.Program()
+        with static.program_guard(self.main, static.Program()):
+            x = static.data('x', [None, 4], dtype)
+            y = static.data('y', [None, 4], dtype)
+            v = static.data('v', [4], dtype)
+            for d in (x, y, v):
+                d.stop_gradient = not grad
+            self.inputs = [x, y, v]
+            w = paddle.to_tensor(rng.uniform(-0.6, 0.6, (4, 4)).astype(dtype))
+            c = paddle.full([4], 0.5, dtype) * 3.0 + paddle.to_tensor(
+                rng.uniform(-1, 1, (1, 4)).astype(dtype))      # a constant subexpression
+            self.pool = [x, y, v, c]
+            self.history = []
+            for k in range(n_ops):
+                if k == n_ops // 2 and seed % 2 == 0:
+                    self.pool.append(self.loop(w, x, n_ops // 3))
+                self.pool.append(self.step(w))
+            last = self.pool[-1]
+            extra = [self.pool[int(i)] for i in rng.integers(4, len(self.pool) - 1, 2)]
+            if grad:
+                loss = paddle.mean(last * last) + paddle.sum(paddle.tanh(extra[0]))
+                grads = static.gradients([loss], self.inputs)
+                self.fetch = [loss] + [g for g in grads if g is not None]
+            else:
+                self.fetch = [last] + extra
+        n = int(rng.integers(1, 4))
+        self.feed = {'x': rng.standard_normal((n, 4)).astype(dtype),
+                     'y': rng.standard_normal((n, 4)).astype(dtype),
+                     'v': rng.standard_normal(4).astype(dtype)}
+
+    def loop(self, w, init, n_body):
+        """A while loop whose body is a random DAG over outer values and the
+        loop value (so it has both invariant and loop-carried ops)."""
+        saved = (list(self.pool), list(self.history))
+        n = paddle.full([1], 3, 'int64')
+
+        def body(i, s):
+            self.pool.append(s)
+            for _ in range(n_body):
+                self.pool.append(self.step(w))
+            return i + 1, paddle.tanh(self.pool[-1] + s * 0.5)
+        out = static.nn.while_loop(lambda i, s: i < n, body,
+                                   [paddle.zeros([1], 'int64'), init])[1]
+        self.pool, self.history = saved
+        return out
+
+    def pick(self, need_last4=False):
+        pool = [p for p in self.pool if not need_last4 or (p.ndim >= 1 and p.shape[-1] == 4)]
+        return pool[int(self.rng.integers(len(pool)))]
+
+    def step(self, w):
+        rng = self.rng
+        kind = rng.choice(['unary', 'binary', 'binary', 'matmul', 'reduce', 'identity',
+                           'repeat'], p=[.22, .18, .18, .12, .1, .12, .08])
+        if kind == 'repeat' and self.history:
+            fn, args = self.history[int(rng.integers(len(self.history)))]
+            return fn(*args)
+        if kind == 'unary':
+            fn, args = UNARY[int(rng.integers(len(UNARY)))], (self.pick(),)
+        elif kind == 'binary' or kind == 'repeat':
+            fn, args = BINARY[int(rng.integers(len(BINARY)))], (self.pick(), self.pick())
+        elif kind == 'matmul':
+            fn, args = (lambda a: paddle.tanh(paddle.matmul(a, w))), (self.pick(True),)
+        elif kind == 'reduce':
+            a = self.pick()
+            if a.ndim == 2:
+                fn = (lambda t: paddle.mean(t, axis=-1, keepdim=True)) if rng.random() < .5 \
+                    else (lambda t: paddle.sum(t, axis=0))
+            else:
+                fn = lambda t: paddle.sum(t, keepdim=True)  # noqa: E731
+            args = (a,)
+        else:
+            fn, args = IDENTITY[int(rng.integers(len(IDENTITY)))], (self.pick(),)
+        self.history.append((fn, args))
+        return fn(*args)
+
+
+def _check_all_configs(rp):
+    exe = static.Executor()
+    base = run(rp.main, rp.feed, rp.fetch, exe=exe)
+    configs = [(s,) for s in SWITCHES] + [tuple(SWITCHES)]
+    for on in configs:
+        got = run(rp.main, rp.feed, rp.fetch, *on, exe=exe)
+        for k, (a, b) in enumerate(zip(base, got)):
+            assert a.dtype == b.dtype and a.shape == b.shape, (on, k)
+            np.testing.assert_array_equal(b, a, err_msg='passes %s, fetch %d' % (on, k))
+
+
+@pytest.mark.parametrize('seed', range(12))
+def test_random_programs_same_results_with_each_pass(seed):
+    _check_all_configs(RandomProgram(seed, dtype='float64' if seed % 3 else 'float32'))
+
+
+@pytest.mark.parametrize('seed', range(6))
+def test_random_gradient_programs_same_results_with_each_pass(seed):
+    _check_all_configs(RandomProgram(100 + seed, grad=True, n_ops=14))
+
+
+def test_each_pass_fires_on_random_programs():
+    """Across the random programs, every pass changes something."""
+    fired = dict.fromkeys(SWITCHES, 0)
+    for seed in range(8):
+        rp = RandomProgram(seed, grad=seed % 2 == 1, n_ops=16)
+        off, _ = plan_ops(rp.main, rp.feed, rp.fetch)
+        for s in SWITCHES:
+            on, plan = plan_ops(rp.main, rp.feed, rp.fetch, s)
+            if s == 'enable_inplace':
+                fired[s] += sum('op_inplace' in op.attrs for op in on)
+            elif s == 'memory_optimize':
+                fired[s] += plan.source.count('del ')
+            elif s == 'constant_folding':
+                fired[s] += sum(a != b for a, b in zip(types(off), types(on)))
+            elif s == 'enable_dce':    # the initial prune leaves nothing: run after folding
+                folded, _ = plan_ops(rp.main, rp.feed, rp.fetch, 'constant_folding')
+                on, _ = plan_ops(rp.main, rp.feed, rp.fetch, 'constant_folding', s)
+                fired[s] += len(folded) - len(on)
+            elif s == 'loop_invariant_hoisting':     # moves ops: count the global block
+                work = rp.main.clone()
+                n0 = len(work.global_block().ops)
+                hoist.loop_invariant_hoisting(work, list(rp.feed), [f.name for f in rp.fetch])
+                fired[s] += len(work.global_block().ops) - n0
+            else:
+                fired[s] += len(off) - len(on)
+    assert all(fired.values()), fired
+
+
+def test_passes_never_change_the_users_program():
+    rp = RandomProgram(3, grad=True, n_ops=14)
+    before = json.dumps(serialize.program_to_dict(rp.main), sort_keys=True)
+    version = rp.main._version
+    run(rp.main, rp.feed, rp.fetch, *SWITCHES)
+    assert rp.main._version == version
+    assert json.dumps(serialize.program_to_dict(rp.main), sort_keys=True) == before
+
+
+# ---- helpers for targeted tests ---------------------------------------------------------
+
+def build(fn, *feeds):
+    main = static.Program()
+    with static.program_guard(main, static.Program()):
+        vs = [static.data(n, s, d) for n, s, d in feeds]
+        out = fn(*vs)
+    return main, out
+
+
+def same_results(main, feed, fetch, *on):
+    base = run(main, feed, fetch)
+    got = run(main, feed, fetch, *on)
+    for a, b in zip(base, got):
+        np.testing.assert_array_equal(a, b)
+    return got
+
+
+def count(ops, t):
+    return sum(op.type == t for op in ops)
+
+
+X34 = ('x', [3, 4], 'float32')
+XB4 = ('x', [None, 4], 'float32')
+FEED = {'x': np.random.default_rng(0).standard_normal((3, 4)).astype('float32')}
+
+
+# ---- dead-code elimination ----------------------------------------------------------------
+
+def test_dce_removes_dead_chains_but_keeps_side_effects():
+    def fn(x):
+        dead = paddle.exp(paddle.tanh(x))               # a dead chain
+        paddle.sin(dead)
+        p = static.default_main_program().global_block().create_var(
+            name='acc', shape=[3, 4], dtype='float32', persistable=True)
+        paddle.assign(x * 2.0, output=p)                # a persistable write
+        registry.lookup('print')(x, 'msg', 20, True, '')  # print: a side effect
+        noise = paddle.rand([3, 4])                      # a used random op
+        return x + noise
+    main, out = build(fn, X34)
+    work = main.clone()
+    n0 = len(work.global_block().ops)
+    dce.dead_code_elimination(work, ['x'], [out.name])
+    kept = types(work.global_block().ops)
+    assert 'exp' not in kept and 'sin' not in kept and 'tanh' not in kept
+    assert 'print' in kept and 'assign' in kept and 'uniform_random' in kept
+    assert len(kept) == n0 - 3
+
+
+def test_dce_leaves_loop_bodies_consistent():
+    def fn(x):
+        i = paddle.zeros([1], 'int64')
+        n = paddle.full([1], 3, 'int64')
+
+        def body(i, s):
+            paddle.cos(s)                       # dead inside the body
+            return i + 1, paddle.tanh(s) * 1.5
+        return static.nn.while_loop(lambda i, s: i < n, body, [i, x])[1]
+    main, out = build(fn, X34)
+    work = main.clone()
+    body = work.block(max(op.attrs['body_block'] for op in work.global_block().ops
+                          if op.type == 'while'))
+    assert 'cos' in types(body.ops)
+    dce.dead_code_elimination(work, ['x'], [out.name])
+    assert 'cos' not in types(body.ops) and 'tanh' in types(body.ops)
+    same_results(main, FEED, [out], 'enable_dce')
+
+
+# ---- constant folding ------------------------------------------------------------------------
+
+def test_constant_folding_evaluates_constant_subexpressions():
+    def fn(x):
+        c = paddle.full([4], 2.0) * 3.0 + paddle.to_tensor(np.arange(4, dtype='float32'))
+        k = paddle.full([4], 7, 'int64') // 2            # integer dtype kept
+        return x * c, paddle.cast(k, 'float32') + x
+    main, (a, b) = build(fn, X34)
+    ops, _ = plan_ops(main, FEED, [a, b], 'constant_folding')
+    assert count(ops, 'floor_divide') == 0 and count(ops, 'add') == 1
+    assert count(ops, 'multiply') == 1           # only x * c is left
+    got = same_results(main, FEED, [a, b], 'constant_folding')
+    np.testing.assert_allclose(got[0], FEED['x'] * (6.0 + np.arange(4)))
+
+
+def test_constant_folding_keeps_dtype_and_shape_exactly():
+    def fn(x):
+        c = paddle.to_tensor(np.array([[1.5, -2.25, 3.0]], 'float32'))
+        d = paddle.exp(c)                        # non-uniform -> assign_value
+        u = paddle.full([2, 3], -0.0) * 1.0      # uniform (and -0.0 stays -0.0) -> full
+        return d, u, paddle.cast(paddle.full([2], 1.0), 'float16')
+    main, outs = build(fn, X34)
+    work = main.clone()
+    constant_fold.constant_folding(work, ['x'], [o.name for o in outs])
+    gb = work.global_block()
+    for o in outs:
+        op = [op for op in gb.ops if o.name in op.output_arg_names][0]
+        assert op.type in ('assign_value', 'full')
+    got = same_results(main, FEED, outs, 'constant_folding')
+    assert got[0].dtype == np.float32 and got[0].shape == (1, 3)
+    assert np.all(np.signbit(got[1])) and got[2].dtype == np.float16
+
+
+def test_constant_folding_skips_random_huge_and_failing_ops():
+    def fn(x):
+        r = paddle.rand([3, 4]) * 2.0                          # random: never folded
+        big = paddle.full([1100, 1000], 1.0) + paddle.to_tensor(np.arange(1000.0, dtype='float32'))
+        inv = paddle.full([2], 0.0) / paddle.full([2], 0.0)   # 0/0 is left for the run
+        return r, paddle.sum(big), inv
+    main, outs = build(fn, X34)
+    work = main.clone()
+    constant_fold.constant_folding(work, ['x'], [o.name for o in outs])
+    t = types(work.global_block().ops)
+    assert 'uniform_random' in t and 'multiply' in t
+    assert t.count('add') == 1 and 'divide' in t
+
+
+def test_constant_folding_inside_control_flow_blocks():
+    def fn(x):
+        p = paddle.full([1], 1, 'bool')
+        return static.nn.cond(p, lambda: x + paddle.full([4], 2.0) * 3.0, lambda: x - 1.0)
+    main, out = build(fn, X34)
+    work = main.clone()
+    constant_fold.constant_folding(work, ['x'], [out.name])
+    cond_op = [op for op in work.global_block().ops if op.type == 'cond'][0]
+    assert 'multiply' not in types(work.block(cond_op.attrs['true_block']).ops)
+    assert cond_op.type == 'cond'
+    same_results(main, FEED, [out], 'constant_folding')
+
+
+# ---- common-subexpression elimination --------------------------------------------------
+
+def test_cse_merges_identical_pure_ops():
+    def fn(x):
+        a = paddle.tanh(x) * 2.0
+        b = paddle.tanh(x) * 2.0              # same ops, same (merged) constants
+        return a + b, paddle.sum(x, axis=0) + paddle.sum(x, axis=1, keepdim=True).sum()
+    main, (r, s) = build(fn, X34)
+    off, _ = plan_ops(main, FEED, [r, s])
+    on, _ = plan_ops(main, FEED, [r, s], 'enable_cse')
+    assert count(off, 'tanh') == 2 and count(on, 'tanh') == 1
+    assert count(on, 'multiply') == 1 and count(on, 'sum') == count(off, 'sum')
+    same_results(main, FEED, [r, s], 'enable_cse')
+
+
+def test_cse_keeps_random_ops_and_fetched_duplicates():
+    def fn(x):
+        return paddle.rand([3, 4]), paddle.rand([3, 4]), paddle.exp(x), paddle.exp(x)
+    main, outs = build(fn, X34)
+    on, _ = plan_ops(main, FEED, list(outs), 'enable_cse')
+    assert count(on, 'uniform_random') == 2
+    assert count(on, 'exp') == 2              # both fetched: both names must exist
+    r1, r2, e1, e2 = run(main, FEED, list(outs), 'enable_cse')
+    assert not np.array_equal(r1, r2) and np.array_equal(e1, e2)
+
+
+# ---- identity removal ---------------------------------------------------------------------------
+
+def test_identity_ops_are_removed():
+    def fn(x):
+        a = paddle.assign(paddle.tanh(x))
+        b = paddle.scale(a, 1.0, 0.0)
+        c = paddle.cast(b, 'float32')
+        d = paddle.reshape(c, [3, 4])
+        e = d * paddle.ones([4]) + paddle.zeros([1])
+        f = registry.lookup('reduce_as')(e, x)
+        return paddle.sin(registry.lookup('expand_as')(f, x) - 0.0)
+    main, out = build(fn, X34)
+    on, _ = plan_ops(main, FEED, [out], 'remove_identity')
+    assert [t for t in types(on) if t not in ('full', 'assign_value')] == ['tanh', 'sin']
+    same_results(main, FEED, [out], 'remove_identity')
+
+
+def test_identity_ops_that_change_something_stay():
+    def fn(x, v):
+        a = paddle.assign(x)                       # fetched: must stay
+        b = x * paddle.full([4], 2.0)              # not a neutral constant
+        c = v + paddle.zeros([3, 4])               # broadcast grows v: not identity
+        d = paddle.cast(x, 'float64')              # a real cast
+        e = registry.lookup('reduce_as')(x, v)     # a real reduction
+        return a, b, c, d, e
+    main, outs = build(fn, X34, ('v', [4], 'float32'))
+    feed = dict(FEED, v=np.arange(4, dtype='float32'))
+    off, _ = plan_ops(main, feed, list(outs))
+    on, _ = plan_ops(main, feed, list(outs), 'remove_identity')
+    assert types(on) == types(off)
+    same_results(main, feed, list(outs), 'remove_identity')
+
+
+def test_grad_programs_lose_reduce_as_and_assign():
+    def fn(x, w):
+        x.stop_gradient = False
+        w.stop_gradient = False
+        loss = paddle.sum(paddle.tanh(paddle.matmul(x, w) * 2.0 + 1.0))
+        return static.gradients([loss], [x, w])
+    main, grads = build(fn, XB4, ("w", [4, 5], "float32"))
+    feed = dict(FEED, w=np.ones((4, 5), 'float32') * 0.1)
+    off, _ = plan_ops(main, feed, grads)
+    on, _ = plan_ops(main, feed, grads, 'remove_identity')
+    assert count(off, 'reduce_as') > count(on, 'reduce_as')
+    same_results(main, feed, grads, 'remove_identity')
+
+
+# ---- loop-invariant hoisting ------------------------------------------------------------------
+
+def _loop(x, w, nested=False):
+    i = paddle.zeros([1], 'int64')
+    n = paddle.full([1], 4, 'int64')
+
+    def body(i, s):
+        inv = paddle.tanh(w * 2.0)                   # invariant: w and a constant
+        if nested:
+            j = paddle.zeros([1], 'int64')
+
+            def inner(j, t):
+                inner_inv = paddle.exp(w) + 1.0      # invariant of both loops
+                dep = s * 0.5                         # invariant of the inner loop only
+                return j + 1, t * inner_inv + dep
+            s = static.nn.while_loop(lambda j, t: j < 2, inner, [j, s])[1]
+        return i + 1, s * inv + 0.25                  # loop-carried
+    return static.nn.while_loop(lambda i, s: i < n, body, [i, x])[1]
+
+
+def _while_ops(program):
+    return [op for b in program.blocks for op in b.ops if op.type == 'while']
+
+
+def test_hoisting_moves_invariants_out_of_while_loops():
+    main, out = build(lambda x, w: _loop(x, w), X34, ('w', [4], 'float32'))
+    work = main.clone()
+    hoist.loop_invariant_hoisting(work, ['x', 'w'], [out.name])
+    gb = work.global_block()
+    loop = _while_ops(work)[0]
+    body = work.block(loop.attrs['body_block'])
+    t = types(gb.ops)
+    assert 'tanh' in t and t.index('tanh') < t.index('while')
+    assert 'tanh' not in types(body.ops) and 'multiply' in types(body.ops)
+    tanh_out = gb.ops[t.index('tanh')].output_arg_names[0]
+    assert tanh_out in loop.input('Input') and tanh_out in gb.vars
+    feed = dict(FEED, w=np.linspace(-1, 1, 4).astype('float32'))
+    got = same_results(main, feed, [out], 'loop_invariant_hoisting')
+    ref = FEED['x']
+    for _ in range(4):
+        ref = ref * np.tanh(feed['w'] * 2.0) + 0.25
+    np.testing.assert_allclose(got[0], ref, rtol=1e-6)
+
+
+def test_hoisting_from_nested_loops():
+    main, out = build(lambda x, w: _loop(x, w, nested=True), X34, ('w', [4], 'float32'))
+    work = main.clone()
+    hoist.loop_invariant_hoisting(work, ['x', 'w'], [out.name])
+    outer = [op for op in work.global_block().ops if op.type == 'while'][0]
+    inner = [op for op in _while_ops(work) if op is not outer][0]
+    assert 'exp' in types(work.global_block().ops)            # out of both loops
+    inner_body = work.block(inner.attrs['body_block'])
+    assert 'exp' not in types(inner_body.ops)
+    outer_body = work.block(outer.attrs['body_block'])
+    assert 'multiply' in types(outer_body.ops)                 # s * 0.5 left the inner loop
+    feed = dict(FEED, w=np.linspace(-1, 1, 4).astype('float32'))
+    same_results(main, feed, [out], 'loop_invariant_hoisting')
+
+
+def test_hoisting_keeps_loop_carried_and_random_ops():
+    def fn(x):
+        i = paddle.zeros([1], 'int64')
+
+        def body(i, s):
+            return i + 1, s * 0.5 + paddle.rand([3, 4]) * 0.0 + paddle.tanh(s)
+        return static.nn.while_loop(lambda i, s: i < 3, body, [i, x])[1]
+    main, out = build(fn, X34)
+    work = main.clone()
+    hoist.loop_invariant_hoisting(work, ['x'], [out.name])
+    body = work.block(_while_ops(work)[0].attrs['body_block'])
+    assert {'uniform_random', 'tanh', 'multiply'} <= set(types(body.ops))
+    assert 'uniform_random' not in types(work.global_block().ops)
+
+
+def test_hoisting_with_gradients_through_the_loop():
+    def fn(x, w):
+        x.stop_gradient = False
+        w.stop_gradient = False
+        out = _loop(x, w)
+        return [paddle.sum(out)] + static.gradients([paddle.sum(out)], [x, w])
+    main, outs = build(fn, X34, ('w', [4], 'float32'))
+    feed = dict(FEED, w=np.linspace(-1, 1, 4).astype('float32'))
+    same_results(main, feed, outs, 'loop_invariant_hoisting')
+    same_results(main, feed, outs, *SWITCHES)
+
+
+# ---- fusion ------------------------------------------------------------------------------------------
+
+def test_elementwise_chains_fuse_into_one_op():
+    def fn(x, w, b):
+        return paddle.tanh(x * w + b), F.sigmoid(x) * paddle.tanh(w)
+    main, outs = build(fn, XB4, ('w', [4], 'float32'), ('b', [1, 4], 'float32'))
+    feed = dict(FEED, w=np.linspace(-1, 1, 4).astype('float32'),
+                b=np.full((1, 4), 0.5, 'float32'))
+    on, _ = plan_ops(main, feed, list(outs), 'fuse_elewise_add_act_ops')
+    assert types(on) == ['fused_elementwise', 'fused_elementwise']
+    expr = on[0].attrs['expr']
+    assert [e[0] for e in expr] == ['multiply', 'add', 'tanh']
+    same_results(main, feed, list(outs), 'fuse_elewise_add_act_ops')
+
+
+def test_fusion_keeps_fetched_and_shared_intermediates():
+    def fn(x):
+        a = x * 2.0
+        b = paddle.exp(a)                 # fetched: must stay observable
+        c = paddle.tanh(b)
+        s = paddle.sin(c)                 # read twice: group boundary
+        return b, s * s + paddle.cos(s)
+    main, outs = build(fn, X34)
+    on, _ = plan_ops(main, FEED, list(outs), 'fuse_elewise_add_act_ops')
+    producers = {o for op in on for o in op.output_arg_names}
+    assert outs[0].name in producers
+    same_results(main, FEED, list(outs), 'fuse_elewise_add_act_ops')
+
+
+def test_matmul_bias_activation_fusion():
+    def fn(x, w, b):
+        y = F.relu(paddle.matmul(x, w) + b)
+        z = paddle.matmul(y, w, transpose_y=True)        # read twice: plain matmul
+        return y, paddle.tanh(paddle.matmul(z, w)), z * 2.0 + z
+    main, outs = build(fn, XB4, ('w', [4, 4], 'float32'), ('b', [4], 'float32'))
+    feed = dict(FEED, w=np.eye(4, dtype='float32') * 0.5, b=np.arange(4, dtype='float32') - 1)
+    on, _ = plan_ops(main, feed, list(outs), 'fuse_matmul_add_act')
+    fm = [op for op in on if op.type == 'fused_matmul_bias_act']
+    assert len(fm) == 2 and count(on, 'relu') == 0 and count(on, 'matmul') == 1
+    assert {op.attrs['act'] for op in fm} == {'relu', 'tanh'}
+    same_results(main, feed, list(outs), 'fuse_matmul_add_act')
+
+
+# ---- in-place buffers and freeing --------------------------------------------------------------
+
+def test_inplace_reuses_dying_elementwise_inputs_only():
+    def fn(x):
+        a = paddle.tanh(x)               # x is a feed: never overwritten
+        b = paddle.exp(a)                # a dies here: reused
+        v = paddle.reshape(b, [4, 3])    # a view of b
+        c = paddle.sin(b)                # b dies here but v aliases it: not reused
+        d = paddle.cos(c) + paddle.full([2, 3, 4], 1.0)   # broadcast grows: not reused
+        return v, d
+    main, outs = build(fn, X34)
+    on, _ = plan_ops(main, FEED, list(outs), 'enable_inplace')
+    marked = {op.type for op in on if 'op_inplace' in op.attrs}
+    assert marked == {'exp', 'cos'}
+    same_results(main, FEED, list(outs), 'enable_inplace')
+
+
+def test_memory_optimize_frees_dead_values():
+    main, out = build(lambda x: paddle.sin(paddle.exp(paddle.tanh(x)) * 2.0), X34)
+    _, plan = plan_ops(main, FEED, [out], 'memory_optimize')
+    assert plan.source.count('del ') >= 2
+    same_results(main, FEED, [out], 'memory_optimize')
+
+
+# ---- the fused ops and the tables the passes rely on ------------------------------------------
+
+def _case_arrays(op, args):
+    ins = []
+    for i in range(op.n_in):
+        a = args[i]
+        ins.extend(a if op.variadic[i] else [a])
+    return [a for a in ins if isinstance(a, np.ndarray)]
+
+
+@pytest.mark.parametrize('name', sorted(fused.elementwise_ops() | {
+    'matmul', 'fused_elementwise', 'fused_matmul_bias_act'}))
+def test_fresh_ops_never_return_views_of_inputs(name):
+    op = registry.lookup(name)
+    assert op.test_cases, name
+    for args, _ in op.test_cases:
+        arrays = [np.array(a) for a in _case_arrays(op, args)]
+        it = iter(arrays)
+        call = []
+        for i in range(op.n_in):
+            call.append([next(it) for _ in args[i]] if op.variadic[i] else
+                        (next(it) if isinstance(args[i], np.ndarray) else args[i]))
+        out = op.kernel(*call, *args[op.n_in:])
+        for a in arrays:
+            assert not np.shares_memory(np.asarray(out), a), name
+
+
+@pytest.mark.parametrize('name', sorted(codegen.INPLACE_KERNELS))
+def test_inplace_kernels_match_the_registered_kernels(name):
+    op = registry.lookup(name)
+    k = codegen.INPLACE_KERNELS[name]
+    for args, _ in op.test_cases:
+        ins = [np.array(a) for a in args[:op.n_in]]
+        expect = np.asarray(op.kernel(*ins))
+        for slot, a in enumerate(ins):
+            if a.shape != expect.shape or a.dtype != expect.dtype or a.ndim == 0 or \
+                    a.dtype.kind != 'f':
+                continue
+            buf = a.copy()
+            args2 = list(ins)
+            args2[slot] = buf
+            got = k(*args2, buf)
+            assert got is buf
+            np.testing.assert_array_equal(got, expect)
+
+
+def test_fused_elementwise_rejects_bad_expressions():
+    x = np.ones((2, 2))
+    with pytest.raises(registry.OpError, match='not a fusable'):
+        fused.fused_elementwise_op.kernel([x], (('matmul', (0, 0), (False, False)),))
+    with pytest.raises(registry.OpError, match='refs'):
+        fused.fused_elementwise_op.kernel([x], (('tanh', (-1,), ()),))
+    with pytest.raises(registry.OpError, match='attributes'):
+        fused.fused_elementwise_op.kernel([x], (('scale', (0,), (1.0,)),))
+
+
+def test_fused_elementwise_writes_only_its_own_temporaries():
+    a = np.linspace(-1, 1, 6).reshape(2, 3)
+    b = np.linspace(2, 3, 6).reshape(2, 3)
+    a0, b0 = a.copy(), b.copy()
+    expr = (('multiply', (0, 1), ()), ('tanh', (-1,), ()), ('add', (-2, 0), ()),
+            ('neg', (-3,), ()))
+    out = fused.fused_elementwise_op.kernel([a, b], expr)
+    np.testing.assert_array_equal(a, a0)
+    np.testing.assert_array_equal(b, b0)
+    np.testing.assert_allclose(out, -(np.tanh(a0 * b0) + a0))
