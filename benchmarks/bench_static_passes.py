@@ -16,7 +16,7 @@ sigmoid as the framework's kernel (``exp(-|x|)`` based, no overflow) and is the
 one the ratios use; ``numpy-naive`` uses ``1 / (1 + exp(-x))`` (fewer numpy
 calls, overflows for large negative inputs) for reference.
 
-    python benchmarks/bench_static_passes.py [--repeat 50] [--steps 50]
+    python benchmarks/bench_static_passes.py [--repeat 40] [--steps 50] [--batch 4] [--hidden 32]
 """
 import argparse
 import os
@@ -132,7 +132,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--repeat', type=int, default=40)
     ap.add_argument('--steps', type=int, default=50)
+    ap.add_argument('--batch', type=int, default=4)
+    ap.add_argument('--hidden', type=int, default=32)
     args = ap.parse_args()
+    global B, H
+    B, H = args.batch, args.hidden
     feed = make_data(args.steps)
     paddle.enable_static()
     try:

@@ -69,7 +69,7 @@ def test_every_algorithm_matches_the_loop_reference(geom):
                                        err_msg='%s/%s' % (direction, name))
 
 
-@pytest.mark.parametrize('name', ['im2col', 'shift', 'winograd'])
+@pytest.mark.parametrize('name', ['im2col', 'shift', 'winograd', 'winograd4'])
 def test_float32_algorithms_are_accurate_on_a_larger_conv(name):
     x = rng.standard_normal((4, 16, 12, 12)).astype(np.float32)
     wt = rng.standard_normal((16, 16, 3, 3)).astype(np.float32)

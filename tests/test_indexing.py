@@ -313,7 +313,10 @@ def test_indexing_in_static_mode_matches_eager():
             z = x[[0, 2], 1]
             w = x * 1.0
             w[1:, 0] = 7.0
-        out = static.Executor().run(main, feed={'x': a}, fetch_list=[y, z, w])
+            n = static.data('n', [], 'int64')
+            head = x[:n]                          # a bound known only when the program runs
+        out = static.Executor().run(main, feed={'x': a, 'n': np.array(2)},
+                                    fetch_list=[y, z, w, head])
     finally:
         paddle.disable_static()
     expect_w = a.copy()
@@ -321,3 +324,4 @@ def test_indexing_in_static_mode_matches_eager():
     np.testing.assert_array_equal(out[0], a[:, ::-2])
     np.testing.assert_array_equal(out[1], a[[0, 2], 1])
     np.testing.assert_array_equal(out[2], expect_w)
+    np.testing.assert_array_equal(out[3], a[:2])

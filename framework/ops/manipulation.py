@@ -1481,14 +1481,26 @@ def numel(x, name=None):
 
 # ---- indexing: x[index] and x[index] = value ------------------------------------
 
-def _slice_bound(v):
+def _slice_bound(v, tensors):
+    """A slice bound: an int, None, or (a static-mode tensor whose value is only
+    known at run time) ``['tensor', k]``."""
     if v is None or type(v) is int:
         return v
+    if is_value(v) and not _is_eager_array(v):
+        if np.dtype(v.dtype).kind not in 'iu':
+            raise IndexError("slice bounds must be integer tensors, got dtype %s" % v.dtype)
+        tensors.append(v)
+        return ['tensor', len(tensors) - 1]
     try:
         return _as_int(v, 'getitem', 'a slice bound')
     except TypeError:
         raise IndexError("slice bounds must be integers, None or integer tensors, got %r"
                          % (v,)) from None
+
+
+def _slice_item(k, tensors):
+    return ['slice', _slice_bound(k.start, tensors), _slice_bound(k.stop, tensors),
+            _slice_bound(k.step, tensors)]
 
 
 def _is_eager_array(k):
@@ -1501,7 +1513,7 @@ def _index_item(k, tensors):
     if tk is int:
         return ['int', k]
     if tk is _pyslice:
-        return ['slice', _slice_bound(k.start), _slice_bound(k.stop), _slice_bound(k.step)]
+        return _slice_item(k, tensors)
     if k is None:
         return ['none']
     if k is Ellipsis:
@@ -1509,7 +1521,7 @@ def _index_item(k, tensors):
     if isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
         return ['int', int(k)]
     if isinstance(k, _pyslice):
-        return ['slice', _slice_bound(k.start), _slice_bound(k.stop), _slice_bound(k.step)]
+        return _slice_item(k, tensors)
     if is_value(k):
         kind = np.dtype(k.dtype).kind
         if kind not in 'iub':
@@ -1554,7 +1566,12 @@ def _np_index(items, arrays):
     for it in items:
         kind = it[0]
         if kind == 'slice':
-            out.append(_pyslice(it[1], it[2], it[3]))
+            b = it[1:]
+            if not all(v is None or type(v) is int for v in b):
+                # ['tensor', k] bounds (the program may store them as tuples)
+                b = [int(np.asarray(arrays[v[1]]).reshape(()))
+                     if isinstance(v, (list, tuple)) else v for v in b]
+            out.append(_pyslice(*b))
         elif kind == 'int':
             out.append(it[1])
         elif kind == 'tensor':
@@ -1573,7 +1590,7 @@ def _has_advanced(items):
 def _slice_len(n, start, stop, step):
     if step == 0:
         raise OpError("slice step cannot be zero")
-    if n < 0:
+    if n < 0 or any(isinstance(v, (list, tuple)) for v in (start, stop, step)):
         return -1
     return len(range(*_pyslice(start, stop, step).indices(n)))
 
@@ -2087,6 +2104,12 @@ add_test_case(getitem_op, _r((3, 4)), [_cond[:, 0]], [['tensor', 0]],
 add_test_case(getitem_op, _x34, [_cond], [['tensor', 0]],
               ref=lambda x, i, it: np.array([x[a, b] for a in range(3) for b in range(4)
                                              if i[0][a, b]]))
+# a slice bound held by a tensor (static mode: known only at run time)
+add_test_case(getitem_op, _r((4, 3)), [np.array(3), np.array(-1)],
+              [['slice', ['tensor', 1], ['tensor', 0], None], ['int', 1]],
+              ref=lambda x, i, it: x[-1:3, 1])
+add_test_case(getitem_op, _r((5, 2)), [np.array(4)], [['slice', ['tensor', 0], None, -2]],
+              ref=lambda x, i, it: x[[4, 2, 0]])
 add_test_case(getitem_grad_op, _r((2, 2)), np.zeros((3, 4)), [np.array([2, 2])],
               [['tensor', 0], ['slice', 1, 4, 2]], ref=_ref_getitem_grad)
 add_test_case(getitem_grad_op, _r((2, 1, 4)), np.zeros((3, 4)), [],

@@ -23,13 +23,18 @@ _SCALARS = (bool, int, float)
 
 
 class _NameGen:
-    """Unique names per program: ``<prefix>_<n>``."""
+    """Unique names per program: ``<prefix>_<n>``, skipping names the program
+    already has (a loaded or cloned program starts its counters at 0)."""
 
-    def __init__(self):
+    def __init__(self, program=None):
         self.counters = collections.defaultdict(itertools.count)
+        self.program = program
 
     def __call__(self, prefix):
-        return '%s_%d' % (prefix, next(self.counters[prefix]))
+        while True:
+            name = '%s_%d' % (prefix, next(self.counters[prefix]))
+            if self.program is None or not any(name in b.vars for b in self.program.blocks):
+                return name
 
 
 class Variable:
@@ -304,7 +309,7 @@ class Program:
         self.current_block_idx = 0
         self.random_seed = 0
         self._version = 0
-        self._names = _NameGen()
+        self._names = _NameGen(self)
         self._is_test = False
         # eager tensors captured while building (dy2static parameters): name -> Tensor
         self._captured = collections.OrderedDict()
@@ -350,7 +355,7 @@ class Program:
         p = serialize.program_from_dict(serialize.program_to_dict(self))
         p.random_seed = self.random_seed
         p._captured = collections.OrderedDict(self._captured)
-        p._names = self._names
+        p._names.counters = self._names.counters.copy()
         if for_test:
             _make_inference(p)
         return p
@@ -475,14 +480,18 @@ def capture_tensor(t):
 
 
 def _first_dtype(ins):
+    """The dtype a Python scalar input takes: that of the first floating
+    Variable input (so ``where(cond, x, 0.0)`` follows x, not the bool cond),
+    else of the first Variable."""
+    found = []
     for v in ins:
-        if isinstance(v, Variable):
-            return v.dtype
-        if isinstance(v, (list, tuple)):
-            for w in v:
-                if isinstance(w, Variable):
-                    return w.dtype
-    return None
+        for w in (v if isinstance(v, (list, tuple)) else [v]):
+            if isinstance(w, Variable):
+                found.append(w.dtype)
+    for d in found:
+        if d.kind in 'fc':
+            return d
+    return found[0] if found else None
 
 
 def static_append(op, args):

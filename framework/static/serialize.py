@@ -24,9 +24,9 @@ def _var_to_dict(v):
     from .program import Parameter
     d = {'name': v.name, 'shape': list(v._shape), 'dtype': str(v.dtype),
          'persistable': bool(v.persistable), 'stop_gradient': bool(v.stop_gradient)}
-    if isinstance(v, Parameter):
+    if isinstance(v, Parameter) or v.is_parameter:
         d['parameter'] = True
-        d['trainable'] = bool(v.trainable)
+        d['trainable'] = bool(getattr(v, 'trainable', True))
     if v.is_data:
         d['is_data'] = True
     if getattr(v, 'optimize_attr', None) and v.optimize_attr.get('learning_rate', 1.0) != 1.0:

@@ -12,11 +12,24 @@ compute the same function (tests compare each against a loop reference);
 they differ only in speed, which depends on the shapes. ``applicable(name,
 direction, geom)`` says which ones handle a geometry.
 
+Algorithms (``candidates(direction, geom)`` lists the applicable ones):
+
+* ``im2col``      column matrix + one GEMM per image/group (col2im scatter-adds
+                  for the input gradient);
+* ``shift``       one GEMM per kernel tap, accumulated; for stride 1 each tap
+                  is a copy-free slice of the flattened padded input;
+* ``winograd``, ``winograd4``  F(2x2,3x3) and F(4x4,3x3) for 3x3, stride 1,
+                  dilation 1 (forward and input gradient);
+* ``im2col_forward``  the stride-1 input gradient as a forward im2col conv
+                  with the flipped kernel;
+* ``depthwise``   C/groups == 1: elementwise multiply-accumulate per tap.
+
 The batch is processed in chunks sized so the largest temporary (the im2col
 matrix, the Winograd tiles) stays around a few MB: reused heap blocks stay in
 cache, and fresh large allocations (page faults) are avoided.
 """
 import collections
+import threading
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -119,22 +132,52 @@ def _valid_range(o, s, offset, size):
     return lo, max(hi, lo), lo * s + offset
 
 
+class _Workspace(threading.local):
+    """Per-thread scratch buffers reused across calls (like cuDNN's workspace):
+    a column buffer keeps its zero padding border, so it is neither allocated
+    (page faults) nor zeroed again. A few entries, least recently used out."""
+    size = 6
+
+    def __init__(self):
+        self.entries = collections.OrderedDict()
+
+    def get(self, key, make):
+        val = self.entries.pop(key, None)
+        if val is None:
+            val = make()
+        self.entries[key] = val
+        while len(self.entries) > self.size:
+            self.entries.popitem(last=False)
+        return val
+
+
+_workspace = _Workspace()
+
+
 class _Columns:
     def __init__(self, g, nb, dtype):
         self.g = g
-        self.buf = np.zeros((nb, g.c, g.kh, g.kw, g.oh, g.ow), dtype)
-        self.taps = []
+        self.buf, self.taps = _workspace.get(('cols', g, nb, dtype.str),
+                                             lambda: self._make(g, nb, dtype))
+
+    @staticmethod
+    def _make(g, nb, dtype):
+        shape = (nb, g.c, g.kh, g.kw, g.oh, g.ow)
+        if not any(g[13:17]):
+            return np.empty(shape, dtype), None
+        taps = []
         for i, j in _offsets(g):
             r = _valid_range(g.oh, g.sh, i * g.dh - g.pt, g.h)
             c = _valid_range(g.ow, g.sw, j * g.dw - g.pl, g.w)
             if r[1] > r[0] and c[1] > c[0]:
-                self.taps.append((i, j, r, c))
+                taps.append((i, j, r, c))
+        return np.zeros(shape, dtype), taps
 
     def fill(self, xc):
         """Columns of the images ``xc``: ``[n, G, Cg*KH*KW, OH*OW]``."""
         g, n = self.g, xc.shape[0]
         buf = self.buf[:n]
-        if not any(g[13:17]):
+        if self.taps is None:
             # no padding: one strided copy beats KH*KW small ones
             s0, s1, s2, s3 = xc.strides
             np.copyto(buf, as_strided(xc, buf.shape, (s0, s1, s2 * g.dh, s3 * g.dw,

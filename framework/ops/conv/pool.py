@@ -146,13 +146,13 @@ def max_pool_op(x, kernel_size, stride, padding, ceil_mode, data_format):
 @max_pool_op.def_grad
 def _max_pool_grad(g, gmask, x, out, mask, kernel_size, stride, padding, ceil_mode,
                    data_format):
-    return pool_scatter_op(g, mask, x, data_format)
+    return pool_scatter_op(g, mask, x, data_format, _overlapping(kernel_size, stride))
 
 
 @max_pool_op.def_fast_grad
 def _max_pool_fast(g, gmask, x, out, mask, kernel_size, stride, padding, ceil_mode,
                    data_format):
-    return _scatter_np(g, mask, x.shape, data_format)
+    return _scatter_np(g, mask, x.shape, data_format, _overlapping(kernel_size, stride))
 
 
 def _planes(a, data_format):
@@ -161,7 +161,7 @@ def _planes(a, data_format):
     return a4.reshape(a4.shape[0] * a4.shape[1], -1), a4.shape
 
 
-def _scatter_np(g, mask, xshape, data_format):
+def _scatter_np(g, mask, xshape, data_format, overlapping=True):
     g2, _ = _planes(g, data_format)
     m2, _ = _planes(mask, data_format)
     x4shape = P.to_nchw(np.broadcast_to(np.zeros((), g.dtype), xshape), data_format).shape
@@ -172,8 +172,16 @@ def _scatter_np(g, mask, xshape, data_format):
     valid = m2.ravel() >= 0
     if not valid.all():
         lin, w = lin[valid], w[valid]
-    flat = np.bincount(lin, weights=w, minlength=g2.shape[0] * plane)
-    return P.from_nchw(flat.astype(g.dtype, copy=False).reshape(x4shape), data_format)
+    if overlapping:      # an input pixel may be the max of several windows: sum
+        flat = np.bincount(lin, weights=w, minlength=g2.shape[0] * plane).astype(g.dtype)
+    else:                # disjoint windows: every index appears once
+        flat = np.zeros(g2.shape[0] * plane, g.dtype)
+        flat[lin] = w
+    return P.from_nchw(flat.reshape(x4shape), data_format)
+
+
+def _overlapping(kernel_size, stride):
+    return any(s < k for k, s in zip(kernel_size, stride))
 
 
 def _gather_np(x, mask, data_format):
@@ -185,18 +193,19 @@ def _gather_np(x, mask, data_format):
     return P.from_nchw(out.reshape(m4shape), data_format)
 
 
-def _scatter_meta(g, mask, target, data_format):
+def _scatter_meta(g, mask, target, data_format, overlapping):
     return Meta(meta.shape_of(target), meta.dtype_of(g))
 
 
 @def_op('pool_scatter', _scatter_meta, no_grad_inputs=('mask', 'target'))
-def pool_scatter_op(g, mask, target, data_format='NCHW'):
-    """Zeros of ``target``'s shape with ``g`` added at the pooled ``mask`` positions."""
-    return _scatter_np(g, mask, np.shape(target), data_format)
+def pool_scatter_op(g, mask, target, data_format='NCHW', overlapping=True):
+    """Zeros of ``target``'s shape with ``g`` added at the pooled ``mask`` positions
+    (``overlapping=False`` promises distinct positions: a faster plain store)."""
+    return _scatter_np(g, mask, np.shape(target), data_format, overlapping)
 
 
 @pool_scatter_op.def_grad
-def _scatter_grad(gg, g, mask, target, out, data_format):
+def _scatter_grad(gg, g, mask, target, out, data_format, overlapping):
     return pool_gather_op(gg, mask, data_format), None, None
 
 
@@ -212,7 +221,7 @@ def pool_gather_op(x, mask, data_format='NCHW'):
 
 @pool_gather_op.def_grad
 def _gather_grad(g, x, mask, out, data_format):
-    return pool_scatter_op(g, mask, x, data_format), None
+    return pool_scatter_op(g, mask, x, data_format, True), None
 
 
 # ---- average pool ---------------------------------------------------------------
@@ -422,7 +431,7 @@ def adaptive_max_pool_op(x, output_size, data_format):
 
 @adaptive_max_pool_op.def_grad
 def _adaptive_max_grad(g, gmask, x, out, mask, output_size, data_format):
-    return pool_scatter_op(g, mask, x, data_format)
+    return pool_scatter_op(g, mask, x, data_format, True)
 
 
 @adaptive_max_pool_op.def_fast_grad
@@ -593,7 +602,7 @@ def _ref_avg_adjoint(g, target, k, s, p, ceil, excl, div, fmt):
     return (np.stack(cols) @ g.ravel()).reshape(target.shape)
 
 
-def _ref_scatter(g, mask, target, fmt):
+def _ref_scatter(g, mask, target, fmt, overlapping=True):
     out = np.zeros(P.to_nchw(target, fmt).shape)
     g4, m4 = P.to_nchw(g, fmt), P.to_nchw(mask, fmt)
     for idx in np.ndindex(*g4.shape):
@@ -657,8 +666,11 @@ add_test_case(avg_pool_op, _r((1, 5, 4, 3)), [2, 2], [1, 1], [0, 1, 1, 0], False
 add_test_case(avg_pool_op, _r((2, 6, 3)), [2], [2], [1, 1], True, True, 0, 'NLC',
               ref=_ref_avg)
 _mask = max_pool_op.kernel(_x1, [3, 2], [2, 1], [1, 1, 0, 1], False, 'NCHW')[1]
-add_test_case(pool_scatter_op, _r(_mask.shape), _mask, np.zeros(_x1.shape), 'NCHW',
+add_test_case(pool_scatter_op, _r(_mask.shape), _mask, np.zeros(_x1.shape), 'NCHW', True,
               ref=_ref_scatter)
+_mask2 = max_pool_op.kernel(_x2, [2, 2], [2, 2], [0, 0, 0, 0], True, 'NHWC')[1]
+add_test_case(pool_scatter_op, _r(_mask2.shape), _mask2, np.zeros(_x2.shape), 'NHWC', False,
+              ref=lambda g, m, t, f, o: _ref_scatter(g, m, t, f))
 add_test_case(pool_gather_op, _r(_x1.shape), _mask, 'NCHW', ref=_ref_gather)
 add_test_case(avg_pool_grad_op, _r((2, 2, 3, 3)), np.zeros((2, 2, 5, 5)), [3, 3], [2, 2],
               [1, 1, 1, 1], True, True, 0, 'NCHW', ref=_ref_avg_adjoint)

@@ -90,11 +90,11 @@ def identity_source(op, usage, consts, shapes):
             return src
         return None
     if t in _NEUTRAL:
-        return _neutral_source(op, usage, consts, shapes, out)
+        return _neutral_source(op, usage, consts, out)
     return None
 
 
-def _neutral_source(op, usage, consts, shapes, out):
+def _neutral_source(op, usage, consts, out):
     positions, neutral = _NEUTRAL[op.type]
     names = [_first(op, 'x'), _first(op, 'y')]
     if None in names:
@@ -105,10 +105,8 @@ def _neutral_source(op, usage, consts, shapes, out):
         x = usage.var(src)
         if c is None or x is None or out is None:
             continue
-        cv = usage.var(names[k])
-        if not (x.dtype == out.dtype and np.all(c == neutral) and c.size > 0
-                and dominated(c.shape, x._shape) and
-                (cv is None or dominated(cv._shape, x._shape))):
+        if not (x.dtype == out.dtype and c.size > 0 and np.all(c == neutral)
+                and dominated(c.shape, x._shape)):
             continue
         return src
     return None
