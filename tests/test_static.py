@@ -356,3 +356,28 @@ def test_sgd_minimize_matches_hand_update(static_mode):
     exe.run(main, feed={'x': xv})
     wv = static.global_scope().find_var('w_sgd').get_tensor()
     np.testing.assert_allclose(np.asarray(wv), 1.0 - 0.5 * xv.sum(0, keepdims=True).T)
+
+
+def test_clone_for_test_switches_dropout_and_batch_norm_to_inference(static_mode):
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data('x', [None, 4], 'float32')
+        net = paddle.nn.Sequential(paddle.nn.Linear(4, 4), paddle.nn.BatchNorm1D(4),
+                                   paddle.nn.Dropout(0.5))
+        y = net(x)
+    test_prog = main.clone(for_test=True)
+    types = [op.type for op in test_prog.global_block().ops]
+    assert 'dropout' not in types and 'dropout' in [op.type for op in main.global_block().ops]
+    bn = [op for op in test_prog.global_block().ops if op.type == 'batch_norm'][0]
+    assert bn.attr('use_global_stats') is True
+    exe = static.Executor()
+    exe.run(startup)
+    xv = np.random.default_rng(0).random((8, 4)).astype('float32')
+    stats_before = [np.array(t.data) for t in (net[1]._mean, net[1]._variance)]
+    a, = exe.run(test_prog, feed={'x': xv}, fetch_list=[y])
+    b, = exe.run(test_prog, feed={'x': xv}, fetch_list=[y])
+    np.testing.assert_array_equal(a, b)
+    for before, t in zip(stats_before, (net[1]._mean, net[1]._variance)):
+        np.testing.assert_array_equal(before, t.data)     # inference does not update stats
+    c, = exe.run(main, feed={'x': xv}, fetch_list=[y])
+    assert not np.array_equal(a, c)

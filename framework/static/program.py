@@ -369,21 +369,36 @@ class Program:
         return repr(self)
 
 
-# attrs switched by Program.clone(for_test=True) / inference export
-_TRAINING_ATTRS = {'dropout': ('training', False), 'batch_norm': ('training', False),
-                   'while': ('save_history', False)}
 TRAINING_ROLES = ('backward', 'optimize', 'lr_sched')
+
+
+def _inference_op(block, op):
+    """The inference form of a training-only op (None: keep it as it is)."""
+    if op.type == 'dropout':
+        # upscale_in_train: identity at inference; downscale_in_infer: x * (1 - p)
+        keep = 1.0 if op.attrs.get('mode', 'upscale_in_train') == 'upscale_in_train' \
+            else 1.0 - float(op.attrs.get('p', 0.5))
+        return Operator(block, 'scale', {'x': op.inputs['x']}, {'out': op.outputs['out']},
+                        {'scale': keep, 'bias': 0.0, 'bias_after_scale': True,
+                         'op_role': op.attrs.get('op_role', 'forward')})
+    if op.type == 'batch_norm':
+        op.attrs['use_global_stats'] = True       # running statistics, no update
+    elif op.type == 'while':
+        op.attrs['save_history'] = False
+        op.outputs.pop('History', None)
+    if 'is_test' in op.attrs:
+        op.attrs['is_test'] = True
+    return None
 
 
 def _make_inference(program):
     for b in program.blocks:
-        b.ops = [op for op in b.ops if op.attrs.get('op_role', 'forward') not in TRAINING_ROLES]
+        ops = []
         for op in b.ops:
-            switch = _TRAINING_ATTRS.get(op.type)
-            if switch and switch[0] in op.attrs:
-                op.attrs[switch[0]] = switch[1]
-            if 'is_test' in op.attrs:
-                op.attrs['is_test'] = True
+            if op.attrs.get('op_role', 'forward') in TRAINING_ROLES:
+                continue
+            ops.append(_inference_op(b, op) or op)
+        b.ops = ops
     program._is_test = True
     program._bump()
 
