@@ -48,9 +48,9 @@ class BottleneckBlock(nn.Layer):
         super().__init__()
         norm_layer = norm_layer or nn.BatchNorm2D
         width = int(planes * (base_width / 64.0)) * groups
-        self.conv1 = nn.Conv2D(inplanes, width, 1, stride=stride, bias_attr=False)
+        self.conv1 = nn.Conv2D(inplanes, width, 1, bias_attr=False)
         self.bn1 = norm_layer(width)
-        self.conv2 = nn.Conv2D(width, width, 3, padding=dilation, stride=1, groups=groups,
+        self.conv2 = nn.Conv2D(width, width, 3, padding=dilation, stride=stride, groups=groups,
                                dilation=dilation, bias_attr=False)
         self.bn2 = norm_layer(width)
         self.conv3 = nn.Conv2D(width, planes * self.expansion, 1, bias_attr=False)
