@@ -40,3 +40,5 @@ from .nn.layer import create_parameter  # noqa: E402
 from . import optimizer, regularizer  # noqa: E402
 from . import jit  # noqa: E402
 from . import fluid  # noqa: E402
+from . import metric, hapi, callbacks  # noqa: E402
+from .hapi import Model, summary  # noqa: E402

@@ -805,3 +805,43 @@ def test_errors_point_at_the_users_file_and_line():
     frames = [(f.filename, f.line) for f in tb]
     assert any(fn.endswith('test_dy2static.py') and 'matmul' in (line or '')
                for fn, line in frames), frames
+
+
+# ---- lists in tensor loops become tensor arrays -------------------------------------------
+
+def list_append_in_tensor_loop(x, n):
+    outs = []
+    h = x
+    for i in range(n):
+        h = paddle.tanh(h * 1.5)
+        outs.append(h)
+    return paddle.stack(outs), len(outs)
+
+
+def list_append_and_pop_in_tensor_loop(x, n):
+    acc = [x]
+    i = paddle.zeros([1], 'int64')
+    while i < n:
+        acc.append(acc[-1] * 2)
+        i = i + 1
+    last = acc.pop()
+    return last, paddle.concat(acc)
+
+
+def test_list_append_inside_tensor_loop_becomes_tensor_array():
+    sf = check(list_append_in_tensor_loop, [(T([0.5, -0.2]), T(3, 'int64')),
+                                             (T([0.5, -0.2]), T(1, 'int64'))], has=('while',))
+    assert 'array_append' in op_types(sf.concrete_program.main_program)
+
+
+def test_gradients_through_tensor_array():
+    xe, xs = T([0.5, -0.2], grad=True), T([0.5, -0.2], grad=True)
+    n = T(3, 'int64')
+    list_append_in_tensor_loop(xe, n)[0].sum().backward()
+    to_static(list_append_in_tensor_loop)(xs, n)[0].sum().backward()
+    np.testing.assert_allclose(xs.grad.numpy(), xe.grad.numpy(), rtol=1e-6)
+
+
+def test_list_append_and_pop_inside_tensor_while():
+    check(list_append_and_pop_in_tensor_loop, [(T([1.0]), T([3], 'int64')),
+                                               (T([1.0]), T([1], 'int64'))], has=('while',))

@@ -222,9 +222,9 @@ def While(cond_fn, body_fn, args, names):
 
 
 def _static_loop(cond_fn, body_fn, args, names, where):
+    args = _lists_to_arrays(body_fn, list(args))
     carried = [i for i, a in enumerate(args) if not isinstance(a, Undefined)
-               and (is_var(a) or _tensorable(a))]
-    args = list(args)
+               and (is_var(a) or _tensorable(a) or isinstance(a, TensorArray))]
     for i, meta in _probe_undefined_results(body_fn, args, names):
         args[i] = meta          # a return value first set inside the loop
         carried.append(i)
@@ -232,10 +232,12 @@ def _static_loop(cond_fn, body_fn, args, names, where):
     args = tuple(args)
     full_out = {}
 
+    arrays = {i for i in carried if isinstance(args[i], TensorArray)}
+
     def merge(lv):
         vals = list(args)
         for i, v in zip(carried, lv):
-            vals[i] = v
+            vals[i] = TensorArray(v) if i in arrays else v
         return vals
 
     def cond(*lv):
@@ -252,10 +254,10 @@ def _static_loop(cond_fn, body_fn, args, names, where):
             raise TypeError("%s: variable '%s' is changed inside a tensor-dependent loop "
                             "but is a %s, not a tensor; only tensors (and numbers) can be "
                             "loop variables" % (where, name, type(before).__name__))
-        return [_as_variable(out[i]) if not is_var(out[i]) else out[i] for i in carried]
+        return [_loop_value(out[i]) for i in carried]
 
     try:
-        finals = _cf.while_loop(cond, body, [_as_variable(args[i]) for i in carried])
+        finals = _cf.while_loop(cond, body, [_loop_value(args[i]) for i in carried])
     except (ValueError, TypeError) as e:
         msg = str(e)
         for k, i in enumerate(carried):
@@ -263,11 +265,109 @@ def _static_loop(cond_fn, body_fn, args, names, where):
         raise type(e)("%s: %s" % (where, msg)) from None
     result = list(args)
     for i, v in zip(carried, finals):
-        result[i] = v
+        result[i] = TensorArray(v) if i in arrays else v
     for i, (before, after) in enumerate(zip(args, full_out.get('out', args))):
         if i not in carried and isinstance(before, Undefined) and after is not before:
             result[i] = Undefined(names[i])
     return tuple(result)
+
+
+def _loop_value(v):
+    if isinstance(v, TensorArray):
+        return v.var
+    return v if is_var(v) else _as_variable(v)
+
+
+class TensorArray:
+    """A Python list appended to inside a tensor-dependent loop: its items
+    stacked along a new first axis in one tensor (None while empty)."""
+
+    def __init__(self, var):
+        self.var = var
+
+    def append(self, x):
+        from ..ops.tensor_array import array_append_op
+        self.var = array_append_op(None if isinstance(self.var, _cf.UndefinedInit) else self.var,
+                                   _as_variable(x))
+
+    def pop(self, index=-1):
+        if index != -1:
+            raise NotImplementedError("pop(%r) on a list inside a tensor-dependent loop: only "
+                                      "pop() of the last item is supported" % (index,))
+        item = self.var[-1]
+        self.var = self.var[:-1]
+        return item
+
+    def __getitem__(self, index):
+        return self.var[index]
+
+    def stack(self, axis=0):
+        if axis in (0, -len(self.var.shape)):
+            return self.var
+        from ..ops.manipulation import moveaxis
+        return moveaxis(self.var, 0, axis)
+
+    def concat(self, axis=0):
+        from ..ops.manipulation import reshape, moveaxis
+        v = self.var if axis == 0 else moveaxis(self.var, 0, axis)
+        shape = list(v.shape)
+        rest = shape[axis + 2:] if axis >= 0 else shape[axis + 1 + len(shape):]
+        if any(d < 0 for d in shape[1:axis + 1]) or any(d < 0 for d in rest):
+            raise ValueError("concat of a tensor array needs its item shape known, got %s"
+                             % shape)
+        return reshape(v, shape[1:axis + 1] + [-1] + rest)
+
+    def __len__(self):
+        raise TypeError("len() of a list built inside a tensor-dependent loop is a tensor; "
+                        "it is available through len() in converted code")
+
+    def __repr__(self):
+        return '<tensor array %r>' % (self.var,)
+
+
+def _lists_to_arrays(body_fn, args):
+    """Python lists of tensors carried by a static loop become tensor arrays."""
+    lists = [i for i, a in enumerate(args) if isinstance(a, list)
+             and all(is_var(v) or hasattr(v, '_grad_node') for v in a)]
+    if not lists:
+        return args
+    from ..ops.manipulation import stack
+    for i in lists:
+        items = args[i]
+        args[i] = TensorArray(stack([_as_variable(v) for v in items]) if items else None)
+    empty = [i for i in lists if args[i].var is None]
+    if empty:
+        probed = _probe(body_fn, args)
+        for i in empty:
+            var = probed[i].var if isinstance(probed[i], TensorArray) else None
+            if var is None or not is_var(var):
+                args[i] = list()          # never appended to: stays a Python list
+                continue
+            elem = var.shape[1:]
+            if all(d >= 0 for d in elem):   # known item shape: a real, empty tensor
+                from ..ops.creation import zeros
+                z = zeros([0] + elem, str(var.dtype))
+                z._shape = (-1,) + tuple(elem)
+                args[i] = TensorArray(z)
+            else:
+                args[i] = TensorArray(_cf.UndefinedInit(var.shape, var.dtype))
+    return args
+
+
+def _probe(body_fn, args):
+    """The body's outputs, built once into scratch blocks that are then dropped."""
+    program = default_main_program()
+    first = len(program.blocks)
+    prev = program.current_block_idx
+    copies = [TensorArray(a.var) if isinstance(a, TensorArray) else a for a in args]
+    try:
+        _, outs, _ = _cf._build_block(program, lambda: list(body_fn(*copies)), (), 'loop body',
+                                      convert=False)
+    finally:
+        del program.blocks[first:]
+        program.current_block_idx = prev
+        program._bump()
+    return outs
 
 
 def _probe_undefined_results(body_fn, args, names):
@@ -278,16 +378,7 @@ def _probe_undefined_results(body_fn, args, names):
             if n.startswith(RETURN_VALUE_PREFIX) and a is None]
     if not want:
         return []
-    program = default_main_program()
-    first = len(program.blocks)
-    prev = program.current_block_idx
-    try:
-        _, outs, _ = _cf._build_block(program, lambda: list(body_fn(*args)), (), 'loop body',
-                                      convert=False)
-    finally:
-        del program.blocks[first:]
-        program.current_block_idx = prev
-        program._bump()
+    outs = _probe(body_fn, list(args))
     return [(i, _cf.UndefinedInit(outs[i].shape, outs[i].dtype, names[i]))
             for i in want if is_var(outs[i])]
 
@@ -379,6 +470,8 @@ def Zip(*iterables):
 
 def _static_iteration(iterable):
     """(start, stop, step, item(i)) when iterating needs a static while, else None."""
+    if isinstance(iterable, TensorArray):
+        iterable = iterable.var
     if isinstance(iterable, _TensorRange):
         return iterable.start, iterable.stop, iterable.step, lambda i: i
     if is_var(iterable):
@@ -420,6 +513,8 @@ def _length(x):
 # ---- builtins ---------------------------------------------------------------------
 
 def Len(x):
+    if isinstance(x, TensorArray):
+        x = x.var
     if is_var(x):
         return _length(x)
     return len(x)
@@ -470,7 +565,19 @@ def Call(fn):
     """The function to call in converted code: user functions, methods and
     layers are converted recursively; framework/numpy/builtins are not."""
     from .translator import convert_callable
+    if getattr(fn, '__name__', None) in ('stack', 'concat') and \
+            getattr(fn, '__module__', '').startswith('framework.'):
+        return _array_aware(fn)
     return convert_callable(fn)
+
+
+def _array_aware(fn):
+    """``paddle.stack(tensor_array)`` / ``paddle.concat(tensor_array)``."""
+    def call(x, axis=0, *args, **kwargs):
+        if isinstance(x, TensorArray):
+            return x.stack(axis) if fn.__name__ == 'stack' else x.concat(axis)
+        return fn(x, axis, *args, **kwargs)
+    return call
 
 
 def Undef(name):

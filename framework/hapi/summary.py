@@ -147,7 +147,7 @@ class _Recorder:
             total += n
             if getattr(p, 'trainable', True) and not p.stop_gradient:
                 trainable += n
-        self.rows.append({'name': self.key(layer), 'input_shape': _shapes_of(list(inputs)),
+        self.rows.append({'name': self.key(layer), 'input_shape': [_shapes_of(x) for x in inputs],
                           'output_shape': _shapes_of(outputs), 'nb_params': total,
                           'trainable_params': trainable})
 
@@ -237,11 +237,10 @@ def summary(net, input_size=None, dtypes=None, input=None):  # noqa: A002
         inputs, single = input, isinstance(input, Tensor)
         flat = list(input.values()) if isinstance(input, dict) else (
             [input] if single else list(input))
-        input_numel = sum(int(np.prod(t.shape)) for t in flat)
+        input_numel = sum(int(np.prod(t.shape)) for t in flat if hasattr(t, 'shape'))
     else:
         inputs, shapes, single = _make_inputs(input_size, dtypes)
         input_numel = sum(int(np.prod(s)) for s in shapes)
-        flat = inputs
     rec = _Recorder()
     handles = [layer.register_forward_post_hook(rec.hook) for layer in _hooked_layers(net)]
     try:
@@ -249,7 +248,8 @@ def summary(net, input_size=None, dtypes=None, input=None):  # noqa: A002
     finally:
         for h in handles:
             h.remove()
-    itemsize = max([np.dtype(t.dtype).itemsize for t in flat if hasattr(t, 'dtype')] or [4])
+    # sizes in the default float dtype (what parameters and activations use)
+    itemsize = np.dtype(_dt.get_default_dtype()).itemsize
     text, result = _table(rec.rows, input_numel, itemsize)
     print(text)
     return result

@@ -21,9 +21,11 @@ op into an existing buffer.
 import numpy as np
 
 from . import meta
-from .registry import Meta, OpError, add_test_case, def_op, has_op, lookup
+from .math import matmul_op
+from .registry import OpError, add_test_case, def_op, has_op, lookup
 
 _nd = np.ndarray
+_matmul_kernel = matmul_op.kernel
 
 # unary ops whose kernel, on a float array, is exactly this ufunc
 UNARY_UFUNCS = {
@@ -36,6 +38,9 @@ BINARY_UFUNCS = {
     'add': np.add, 'subtract': np.subtract, 'multiply': np.multiply,
     'maximum': np.maximum, 'minimum': np.minimum,
 }
+# ops whose kernel is exactly ``ufunc(x, y)`` for any inputs (a thin wrapper):
+# the fused kernel calls the ufunc itself and saves a Python call per op
+DIRECT_UFUNCS = dict(BINARY_UFUNCS)
 # ... and these only when that dtype is a float one
 FLOAT_BINARY_UFUNCS = {'divide': np.true_divide, 'elementwise_pow': np.power}
 
@@ -150,7 +155,8 @@ def _n_inputs(instrs):
 def _compile(instrs):
     """A Python function evaluating the instructions with the registered
     kernels; temporaries that die at an in-place-capable instruction are
-    overwritten instead of allocating a new array. The generated source holds
+    overwritten instead of allocating a new array, the others deleted after
+    their last use. The generated source holds
     only identifiers made here (the op types were checked against the table)."""
     n_in = _n_inputs(instrs)
     last_use = {}
@@ -161,16 +167,20 @@ def _compile(instrs):
     glb = {'_nd': _nd}
     lines = ['def fused(%s):' % ', '.join('x%d' % k for k in range(n_in))]
     for j, (t, refs, attrs) in enumerate(instrs):
-        glb['K%d' % j] = lookup(t).kernel
+        glb['K%d' % j] = DIRECT_UFUNCS.get(t) or lookup(t).kernel
         args = ['x%d' % r if r >= 0 else 't%d' % (-r - 1) for r in refs]
         dying = [p for p, r in enumerate(refs) if r < 0 and last_use[-r - 1] == j]
         if dying and not attrs and _has_inplace_form(t):
             lines.append('    ' + _inplace_line(j, t, args, dying[0], glb))
-            continue
-        for i, a in enumerate(attrs):
-            glb['A%d_%d' % (j, i)] = a
-            args.append('A%d_%d' % (j, i))
-        lines.append('    t%d = K%d(%s)' % (j, j, ', '.join(args)))
+        else:
+            for i, a in enumerate(attrs):
+                glb['A%d_%d' % (j, i)] = a
+                args.append('A%d_%d' % (j, i))
+            lines.append('    t%d = K%d(%s)' % (j, j, ', '.join(args)))
+        # drop dead temporaries at once: numpy reuses their memory while hot
+        dead = sorted({args[p] for p in dying})
+        if dead:
+            lines.append('    del %s' % ', '.join(dead))
     lines.append('    return t%d' % (len(instrs) - 1))
     exec(compile('\n'.join(lines) + '\n', '<fused_elementwise>', 'exec'), glb)
     fn = glb['fused']
@@ -219,7 +229,8 @@ def _fused_elementwise_meta(xs, expr=()):
         attrs={'expr': ()}, differentiable=False)
 def fused_elementwise_op(xs, expr=()):
     """Evaluate a chain of elementwise ops in one call (see the module doc)."""
-    fn = compiled_expr(expr)
+    hit = _BY_ID.get(id(expr))      # the hot path: the executor's constant expr
+    fn = hit[1] if hit is not None and hit[0] is expr else compiled_expr(expr)
     if len(xs) != fn.n_inputs:
         raise OpError("fused_elementwise: expr reads %d inputs, got %d" % (fn.n_inputs, len(xs)))
     return fn(*xs)
@@ -243,15 +254,6 @@ def _fused_matmul_meta(x, y, bias=None, transpose_x=False, transpose_y=False, ac
     return _act_meta(m, act, tuple(act_attrs))
 
 
-def _add_bias(r, b):
-    """``r + b`` into r's buffer when r is the product's own array and the sum
-    keeps its shape and dtype (np.add is commutative bit for bit)."""
-    if (type(r) is _nd and r.ndim and type(b) is _nd and b.dtype == r.dtype
-            and (b.shape == r.shape or _fits(b.shape, r.shape))):
-        return np.add(r, b, out=r)
-    return np.add(r, b)
-
-
 def _apply_act(r, act, act_attrs):
     if act in ('relu', 'tanh') and type(r) is _nd and r.ndim and r.dtype.kind == 'f':
         return inplace_kernel(act)(r, r)
@@ -263,10 +265,16 @@ def _apply_act(r, act, act_attrs):
         differentiable=False)
 def fused_matmul_bias_act_op(x, y, bias=None, transpose_x=False, transpose_y=False, act='',
                              act_attrs=()):
-    """``act(matmul(x, y) + bias)`` with the registered kernels."""
-    r = lookup('matmul').kernel(x, y, transpose_x, transpose_y)
+    """``act(matmul(x, y) + bias)`` with the registered kernels; the bias is
+    added into the product's own buffer when the sum keeps its shape and dtype
+    (np.add is commutative bit for bit, so ``bias + x @ y`` fuses too)."""
+    r = _matmul_kernel(x, y, transpose_x, transpose_y)
     if bias is not None:
-        r = _add_bias(r, bias)
+        if (type(r) is _nd and type(bias) is _nd and r.ndim and bias.dtype == r.dtype
+                and (bias.shape == r.shape or _fits(bias.shape, r.shape))):
+            r = np.add(r, bias, out=r)
+        else:
+            r = np.add(r, bias)
     if act:
         if act not in MATMUL_ACTS:
             raise OpError("fused_matmul_bias_act: act must be one of %s or '', got %r"

@@ -24,6 +24,21 @@ def _carried(names):
     return [n for n in names if not n.startswith(GENERATED_PREFIX)]
 
 
+_LIST_MUTATORS = ('append', 'pop', 'extend', 'insert')
+
+
+def _mutated_lists(stmts):
+    """Names whose ``.append``/``.pop``/... is called in ``stmts``: a list
+    changed in a tensor-dependent loop must be carried (as a tensor array)."""
+    found = []
+    for s in stmts:
+        for n in gast.walk(s):       # x.append(...), also as _jst.Call(x.append)(...)
+            if isinstance(n, gast.Attribute) and n.attr in _LIST_MUTATORS \
+                    and isinstance(n.value, gast.Name) and n.value.id not in found:
+                found.append(n.value.id)
+    return found
+
+
 def _strings(names):
     return U.tuple_of([U.const(n) for n in names])
 
@@ -60,7 +75,8 @@ class ControlFlowTransformer(ScopeTransformer):
 
     def visit_While(self, node):
         self.generic_visit(node)
-        names = _carried(U.assigned_names(node.body))
+        assigned = U.assigned_names(node.body)
+        names = _carried(assigned + [n for n in _mutated_lists(node.body) if n not in assigned])
         self._note(names)
         c = U.function(U.fresh('fn_cond'), names,
                        [gast.Return(value=node.test)], node)
@@ -73,8 +89,9 @@ class ControlFlowTransformer(ScopeTransformer):
     def visit_For(self, node):
         self.generic_visit(node)
         target_names = [n.id for n in gast.walk(node.target) if isinstance(n, gast.Name)]
-        names = _carried(target_names + [n for n in U.assigned_names(node.body)
-                                         if n not in target_names])
+        body_names = U.assigned_names(node.body)
+        body_names += [n for n in _mutated_lists(node.body) if n not in body_names]
+        names = _carried(target_names + [n for n in body_names if n not in target_names])
         self._note(names)
         item = U.fresh('item')
         first = gast.Assign(targets=[node.target], value=U.load(item), type_comment=None)

@@ -565,6 +565,10 @@ class RNNBase(LayerList):
                 if self.proj_size:
                     setattr(self, 'weight_ho' + suffix, cell.weight_ho)
 
+    def flatten_parameters(self):
+        """Paddle packs the weights into one cuDNN buffer here; the numpy
+        kernels use each parameter in place, so there is nothing to do."""
+
     def _cells(self, layer):
         rnn = self[layer]
         return [rnn.cell] if self.num_directions == 1 else [rnn.cell_fw, rnn.cell_bw]

@@ -135,13 +135,14 @@ class Usage:
         return len(self.readers.get(name, ()))
 
 
-def rename_uses(program, old, new):
-    """Make every op that reads ``old`` read ``new`` (all blocks)."""
-    for b in program.blocks:
-        for op in b.ops:
-            for slot, names in op.inputs.items():
-                if old in names:
-                    op.inputs[slot] = [new if n == old else n for n in names]
+def rename_uses(program, old, new, readers=None):
+    """Make every op that reads ``old`` read ``new``: the given ``readers``
+    (``Usage.readers[old]``), else every op of every block."""
+    ops = readers if readers is not None else [op for b in program.blocks for op in b.ops]
+    for op in ops:
+        for slot, names in op.inputs.items():
+            if old in names:
+                op.inputs[slot] = [new if n == old else n for n in names]
     program._bump()
 
 

@@ -48,7 +48,7 @@ def _cse_block(program, block, table, usage, seen):
             kept.append(op)
             continue
         for old, new in zip(op.output_arg_names, first.output_arg_names):
-            rename_uses(program, old, new)
+            rename_uses(program, old, new, usage.readers.get(old, []))
             usage.readers[new] = usage.readers.get(new, []) + usage.readers.pop(old, [])
         changed = True
     if changed:

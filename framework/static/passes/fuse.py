@@ -20,6 +20,9 @@ from . import register_pass
 from .analysis import ShapeClasses, Usage, op_attr_values
 
 MAX_GROUP = 64
+# smaller groups cost more in the fused op's own call than they save (the
+# inplace pass already lets a pair of elementwise ops share one buffer)
+MIN_GROUP = 3
 
 
 def _replace_readers(usage, removed, new_op, block_idx):
@@ -161,7 +164,7 @@ def _groups(block, usage, kinds):
             absorbed.add(id(p))
         members[id(op)] = tree
     return {k: sorted(v, key=lambda o: pos[id(o)]) for k, v in members.items()
-            if k not in absorbed and len(v) > 1}
+            if k not in absorbed and len(v) >= MIN_GROUP}
 
 
 def _expression(ops):

@@ -123,7 +123,7 @@ def _remove_block(program, block, usage, consts, shapes):
         if src is None or not usage.private(out) or not usage.stable(src) or src == out:
             kept.append(op)
             continue
-        rename_uses(program, out, src)
+        rename_uses(program, out, src, usage.readers.get(out, []))
         usage.readers[src] = usage.readers.get(src, []) + usage.readers.pop(out, [])
     if len(kept) != len(block.ops):
         block.ops = kept

@@ -83,9 +83,9 @@ class ResNet(nn.Layer):
         num_classes, with_pool, groups: as Paddle.
 
     >>> import framework as paddle
-    >>> from framework.vision.models import ResNet, BasicBlock
-    >>> ResNet(BasicBlock, 18, num_classes=10)(paddle.rand([1, 3, 32, 32])).shape
-    [1, 10]
+    >>> from framework.vision.models.resnet import ResNet, BasicBlock
+    >>> ResNet(BasicBlock, 18, num_classes=10)(paddle.rand([2, 3, 32, 32])).shape
+    [2, 10]
     """
 
     def __init__(self, block, depth=50, width=64, num_classes=1000, with_pool=True, groups=1):

@@ -38,7 +38,7 @@ class VGG(nn.Layer):
     with ReLU and dropout (``num_classes > 0``).
 
     >>> import framework as paddle
-    >>> from framework.vision.models import VGG, make_layers
+    >>> from framework.vision.models.vgg import VGG, make_layers
     >>> VGG(make_layers([8, 'M']), num_classes=0, with_pool=False)(
     ...     paddle.rand([1, 3, 8, 8])).shape
     [1, 8, 4, 4]

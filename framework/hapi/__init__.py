@@ -1,0 +1,8 @@
+"""``framework.hapi``: the high-level API -- ``Model``, callbacks, the progress
+bar and ``summary`` (Paddle's ``paddle.hapi``)."""
+from . import callbacks  # noqa: F401
+from .model import Model
+from .progressbar import ProgressBar
+from .summary import summary
+
+__all__ = ['Model', 'summary', 'ProgressBar', 'callbacks']
