@@ -67,6 +67,21 @@ def test_without_classifier_and_pool_returns_feature_maps(build, channels):
     assert pooled(paddle.rand([1, 3, 64, 64])).shape == [1, channels, 1, 1]
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize('build', [models.resnet34, models.resnet101, models.resnet152,
+                                   models.resnext50_32x4d, models.wide_resnet50_2])
+def test_deeper_resnet_shapes(build):
+    model = build(num_classes=7)
+    assert model(paddle.rand([2, 3, 32, 32])).shape == [2, 7]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize('build', [models.vgg13, models.vgg16, models.vgg19])
+def test_deeper_vgg_feature_shapes(build):
+    model = build(num_classes=0)
+    assert model(paddle.rand([1, 3, 32, 32])).shape == [1, 512, 7, 7]
+
+
 def test_scaled_mobilenets():
     v1 = models.mobilenet_v1(scale=0.5, num_classes=5)
     assert v1.fc.weight.shape == [512, 5]

@@ -83,25 +83,7 @@ def apply_op(op, args):
         raise _kernel_error(op, arrays, attrs, e) from None
     record = need and grad_mode.enabled and op.differentiable
     if op.n_out == 1:
-        if type(out) is not _ndarray:
-            out = np.asarray(out)
-        t = _new(Tensor)
-        t.data = out
-        t.grad = None
-        t._name = None
-        t._version = 0
-        t._hooks = None
-        t.persistable = False
-        if record:
-            node = GradNode(op, ins, attrs, (out,), edges,
-                            versions if op.save_inputs else ())
-            t._grad_node = (node, 0)
-            t.stop_gradient = False
-            node.out_refs = (_ref(t),)
-        else:
-            t._grad_node = None
-            t.stop_gradient = True
-        return t
+        return _finish(op, out, ins, attrs, edges, versions if op.save_inputs else (), record)
     outs = tuple(o if type(o) is _ndarray else np.asarray(o) for o in out)
     node = (GradNode(op, ins, attrs, outs, edges, versions if op.save_inputs else ())
             if record else None)
@@ -139,7 +121,7 @@ def _kernel_error(op, arrays, attrs, err):
                    % (op.name, args, ('; ' + at) if at else '', err))
 
 
-def _finish(op, out, ins, edges, versions, record):
+def _finish(op, out, ins, attrs, edges, versions, record):
     """Wrap a single output array; record the grad node when needed."""
     if type(out) is not _ndarray:
         out = np.asarray(out)
@@ -151,7 +133,7 @@ def _finish(op, out, ins, edges, versions, record):
     t._hooks = None
     t.persistable = False
     if record:
-        node = GradNode(op, ins, (), (out,), edges, versions)
+        node = GradNode(op, ins, attrs, (out,), edges, versions)
         t._grad_node = (node, 0)
         t.stop_gradient = False
         node.out_refs = (_ref(t),)
@@ -176,8 +158,8 @@ def _unary(op):
         except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
             raise _kernel_error(op, [x.data], (), e) from None
         if x.stop_gradient or not differentiable or not grad_mode.enabled:
-            return _finish(op, out, None, None, None, False)
-        return _finish(op, out, (x,), (x._grad_node or x,),
+            return _finish(op, out, None, (), None, None, False)
+        return _finish(op, out, (x,), (), (x._grad_node or x,),
                        (x._version,) if save else (), True)
     return apply
 
@@ -213,11 +195,11 @@ def _binary(op):
             raise _kernel_error(op, [x.data, yd], (), e) from None
         rx = not x.stop_gradient
         if not (rx or ry) or not differentiable or not grad_mode.enabled:
-            return _finish(op, out, None, None, None, False)
+            return _finish(op, out, None, (), None, None, False)
         edges = ((x._grad_node or x) if rx else None,
                  (y._grad_node or y) if ry else None)
         versions = (x._version, y._version if ry else None) if save else ()
-        return _finish(op, out, (x, y), edges, versions, True)
+        return _finish(op, out, (x, y), (), edges, versions, True)
     return apply
 
 

@@ -242,16 +242,25 @@ def _interpret_cond(program, op, env, value_of, scope_vars, check):
         env[o] = value_of(src) if src else None
 
 
-def _cond_grad(block, op, grads, reach):
-    """Grad of a cond: a cond over the grad ops of each branch."""
-    program = block.program
+def _output_grads(program, op, grads):
+    """Grads of a control-flow op's outputs (zeros where missing), or None
+    when no output has one."""
     outs = op.output('Out')
     gouts = [grads.get(n) for n in outs]
     if all(g is None for g in gouts):
+        return None
+    from ..ops.creation import zeros_like
+    return [g if g is not None else zeros_like(program_var(program, n))
+            for g, n in zip(gouts, outs)]
+
+
+def _cond_grad(block, op, grads, reach):
+    """Grad of a cond: a cond over the grad ops of each branch."""
+    program = block.program
+    gouts = _output_grads(program, op, grads)
+    if gouts is None:
         return {}
     from ..ops.creation import zeros_like
-    gouts = [g if g is not None else zeros_like(block._find_var(n) or program_var(program, n))
-             for g, n in zip(gouts, outs)]
     wanted = [n for n in op.input('Input') if n in reach]
     if not wanted:
         return {}
@@ -423,11 +432,9 @@ def _interpret_while(program, op, env, value_of, scope_vars, check):
 def _while_grad(block, op, grads, reach):
     """Grad of a while: ``while_grad`` replays the saved iterations backwards."""
     program = block.program
-    outs = op.output('Out')
-    gouts = [grads.get(n) for n in outs]
-    if all(g is None for g in gouts):
+    gouts = _output_grads(program, op, grads)
+    if gouts is None:
         return {}
-    from ..ops.creation import zeros_like
     phs = [program_var(program, n) for n in op.attr('loop_vars')]
     xs = op.input('X')
     if '' in xs:
@@ -438,8 +445,6 @@ def _while_grad(block, op, grads, reach):
     want_x = [n for n in xs if n in reach]
     if not captured and not want_x:
         return {}
-    gouts = [g if g is not None else zeros_like(program_var(program, n))
-             for g, n in zip(gouts, outs)]
     # the forward loop must keep its per-iteration values
     if not op.output('History'):
         hist = block.create_var(program._names('while.history'), [-1], 'float32',

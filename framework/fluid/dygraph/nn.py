@@ -3,15 +3,7 @@
 from ... import nn as _nn
 from ...nn import functional as F
 from ...nn.layer import Layer
-
-
-def _apply_act(x, act):
-    if act is None:
-        return x
-    fn = getattr(F, act, None)
-    if fn is None:
-        raise ValueError("unknown activation %r" % act)
-    return fn(x)
+from ..layers import _act as _apply_act
 
 
 class Conv2D(Layer):
