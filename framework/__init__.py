@@ -42,3 +42,4 @@ from . import jit  # noqa: E402
 from . import fluid  # noqa: E402
 from . import metric, hapi, callbacks  # noqa: E402
 from .hapi import Model, summary  # noqa: E402
+from . import autograd, incubate  # noqa: E402

@@ -81,6 +81,10 @@ def _chunk(n, per_image_bytes):
     return max(1, min(n, _CHUNK_BYTES // max(per_image_bytes, 1)))
 
 
+def _has_padding(g):
+    return bool(g.pt or g.pb or g.pl or g.pr)
+
+
 def _padded(g):
     return g.h + g.pt + g.pb, g.w + g.pl + g.pr
 
@@ -163,7 +167,7 @@ class _Columns:
     @staticmethod
     def _make(g, nb, dtype):
         shape = (nb, g.c, g.kh, g.kw, g.oh, g.ow)
-        if not any(g[13:17]):
+        if not _has_padding(g):
             return np.empty(shape, dtype), None
         taps = []
         for i, j in _offsets(g):
@@ -192,7 +196,7 @@ class _Columns:
 def _fwd_im2col(x, w, g):
     out = np.empty((g.n, g.groups, g.oc // g.groups, g.oh * g.ow), x.dtype)
     wm = _grouped_w(w, g)
-    if g.kh == g.kw == 1 and g.sh == g.sw == 1 and not any(g[13:17]):
+    if g.kh == g.kw == 1 and g.sh == g.sw == 1 and not _has_padding(g):
         # 1x1: the input already is the column matrix
         np.matmul(wm, x.reshape(g.n, g.groups, g.c // g.groups, g.h * g.w), out=out)
         return out.reshape(g.n, g.oc, g.oh, g.ow)

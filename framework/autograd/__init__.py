@@ -1,0 +1,45 @@
+"""``framework.autograd`` (Paddle's ``paddle.autograd``): ``backward``,
+custom ops in Python (``PyLayer``) and Jacobian/Hessian objects; ``vjp`` and
+``jvp`` are the functional forms from ``framework.incubate.autograd``."""
+from ..incubate.autograd.functional import jvp, vjp
+from .functional import hessian, jacobian
+from .py_layer import PyLayer, PyLayerContext
+
+__all__ = ['backward', 'PyLayer', 'PyLayerContext', 'jacobian', 'hessian', 'vjp', 'jvp']
+
+
+def backward(tensors, grad_tensors=None, retain_graph=False):
+    """Accumulate the gradients of ``tensors`` (a Tensor or a list of Tensors)
+    into the ``.grad`` of the leaves they depend on; ``grad_tensors`` gives
+    one starting gradient per tensor (None: ones). Eager mode only.
+
+    >>> import framework as paddle
+    >>> x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    >>> paddle.autograd.backward([x * x, x * 3.0], [None, paddle.to_tensor([1.0, 0.0])])
+    >>> x.grad.numpy().tolist()
+    [5.0, 4.0]
+    """
+    from ..dygraph import Tensor
+    from ..dygraph.autograd import backward as _backward
+    one = not isinstance(tensors, (list, tuple))
+    tensors = [tensors] if one else list(tensors)
+    if not tensors:
+        raise ValueError("autograd.backward: 'tensors' is empty")
+    for t in tensors:
+        if not isinstance(t, Tensor):
+            raise TypeError("autograd.backward: 'tensors' must hold eager Tensors, got %s "
+                            "(in static mode use static.append_backward or paddle.grad)"
+                            % type(t).__name__)
+    if grad_tensors is None:
+        grad_tensors = [None] * len(tensors)
+    elif not isinstance(grad_tensors, (list, tuple)):
+        grad_tensors = [grad_tensors]
+    grad_tensors = list(grad_tensors)
+    if len(grad_tensors) != len(tensors):
+        raise ValueError("autograd.backward: %d grad_tensors given for %d tensors"
+                         % (len(grad_tensors), len(tensors)))
+    for t, g in zip(tensors, grad_tensors):
+        if g is not None and (not isinstance(g, Tensor) or g.shape != t.shape):
+            raise ValueError("autograd.backward: grad_tensor must be None or a Tensor of the "
+                             "tensor's shape %s, got %s" % (t.shape, getattr(g, 'shape', g)))
+    _backward(tensors, grad_tensors, retain_graph)
