@@ -100,7 +100,7 @@ def numpy_forward_backward(x, w, b, s, p):
     out = np.matmul(wm, cols) + b[:, None]
     g = np.ones_like(out)
     gb = g.sum((0, 2))
-    gw = np.einsum('nol,nkl->ok', g, cols).reshape(w.shape)
+    gw = np.matmul(g, cols.transpose(0, 2, 1)).sum(0).reshape(w.shape)
     gcols = np.matmul(wm.T, g).reshape(x.shape[0], c, kh, kw, oh, ow)
     gxp = np.zeros(pshape, x.dtype)
     for i in range(kh):

@@ -295,7 +295,8 @@ def test_constant_folding_keeps_dtype_and_shape_exactly():
         c = paddle.to_tensor(np.array([[1.5, -2.25, 3.0]], 'float32'))
         d = paddle.exp(c)                        # non-uniform -> assign_value
         u = paddle.full([2, 3], -0.0) * 1.0      # uniform (and -0.0 stays -0.0) -> full
-        return d, u, paddle.cast(paddle.full([2], 1.0), 'float16')
+        e = paddle.full([0, 3], 1.0) * 2.0                    # empty: shape kept
+        return d, u, paddle.cast(paddle.full([2], 1.0), 'float16'), e
     main, outs = build(fn, X34)
     work = main.clone()
     constant_fold.constant_folding(work, ['x'], [o.name for o in outs])
@@ -306,6 +307,7 @@ def test_constant_folding_keeps_dtype_and_shape_exactly():
     got = same_results(main, FEED, outs, 'constant_folding')
     assert got[0].dtype == np.float32 and got[0].shape == (1, 3)
     assert np.all(np.signbit(got[1])) and got[2].dtype == np.float16
+    assert got[3].shape == (0, 3) and got[3].dtype == np.float32
 
 
 def test_constant_folding_skips_random_huge_and_failing_ops():

@@ -49,6 +49,15 @@ def _check_dims(api, name, ts, batched):
                              % (api, name, list(t.shape)))
 
 
+def _check_recorded(api, xs_l):
+    """Eagerly, derivatives exist only for inputs the tape recorded."""
+    for x in xs_l:
+        if not getattr(x, '_is_static_var', False) and x.stop_gradient:
+            raise ValueError("%s: an input in 'xs' (shape %s) has stop_gradient=True, so no "
+                             "derivative with respect to it was recorded; set "
+                             "x.stop_gradient = False before computing ys" % (api, x.shape))
+
+
 def _batched(api, batch_axis):
     if batch_axis is None:
         return False
@@ -89,6 +98,7 @@ def jacobian(ys, xs, batch_axis=None):
     ys_l, xs_l = _as_list(ys), _as_list(xs)
     _check_dims('jacobian', 'ys', ys_l, batched)
     _check_dims('jacobian', 'xs', xs_l, batched)
+    _check_recorded('jacobian', xs_l)
     blocks = _blocks(Jacobian, ys_l, xs_l, batched)
     ys_seq, xs_seq = isinstance(ys, (list, tuple)), isinstance(xs, (list, tuple))
     if ys_seq and xs_seq:
@@ -120,6 +130,7 @@ def hessian(ys, xs, batch_axis=None):
     _check_values('hessian', 'xs', xs)
     xs_l = _as_list(xs)
     _check_dims('hessian', 'xs', xs_l, batched)
+    _check_recorded('hessian', xs_l)
     shape = list(ys.shape)
     scalar = (len(shape) == 0 or shape == [1]) if not batched else \
         (len(shape) == 1 or (len(shape) == 2 and shape[1] == 1))

@@ -346,11 +346,12 @@ rsqrt_op = float_unary('rsqrt', _rsqrt, lambda g, x, out: g * -0.5 * out * out *
 
 
 def _sigmoid(x):
-    # 1 / (1 + e^-x) for x >= 0 and e^x / (1 + e^x) below: exp never overflows
-    e = np.exp(-np.abs(x))
-    r = np.add(1, e)
-    np.divide(1, r, out=r)
-    return np.where(x >= 0, r, e * r)
+    # 1 / (1 + e^-x) = exp(-log(1 + e^-x)); logaddexp computes the log stably,
+    # so nothing overflows and tiny results keep their relative precision
+    out = np.negative(x)
+    np.logaddexp(0, out, out=out)
+    out *= -1
+    return np.exp(out, out=out)
 
 
 def _sigmoid_grad(g, x, out):

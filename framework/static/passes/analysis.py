@@ -131,9 +131,6 @@ class Usage:
         return self.stable(name) and not self.external(name) and \
             len(self.defs.get(name, ())) == 1
 
-    def n_readers(self, name):
-        return len(self.readers.get(name, ()))
-
 
 def rename_uses(program, old, new, readers=None):
     """Make every op that reads ``old`` read ``new``: the given ``readers``
@@ -218,10 +215,6 @@ def _numel(shape):
     for d in (shape if isinstance(shape, (list, tuple)) else [shape]):
         n *= int(d)
     return n
-
-
-def block_positions(block):
-    return {id(op): i for i, op in enumerate(block.ops)}
 
 
 # ops computing elementwise with broadcasting (besides the fusable ones)

@@ -18,7 +18,7 @@ import numpy as np
 from ...ops import registry
 from .. import codegen
 from . import register_pass
-from .analysis import Constants, Usage, is_pure, op_attr_values, sub_block_ids
+from .analysis import CONSTANT_OPS, Constants, Usage, is_pure, op_attr_values, sub_block_ids
 
 MAX_ELEMENTS = 1_000_000
 # a non-uniform result may be this many times larger than its constant inputs
@@ -27,9 +27,10 @@ SMALL = 4096
 
 
 def _uniform(a):
-    """Every element equal, bit for bit as far as sign goes (so ``full`` rebuilds it)."""
+    """Every element equal, bit for bit as far as sign goes (so ``full``
+    rebuilds it); empty arrays too (a nested empty list would lose the shape)."""
     if a.size == 0:
-        return False
+        return True
     first = a.reshape(-1)[0]
     if not np.all(a == first):
         return False
@@ -42,8 +43,8 @@ def _replacement(value):
     """(type, attrs) of the constant op that rebuilds ``value``."""
     dtype = str(value.dtype)
     if _uniform(value):
-        return 'full', {'shape': list(value.shape), 'value': value.reshape(-1)[0].item(),
-                        'dtype': dtype}
+        fill = value.reshape(-1)[0].item() if value.size else 0
+        return 'full', {'shape': list(value.shape), 'value': fill, 'dtype': dtype}
     return 'assign_value', {'value': value.tolist(), 'dtype': dtype}
 
 
@@ -127,7 +128,7 @@ def fold_block(program, block, usage, consts):
 
 
 def _try_fold(op, usage, consts):
-    if op.type in ('assign_value', 'full') or not is_pure(op):
+    if op.type in CONSTANT_OPS or not is_pure(op):
         return None
     opdef = registry.lookup(op.type)
     if opdef.n_in == 0:
