@@ -16,7 +16,7 @@ sigmoid as the framework's kernel (``exp(-|x|)`` based, no overflow) and is the
 one the ratios use; ``numpy-naive`` uses ``1 / (1 + exp(-x))`` (fewer numpy
 calls, overflows for large negative inputs) for reference.
 
-    python benchmarks/bench_static_passes.py [--repeat 40] [--steps 50] [--batch 4] [--hidden 32]
+    python benchmarks/bench_static_passes.py [--repeat 30] [--steps 50] [--batch 4] [--hidden 32] [--backward]
 """
 import argparse
 import os
@@ -50,18 +50,24 @@ def make_data(steps, seed=0):
     return feed
 
 
-def build_program(steps):
+def build_program(steps, backward=False):
+    """The unrolled cell; with ``backward`` also the gradients of mean(h * h)
+    with respect to every weight and h0 (fetched after h)."""
     sigmoid, tanh = paddle.nn.functional.sigmoid, paddle.tanh
     main = static.Program()
     with static.program_guard(main, static.Program()):
-        xs = [static.data('x_%d' % t, [B, I], 'float32') for t in range(steps)]
+        def data(name, shape):
+            v = static.data(name, shape, 'float32')
+            v.stop_gradient = not backward
+            return v
+        xs = [data('x_%d' % t, [B, I]) for t in range(steps)]
         w = {}
         for gname in GATES:
-            w['Wx' + gname] = static.data('Wx' + gname, [I, H], 'float32')
-            w['Wh' + gname] = static.data('Wh' + gname, [H, H], 'float32')
-            w['b' + gname] = static.data('b' + gname, [H], 'float32')
-        h = static.data('h0', [B, H], 'float32')
-        c = static.data('c0', [B, H], 'float32')
+            w['Wx' + gname] = data('Wx' + gname, [I, H])
+            w['Wh' + gname] = data('Wh' + gname, [H, H])
+            w['b' + gname] = data('b' + gname, [H])
+        h = h0 = data('h0', [B, H])
+        c = data('c0', [B, H])
 
         def pre(gname, x, h):
             return paddle.matmul(x, w['Wx' + gname]) + paddle.matmul(h, w['Wh' + gname]) \
@@ -73,7 +79,10 @@ def build_program(steps):
             o = sigmoid(pre('o', x, h))
             c = f * c + i * g
             h = o * tanh(c)
-    return main, h
+        fetch = [h]
+        if backward:
+            fetch += static.gradients([paddle.mean(h * h)], list(w.values()) + [h0])
+    return main, fetch
 
 
 def stable_sigmoid(z):
@@ -128,47 +137,73 @@ def strategy(on):
     return bs
 
 
+def configs():
+    yield 'all passes off', ()
+    for s in SWITCHES:
+        yield s, (s,)
+    yield 'all passes on', SWITCHES
+    for s in SWITCHES:
+        yield 'all but ' + s, tuple(x for x in SWITCHES if x != s)
+
+
+def measure(prog, fetch, feed, repeat, extra):
+    """{label: (ms, kernel calls)} for every config, plus the ``extra`` functions."""
+    exe = static.Executor()
+    fns, ops = dict(extra), {}
+    expect = exe.run(prog, feed=feed, fetch_list=fetch)
+    for label, on in configs():
+        cp = static.CompiledProgram(prog, build_strategy=strategy(on))
+        for a, b in zip(exe.run(cp, feed=feed, fetch_list=fetch), expect):
+            np.testing.assert_array_equal(a, b)      # every pass keeps results identical
+        plan = exe._plan(prog, tuple(sorted(feed)), tuple(v.name for v in fetch),
+                         cp._build_strategy)
+        ops[label] = n_kernel_calls(plan)
+        fns[label] = (lambda cp=cp: exe.run(cp, feed=feed, fetch_list=fetch))
+    t = interleaved_best(fns, repeat)
+    return t, ops
+
+
+def report(title, t, ops, ref_label):
+    ref, base = t[ref_label], t['all passes off']
+    print(title)
+    print('%-36s %8s %8s %8s %6s' % ('config', 'ms', 'x ref', 'vs off', 'ops'))
+    for label, ms in t.items():
+        extra = ('%7.1f%% %6d' % (100 * (ms / base - 1), ops[label])) if label in ops else ''
+        print('%-36s %8.3f %8.2f %s' % (label, ms, ms / ref, extra))
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--repeat', type=int, default=40)
+    ap.add_argument('--repeat', type=int, default=30)
     ap.add_argument('--steps', type=int, default=50)
     ap.add_argument('--batch', type=int, default=4)
     ap.add_argument('--hidden', type=int, default=32)
+    ap.add_argument('--backward', action='store_true',
+                    help='also time the forward+backward program (no numpy reference)')
     args = ap.parse_args()
     global B, H
     B, H = args.batch, args.hidden
     feed = make_data(args.steps)
     paddle.enable_static()
     try:
-        prog, h = build_program(args.steps)
+        prog, fetch = build_program(args.steps)
+        prog_b, fetch_b = build_program(args.steps, True) if args.backward else (None, None)
     finally:
         paddle.disable_static()
-    exe = static.Executor()
-    configs = [('all passes off', ())] + [(s, (s,)) for s in SWITCHES] + \
-        [('all passes on', SWITCHES)]
-    expect = numpy_lstm(feed, args.steps, stable_sigmoid)
-    fns = {'numpy': lambda: numpy_lstm(feed, args.steps, stable_sigmoid),
-           'numpy-naive': lambda: numpy_lstm(feed, args.steps, naive_sigmoid)}
-    ops = {}
-    for label, on in configs:
-        cp = static.CompiledProgram(prog, build_strategy=strategy(on))
-        out, = exe.run(cp, feed=feed, fetch_list=[h])
-        np.testing.assert_allclose(out, expect, rtol=1e-5, atol=1e-6)
-        plan = exe._plan(prog, tuple(sorted(feed)), (h.name,), cp._build_strategy)
-        ops[label] = n_kernel_calls(plan)
-        fns[label] = (lambda cp=cp: exe.run(cp, feed=feed, fetch_list=[h]))
-    t = interleaved_best(fns, args.repeat)
-    ref, base = t['numpy'], t['all passes off']
-    print('LSTM cell, %d steps, batch %d, hidden %d: %d ops in the program'
-          % (args.steps, B, H, len(prog.global_block().ops)))
-    print('%-26s %8s %8s %8s %6s' % ('config', 'ms', 'x numpy', 'vs off', 'ops'))
-    print('%-26s %8.3f %8.2f' % ('numpy (stable sigmoid)', ref, 1.0))
-    print('%-26s %8.3f %8.2f' % ('numpy-naive sigmoid', t['numpy-naive'],
-                                  t['numpy-naive'] / ref))
-    for label, _ in configs:
-        ms = t[label]
-        print('%-26s %8.3f %8.2f %7.1f%% %6d' % (label, ms, ms / ref, 100 * (ms / base - 1),
-                                                 ops[label]))
+    got = static.Executor().run(prog, feed=feed, fetch_list=fetch)[0]
+    np.testing.assert_allclose(got, numpy_lstm(feed, args.steps, stable_sigmoid),
+                               rtol=1e-5, atol=1e-6)
+    extra = {'numpy (same stable sigmoid)': lambda: numpy_lstm(feed, args.steps, stable_sigmoid),
+             'numpy (naive sigmoid)': lambda: numpy_lstm(feed, args.steps, naive_sigmoid)}
+    t, ops = measure(prog, fetch, feed, args.repeat, extra)
+    report('LSTM cell forward, %d steps, batch %d, hidden %d: %d ops; ratios vs numpy '
+           '(same stable sigmoid)' % (args.steps, B, H, len(prog.global_block().ops)),
+           t, ops, 'numpy (same stable sigmoid)')
+    if args.backward:
+        t, ops = measure(prog_b, fetch_b, feed, max(args.repeat // 3, 3), {})
+        report('forward + backward: %d ops; ratios vs all passes off'
+               % len(prog_b.global_block().ops), t, ops, 'all passes off')
 
 
 if __name__ == '__main__':

@@ -845,3 +845,39 @@ def test_gradients_through_tensor_array():
 def test_list_append_and_pop_inside_tensor_while():
     check(list_append_and_pop_in_tensor_loop, [(T([1.0]), T([3], 'int64')),
                                                (T([1.0]), T([1], 'int64'))], has=('while',))
+
+
+def test_function_without_source_gives_a_clear_error():
+    namespace = {}
+    exec("def made_by_exec(x):\n    return x * 2\n", namespace)
+    with pytest.raises(RuntimeError, match='source code is not available'):
+        to_static(namespace['made_by_exec'])(T([1.0]))
+
+
+def verbose_target(x):
+    if x.sum() > 0:
+        x = x + 1
+    return x
+
+
+def test_set_verbosity_prints_code_after_each_pass(capsys):
+    from framework.dy2static import convert
+    convert._code_cache.pop(verbose_target.__code__, None)
+    paddle.jit.set_verbosity(1)
+    try:
+        to_static(verbose_target)(T([1.0]))
+    finally:
+        paddle.jit.set_verbosity(0)
+    out = capsys.readouterr().out
+    assert 'after pass control_flow' in out and '_jst.IfElse' in out
+
+
+def test_set_code_level_prints_final_code(capsys):
+    from framework.dy2static import convert
+    convert._code_cache.pop(verbose_target.__code__, None)
+    paddle.jit.set_code_level(100)
+    try:
+        to_static(verbose_target)(T([1.0]))
+    finally:
+        paddle.jit.set_code_level(0)
+    assert '_jst.IfElse' in capsys.readouterr().out

@@ -145,7 +145,11 @@ class _Workspace(threading.local):
     def __init__(self):
         self.entries = collections.OrderedDict()
 
-    def get(self, key, make):
+    max_bytes = 32 << 20
+
+    def get(self, key, make, nbytes):
+        if nbytes > self.max_bytes:       # too big to keep around
+            return make()
         val = self.entries.pop(key, None)
         if val is None:
             val = make()
@@ -161,8 +165,9 @@ _workspace = _Workspace()
 class _Columns:
     def __init__(self, g, nb, dtype):
         self.g = g
+        nbytes = nb * g.c * g.kh * g.kw * g.oh * g.ow * dtype.itemsize
         self.buf, self.taps = _workspace.get(('cols', g, nb, dtype.str),
-                                             lambda: self._make(g, nb, dtype))
+                                             lambda: self._make(g, nb, dtype), nbytes)
 
     @staticmethod
     def _make(g, nb, dtype):
