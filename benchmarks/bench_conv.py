@@ -12,8 +12,10 @@ gradients), float32, in milliseconds (best of N runs after a warm-up), for
 * ``torch``       torch.nn.functional.conv2d (when ``import torch`` works;
                   default thread count),
 
-and the ratio ours/torch (the issue's target is <= 1.5). Timings on shared
-machines are noisy: compare ratios measured in the same run.
+and the ratio ours/torch (the issue's target is <= 1.5). Each is reported as
+wall-clock time and as process CPU time (all threads; less sensitive to other
+processes competing for the cores). Timings on shared machines are noisy:
+compare ratios measured in the same run, and look at the load average.
 """
 import argparse
 import os
@@ -53,17 +55,18 @@ def timeit_interleaved(fns, repeat):
     sleep before each run lets the other library's spinning worker threads
     go idle (OpenBLAS and OpenMP both spin after a parallel region).
     """
-    best = {}
+    best, cpu = {}, {}
     for name, fn in fns.items():          # warm-up (and the exhaustive search)
         fn()
     for _ in range(repeat):
         for name, fn in fns.items():
             time.sleep(0.05)
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             fn()
-            dt = time.perf_counter() - t0
+            dt, dc = time.perf_counter() - t0, time.process_time() - c0
             best[name] = min(best.get(name, dt), dt)
-    return {k: v * 1e3 for k, v in best.items()}
+            cpu[name] = min(cpu.get(name, dc), dc)
+    return {k: (v * 1e3, cpu[k] * 1e3) for k, v in best.items()}
 
 
 def with_search(fn):
@@ -175,15 +178,18 @@ def bench(shapes, repeat):
 
 def report_row(row):
     name, xs, ws, s, p, res = row
-    print('\n%s: x %s, weight %s, stride %d, padding %d' % (name, list(xs), list(ws), s, p))
+    print('\n%s: x %s, weight %s, stride %d, padding %d  (load average %.1f)'
+          % (name, list(xs), list(ws), s, p, os.getloadavg()[0]))
     for kind, k in (('forward', 0), ('fwd+bwd', 1)):
-        parts = ['%s %8.2f ms' % (r, v[k]) for r, v in res.items()]
-        line = '  %-8s %s' % (kind, ' | '.join(parts))
-        if 'torch' in res:
-            line += ' | ours/torch %.2f, search/torch %.2f' % (
-                res['ours'][k] / res['torch'][k], res['ours-search'][k] / res['torch'][k])
-        line += ' | ours/numpy %.2f' % (res['ours'][k] / res['numpy'][k])
-        print(line)
+        for clock, c in (('wall', 0), ('cpu', 1)):
+            vals = {r: v[k][c] for r, v in res.items()}
+            parts = ['%s %8.2f' % (r, v) for r, v in vals.items()]
+            line = '  %-7s %-4s ms: %s' % (kind, clock, ' | '.join(parts))
+            if 'torch' in vals:
+                line += ' | ours/torch %.2f, search/torch %.2f' % (
+                    vals['ours'] / vals['torch'], vals['ours-search'] / vals['torch'])
+            line += ' | ours/numpy %.2f' % (vals['ours'] / vals['numpy'])
+            print(line)
 
 
 def main():

@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import framework as paddle  # noqa: E402
 from framework import nn  # noqa: E402
 
-TARGET = 1e-2          # stated accuracy: relative L2 error of the full run
+TARGET = 1e-3    # stated accuracy of the full run: relative L2 error (observed ~2e-4)
 
 
 class MLP(nn.Layer):

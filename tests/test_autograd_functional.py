@@ -201,6 +201,17 @@ def test_paddle_doc_examples():
     np.testing.assert_array_equal(H[:].numpy(), 2 * np.eye(4))
 
 
+@pytest.mark.parametrize('mode', MODES)
+def test_the_same_tensor_twice_gives_separate_partials(mode):
+    def build(x):
+        J = Jacobian(lambda a, b: paddle.matmul(a, b), [x, x])
+        _, t = jvp(lambda a, b: a * b * b, [x, x], [paddle.ones_like(x), paddle.zeros_like(x)])
+        return [J[:], t]
+    J, t = run(mode, build, np.array([[1., 2.], [3., 4.]]))
+    np.testing.assert_array_equal(J[0], [1, 3, 0, 0, 1, 0, 2, 0])
+    np.testing.assert_array_equal(t, [[1, 4], [9, 16]])
+
+
 # ---- closed forms ------------------------------------------------------------------
 
 def test_closed_form_jacobian_and_hessian_of_polynomials():
@@ -462,6 +473,21 @@ def test_results_stay_differentiable_for_nesting():
     assert x.grad is None
 
 
+def test_derivatives_are_recorded_even_under_no_grad():
+    x = paddle.to_tensor([0.5, 1.0], dtype='float64')
+    with paddle.no_grad():
+        J = Jacobian(lambda x: x ** 2, x)
+        _, t = jvp(lambda x: x ** 3, x)
+        H = Hessian(lambda x: (x ** 3).sum(), x)
+        np.testing.assert_allclose(J[:].numpy(), np.diag([1.0, 2.0]))
+        np.testing.assert_allclose(t.numpy(), [0.75, 3.0])
+        np.testing.assert_allclose(H[1].numpy(), [0.0, 6.0])
+    xg = paddle.to_tensor([0.5, 1.0], dtype='float64', stop_gradient=False)
+    y = xg ** 2
+    with paddle.no_grad():
+        np.testing.assert_allclose(jacobian(y, xg)[:].numpy(), np.diag([1.0, 2.0]))
+
+
 def test_forward_grad_on_computed_outputs():
     x = paddle.to_tensor([0.2, 0.9], dtype='float64', stop_gradient=False)
     y = paddle.sin(x) * x
@@ -618,3 +644,37 @@ def test_static_jvp_through_ops_matches_eager(name):
     got = run('static', build, *[a for _, a in paths], *tangents)
     for g, i in zip(got, keep):
         np.testing.assert_allclose(g, te[i].numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_detach_stops_gradients_in_static_programs_and_to_static():
+    # core fix: static backward ignored Variable.detach()
+    paddle.enable_static()
+    try:
+        main = static.Program()
+        with static.program_guard(main):
+            x = static.data('x', [2], 'float64')
+            g, = paddle.grad((x.detach() * x).sum(), x)
+        r, = static.Executor().run(main.clone(), feed={'x': np.array([1.0, 3.0])},
+                                   fetch_list=[g.name])
+        np.testing.assert_allclose(r, [1.0, 3.0])
+    finally:
+        paddle.disable_static()
+
+    @paddle.jit.to_static
+    def f(x):
+        return (x.detach() * x * x).sum()
+    x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    f(x).backward()
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 8.0])
+
+
+def test_docstring_examples_run():
+    import doctest
+    import framework.autograd
+    import framework.autograd.functional
+    import framework.autograd.py_layer
+    import framework.incubate.autograd.functional
+    for mod in (framework.autograd, framework.autograd.functional, framework.autograd.py_layer,
+                framework.incubate.autograd.functional):
+        res = doctest.testmod(mod)
+        assert res.attempted > 0 and res.failed == 0, mod.__name__

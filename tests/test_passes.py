@@ -644,3 +644,43 @@ def test_direct_ufuncs_are_exactly_the_kernels(name):
         k, d = op.kernel(x, y), u(x, y)
         assert type(k) is type(d) and np.asarray(k).dtype == np.asarray(d).dtype
         np.testing.assert_array_equal(k, d)
+
+
+def _unfused(xs, expr):
+    """The expression evaluated op by op with the registered kernels."""
+    temps = []
+    for t, refs, attrs in expr:
+        args = [xs[r] if r >= 0 else temps[-r - 1] for r in refs]
+        temps.append(registry.lookup(t).kernel(*args, *attrs))
+    return temps[-1]
+
+
+@pytest.mark.parametrize('xs,expr', [
+    # float32 temporaries meeting float64 inputs: the result is float64
+    ([np.ones((2, 3), 'float32'), np.full((2, 3), 0.5)],
+     (('tanh', (0,), ()), ('add', (-1, 1), ()), ('exp', (-2,), ()))),
+    # integer inputs: tanh makes float32, then int * float32
+    ([np.arange(6).reshape(2, 3), np.arange(3)],
+     (('multiply', (0, 1), ()), ('tanh', (-1,), ()), ('multiply', (-2, 1), ()),
+      ('relu', (-3,), ()))),
+    # a temporary broadcast up by a bigger operand, and 0-d temporaries
+    ([np.float64(2.0), np.arange(4.0)],
+     (('exp', (0,), ()), ('neg', (-1,), ()), ('subtract', (1, -2), ()), ('square', (-3,), ()))),
+    ([np.ones((1, 3)), np.ones((4, 1))],
+     (('sin', (0,), ()), ('multiply', (-1, 1), ()), ('divide', (-2, 1), ()))),
+])
+def test_fused_elementwise_equals_op_by_op_for_mixed_inputs(xs, expr):
+    got = fused.fused_elementwise_op.kernel(list(xs), expr)
+    want = _unfused(xs, expr)
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    assert np.shape(got) == np.shape(want)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_fused_matmul_falls_back_when_the_bias_changes_dtype_or_shape():
+    x, w = np.ones((2, 3), 'float32'), np.ones((3, 4), 'float32')
+    for bias in (np.ones(4), np.ones((5, 2, 4), 'float32'), np.ones(4, 'float32')):
+        got = fused.fused_matmul_bias_act_op.kernel(x, w, bias, False, False, 'tanh', ())
+        want = np.tanh(np.matmul(x, w) + bias)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)

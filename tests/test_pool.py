@@ -196,3 +196,12 @@ def test_pool_errors():
         F.avg_pool2d(x, 2, divisor_override=0)
     with pytest.raises(paddle.OpError, match='output_size'):
         F.adaptive_avg_pool2d(x, [1, 2, 3])
+
+
+def test_avg_pool_grad_when_windows_tile_the_input():
+    x = t(rng.standard_normal((2, 3, 4, 6)), True)
+    out = F.avg_pool2d(x, [2, 3])
+    g = rng.standard_normal(out.shape)
+    out.backward(t(g))
+    want = np.repeat(np.repeat(g / 6, 2, axis=2), 3, axis=3)
+    np.testing.assert_allclose(x.grad.numpy(), want)

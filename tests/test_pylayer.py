@@ -210,7 +210,8 @@ def test_clear_errors():
         @staticmethod
         def backward(ctx, d):
             return d
-    with pytest.raises(ValueError, match=r"gradient 0 has shape \[\] but the input has shape \[2\]"):
+    with pytest.raises(ValueError, match=r"gradient 0 has shape \[\] but the input has "
+                                         r"shape \[2\]"):
         WrongShape.apply(T([1.0, 2.0])).backward()
 
     class NoBackward(PyLayer):

@@ -359,3 +359,34 @@ def test_loading_never_unpickles(tmp_path):
     with pytest.raises(CheckpointError):
         load_bytes(tmp_path, pickle.dumps({'x': Evil()}))
     assert not marker.exists()
+
+
+def test_layer_and_optimizer_checkpoint(tmp_path):
+    """The usual Paddle checkpoint: layer and optimizer state dicts, restored into new
+    objects that then compute the same thing."""
+    def linear():       # fixed parameter names, as a fresh process would produce
+        return framework.nn.Linear(3, 2, weight_attr=framework.ParamAttr(name='fc.w_0'),
+                                   bias_attr=framework.ParamAttr(name='fc.b_0'))
+    framework.seed(0)
+    model = linear()
+    opt = framework.optimizer.Adam(parameters=model.parameters(), learning_rate=0.1)
+    x = framework.to_tensor(rng.standard_normal((4, 3)).astype(np.float32))
+    model(x).sum().backward()
+    opt.step()
+    framework.save(model.state_dict(), str(tmp_path / 'm.pdparams'))
+    framework.save(opt.state_dict(), str(tmp_path / 'm.pdopt'))
+    with pytest.raises(TypeError, match="'Linear'.*state_dict"):
+        framework.save(model, str(tmp_path / 'bad'))
+
+    model2 = linear()
+    opt2 = framework.optimizer.Adam(parameters=model2.parameters(), learning_rate=0.1)
+    state = framework.load(str(tmp_path / 'm.pdparams'))
+    assert state['weight'].name == model.weight.name
+    model2.set_state_dict(state)
+    opt2.set_state_dict(framework.load(str(tmp_path / 'm.pdopt')))
+    np.testing.assert_array_equal(model2(x).numpy(), model(x).numpy())
+    for m, o in ((model, opt), (model2, opt2)):     # one more identical step each
+        o.clear_grad()
+        m(x).sum().backward()
+        o.step()
+    np.testing.assert_allclose(model2.weight.numpy(), model.weight.numpy(), rtol=1e-6)

@@ -9,7 +9,7 @@ are 1-D or 2-D and ``J`` is ``[B, M, N]``. Tuples of ``ys``/``xs`` give
 row shared by all ``xs``, and cached.
 """
 from ..incubate.autograd.functional import (_LazyMatrix, _RowSource, _as_list, _check_values,
-                                            _flat, _grad)
+                                            _flat, _grad, _recording)
 
 __all__ = ['jacobian', 'hessian', 'Jacobian', 'Hessian']
 
@@ -80,6 +80,7 @@ def _blocks(cls, ys_l, xs_l, batched):
     return out
 
 
+@_recording
 def jacobian(ys, xs, batch_axis=None):
     """Jacobian of already computed ``ys`` with respect to ``xs``.
 
@@ -110,6 +111,7 @@ def jacobian(ys, xs, batch_axis=None):
     return blocks[0][0]
 
 
+@_recording
 def hessian(ys, xs, batch_axis=None):
     """Hessian of an already computed scalar ``ys`` (shape [] or [1]; [B] or
     [B, 1] with ``batch_axis=0``) with respect to ``xs``. For a tuple of

@@ -40,7 +40,6 @@ class PyLayerContext:
     def __init__(self):
         self._saved = None
         self._non_differentiable = ()
-        self.container = None     # Paddle stores saved values here in older versions
 
     def save_for_backward(self, *tensors):
         """Keep ``tensors`` for ``backward`` (call at most once, in forward)."""
@@ -216,7 +215,13 @@ def _apply_eager(cls, args, kwargs):
     if not pos:
         return result
     inner = [leaves[i] for i in pos]
-    outs = apply_op(_eager_op(cls), (inputs, _Call(cls, ctx, [t.data for t in inner])))
+    ids = {id(t) for t in inputs}
+    # an input returned as it is becomes a new tensor: copy, so in-place
+    # changes to the output cannot reach the input
+    arrays = [t.data.copy() if id(t) in ids else t.data for t in inner]
+    call = _Call(cls, ctx, arrays)
+    outs = apply_op(_eager_op(cls), (inputs, call))
+    call.arrays = None       # the tracer holds the outputs now
     nondiff = {id(t) for t in ctx._non_differentiable}
     for t, o in zip(inner, outs):
         if id(t) in nondiff:
@@ -225,7 +230,6 @@ def _apply_eager(cls, args, kwargs):
     if grad_mode.enabled and ctx._saved:
         # a saved forward output stands for the layer's output, as in PyTorch:
         # differentiating backward through it goes through this layer again
-        ids = {id(t) for t in inputs}
         as_out = {id(t): o for t, o in zip(inner, outs) if id(t) not in ids}
         ctx._saved = tuple(as_out.get(id(t), t) for t in ctx._saved)
     for i, o in zip(pos, outs):

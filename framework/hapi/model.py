@@ -533,6 +533,7 @@ class Model:
             raise FileNotFoundError("Model.load: no parameter file '%s'" % params_file)
         state = serialization.load(params_file)
         matched = []
+        renamed = {}      # saved parameter name -> this network's (optimizer state keys)
         for key, param in self.network.state_dict().items():
             value = state.get(key)
             problem = None
@@ -548,12 +549,16 @@ class Model:
                 reset_optimizer = True
                 continue
             matched.append((param, value))
+            old_name = getattr(value, 'name', None)
+            if old_name and param.name and old_name != param.name:
+                renamed[old_name] = param.name
         for param, value in matched:
             param.set_value(value)
         opt_file = path + '.pdopt'
         if reset_optimizer or self._optimizer is None or not os.path.exists(opt_file):
             return
-        self._optimizer.set_state_dict(serialization.load(opt_file))
+        state = serialization.load(opt_file)
+        self._optimizer.set_state_dict(_rename_accumulators(state, renamed))
 
     # ---- information ----------------------------------------------------
     def summary(self, input_size=None, dtype=None):
@@ -565,6 +570,23 @@ class Model:
                                  "to Model(...)")
             input_size = self._inputs
         return _summary(self.network, input_size, dtypes=dtype)
+
+
+def _rename_accumulators(state, renamed):
+    """Optimizer state keys are '<parameter name>_<accumulator>'; parameter names
+    come from a global counter, so the same network built again (in the same
+    process) has other names. Map the saved names to the current ones."""
+    if not renamed:
+        return state
+    by_length = sorted(renamed, key=len, reverse=True)
+    out = type(state)()
+    for key, value in state.items():
+        for old in by_length:
+            if key.startswith(old + '_'):
+                key = renamed[old] + key[len(old):]
+                break
+        out[key] = value
+    return out
 
 
 def _take(iterable, n):

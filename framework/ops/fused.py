@@ -24,7 +24,6 @@ from . import meta
 from .math import matmul_op
 from .registry import OpError, add_test_case, def_op, has_op, lookup
 
-_nd = np.ndarray
 _matmul_kernel = matmul_op.kernel
 
 # unary ops whose kernel, on a float array, is exactly this ufunc
@@ -38,11 +37,11 @@ BINARY_UFUNCS = {
     'add': np.add, 'subtract': np.subtract, 'multiply': np.multiply,
     'maximum': np.maximum, 'minimum': np.minimum,
 }
+# ... and these only when that dtype is a float one
+FLOAT_BINARY_UFUNCS = {'divide': np.true_divide, 'elementwise_pow': np.power}
 # ops whose kernel is exactly ``ufunc(x, y)`` for any inputs (a thin wrapper):
 # the fused kernel calls the ufunc itself and saves a Python call per op
 DIRECT_UFUNCS = dict(BINARY_UFUNCS)
-# ... and these only when that dtype is a float one
-FLOAT_BINARY_UFUNCS = {'divide': np.true_divide, 'elementwise_pow': np.power}
 
 # elementwise ops (broadcasting for two inputs) whose kernels return new arrays
 ELEMENTWISE_UNARY = tuple(UNARY_UFUNCS) + (
@@ -81,35 +80,28 @@ def inplace_kernel(op_type):
     return None
 
 
-def _fits(small, big):
-    """``small`` broadcasts into ``big`` without changing it."""
-    if len(small) > len(big):
-        return False
-    return all(s == 1 or s == b for s, b in zip(reversed(small), reversed(big)))
-
-
 def _has_inplace_form(op_type):
     return (op_type in UNARY_UFUNCS or op_type == 'relu' or op_type in BINARY_UFUNCS
             or op_type in FLOAT_BINARY_UFUNCS)
 
 
-def _inplace_line(j, t, args, pos, glb):
-    """Source of instruction ``j`` overwriting its dying temporary ``args[pos]``
-    when the run-time values allow it (an array of the result's shape and
-    dtype), else calling the kernel. Checked inline: a function call per
-    check would cost more than the allocation it saves on small arrays."""
-    glb['U%d' % j] = inplace_kernel(t)
-    a = args[pos]
-    call = 'K%d(%s)' % (j, ', '.join(args))
-    if len(args) == 1:
-        return 't%d = U%d(%s, %s) if type(%s) is _nd and %s.dtype.kind == "f" else %s' % (
-            j, j, a, a, a, a, call)
-    o = args[1 - pos]
-    cond = ('type(%s) is _nd and type(%s) is _nd and %s.shape == %s.shape and '
-            '%s.dtype == %s.dtype' % (a, o, o, a, o, a))
-    if t in FLOAT_BINARY_UFUNCS:
-        cond += ' and %s.dtype.kind == "f"' % a
-    return 't%d = U%d(%s, %s) if %s else %s' % (j, j, ', '.join(args), a, cond, call)
+def _inplace_lines(j, t, args, pos, glb):
+    """Source of instruction ``j`` computing into its dying temporary
+    ``args[pos]``. ``casting='no'`` makes numpy refuse (before writing
+    anything) whenever the result would not have exactly that array's dtype,
+    and a shape that does not fit raises too; the kernel then runs as usual.
+    No Python-level checks: on small arrays they would cost more than the
+    allocation they save."""
+    if t == 'relu':
+        glb['U%d' % j] = np.maximum
+        call_args = [args[0], '0']
+    else:
+        glb['U%d' % j] = UNARY_UFUNCS.get(t) or BINARY_UFUNCS.get(t) or FLOAT_BINARY_UFUNCS[t]
+        call_args = list(args)
+    return ['try:',
+            '    t%d = U%d(%s, out=%s, casting="no")' % (j, j, ', '.join(call_args), args[pos]),
+            'except (ValueError, TypeError):',
+            '    t%d = K%d(%s)' % (j, j, ', '.join(args))]
 
 
 # ---- fused_elementwise --------------------------------------------------------
@@ -164,14 +156,14 @@ def _compile(instrs):
         for r in refs:
             if r < 0:
                 last_use[-r - 1] = j
-    glb = {'_nd': _nd}
+    glb = {}
     lines = ['def fused(%s):' % ', '.join('x%d' % k for k in range(n_in))]
     for j, (t, refs, attrs) in enumerate(instrs):
         glb['K%d' % j] = DIRECT_UFUNCS.get(t) or lookup(t).kernel
         args = ['x%d' % r if r >= 0 else 't%d' % (-r - 1) for r in refs]
         dying = [p for p, r in enumerate(refs) if r < 0 and last_use[-r - 1] == j]
         if dying and not attrs and _has_inplace_form(t):
-            lines.append('    ' + _inplace_line(j, t, args, dying[0], glb))
+            lines.extend('    ' + line for line in _inplace_lines(j, t, args, dying[0], glb))
         else:
             for i, a in enumerate(attrs):
                 glb['A%d_%d' % (j, i)] = a
@@ -255,8 +247,12 @@ def _fused_matmul_meta(x, y, bias=None, transpose_x=False, transpose_y=False, ac
 
 
 def _apply_act(r, act, act_attrs):
-    if act in ('relu', 'tanh') and type(r) is _nd and r.ndim and r.dtype.kind == 'f':
-        return inplace_kernel(act)(r, r)
+    if act in ('relu', 'tanh'):
+        try:          # into the product's buffer when the dtype stays (see _inplace_lines)
+            return (np.maximum(r, 0, out=r, casting='no') if act == 'relu'
+                    else np.tanh(r, out=r, casting='no'))
+        except (ValueError, TypeError):
+            pass
     return lookup(act).kernel(r, *act_attrs)
 
 
@@ -270,10 +266,9 @@ def fused_matmul_bias_act_op(x, y, bias=None, transpose_x=False, transpose_y=Fal
     (np.add is commutative bit for bit, so ``bias + x @ y`` fuses too)."""
     r = _matmul_kernel(x, y, transpose_x, transpose_y)
     if bias is not None:
-        if (type(r) is _nd and type(bias) is _nd and r.ndim and bias.dtype == r.dtype
-                and (bias.shape == r.shape or _fits(bias.shape, r.shape))):
-            r = np.add(r, bias, out=r)
-        else:
+        try:
+            r = np.add(r, bias, out=r, casting='no')
+        except (ValueError, TypeError):
             r = np.add(r, bias)
     if act:
         if act not in MATMUL_ACTS:

@@ -25,6 +25,8 @@ def _reachable_from(program, ops, sources):
     """Names whose value depends (differentiably) on ``sources``."""
     reach = set(sources)
     for op in ops:
+        if op.attrs.get('op_stop_gradient'):      # Variable.detach()
+            continue
         if op.type not in CONTROL_FLOW_GRAD:
             if not registry.has_op(op.type) or not registry.lookup(op.type).differentiable:
                 continue

@@ -126,6 +126,11 @@ class Variable:
         from ..ops.manipulation import assign
         out = assign(self)
         out.stop_gradient = True
+        # static backward must not differentiate through this copy (the flag
+        # is an op attribute so it survives clone() and serialization)
+        producer = default_main_program().current_block().ops[-1]
+        if out.name in producer.output_arg_names:
+            producer.attrs['op_stop_gradient'] = True
         return out
 
     def to_meta(self):

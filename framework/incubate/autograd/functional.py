@@ -13,10 +13,11 @@ with cotangent ``v`` is ``J v``. It is exact for every op with a grad rule.
 Jacobian and Hessian matrices are evaluated lazily, one reverse pass per row
 (the only cheap direction in reverse mode), and computed rows are cached.
 """
+import functools
 import numbers
 
-from ... import ops as _ops  # noqa: F401  (ops are registered before use)
 from ...dygraph import Tensor
+from ...dygraph.state import enable_grad
 
 __all__ = ['vjp', 'jvp', 'Jacobian', 'Hessian', 'grad', 'forward_grad']
 
@@ -24,6 +25,16 @@ __all__ = ['vjp', 'jvp', 'Jacobian', 'Hessian', 'grad', 'forward_grad']
 def _fw():
     import framework
     return framework
+
+
+def _recording(fn):
+    """Run ``fn`` with grad mode on: derivatives need the tape even when the
+    caller is under ``no_grad`` (as torch.autograd.functional does)."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with enable_grad():
+            return fn(*args, **kwargs)
+    return wrapper
 
 
 # ---- small helpers over "a Tensor or a sequence of Tensors" -----------------------
@@ -73,13 +84,17 @@ def _shapes_match(a, b):
 
 def _separate(xs):
     """Fresh inputs for the function, so derivatives are taken with respect to
-    them alone: a tensor that needs gradients is cloned (the clone stays
-    connected, so derivatives of the results still reach the caller's graph
-    -- that is what lets Hessian nest a Jacobian); any other tensor is detached
-    and made differentiable. Static Variables are used as they are."""
+    them alone (``func(x, x)`` gets two separate partials): a tensor that needs
+    gradients is cloned (the clone stays connected, so derivatives of the
+    results still reach the caller's graph -- that is what lets Hessian nest a
+    Jacobian); any other tensor is detached and made differentiable. A static
+    Variable is copied with an ``assign`` op, which static backward
+    differentiates through."""
     def one(x):
-        if x is None or _is_static(x):
+        if x is None:
             return x
+        if _is_static(x):
+            return _fw().assign(x)
         if not x.stop_gradient:
             return x.clone()
         d = x.detach()
@@ -116,6 +131,7 @@ def _structured(values, like):
 
 # ---- vjp / jvp --------------------------------------------------------------------
 
+@_recording
 def vjp(func, xs, v=None):
     """Vector-Jacobian product (reverse mode): ``(func(xs), v^T J)``.
 
@@ -140,6 +156,7 @@ def vjp(func, xs, v=None):
     return ys, _structured(_grad(ys, xs, v), xs)
 
 
+@_recording
 def jvp(func, xs, v=None):
     """Jacobian-vector product (forward mode): ``(func(xs), J v)``.
 
@@ -175,6 +192,7 @@ def _double_vjp(ys, xs, v):
     return _grad(xs_grad, us, v)
 
 
+@_recording
 def grad(outputs, inputs, grad_outputs=None):
     """``paddle.incubate.autograd.grad``: gradients of ``outputs`` with respect
     to ``inputs`` (reverse mode), in eager or static mode; zeros for inputs
@@ -186,6 +204,7 @@ def grad(outputs, inputs, grad_outputs=None):
     return _structured(_grad(outputs, inputs, grad_outputs), inputs)
 
 
+@_recording
 def forward_grad(outputs, inputs, grad_inputs=None):
     """Forward-mode derivative of already computed ``outputs`` along
     ``grad_inputs`` (default: ones), i.e. ``J v``; returns a Tensor or a tuple
@@ -237,6 +256,7 @@ class _RowSource:
         self.batched = batched
         self.cache = {}
 
+    @_recording
     def row(self, i):
         r = self.cache.get(i)
         if r is None:
@@ -376,6 +396,7 @@ class Jacobian(_LazyMatrix):
     [1.0, 3.0, 0.0, 0.0, 1.0, 0.0, 2.0, 0.0]
     """
 
+    @_recording
     def __init__(self, func, xs, is_batched=False):
         _check_func(func, 'Jacobian')
         _check_values('Jacobian', 'xs', xs)
@@ -419,6 +440,7 @@ class Hessian(_LazyMatrix):
 
     _api = 'Hessian'
 
+    @_recording
     def __init__(self, func, xs, is_batched=False):
         _check_func(func, 'Hessian')
 

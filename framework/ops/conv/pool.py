@@ -68,14 +68,6 @@ class _Pool:
         xp[:, :, self.pt:self.pt + self.h, self.pl:self.pl + self.w] = x4
         return xp
 
-    def tap_index(self, i, j):
-        """Flat input index ``[OH, OW]`` that tap (i, j) reads; -1 in padding."""
-        r = np.arange(self.oh) * self.sh + i - self.pt
-        c = np.arange(self.ow) * self.sw + j - self.pl
-        idx = r[:, None] * self.w + c[None, :]
-        bad = ((r < 0) | (r >= self.h))[:, None] | ((c < 0) | (c >= self.w))[None, :]
-        return np.where(bad, -1, idx).astype(np.int32)
-
     def counts(self):
         """Number of real (non-padding) input pixels in every window: ``[OH, OW]``."""
         def count(o, s, k, p, n):
@@ -109,19 +101,32 @@ def _with_spatial(xs, spatial, data_format):
 # ---- max pool + scatter/gather -------------------------------------------------
 
 def _max_pool_np(x4, g):
+    """Running max over the taps, remembering which tap won (first max on
+    ties); the flat input index is computed from the winning tap at the end."""
     xp = g.padded(x4, -np.inf)
-    best = idx = None
-    for i, j in g.taps():
+    ntaps = g.kh * g.kw
+    best = tid = None
+    for t, (i, j) in enumerate(g.taps()):
         v = g.tap(xp, i, j)
         if best is None:
             best = v.copy()
-            idx = np.empty(best.shape, np.int32)
-            idx[...] = g.tap_index(i, j)
+            tid = np.zeros(best.shape, np.uint8 if ntaps < 256 else np.int32)
         else:
-            win = v > best
-            np.copyto(best, v, where=win)
-            np.copyto(idx, g.tap_index(i, j), where=win)
-    return best, idx
+            win = np.greater(v, best)
+            np.maximum(best, v, out=best)
+            np.copyto(tid, t, where=win)
+    return best, _tap_to_index(tid, g)
+
+
+def _tap_to_index(tid, g):
+    """Flat ``h*W + w`` input index of each window's winning tap; -1 when that
+    tap lies in the padding (a window with no real pixel)."""
+    r = (np.arange(g.oh) * g.sh - g.pt)[:, None] + tid // g.kw
+    c = (np.arange(g.ow) * g.sw - g.pl)[None, :] + tid % g.kw
+    idx = (r * g.w + c).astype(np.int32)
+    if g.pt or g.pb or g.pl or g.pr or (g.hp, g.wp) != (g.h, g.w):
+        idx[(r < 0) | (r >= g.h) | (c < 0) | (c >= g.w)] = -1
+    return idx
 
 
 _POOL_ATTRS = {'kernel_size': [1, 1], 'stride': [1, 1], 'padding': [0, 0, 0, 0],
@@ -251,6 +256,12 @@ def _avg_pool_np(x4, g, exclusive, divisor):
 def _avg_pool_adjoint_np(g4, x4shape, geo, exclusive, divisor):
     d = _divisor(geo, exclusive, divisor)
     gs = (g4 / d).astype(g4.dtype, copy=False)
+    if (geo.sh, geo.sw) == (geo.kh, geo.kw) and (geo.oh * geo.kh, geo.ow * geo.kw) == \
+            (geo.h, geo.w) and (geo.hp, geo.wp) == (geo.h, geo.w):
+        # windows tile the input exactly: one broadcast write
+        gx = np.empty(x4shape[:2] + (geo.oh, geo.kh, geo.ow, geo.kw), g4.dtype)
+        gx[...] = gs[:, :, :, None, :, None]
+        return gx.reshape(x4shape)
     gxp = np.zeros(x4shape[:2] + (geo.hp, geo.wp), g4.dtype)
     for i, j in geo.taps():
         geo.tap(gxp, i, j)[...] += gs

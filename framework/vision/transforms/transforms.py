@@ -68,9 +68,9 @@ class BaseTransform:
         return None
 
     def __call__(self, inputs):
-        single = not isinstance(inputs, tuple)
-        if single:
-            inputs = (inputs,)
+        if not isinstance(inputs, tuple):
+            self.params = self._get_params((inputs,))
+            return getattr(self, '_apply_%s' % self.keys[0])(inputs)
         self.params = self._get_params(inputs)
         outputs = [getattr(self, '_apply_%s' % k)(x) for k, x in zip(self.keys, inputs)]
         outputs.extend(inputs[len(self.keys):])
