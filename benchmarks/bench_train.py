@@ -206,7 +206,8 @@ def check_same_loss(ours_net, torch_net, x, y, name):
         b = float(torch.nn.functional.cross_entropy(torch_net(torch.from_numpy(x)),
                                                     torch.from_numpy(y.reshape(-1))))
     if abs(a - b) > 1e-4 * max(1.0, abs(b)):
-        raise SystemExit("%s: the models differ (initial loss ours %.6f, torch %.6f)" % (name, a, b))
+        raise SystemExit("%s: the models differ (initial loss ours %.6f, torch %.6f)"
+                         % (name, a, b))
 
 
 def case(name, make_ours, make_torch, x, y, args, numpy_ref=None):

@@ -2,7 +2,6 @@
 callbacks, the progress bar and framework.summary."""
 import os
 import re
-import warnings
 
 import numpy as np
 import pytest
@@ -43,23 +42,26 @@ def dataset(n=96, seed=0):
 
 
 class Recorder(Callback):
+    """Records every hook call as 'name' or 'name:step_or_epoch'."""
+
     def __init__(self):
         super().__init__()
         self.events = []
 
-    def _rec(name):
-        def hook(self, *args):
-            step_or_epoch = args[0] if args and not isinstance(args[0], (dict, type(None))) \
-                else None
-            self.events.append(name if step_or_epoch is None else '%s:%d' % (name, step_or_epoch))
-        return hook
 
-    for _name in ('train_begin', 'train_end', 'eval_begin', 'eval_end', 'predict_begin',
-                  'predict_end', 'epoch_begin', 'epoch_end', 'train_batch_begin',
-                  'train_batch_end', 'eval_batch_begin', 'eval_batch_end',
-                  'predict_batch_begin', 'predict_batch_end'):
-        locals()['on_' + _name] = _rec(_name)
-    del _name
+def _recording_hook(name):
+    def hook(self, *args):
+        first = args[0] if args else None
+        self.events.append(name if first is None or isinstance(first, dict)
+                           else '%s:%d' % (name, first))
+    return hook
+
+
+for _name in ('train_begin', 'train_end', 'eval_begin', 'eval_end', 'predict_begin',
+              'predict_end', 'epoch_begin', 'epoch_end', 'train_batch_begin',
+              'train_batch_end', 'eval_batch_begin', 'eval_batch_end',
+              'predict_batch_begin', 'predict_batch_end'):
+    setattr(Recorder, 'on_' + _name, _recording_hook(_name))
 
 
 # ---- fit / evaluate / predict ----------------------------------------------
@@ -123,6 +125,29 @@ def test_fit_accepts_dataloader_and_plain_iterables():
     model.fit(batches, batches, epochs=3, verbose=0)
     res = model.evaluate(batches, verbose=0)
     assert res['acc'] > 0.8
+
+
+def test_fit_on_iterable_dataset_with_workers(capsys):
+    x, y = make_data(64)
+
+    class Stream(paddle.io.IterableDataset):
+        def __iter__(self):
+            info = paddle.io.get_worker_info()       # each worker streams its own shard
+            start, stride = (0, 1) if info is None else (info.id, info.num_workers)
+            for i in range(start, len(x), stride):
+                yield x[i], y[i]
+
+    paddle.seed(23)
+    model = make_model()
+    model.fit(Stream(), batch_size=16, epochs=2, verbose=1, num_workers=2)
+    out = capsys.readouterr().out
+    # unknown length: no total in the counter, the line is ended at the epoch's end
+    assert re.search(r'^step 4 - loss: .*samples/s$', out, re.M), out
+    res = model.evaluate(paddle.io.TensorDataset([x, y]), batch_size=16, verbose=0,
+                         num_workers=2)
+    assert res['acc'] > 0.6
+    with pytest.raises(TypeError, match='Callback'):
+        model.fit(Stream(), batch_size=16, verbose=0, callbacks=[object()])
 
 
 def test_predict_outputs_and_stacking():
@@ -352,6 +377,12 @@ def test_lr_scheduler_callback_steps_by_batch_or_epoch():
     assert sched.last_epoch == 8
     with pytest.raises(ValueError, match='exclusive'):
         LRScheduler(by_step=True, by_epoch=True)
+    # ReduceOnPlateau needs a metric to step: the callback leaves it alone
+    plateau = paddle.optimizer.lr.ReduceOnPlateau(0.1)
+    model.prepare(paddle.optimizer.SGD(plateau, parameters=model.parameters()),
+                  nn.CrossEntropyLoss())
+    model.fit(dataset(32), batch_size=16, epochs=1, verbose=0)
+    assert plateau.last_epoch == 0
 
 
 def test_reduce_lr_on_plateau():
@@ -560,3 +591,84 @@ def test_summary_errors():
         paddle.summary(net, (None, None, 2))
     with pytest.raises(TypeError, match='Layer'):
         paddle.summary(lambda x: x, (1, 2))
+
+
+# ---- static graph mode -----------------------------------------------------------
+
+@pytest.fixture
+def static_mode():
+    """Static mode with fresh default programs and scope, undone afterwards."""
+    paddle.enable_static()
+    try:
+        with paddle.static.scope_guard(paddle.static.Scope()), \
+                paddle.static.program_guard(paddle.static.Program(), paddle.static.Program()):
+            yield
+    finally:
+        paddle.disable_static()
+
+
+def static_model(lr=0.05):
+    model = paddle.Model(make_net(), [InputSpec([None, 4], 'float32', 'x')],
+                         [InputSpec([None, 1], 'int64', 'label')])
+    # parameters=None: in static mode the optimizer updates the program's parameters
+    model.prepare(paddle.optimizer.Adam(lr), nn.CrossEntropyLoss(), paddle.metric.Accuracy())
+    return model
+
+
+def test_static_mode_fit_evaluate_predict(static_mode, capsys):
+    paddle.seed(30)
+    model = static_model()
+    before = model.evaluate(dataset(seed=1), batch_size=32, verbose=0)
+    model.fit(dataset(), dataset(seed=1), batch_size=16, epochs=6, verbose=2, log_freq=3)
+    after = model.evaluate(dataset(seed=1), batch_size=32, verbose=0)
+    assert after['loss'][0] < 0.6 * before['loss'][0] and after['acc'] > 0.9
+    out = capsys.readouterr().out
+    assert 'Epoch 6/6' in out and 'samples/s' in out
+    x, y = make_data(40, seed=2)
+    pred = model.predict(paddle.io.TensorDataset([x, y]), batch_size=16, verbose=0,
+                         stack_outputs=True)[0]
+    assert pred.shape == (40, 2)
+    assert model.evaluate(paddle.io.TensorDataset([x, y]), batch_size=40, verbose=0)['acc'] == \
+        pytest.approx(np.mean(pred.argmax(1) == y[:, 0]))
+
+
+def test_static_mode_save_load_and_inference(static_mode, tmp_path):
+    paddle.seed(31)
+    model = static_model()
+    model.fit(dataset(64), batch_size=16, epochs=2, verbose=0)
+    path = str(tmp_path / 'm')
+    model.save(path)
+    model.save(str(tmp_path / 'infer'), training=False)
+    other = static_model()
+    other.load(path)
+    x, y = make_data(16, seed=3)
+    expected = model.predict_batch([x])[0]        # what the inference model must give
+    np.testing.assert_array_equal(other.predict_batch([x])[0], expected)
+    # optimizer state restored: one more step agrees
+    model.train_batch([x], [y])
+    other.train_batch([x], [y])
+    np.testing.assert_allclose(other.predict_batch([x])[0], model.predict_batch([x])[0],
+                               rtol=1e-5, atol=1e-6)
+    paddle.disable_static()
+    try:
+        loaded = paddle.jit.load(str(tmp_path / 'infer'))
+        np.testing.assert_allclose(loaded(paddle.to_tensor(x)).numpy(), expected, rtol=1e-5,
+                                   atol=1e-6)
+    finally:
+        paddle.enable_static()
+
+
+def test_static_mode_requirements_and_summary(static_mode, capsys):
+    with pytest.raises(ValueError, match='inputs='):
+        paddle.Model(make_net()).prepare(paddle.optimizer.SGD(0.1), nn.CrossEntropyLoss())
+    with pytest.raises(ValueError, match='labels='):
+        paddle.Model(make_net(), [InputSpec([None, 4], 'float32', 'x')]).prepare(
+            paddle.optimizer.SGD(0.1), nn.CrossEntropyLoss())
+    model = static_model()
+    x, y = make_data(8)
+    with pytest.raises(NotImplementedError, match='dynamic graph mode'):
+        model.train_batch([x], [y], update=False)
+    with pytest.raises(NotImplementedError, match='dynamic graph mode'):
+        model.fit(dataset(16), batch_size=8, verbose=0, accumulate_grad_batches=2)
+    assert model.summary() == {'total_params': 114, 'trainable_params': 114}   # 4*16+16 + 16*2+2
+    assert '[1, 16]' in capsys.readouterr().out

@@ -61,7 +61,8 @@ def test_divisor_override():
     np.testing.assert_allclose(out, [[.5, 1, .5], [1, 2, 1], [.5, 1, .5]])
 
 
-@pytest.mark.parametrize('k,s,p,ceil', [(2, 2, 0, False), (3, 2, 1, True), ([3, 2], [1, 2], [1, 0], False),
+@pytest.mark.parametrize('k,s,p,ceil', [(2, 2, 0, False), (3, 2, 1, True),
+                                        ([3, 2], [1, 2], [1, 0], False),
                                         (2, 2, [1, 0, 0, 1], True), (3, 1, 1, False)])
 def test_max_pool_and_mask_match_reference(k, s, p, ceil):
     x = rng.standard_normal((2, 3, 6, 7))
@@ -167,7 +168,8 @@ def test_avg_pool_grad_is_the_adjoint_and_its_grad_is_avg_pool():
 def test_pool_grads_against_torch():
     torch = pytest.importorskip('torch')
     x = rng.standard_normal((2, 3, 9, 8)).astype(np.float32)
-    for fn, tfn in [(lambda a: F.max_pool2d(a, 3, 2, 1), lambda a: torch.nn.functional.max_pool2d(a, 3, 2, 1)),
+    tf = torch.nn.functional
+    for fn, tfn in [(lambda a: F.max_pool2d(a, 3, 2, 1), lambda a: tf.max_pool2d(a, 3, 2, 1)),
                     (lambda a: F.avg_pool2d(a, 3, 2, 1, exclusive=False),
                      lambda a: torch.nn.functional.avg_pool2d(a, 3, 2, 1)),
                     (lambda a: F.adaptive_avg_pool2d(a, [4, 3]),

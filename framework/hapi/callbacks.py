@@ -32,7 +32,7 @@ import warnings
 
 import numpy as np
 
-from ..optimizer.lr import LRScheduler as _LRSchedulerBase
+from ..optimizer.lr import LRScheduler as _LRSchedulerBase, ReduceOnPlateau as _ReduceOnPlateau
 from .progressbar import ProgressBar
 
 __all__ = ['Callback', 'ProgBarLogger', 'ModelCheckpoint', 'EarlyStopping', 'LRScheduler',
@@ -391,7 +391,8 @@ class LRScheduler(Callback):
     """Steps the optimizer's ``framework.optimizer.lr.LRScheduler`` after
     every training batch (``by_step``, the default) or every epoch
     (``by_epoch``). ``Model.fit`` adds one with the defaults unless you pass
-    your own."""
+    your own. A ``ReduceOnPlateau`` scheduler is left alone: its ``step``
+    needs the monitored value (step it yourself, or use ``ReduceLROnPlateau``)."""
 
     def __init__(self, by_step=True, by_epoch=False):
         super().__init__()
@@ -400,17 +401,19 @@ class LRScheduler(Callback):
         self.by_step = by_step
         self.by_epoch = by_epoch
 
+    def _step(self):
+        sched = _scheduler_of(self.model)
+        # ReduceOnPlateau steps on a metric value, which only the user has
+        if sched is not None and not isinstance(sched, _ReduceOnPlateau):
+            sched.step()
+
     def on_epoch_end(self, epoch, logs=None):
         if self.by_epoch:
-            sched = _scheduler_of(self.model)
-            if sched is not None:
-                sched.step()
+            self._step()
 
     def on_train_batch_end(self, step, logs=None):
         if self.by_step:
-            sched = _scheduler_of(self.model)
-            if sched is not None:
-                sched.step()
+            self._step()
 
 
 def _monitored(logs, monitor, who):

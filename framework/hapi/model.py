@@ -6,6 +6,11 @@ callbacks, a progress bar, checkpoints), ``train_batch`` / ``eval_batch`` /
 ``predict_batch`` run one batch, ``save`` / ``load`` write and read
 checkpoints (``path.pdparams`` + ``path.pdopt``) or an inference model.
 
+In static graph mode (``framework.enable_static()`` before building the
+network) ``prepare`` builds train/eval/test Programs instead and an Executor
+runs them (``hapi/static_adapter.py``); ``inputs`` and ``labels`` InputSpecs
+are then required.
+
 Each batch is split into the network's inputs and the labels: the first
 ``len(inputs)`` fields are inputs (by default as many as ``forward`` has
 required positional arguments), the rest labels. The loss is called as
@@ -24,6 +29,7 @@ required positional arguments), the rest labels. The loss is called as
 >>> model.evaluate(data, batch_size=16, verbose=0)['acc'] > 0.9
 True
 """
+import collections
 import inspect
 import math
 import numbers
@@ -34,7 +40,7 @@ import numpy as np
 
 from .. import serialization
 from ..dygraph import Tensor, no_grad
-from ..io import DataLoader, Dataset
+from ..io import DataLoader, Dataset, IterableDataset
 from ..metric import Metric
 from ..nn.layer import Layer
 from ..ops.creation import to_tensor
@@ -43,6 +49,7 @@ from ..optimizer import Optimizer
 from ..static.mode import in_dynamic_mode
 from ..static.input_spec import InputSpec
 from . import callbacks as _cb
+from .static_adapter import StaticGraphAdapter
 from .summary import summary as _summary
 
 __all__ = ['Model']
@@ -74,6 +81,15 @@ def _as_tensor(value, api, what):
         return value
     if isinstance(value, (np.ndarray, np.generic, numbers.Number, list)):
         return to_tensor(value)
+    raise TypeError("Model.%s: %s must be Tensors or numpy arrays, got %s"
+                    % (api, what, type(value).__name__))
+
+
+def _as_feed(value, api, what):
+    if isinstance(value, Tensor):
+        return value.numpy()
+    if isinstance(value, (np.ndarray, np.generic, numbers.Number, list)):
+        return np.asarray(value)
     raise TypeError("Model.%s: %s must be Tensors or numpy arrays, got %s"
                     % (api, what, type(value).__name__))
 
@@ -149,22 +165,18 @@ class Model:
     Args:
         network (Layer): the network (a ``@to_static`` network works too).
         inputs (list[InputSpec]|dict|InputSpec): the network's inputs. Needed
-            for ``save(training=False)`` and ``summary()`` unless shapes can be
-            taken from the data seen in training; their number tells how many
-            fields of a batch are inputs.
-        labels (list[InputSpec]|InputSpec): the labels (documentation only in
-            dynamic mode: every field after the inputs is a label).
+            in static mode, and in dynamic mode for ``save(training=False)``
+            and ``summary()`` unless shapes can be taken from the data seen in
+            training; their number tells how many fields of a batch are inputs.
+        labels (list[InputSpec]|InputSpec): the labels (needed in static mode
+            with a loss or metrics; in dynamic mode every field after the
+            inputs is a label).
     """
 
     def __init__(self, network, inputs=None, labels=None):
         if not isinstance(network, Layer):
             raise TypeError("Model: network must be a framework.nn.Layer, got %s"
                             % type(network).__name__)
-        if not in_dynamic_mode():
-            raise NotImplementedError(
-                "Model: only dynamic graph mode is supported; call "
-                "framework.disable_static() first (a @to_static network also trains in "
-                "dynamic mode)")
         self.network = network
         self.mode = 'train'
         self._optimizer = None
@@ -178,6 +190,8 @@ class Model:
         self._train_iters_left = None
         self._test_dataloader = None
         self.stop_training = False
+        # static graph mode: programs built by prepare() and run by an Executor
+        self._adapter = None if in_dynamic_mode() else StaticGraphAdapter(self)
 
     # ---- specs ----------------------------------------------------------
     def _verify_spec(self, specs, is_input=False):
@@ -226,6 +240,8 @@ class Model:
         self._optimizer = optimizer
         self._loss = loss
         self._metrics = metrics
+        if self._adapter is not None:
+            self._adapter.prepare()
 
     def parameters(self, *args, **kwargs):
         """The network's parameters."""
@@ -243,8 +259,12 @@ class Model:
 
     # ---- one batch ------------------------------------------------------
     def _split_inputs(self, api, inputs, labels):
-        inputs = [_as_tensor(x, api, 'inputs') for x in _to_list(inputs)]
-        labels = [_as_tensor(y, api, 'labels') for y in _to_list(labels)]
+        if self._adapter is not None:      # static: the executor takes numpy feeds
+            inputs = [_as_feed(x, api, 'inputs') for x in _to_list(inputs)]
+            labels = [_as_feed(y, api, 'labels') for y in _to_list(labels)]
+        else:
+            inputs = [_as_tensor(x, api, 'inputs') for x in _to_list(inputs)]
+            labels = [_as_tensor(y, api, 'labels') for y in _to_list(labels)]
         self._input_info = [(list(x.shape), x.dtype) for x in inputs]
         return inputs, labels
 
@@ -271,9 +291,12 @@ class Model:
         if self._optimizer is None or self._loss is None:
             raise RuntimeError("Model.train_batch: call prepare(optimizer, loss) first (got "
                                "optimizer=%r, loss=%r)" % (self._optimizer, self._loss))
-        self.network.train()
         self.mode = 'train'
         inputs, labels = self._split_inputs('train_batch', inputs, labels)
+        if self._adapter is not None:
+            losses, metrics = self._adapter.train_batch(inputs, labels, update)
+            return (losses, metrics) if metrics else losses
+        self.network.train()
         outputs = self.network(*inputs)
         losses = self._compute_losses(outputs, labels)
         final = losses[0] if len(losses) == 1 else add_n(losses)
@@ -290,9 +313,14 @@ class Model:
 
     def eval_batch(self, inputs, labels=None):
         """Forward (without gradients), loss and metrics on one batch."""
-        self.network.eval()
         self.mode = 'eval'
         inputs, labels = self._split_inputs('eval_batch', inputs, labels)
+        if self._adapter is not None:
+            loss_values, metrics = self._adapter.eval_batch(inputs, labels)
+            if self._loss and metrics:
+                return loss_values, metrics
+            return loss_values if self._loss else metrics
+        self.network.eval()
         with no_grad():
             outputs = self.network(*inputs)
             losses = self._compute_losses(outputs, labels) if self._loss else []
@@ -304,9 +332,11 @@ class Model:
 
     def predict_batch(self, inputs):
         """The network's outputs on one batch, as a list of numpy arrays."""
-        self.network.eval()
         self.mode = 'test'
         inputs, _ = self._split_inputs('predict_batch', inputs, None)
+        if self._adapter is not None:
+            return self._adapter.predict_batch(inputs)
+        self.network.eval()
         with no_grad():
             outputs = self.network(*inputs)
         return [o.numpy() if isinstance(o, Tensor) else np.asarray(o)
@@ -315,6 +345,8 @@ class Model:
     # ---- loops ----------------------------------------------------------
     def _loader(self, data, batch_size, shuffle, drop_last, num_workers):
         if isinstance(data, Dataset):
+            # a stream has no indices to shuffle: it keeps its own order
+            shuffle = shuffle and not isinstance(data, IterableDataset)
             return DataLoader(data, batch_size=batch_size, shuffle=shuffle, drop_last=drop_last,
                               num_workers=num_workers)
         if data is not None and not hasattr(data, '__iter__'):
@@ -400,6 +432,9 @@ class Model:
                              ('accumulate_grad_batches', accumulate_grad_batches, 1)):
             if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < low:
                 raise ValueError("Model.fit: %s must be an int >= %d, got %r" % (name, low, v))
+        if self._adapter is not None and accumulate_grad_batches != 1:
+            raise NotImplementedError("Model.fit: accumulate_grad_batches > 1 is only "
+                                      "supported in dynamic graph mode")
         if num_iters is not None and (isinstance(num_iters, bool) or
                                       not isinstance(num_iters, numbers.Integral) or num_iters < 1):
             raise ValueError("Model.fit: num_iters must be a positive int or None, got %r"
@@ -497,11 +532,20 @@ class Model:
         if not training:
             self._save_inference_model(path)
             return
-        serialization.save(self.network.state_dict(), path + '.pdparams')
+        serialization.save(self._param_state(), path + '.pdparams')
         if self._optimizer is not None:
             state = self._optimizer.state_dict()
             if state:
                 serialization.save(state, path + '.pdopt')
+
+    def _param_state(self):
+        if self._adapter is None:
+            return self.network.state_dict()
+        # static: values from the scope, named like the parameters (see load)
+        state = collections.OrderedDict()
+        for key, value in self._adapter.param_values().items():
+            state[key] = Tensor(value, name=self.network.state_dict()[key].name)
+        return state
 
     def _inference_specs(self):
         if self._inputs_given:
@@ -518,6 +562,9 @@ class Model:
         return specs
 
     def _save_inference_model(self, path):
+        if self._adapter is not None:
+            self._adapter.save_inference(path)
+            return
         from .. import jit
         jit.save(self.network, path, input_spec=self._inference_specs())
 
@@ -553,7 +600,10 @@ class Model:
             if old_name and param.name and old_name != param.name:
                 renamed[old_name] = param.name
         for param, value in matched:
-            param.set_value(value)
+            if self._adapter is not None:
+                self._adapter.set_param(param, value)
+            else:
+                param.set_value(value)
         opt_file = path + '.pdopt'
         if reset_optimizer or self._optimizer is None or not os.path.exists(opt_file):
             return

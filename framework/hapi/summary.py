@@ -16,6 +16,8 @@ from .. import dtype as _dt
 from ..dygraph import Tensor, no_grad
 from ..nn.layer import Layer
 from ..static.input_spec import InputSpec
+from ..static.mode import in_dynamic_mode
+from ..static.program import Program, program_guard
 
 __all__ = ['summary']
 
@@ -81,9 +83,10 @@ def _spec_dtypes(input_size, n):
     return None
 
 
-def _make_inputs(input_size, dtypes):
+def _make_inputs(input_size, dtypes, static):
     from ..ops.creation import to_tensor
     from ..random import generator
+    from .. import static as _static
     shapes, single = _normalise_sizes(input_size)
     if dtypes is None:
         dtypes = _spec_dtypes(input_size, len(shapes)) or [_dt.get_default_dtype()] * len(shapes)
@@ -95,6 +98,9 @@ def _make_inputs(input_size, dtypes):
     inputs = []
     for shape, dtype in zip(shapes, dtypes):
         dtype = np.dtype(_dt.convert_dtype(dtype))
+        if static:      # shapes only: the program is built, never run
+            inputs.append(_static.data('summary_input_%d' % len(inputs), list(shape), dtype))
+            continue
         data = generator().random(shape)
         if dtype.kind in 'iub':
             data = np.zeros(shape)      # valid indices for embeddings
@@ -178,6 +184,26 @@ def _run(net, inputs, single):
             net.train()
 
 
+def _forward_once(net, input_size, dtypes, given):
+    """Run ``net`` on ``given`` inputs or on random ones of ``input_size``;
+    returns the number of input elements."""
+    if given is not None:
+        single = isinstance(given, Tensor)
+        flat = list(given.values()) if isinstance(given, dict) else (
+            [given] if single else list(given))
+        _run(net, given, single)
+        return sum(int(np.prod(t.shape)) for t in flat if hasattr(t, 'shape'))
+    if in_dynamic_mode():
+        inputs, shapes, single = _make_inputs(input_size, dtypes, False)
+        _run(net, inputs, single)
+    else:
+        # static graph mode: build the forward into a scratch program, for the shapes only
+        with program_guard(Program(), Program()):
+            inputs, shapes, single = _make_inputs(input_size, dtypes, True)
+            _run(net, inputs, single)
+    return sum(int(np.prod(s)) for s in shapes)
+
+
 def _table(rows, input_numel, itemsize):
     headers = ('Layer (type)', 'Input Shape', 'Output Shape', 'Param #')
     cells = [(r['name'], str(r['input_shape']), str(r['output_shape']),
@@ -233,18 +259,10 @@ def summary(net, input_size=None, dtypes=None, input=None):  # noqa: A002
         raise TypeError("summary: net must be a framework.nn.Layer, got %s" % type(net).__name__)
     if input is None and input_size is None:
         raise ValueError("summary: give input_size or input")
-    if input is not None:
-        inputs, single = input, isinstance(input, Tensor)
-        flat = list(input.values()) if isinstance(input, dict) else (
-            [input] if single else list(input))
-        input_numel = sum(int(np.prod(t.shape)) for t in flat if hasattr(t, 'shape'))
-    else:
-        inputs, shapes, single = _make_inputs(input_size, dtypes)
-        input_numel = sum(int(np.prod(s)) for s in shapes)
     rec = _Recorder()
     handles = [layer.register_forward_post_hook(rec.hook) for layer in _hooked_layers(net)]
     try:
-        _run(net, inputs, single)
+        input_numel = _forward_once(net, input_size, dtypes, input)
     finally:
         for h in handles:
             h.remove()

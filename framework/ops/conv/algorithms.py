@@ -239,16 +239,17 @@ def _bwd_data_im2col(gy, w, g):
 def _bwd_filter_im2col(x, gy, g):
     grp, cg, ocg = g.groups, g.c // g.groups, g.oc // g.groups
     kg = cg * g.kh * g.kw
-    gw = np.zeros((grp, ocg, kg), np.result_type(x, gy))
+    gwt = np.zeros((grp, kg, ocg), np.result_type(x, gy))
     nb = _chunk(g.n, g.c * g.kh * g.kw * g.oh * g.ow * x.itemsize)
     cols = _Columns(g, nb, x.dtype)
     for n0 in range(0, g.n, nb):
-        # the forward's column layout, then one GEMM per image
+        # the forward's column layout, then one GEMM per image; cols @ g^T
+        # (long rows on the left) runs faster in OpenBLAS than g @ cols^T
         cc = cols.fill(x[n0:n0 + nb])
         n = cc.shape[0]
         gc = gy[n0:n0 + n].reshape(n, grp, ocg, g.oh * g.ow)
-        gw += np.matmul(gc, cc.transpose(0, 1, 3, 2)).sum(axis=0)
-    return gw.reshape(g.oc, cg, g.kh, g.kw)
+        gwt += np.matmul(cc, gc.transpose(0, 1, 3, 2)).sum(axis=0)
+    return np.ascontiguousarray(gwt.transpose(0, 2, 1)).reshape(g.oc, cg, g.kh, g.kw)
 
 
 # ---- per-tap GEMM accumulation -------------------------------------------------

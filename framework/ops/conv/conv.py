@@ -119,7 +119,8 @@ def _geom_transpose(ys, ws, stride, padding, output_padding, dilation, groups):
     g = algos.geom_transpose(ys.shape, ws.shape, P.hw2(stride, 1), P.pad4(padding),
                              P.hw2(output_padding, 0), P.hw2(dilation, 1), groups)
     if g.h <= 0 or g.w <= 0:
-        raise OpError("conv_transpose: the output would be empty (spatial %s)" % [g.h, g.w])
+        raise OpError("conv_transpose: the output would be empty (spatial %s)"
+                      % ([g.h, g.w],))
     return g
 
 
