@@ -11,6 +11,7 @@ import weakref
 import numpy as np
 
 from ..ops import registry
+from ..ops.grad_utils import scalar_array as _scalar_array
 from ..ops.registry import OpError
 from .autograd import GradNode
 from .state import grad_mode
@@ -169,7 +170,7 @@ _SCALARS = (float, int, bool)
 
 def _binary(op):
     """Hot path for two-input, attribute-free ops (add, multiply, ...);
-    the second operand may be a Python scalar."""
+    either operand may be a Python scalar (but not both)."""
     kernel = op.kernel
     differentiable = op.differentiable
     save = op.save_inputs
@@ -178,27 +179,37 @@ def _binary(op):
         if len(args) != 2:
             return apply_op(op, args)
         x, y = args
-        if type(x) is not Tensor:
-            return apply_op(op, args)
-        ty = type(y)
-        if ty is Tensor:
+        tx, ty = type(x), type(y)
+        if tx is Tensor:
+            xd = x.data
+            rx = not x.stop_gradient
+            if ty is Tensor:
+                yd = y.data
+                ry = not y.stop_gradient
+            elif ty in _SCALARS:
+                # the kernel gets a 0-d array; the node keeps the Python scalar
+                # so grad rules see a constant and skip its gradient
+                yd = _scalar_array(y, xd.dtype)
+                ry = False
+            else:
+                return apply_op(op, args)
+        elif ty is Tensor and tx in _SCALARS:
             yd = y.data
             ry = not y.stop_gradient
-        elif ty in _SCALARS:
-            yd = y
-            ry = False
+            xd = _scalar_array(x, yd.dtype)
+            rx = False
         else:
             return apply_op(op, args)
         try:
-            out = kernel(x.data, yd)
+            out = kernel(xd, yd)
         except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
-            raise _kernel_error(op, [x.data, yd], (), e) from None
-        rx = not x.stop_gradient
+            raise _kernel_error(op, [xd, yd], (), e) from None
         if not (rx or ry) or not differentiable or not grad_mode.enabled:
             return _finish(op, out, None, (), None, None, False)
         edges = ((x._grad_node or x) if rx else None,
                  (y._grad_node or y) if ry else None)
-        versions = (x._version, y._version if ry else None) if save else ()
+        versions = ((x._version if tx is Tensor else None,
+                     y._version if ty is Tensor else None) if save else ())
         return _finish(op, out, (x, y), (), edges, versions, True)
     return apply
 

@@ -282,6 +282,11 @@ class _ThreadedIter:
         self._done = True
         self._epoch.cancel.set()
         self._buffer.clear()
+        try:                # prefetched batches of an abandoned epoch: free them now
+            while True:
+                self._epoch.out_q.get_nowait()
+        except queue.Empty:
+            pass
         if self._pool is not None and self._owns_pool:
             self._pool.shutdown(join_timeout)
 

@@ -7,6 +7,22 @@ from .registry import Meta, add_test_case, def_op
 _ndarray = np.ndarray
 
 
+_scalar_arrays = {}
+
+
+def scalar_array(value, dtype):
+    """A Python scalar as a 0-d array of the dtype numpy's weak-scalar promotion
+    gives it next to ``dtype`` (cached). numpy's ufuncs take a slow path for
+    Python floats; a 0-d array is faster and computes the same values."""
+    key = (value, type(value), dtype)
+    arr = _scalar_arrays.get(key)
+    if arr is None:
+        if len(_scalar_arrays) > 4096:
+            _scalar_arrays.clear()
+        arr = _scalar_arrays[key] = np.asarray(value, dtype=np.result_type(dtype, value))
+    return arr
+
+
 def unbroadcast(g, shape):
     """Sum a numpy gradient ``g`` down to ``shape`` (the inverse of broadcasting)."""
     shape = tuple(shape)

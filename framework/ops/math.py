@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import dtype as _dt
 from . import meta
-from .grad_utils import is_value, sum_like, ub
+from .grad_utils import is_value, scalar_array, sum_like, ub
 from .registry import Meta, OpError, add_test_case, def_op
 
 _ndarray = np.ndarray
@@ -71,8 +71,11 @@ def _multiply_grad(g, x, y, out):
 
 @multiply_op.def_fast_grad
 def _multiply_fast(g, x, y, out):
-    return (ub(g * y, x) if type(x) is _ndarray else None,
-            ub(g * x, y) if type(y) is _ndarray else None)
+    if type(y) is not _ndarray:          # x * scalar: the common case
+        return ub(g * scalar_array(y, g.dtype), x), None
+    if type(x) is not _ndarray:
+        return None, ub(g * scalar_array(x, g.dtype), y)
+    return ub(g * y, x), ub(g * x, y)
 
 
 def _true_divide(x, y):
@@ -99,7 +102,7 @@ def _divide_grad(g, x, y, out):
 
 @divide_op.def_fast_grad
 def _divide_fast(g, x, y, out):
-    gx = g / y
+    gx = g / (y if type(y) is _ndarray else scalar_array(y, g.dtype))
     return ub(gx, x), (ub(-gx * out, y) if type(y) is _ndarray else None)
 
 
