@@ -1,5 +1,6 @@
 """End to end: Paddle's LeNet trained with framework.Model + Adam on the
-scikit-learn 8x8 digits, upsampled to LeNet's 28x28 input."""
+scikit-learn 8x8 digits, upsampled to LeNet's 28x28 input (the full run to
+97 % test accuracy, and a one-epoch run on a subset that checks learning)."""
 import numpy as np
 import pytest
 
@@ -26,8 +27,8 @@ class _BatchLosses(Callback):
         self.losses.append(logs['loss'][0])
 
 
-@pytest.mark.slow
 def test_lenet_reaches_97_percent_on_digits():
+    # about 4 s on an idle 2-core machine (8 epochs of 45 batches): not marked slow
     paddle.seed(2)
     train = Digits(mode='train', image_size=28, transform=_transforms(augment=True))
     test = Digits(mode='test', image_size=28, transform=_transforms(augment=False))

@@ -21,6 +21,7 @@ import weakref
 
 import numpy as np
 
+from ..ops.grad_utils import fast_grad_context
 from . import state
 
 _node_seq = itertools.count()
@@ -126,6 +127,7 @@ class _Engine:
                 if node.versions:
                     self._check_versions(node)
                 ins = node.ins
+                fast_grad_context.edges = node.edges
                 if op.n_in == 1:
                     x = ins[0]
                     in_grads = (fast(g, x.data if type(x) is T else _data(x),
@@ -163,6 +165,7 @@ class _Engine:
             # drop our references to this node's inputs, so an input the user no
             # longer holds is dead (and gets no retained .grad) when reached
             ins = x = t = in_grads = None
+        fast_grad_context.edges = None
         self._finish_leaves()
 
     def _route(self, e, g):
@@ -204,6 +207,7 @@ class _Engine:
             return self._composite_nograd(node, gs)
         T = self.Tensor
         ins = node.ins
+        fast_grad_context.edges = node.edges
         if op.n_in == 1:
             x = ins[0]
             return (fast(*gs, x.data if type(x) is T else _data(x), *node.outs, *node.attrs),)

@@ -7,6 +7,28 @@ from .registry import Meta, add_test_case, def_op
 _ndarray = np.ndarray
 
 
+class _FastGradContext:
+    """Which inputs of the node whose fast grad is running need a gradient.
+
+    The eager engine sets ``edges`` (one entry per input, None = not needed)
+    right before it calls an op's ``fast_grad``; expensive fast grads (a
+    convolution's input gradient, a first layer's input gradient) ask
+    ``wants(i)`` and skip work nobody will use."""
+    __slots__ = ('edges',)
+
+    def __init__(self):
+        self.edges = None
+
+
+fast_grad_context = _FastGradContext()
+
+
+def wants(i):
+    """True unless the running fast grad's input ``i`` is known not to need a gradient."""
+    edges = fast_grad_context.edges
+    return edges is None or edges[i] is not None
+
+
 _scalar_arrays = {}
 
 

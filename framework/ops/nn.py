@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from . import meta
-from .grad_utils import sum_like, unbroadcast
+from .grad_utils import sum_like, unbroadcast, wants
 from .math import (cast_like, exp_op, greater_than_op, less_than_op, logical_and_op,
                    maximum_op, minimum_op, tanh_op)
 from .registry import Meta, OpError, add_test_case, def_op, lookup, mode
@@ -947,8 +947,8 @@ def linear_op(x, weight, bias):
 def _linear_fast(g, x, weight, bias, out):
     k, n = weight.shape
     g2 = g.reshape(-1, n)
-    dx = np.matmul(g, weight.T)
-    dw = np.matmul(x.reshape(-1, k).T, g2)
+    dx = np.matmul(g, weight.T) if wants(0) else None   # a first layer's input needs none
+    dw = np.matmul(x.reshape(-1, k).T, g2) if wants(1) else None
     db = None if bias is None else g2.sum(axis=0)
     return dx, dw, db
 

@@ -425,7 +425,7 @@ def _check_parameters(api, parameters):
 
 def _check_tensor_list(api, params):
     for p in params:
-        if not isinstance(p, Tensor):
+        if not isinstance(p, Tensor) and not getattr(p, '_is_static_var', False):
             raise TypeError("%s: parameters must be tensors (Parameter), got %r"
                             % (api, type(p).__name__))
     return params

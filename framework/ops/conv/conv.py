@@ -23,8 +23,9 @@ the spatial rank, and 1-D convs run as 2-D ones with H == 1 (views, no copies).
 """
 import numpy as np
 
+
 from .. import meta
-from ..grad_utils import is_value
+from ..grad_utils import is_value, wants
 from ..registry import Meta, OpError, add_test_case, def_op
 from . import algorithms as algos
 from . import params as P
@@ -229,10 +230,10 @@ def _conv_fast(g, x, w, bias, out, stride, padding, dilation, groups, data_forma
                             P.spatial_shape(g.shape, data_format), ksize, stride, padding,
                             dilation)
     gx = gw = gb = None
-    if isinstance(x, np.ndarray):
+    if isinstance(x, np.ndarray) and wants(0):     # a first layer's input needs no grad
         gx = P.from_nchw(np_conv_transpose(g, w.astype(g.dtype, copy=False), stride, padding,
                                            op, dilation, groups, data_format), data_format)
-    if isinstance(w, np.ndarray):
+    if isinstance(w, np.ndarray) and wants(1):
         gw = np_filter_grad(x.astype(g.dtype, copy=False), g, ksize, stride, padding, dilation,
                             groups, data_format)
     if isinstance(bias, np.ndarray):
