@@ -121,8 +121,14 @@ def _adam_core(param, grad, lr, m1, m2, b1p, b2p, m2max, beta1, beta2, epsilon):
     _check_shapes(param, grad=grad, moment1=m1, moment2=m2)
     b1 = _scalar(b1p, b1p.dtype)
     b2 = _scalar(b2p, b2p.dtype)
-    m1o = beta1 * m1 + (1 - beta1) * grad
-    m2o = beta2 * m2 + (1 - beta2) * (grad * grad)
+    # four full-size arrays (m1o, m2o, one scratch, p) instead of a dozen temporaries
+    tmp = np.multiply(grad, 1 - beta1)
+    m1o = np.multiply(m1, beta1)
+    m1o += tmp
+    np.multiply(grad, grad, out=tmp)
+    tmp *= 1 - beta2
+    m2o = np.multiply(m2, beta2)
+    m2o += tmp
     if m2max is not None:
         _check_shapes(param, moment2_max=m2max)
         m2max = np.maximum(m2o, m2max)
@@ -131,7 +137,11 @@ def _adam_core(param, grad, lr, m1, m2, b1p, b2p, m2max, beta1, beta2, epsilon):
         denom_src = m2o
     c2 = np.sqrt(1 - b2)
     lr_t = lr * c2 / (1 - b1)
-    p = param - lr_t * (m1o / (np.sqrt(denom_src) + epsilon * c2))
+    np.sqrt(denom_src, out=tmp)
+    tmp += epsilon * c2
+    np.divide(m1o, tmp, out=tmp)
+    tmp *= lr_t
+    p = np.subtract(param, tmp)
     outs = [_cast(p, param), _cast(m1o, m1), _cast(m2o, m2),
             _cast(b1p * beta1, b1p), _cast(b2p * beta2, b2p)]
     if m2max is not None:
