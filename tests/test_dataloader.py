@@ -474,6 +474,15 @@ def test_persistent_workers_reuse_threads():
     assert wait_for_threads(base) == base
 
 
+def test_switch_interval_lowered_only_while_workers_run():
+    before = sys.getswitchinterval()
+    it = iter(DataLoader(Images(n=8), batch_size=2, num_workers=2))
+    next(it)
+    assert sys.getswitchinterval() <= min(before, 0.001)
+    list(it)
+    assert sys.getswitchinterval() == before
+
+
 def test_no_hang_at_interpreter_exit():
     code = textwrap.dedent('''
         import sys, time

@@ -31,8 +31,7 @@ class PartialProgram:
         self.output_names = [v.name for v in output_vars]
         self.strategy = build_strategy or BuildStrategy()
         self._infer_plan = None
-        self._train = None
-        self._op = None
+        self._ops = {}     # which inputs need grads (tuple of bools) -> run_program op
 
     @property
     def params(self):
@@ -45,7 +44,9 @@ class PartialProgram:
                                                tuple(self.output_names), self.strategy)
         return self._infer_plan
 
-    def _build_train(self):
+    def _build_train(self, input_needs):
+        """Plans for training; input gradients only for ``input_needs``
+        (a first layer's input gradient is expensive and usually unused)."""
         prog = self.program.clone()
         prog._captured = self.program._captured
         gb = prog.global_block()
@@ -55,7 +56,8 @@ class PartialProgram:
             if v.dtype.kind == 'f' and not v.stop_gradient:
                 targets.append(v)
                 gouts.append(gb.create_var(name + '@GRAD', v.shape, v.dtype, stop_gradient=True))
-        wanted = [gb.var(n) for n in self.input_names if gb.var(n).dtype.kind == 'f']
+        wanted = [gb.var(n) for n, need in zip(self.input_names, input_needs)
+                  if need and gb.var(n).dtype.kind == 'f']
         wanted += [gb.var(n) for n, t in self.program._captured.items()
                    if not t.stop_gradient and t.data.dtype.kind == 'f']
         n_fwd = len(gb.ops)
@@ -80,10 +82,9 @@ class PartialProgram:
                               self.strategy)
         bwd = compile_program(prog, tuple(self.input_names + saved + [g.name for g in gouts]),
                               tuple(fetch_grads), self.strategy, side_effects=False)
-        self._train = {'fwd': fwd, 'bwd': bwd, 'saved': saved, 'gouts': [g.name for g in gouts],
-                       'targets': [t.name for t in targets], 'grad_of': grad_of,
-                       'fetch_grads': fetch_grads}
-        return self._train
+        return {'fwd': fwd, 'bwd': bwd, 'saved': saved, 'gouts': [g.name for g in gouts],
+                'targets': [t.name for t in targets], 'grad_of': grad_of,
+                'fetch_grads': fetch_grads}
 
     # -- running ------------------------------------------------------------------
     def __call__(self, inputs):
@@ -96,18 +97,22 @@ class PartialProgram:
             feeds = {n: _array(t) for n, t in zip(self.input_names, inputs)}
             outs = self.infer_plan()({}, feeds)
             return [_wrap(o) for o in outs]
-        op = self._run_op()
         args = tuple(t if isinstance(t, Tensor) else Tensor(np.asarray(t)) for t in inputs)
+        op = self._run_op(tuple(not t.stop_gradient for t in args))
         res = apply_op(op, args + tuple(params) + ({},))
         return list(res) if isinstance(res, (tuple, list)) else [res]
 
-    def _run_op(self):
-        if self._op is not None:
-            return self._op
+    def _run_op(self, input_needs):
+        op = self._ops.get(input_needs)
+        if op is None:
+            op = self._ops[input_needs] = self._make_run_op(input_needs)
+        return op
+
+    def _make_run_op(self, input_needs):
         n_in, n_p = len(self.input_names), len(self.params)
         names = self.input_names
         outs = self.output_names
-        train = self._train or self._build_train()
+        train = self._build_train(input_needs)
 
         def kernel(*args):
             arrays, box = args[:n_in], args[-1]
@@ -143,10 +148,9 @@ class PartialProgram:
         in_names = ['in_%d' % i for i in range(n_in)] + ['param_%d' % i for i in range(n_p)]
         out_names = ['out_%d' % i for i in range(len(outs))]
         nondiff = {out_names[i] for i, n in enumerate(outs) if n not in train['targets']}
-        self._op = OpDef('run_program', kernel, _no_meta, in_names, out_names, {'box': None},
-                         grad=composite_grad, fast_grad=fast_grad, nondiff_outputs=nondiff,
-                         save_inputs=False)
-        return self._op
+        return OpDef('run_program', kernel, _no_meta, in_names, out_names, {'box': None},
+                     grad=composite_grad, fast_grad=fast_grad, nondiff_outputs=nondiff,
+                     save_inputs=False)
 
 
 def _no_meta(*args):

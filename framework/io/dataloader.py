@@ -313,7 +313,9 @@ class DataLoader:
     arrays in the result become Tensors. ``num_workers`` worker threads prepare up
     to ``prefetch_factor`` batches each ahead of the training loop;
     ``timeout > 0`` raises if a batch takes longer than that many seconds;
-    ``persistent_workers`` keeps the threads between epochs. ``places``,
+    ``persistent_workers`` keeps the threads between epochs. While worker threads
+    exist, ``sys.setswitchinterval`` is lowered to 1 ms (and restored afterwards)
+    so that the training thread gets the GIL back quickly. ``places``,
     ``use_buffer_reader`` and ``use_shared_memory`` are accepted for compatibility
     (everything runs on the CPU in one process).
 

@@ -12,6 +12,7 @@ out of the loop, ``del it``) runs its ``__del__``, which stops the workers.
 """
 import atexit
 import queue
+import sys
 import threading
 import time
 import traceback
@@ -118,6 +119,37 @@ def _worker_loop(worker_id, num_workers, dataset, seed, init_fn, in_q, stop):
 
 _live_pools = weakref.WeakSet()
 
+# While worker threads run, the training thread must get the GIL back quickly each
+# time a numpy call returns; with CPython's default 5 ms switch interval a worker
+# running Python code makes it wait up to 5 ms per call. Measured on the 2-core
+# dev machine: a matmul loop taking 0.19 s alone took 0.89 s next to a Python-bound
+# thread at 5 ms and 0.33 s at 1 ms (0.30 s next to a GIL-free numpy thread). So
+# the interval is lowered while any pool is alive, then restored.
+_SWITCH_INTERVAL = 0.001
+_switch_lock = threading.Lock()
+_switch_state = {'pools': 0, 'saved': None}
+
+
+def _acquire_switch_interval():
+    with _switch_lock:
+        _switch_state['pools'] += 1
+        if _switch_state['pools'] == 1:
+            current = sys.getswitchinterval()
+            if current > _SWITCH_INTERVAL:
+                _switch_state['saved'] = current
+                sys.setswitchinterval(_SWITCH_INTERVAL)
+
+
+def _release_switch_interval():
+    with _switch_lock:
+        _switch_state['pools'] -= 1
+        saved = _switch_state['saved']
+        if _switch_state['pools'] == 0 and saved is not None:
+            _switch_state['saved'] = None
+            # leave it alone if someone else changed it meanwhile
+            if abs(sys.getswitchinterval() - _SWITCH_INTERVAL) < 1e-9:
+                sys.setswitchinterval(saved)
+
 
 class WorkerPool:
     """``num_workers`` daemon threads with one input queue each."""
@@ -128,6 +160,7 @@ class WorkerPool:
         self.stop = threading.Event()
         self.closed = False
         self.threads = []
+        _acquire_switch_interval()
         for i in range(num_workers):
             t = threading.Thread(
                 target=_worker_loop, name='DataLoader-worker-%d' % i, daemon=True,
@@ -150,6 +183,7 @@ class WorkerPool:
         if self.closed:
             return
         self.closed = True
+        _release_switch_interval()
         self.stop.set()
         for q in self.in_qs:
             q.put(None)
