@@ -22,16 +22,20 @@ _new = Tensor.__new__
 _ref = weakref.ref
 
 
+def _edge(t):
+    """Where the gradient for input tensor ``t`` goes: its grad node, the leaf
+    itself, or None when it needs no gradient."""
+    return None if t.stop_gradient else (t._grad_node or t)
+
+
 def _unwrap_list(op, name, items):
     arrays, edges, need = [], [], False
     for t in items:
         if isinstance(t, Tensor):
             arrays.append(t.data)
-            if t.stop_gradient:
-                edges.append(None)
-            else:
-                need = True
-                edges.append(t._grad_node or t)
+            e = _edge(t)
+            edges.append(e)
+            need = need or e is not None
         else:
             arrays.append(np.asarray(t) if isinstance(t, (list, tuple)) else t)
             edges.append(None)
@@ -54,11 +58,9 @@ def apply_op(op, args):
         t = ins[i]
         if type(t) is Tensor or isinstance(t, Tensor):
             arrays.append(t.data)
-            if t.stop_gradient:
-                edges.append(None)
-            else:
-                need = True
-                edges.append(t._grad_node or t)
+            e = _edge(t)
+            edges.append(e)
+            need = need or e is not None
             versions.append(t._version)
         elif variadic[i]:
             a, e, nd = _unwrap_list(op, op.input_names[i], t)
