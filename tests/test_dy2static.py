@@ -881,3 +881,12 @@ def test_set_code_level_prints_final_code(capsys):
     finally:
         paddle.jit.set_code_level(0)
     assert '_jst.IfElse' in capsys.readouterr().out
+
+
+def test_build_strategy_reaches_the_executor_passes():
+    bs = paddle.static.BuildStrategy()
+    bs.fuse_elewise_add_act_ops = False
+    sf = to_static(if_else, build_strategy=bs)
+    assert_same(if_else(T([1.0, 2.0])), sf(T([1.0, 2.0])))
+    _, partial = sf.get_concrete_program(T([1.0, 2.0]))
+    assert partial.strategy is bs

@@ -209,16 +209,17 @@ def _unique(program, name):
 
 
 class ProgramCache:
-    def __init__(self):
+    def __init__(self, build_strategy=None):
         self._entries = {}
         self.last = None
+        self.build_strategy = build_strategy
 
     def get(self, key, build):
         entry = self._entries.get(key)
         if entry is None:
             concrete = build()
             entry = self._entries[key] = (concrete, PartialProgram(
-                concrete.main_program, concrete.inputs, concrete.outputs))
+                concrete.main_program, concrete.inputs, concrete.outputs, self.build_strategy))
         self.last = entry
         return entry
 
@@ -240,7 +241,7 @@ class StaticFunction:
         self._input_spec = list(input_spec) if input_spec is not None else None
         self._build_strategy = build_strategy
         self._full_graph = full_graph
-        self._cache = ProgramCache()
+        self._cache = ProgramCache(build_strategy)
         self._bound = weakref.WeakKeyDictionary()
         self._converted = None
         self.__name__ = getattr(function, '__name__', 'static_function')
