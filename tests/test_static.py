@@ -386,3 +386,24 @@ def test_clone_for_test_switches_dropout_and_batch_norm_to_inference(static_mode
         np.testing.assert_array_equal(before, after)      # inference does not update stats
     c, = exe.run(main, feed={'x': xv}, fetch_list=[y])
     assert not np.array_equal(a, c)
+
+
+def test_static_nn_fc_trains_in_a_static_program(static_mode):
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data('x', [None, 4], 'float32')
+        y = static.data('y', [None, 1], 'float32')
+        h = static.nn.fc(x, 8, activation='tanh')
+        pred = static.nn.fc(h, 1)
+        loss = paddle.mean((pred - y) ** 2)
+        paddle.optimizer.SGD(learning_rate=0.1).minimize(loss)
+    assert len(main.all_parameters()) == 4
+    exe = static.Executor()
+    exe.run(startup)
+    rng = np.random.default_rng(1)
+    xv = rng.standard_normal((32, 4)).astype('float32')
+    yv = xv.sum(1, keepdims=True) * 0.5
+    first = exe.run(main, feed={'x': xv, 'y': yv}, fetch_list=[loss])[0]
+    for _ in range(100):
+        last = exe.run(main, feed={'x': xv, 'y': yv}, fetch_list=[loss.name])[0]
+    assert last < 0.1 * first

@@ -229,16 +229,8 @@ def sums(input, out=None):  # noqa: A002
 def fc(input, size, num_flatten_dims=1, param_attr=None, bias_attr=None, act=None,  # noqa: A002
        name=None):
     """A fully connected layer in static mode (parameters in the startup program)."""
-    from ..static import create_parameter
-    in_dim = int(np.prod(input.shape[num_flatten_dims:]))
-    x = input if len(input.shape) == num_flatten_dims + 1 else _m.reshape(
-        input, list(input.shape[:num_flatten_dims]) + [in_dim])
-    w = create_parameter([in_dim, size], 'float32', attr=param_attr)
-    out = _math.matmul(x, w)
-    if bias_attr is not False:
-        b = create_parameter([size], 'float32', attr=bias_attr, is_bias=True)
-        out = out + b
-    return _act(out, act)
+    from ..static.nn import fc as _fc
+    return _fc(input, size, num_flatten_dims, param_attr, bias_attr, act, name)
 
 
 def data(name, shape, append_batch_size=True, dtype='float32', lod_level=0, **kw):
