@@ -223,3 +223,14 @@ def test_fluid_mode_switches():
     assert paddle.in_dynamic_mode()
     x = fluid.layers.ones([2, 2], 'float32')
     assert fluid.dygraph.grad is paddle.grad and x.shape == [2, 2]
+
+
+def test_jit_save_without_input_spec_uses_the_program_the_layer_ran(tmp_path):
+    paddle.seed(4)
+    net = SmallNet()
+    net.eval()
+    x = paddle.to_tensor(np.ones((3, 4), 'float32'))
+    expected = net(x).numpy()
+    path = str(tmp_path / 'nospec')
+    paddle.jit.save(net, path)
+    np.testing.assert_allclose(paddle.jit.load(path)(x).numpy(), expected, rtol=1e-6)

@@ -62,7 +62,10 @@ declarative = to_static
 def _static_function_of(obj, input_spec):
     if isinstance(obj, Layer):
         fwd = obj.__dict__.get('forward')
-        if isinstance(fwd, StaticFunction):
+        cls_fwd = getattr(type(obj), 'forward', None)
+        if fwd is None and isinstance(cls_fwd, StaticFunction):
+            fwd = cls_fwd.__get__(obj, type(obj))   # @to_static on the class: this
+        if isinstance(fwd, StaticFunction):        # instance's bound function and cache
             if input_spec is not None:
                 return StaticFunction(fwd._dygraph_function, input_spec, instance=obj)
             return fwd
