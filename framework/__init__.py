@@ -22,6 +22,7 @@ from .ops.math import *  # noqa: F401,F403
 from .ops.reduce import *  # noqa: F401,F403
 from .ops.manipulation import *  # noqa: F401,F403
 from .ops.creation import *  # noqa: F401,F403
+from .ops.compare import *  # noqa: F401,F403
 
 dygraph.install_methods()
 dtype = _dtype_mod
@@ -43,3 +44,6 @@ from . import fluid  # noqa: E402
 from . import metric, hapi, callbacks  # noqa: E402
 from .hapi import Model, summary  # noqa: E402
 from . import autograd, incubate  # noqa: E402
+from . import linalg  # noqa: E402
+from .linalg import norm  # noqa: E402
+Tensor.norm = static.Variable.norm = norm

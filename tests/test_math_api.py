@@ -340,3 +340,18 @@ def test_against_torch():
     w = np.tanh(z / 4)
     np.testing.assert_allclose(paddle.erfinv(t(w)).numpy(),
                                torch.erfinv(torch.tensor(w)).numpy(), rtol=1e-13)
+
+
+def test_linalg_norm_values_and_gradient():
+    import math
+    import numpy as np
+    import framework as paddle
+    v = np.array([[3.0, -4.0], [1.0, 2.0]])
+    x = paddle.to_tensor(v, stop_gradient=False)
+    np.testing.assert_allclose(paddle.linalg.norm(x).numpy(), np.linalg.norm(v))
+    np.testing.assert_allclose(paddle.norm(x, p=1, axis=1).numpy(), np.abs(v).sum(1))
+    np.testing.assert_allclose(x.norm(p=math.inf, axis=0).numpy(), np.abs(v).max(0))
+    np.testing.assert_allclose(paddle.linalg.norm(x, p=3).numpy(),
+                               (np.abs(v) ** 3).sum() ** (1 / 3))
+    paddle.linalg.norm(x).backward()
+    np.testing.assert_allclose(x.grad.numpy(), v / np.linalg.norm(v))
