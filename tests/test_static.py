@@ -407,3 +407,19 @@ def test_static_nn_fc_trains_in_a_static_program(static_mode):
     for _ in range(100):
         last = exe.run(main, feed={'x': xv, 'y': yv}, fetch_list=[loss.name])[0]
     assert last < 0.1 * first
+
+
+def test_stop_gradient_on_an_intermediate_blocks_static_gradients(static_mode):
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data('x', [3], 'float64')
+        x.stop_gradient = False
+        h = x * x
+        h.stop_gradient = True            # a constant from here on
+        y = (h * x).sum()
+        gx, = static.gradients([y], [x])
+    xv = np.array([1.0, 2.0, 3.0])
+    g, = static.Executor().run(main, feed={'x': xv}, fetch_list=[gx])
+    np.testing.assert_allclose(g, xv * xv)      # d(h*x)/dx with h constant
+    clone = main.clone()
+    assert clone.global_block().var(h.name).blocks_grad

@@ -21,6 +21,15 @@ def _sub_block_reads(program, op):
     return _block_reads(program, op)
 
 
+def _blocked(program, name):
+    """A variable the user set stop_gradient=True on (a constant for backward)."""
+    for b in program.blocks:
+        v = b.vars.get(name)
+        if v is not None:
+            return getattr(v, 'blocks_grad', False)
+    return False
+
+
 def _reachable_from(program, ops, sources):
     """Names whose value depends (differentiably) on ``sources``."""
     reach = set(sources)
@@ -34,9 +43,9 @@ def _reachable_from(program, ops, sources):
             if reach.intersection(op.input_arg_names):
                 for slot, names in op.outputs.items():
                     if slot not in nondiff:
-                        reach.update(names)
+                        reach.update(n for n in names if not _blocked(program, n))
         elif reach.intersection(_sub_block_reads(program, op)):
-            reach.update(op.output_arg_names)
+            reach.update(n for n in op.output_arg_names if not _blocked(program, n))
     return reach
 
 

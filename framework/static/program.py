@@ -50,7 +50,11 @@ class Variable:
         self._shape = tuple(int(s) if s is not None else -1 for s in shape)
         self.dtype = _dt.convert_dtype(dtype)
         self.persistable = persistable
-        self.stop_gradient = stop_gradient
+        self._stop_gradient = bool(stop_gradient)
+        # True when the user set stop_gradient=True on this variable: static
+        # backward then treats it as a constant (data variables start with
+        # stop_gradient=True, so the flag alone cannot say that)
+        self.blocks_grad = False
         self.is_parameter = is_parameter
         self.is_data = is_data
         # parameter attributes (optimizers read them as they do on eager Parameters)
@@ -62,6 +66,15 @@ class Variable:
     @property
     def shape(self):
         return list(self._shape)
+
+    @property
+    def stop_gradient(self):
+        return self._stop_gradient
+
+    @stop_gradient.setter
+    def stop_gradient(self, value):
+        self._stop_gradient = bool(value)
+        self.blocks_grad = bool(value)
 
     @property
     def ndim(self):

@@ -29,6 +29,8 @@ def _var_to_dict(v):
         d['trainable'] = bool(getattr(v, 'trainable', True))
     if v.is_data:
         d['is_data'] = True
+    if getattr(v, 'blocks_grad', False):
+        d['blocks_grad'] = True
     if getattr(v, 'optimize_attr', None) and v.optimize_attr.get('learning_rate', 1.0) != 1.0:
         d['learning_rate'] = float(v.optimize_attr['learning_rate'])
     return d
@@ -99,6 +101,7 @@ def program_from_dict(d, known_op=None):
                 v = b.create_var(vd['name'], shape, dtype, bool(vd.get('persistable')),
                                  bool(vd.get('stop_gradient')))
                 v.is_data = bool(vd.get('is_data'))
+            v.blocks_grad = bool(vd.get('blocks_grad'))
             if 'learning_rate' in vd:
                 v.optimize_attr = {'learning_rate': float(vd['learning_rate'])}
         for od in bd.get('ops', []):
