@@ -295,6 +295,8 @@ class _Engine:
             gt = self.Tensor.__new__(self.Tensor)
             gt._init(g if g.dtype == t.data.dtype else g.astype(t.data.dtype), None, True)
             t.grad = gt
+        elif _is_cleared(t.grad.data):          # zeros left by clear_grad(): replace
+            t.grad.data = g if g.dtype == t.data.dtype else g.astype(t.data.dtype)
         else:
             t.grad.data = t.grad.data + g
 
@@ -323,6 +325,12 @@ class _Engine:
 def _n_outs(node):
     """Output count of a node (ops with a variadic output declare n_out 0)."""
     return node.op.n_out or len(node.out_refs)
+
+
+def _is_cleared(arr):
+    """The zero-stride zeros ``Tensor.clear_grad()`` leaves (nothing to add to)."""
+    return arr.size > 0 and not any(arr.strides) and arr.base is not None \
+        and not arr.flags.writeable
 
 
 def _sum_to_shape(g, shape, create_graph):

@@ -158,7 +158,12 @@ class Tensor:
     def clear_grad(self, set_to_zero=True):
         if self.grad is not None:
             if set_to_zero:
-                self.grad = Tensor(np.zeros_like(self.grad.data))
+                # a zero-stride view reads as zeros without filling memory; the
+                # next backward replaces it instead of adding to it
+                g = self.grad.data
+                zeros = Tensor.__new__(Tensor)
+                zeros._init(np.broadcast_to(np.zeros((), g.dtype), g.shape), None, True)
+                self.grad = zeros
             else:
                 self.grad = None
 
