@@ -103,6 +103,9 @@ def _with_spatial(xs, spatial, data_format):
 def _max_pool_np(x4, g):
     """Running max over the taps, remembering which tap won (first max on
     ties); the flat input index is computed from the winning tap at the end."""
+    if (g.kh, g.kw, g.sh, g.sw) == (2, 2, 2, 2) and not (g.pt or g.pb or g.pl or g.pr) \
+            and 2 * g.oh <= g.h and 2 * g.ow <= g.w:
+        return _max_pool_2x2(x4, g)
     xp = g.padded(x4, -np.inf)
     ntaps = g.kh * g.kw
     best = tid = None
@@ -116,6 +119,29 @@ def _max_pool_np(x4, g):
             np.maximum(best, v, out=best)
             np.copyto(tid, t, where=win)
     return best, _tap_to_index(tid, g)
+
+
+def _max_pool_2x2(x4, g):
+    """The common 2x2/2 pool as a tournament of the four taps: half the passes
+    of the general loop, and the same winners (first max on ties)."""
+    rows, cols = slice(0, 2 * g.oh, 2), slice(0, 2 * g.ow, 2)
+    rows1, cols1 = slice(1, 2 * g.oh, 2), slice(1, 2 * g.ow, 2)
+    a, b = x4[:, :, rows, cols], x4[:, :, rows, cols1]
+    c, d = x4[:, :, rows1, cols], x4[:, :, rows1, cols1]
+    right_top = b > a                    # strict: the earlier tap wins ties
+    right_bottom = d > c
+    top = np.maximum(a, b)
+    bottom = np.maximum(c, d)
+    lower = bottom > top
+    best = np.maximum(top, bottom, out=top)
+    base = ((np.arange(g.oh, dtype=np.int32) * 2 * g.w)[:, None]
+            + np.arange(g.ow, dtype=np.int32)[None, :] * 2)
+    col = np.where(lower, right_bottom, right_top)
+    idx = lower.astype(np.int32)
+    idx *= g.w
+    idx += col
+    idx += base
+    return best, idx
 
 
 def _tap_to_index(tid, g):
