@@ -423,3 +423,22 @@ def test_stop_gradient_on_an_intermediate_blocks_static_gradients(static_mode):
     np.testing.assert_allclose(g, xv * xv)      # d(h*x)/dx with h constant
     clone = main.clone()
     assert clone.global_block().var(h.name).blocks_grad
+
+
+def test_optimizer_backward_then_apply_gradients_in_static_mode(static_mode):
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data('x', [2, 2], 'float32')
+        w = static.create_parameter([2, 1], 'float32', name='w_apply',
+                                    default_initializer=paddle.nn.initializer.Constant(1.0))
+        loss = paddle.matmul(x, w).sum()
+        opt = paddle.optimizer.SGD(learning_rate=0.5)
+        params_grads = opt.backward(loss)
+        ops = opt.apply_gradients(params_grads)
+    assert [p.name for p, _ in params_grads] == ['w_apply'] and ops[-1].type == 'sgd'
+    exe = static.Executor()
+    exe.run(startup)
+    xv = np.array([[1.0, 2.0], [3.0, 4.0]], 'float32')
+    exe.run(main, feed={'x': xv})
+    got = np.asarray(static.global_scope().find_var('w_apply').get_tensor())
+    np.testing.assert_allclose(got, 1.0 - 0.5 * xv.sum(0, keepdims=True).T)

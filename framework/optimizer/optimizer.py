@@ -298,16 +298,23 @@ class Optimizer:
     def backward(self, loss, startup_program=None, parameters=None, no_grad_set=None,
                  callbacks=None):
         """The (param, grad) pairs of the trainable parameters; runs
-        ``loss.backward()`` first when none of them has a gradient yet."""
-        self._require_dygraph('backward')
+        ``loss.backward()`` first when none of them has a gradient yet. In
+        static mode this appends the backward ops (``append_backward``)."""
+        if mode.static:
+            from ..static.backward import append_backward
+            params = parameters if parameters is not None else (
+                [p for g in self._groups for p in g['params']] or None)
+            return append_backward(loss, params, no_grad_set)
         params = self._select(parameters, no_grad_set)
         if not any(p.grad is not None for p in params) and not loss.stop_gradient:
             loss.backward()
         return [(p, p.grad) for p in params if p.grad is not None]
 
     def apply_gradients(self, params_grads):
-        """Clip, regularize and apply ``params_grads`` (a list of (param, grad))."""
-        self._require_dygraph('apply_gradients')
+        """Clip, regularize and apply ``params_grads`` (a list of (param, grad)).
+        In static mode this appends the update ops and returns them."""
+        if mode.static:
+            return self._static_apply(params_grads)
         managed = {id(p) for p in self._all_params()}
         strays = [p.name for p, _ in params_grads if id(p) not in managed]
         if strays:
@@ -336,12 +343,14 @@ class Optimizer:
         return [], params_grads
 
     def _static_minimize(self, loss, parameters, no_grad_set):
-        from ..static.backward import append_backward
+        params_grads = self.backward(loss, parameters=parameters, no_grad_set=no_grad_set)
+        return self._static_apply(params_grads), params_grads
+
+    def _static_apply(self, params_grads):
         from ..static.program import op_role_guard
-        params = parameters if parameters is not None else (
-            [p for g in self._groups for p in g['params']] or None)
-        params_grads = append_backward(loss, params, no_grad_set)
-        block = loss.block.program.global_block()
+        if not params_grads:
+            return []
+        block = params_grads[0][0].block.program.global_block()
         n_before = len(block.ops)
         groups = self._groups or [{'params': [p for p, _ in params_grads]}]
         with op_role_guard('optimize'):
@@ -352,7 +361,7 @@ class Optimizer:
                         any(getattr(q, 'name', None) == p.name for q in group['params'])]
                 if mine:
                     self._apply_group(mine, group, lr)
-        return block.ops[n_before:], params_grads
+        return block.ops[n_before:]
 
     def _static_lr(self):
         """The learning rate as a value the program reads at every run, so a
@@ -368,12 +377,6 @@ class Optimizer:
         for item in no_grad_set or ():
             skip.add(item if isinstance(item, str) else item.name)
         return [p for p in params if not p.stop_gradient and p.name not in skip]
-
-    def _require_dygraph(self, what):
-        if mode.static:
-            raise NotImplementedError(
-                "%s.%s in static mode needs framework.static's program builder, which does "
-                "not provide optimizer support yet" % (type(self).__name__, what))
 
     def __repr__(self):
         return '%s(learning_rate=%s)' % (type(self).__name__, self._learning_rate)
