@@ -15,7 +15,7 @@ import numpy as np
 from ..dygraph import Tensor
 from ..dygraph.state import grad_mode
 from ..dygraph.tracer import apply_op
-from ..ops.registry import Meta, OpDef
+from ..ops.registry import OpDef
 from ..static import backward as _backward
 from ..static.codegen import _block_reads, compile_program
 from ..static.executor import BuildStrategy
@@ -167,4 +167,4 @@ def _wrap(v):
     return t
 
 
-__all__ = ['PartialProgram', 'Meta']
+__all__ = ['PartialProgram']

@@ -17,7 +17,6 @@ result is itself differentiable.
 """
 import heapq
 import itertools
-import weakref
 
 import numpy as np
 

@@ -7,6 +7,7 @@ in-place updates and ``repr``.
 """
 import copy as _copy
 import itertools
+import weakref
 
 import numpy as np
 
@@ -209,7 +210,7 @@ class Tensor:
             self.stop_gradient = result.stop_gradient
             node, idx = result._grad_node
             refs = list(node.out_refs)
-            refs[idx] = autograd.weakref.ref(self)
+            refs[idx] = weakref.ref(self)
             node.out_refs = tuple(refs)
         return self
 

@@ -227,5 +227,4 @@ def make_eager(op):
     return lambda *args: apply_op(op, args)
 
 
-registry.set_handlers(eager_apply=apply_op)
 registry.mode.make_eager = make_eager

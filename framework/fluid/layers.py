@@ -1,7 +1,6 @@
 """1.8 ``fluid.layers`` functions used by the seed examples, over the 2.x ops."""
 import numpy as np
 
-from .. import ops as _ops  # noqa: F401
 from ..nn import functional as F
 from ..ops import creation as _c
 from ..ops import manipulation as _m

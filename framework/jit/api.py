@@ -8,7 +8,6 @@ none of the model's Python code.
 """
 import functools
 
-import numpy as np
 
 from ..dy2static.partial_program import PartialProgram
 from ..dy2static.translator import (ProgramTranslator, StaticFunction, build_concrete_program,
@@ -16,6 +15,7 @@ from ..dy2static.translator import (ProgramTranslator, StaticFunction, build_con
 from ..dygraph import Parameter, Tensor
 from ..nn.layer import Layer
 from ..static import io as _io
+from ..static.executor import global_scope
 from ..static.input_spec import InputSpec
 from ..static.mode import static_mode_guard
 from ..static.program import Program, program_guard
@@ -85,13 +85,7 @@ def save_concrete(concrete, path, inputs=None, outputs=None):
     feed = [v.name for v in inputs]
     fetch = [v.name for v in outputs]
     p = _io.inference_program(program, feed, fetch)
-    names = _io.persistable_inputs(p)
-    values = {}
-    for n in names:
-        t = program._captured.get(n)
-        if t is None:
-            raise RuntimeError("jit.save: the program reads '%s', which has no value" % n)
-        values[n] = np.asarray(t.data)
+    values = _io._param_values(program, _io.persistable_inputs(p), global_scope())
     _io.write_model(path, p, feed, fetch, values)
     return p
 

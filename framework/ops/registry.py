@@ -33,11 +33,10 @@ _OPS = {}
 
 class _Mode:
     """Which mode ops dispatch to. dygraph and static install the handlers."""
-    __slots__ = ('static', 'eager_apply', 'static_append', 'make_tensor', 'make_eager')
+    __slots__ = ('static', 'static_append', 'make_tensor', 'make_eager')
 
     def __init__(self):
         self.static = False
-        self.eager_apply = None
         self.static_append = None
         self.make_tensor = None
         self.make_eager = None   # op -> specialised eager function (the hot path)
@@ -46,9 +45,7 @@ class _Mode:
 mode = _Mode()
 
 
-def set_handlers(eager_apply=None, static_append=None):
-    if eager_apply is not None:
-        mode.eager_apply = eager_apply
+def set_handlers(static_append=None):
     if static_append is not None:
         mode.static_append = static_append
 
@@ -144,8 +141,6 @@ class OpDef:
         rule.__wrapped__ = fn
         return rule
 
-    def attrs_dict(self, attrs):
-        return dict(zip(self.attr_names, attrs))
 
     def __repr__(self):
         return "<op %s(%s; %s) -> %s>" % (self.name, ', '.join(self.input_names),

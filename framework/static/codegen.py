@@ -93,14 +93,13 @@ def prune_block(program, block, needed, available=(), side_effects=True):
 # ---- code generation ------------------------------------------------------------
 
 class _Emitter:
-    def __init__(self, program, scope_names, captured):
+    def __init__(self, program, captured):
         self.program = program
         self.glb = {'np': np, '_load': _load, '_asarray': np.asarray}
         self.glb.update(RUNTIME)
         self.lines = []
         self.line_ops = {}        # generated line number -> op
         self.counter = 0
-        self.scope_names = scope_names
         self.captured = captured
 
     def const(self, value, prefix='A'):
@@ -285,7 +284,7 @@ def compile_program(program, feed_names, fetch_names, strategy=None, side_effect
     gb.ops = prune_block(work, gb, fetch_names, feed_names, side_effects)
     if strategy is not None:
         run_passes(work, feed_names, fetch_names, strategy)
-    em = _Emitter(work, (), program._captured)
+    em = _Emitter(work, program._captured)
     em.emit('def run(S, F):', 0)
     code = _BlockCode(em, gb, 1, feed_names)
     for op in gb.ops:

@@ -22,7 +22,7 @@ import numpy as np
 
 from . import backward, codegen
 from .mode import in_dynamic_mode
-from .program import Variable, default_main_program, op_role_guard, program_guard
+from .program import Variable, default_main_program
 
 
 # ---- nested structures ----------------------------------------------------------
@@ -145,7 +145,6 @@ def cond(pred, true_fn=None, false_fn=None, name=None, return_names=None):
         raise ValueError("static.nn.cond: pred must have exactly one element, got shape %s"
                          % pred.shape)
     program = default_main_program()
-    parent = program.current_block()
     none = lambda: None  # noqa: E731
     tb, tleaves, ttree = _build_block(program, true_fn or none, (), 'cond true_fn')
     fb, fleaves, ftree = _build_block(program, false_fn or none, (), 'cond false_fn')

@@ -13,8 +13,6 @@ import contextlib
 import numpy as np
 
 from .. import flags
-from ..ops import registry
-from ..ops.registry import OpError
 from . import codegen
 from .program import Program, Variable, default_main_program
 

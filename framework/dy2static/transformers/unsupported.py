@@ -1,6 +1,4 @@
 """Reject syntax the converter cannot express, with the user's line."""
-import gast
-
 from .scope import ScopeTransformer
 
 
