@@ -472,8 +472,8 @@ def test_function_without_explicit_return():
     assert no_explicit_return(T([1.0]), out_e) is None
     assert sf(T([1.0]), out_s) is None
     np.testing.assert_allclose(out_e[0].numpy(), [2.0])
-    # side effects on Python objects happen once, while the program is traced:
-    # the list receives the traced (static) value, as in Paddle
+    # side effects on the caller's Python objects happen once, while the program
+    # is traced: the list receives the traced (static) value, as in Paddle
     assert len(out_s) == 1 and isinstance(out_s[0], paddle.static.Variable)
 
 

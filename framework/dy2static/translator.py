@@ -187,6 +187,10 @@ def build_concrete_program(fn, args, kwargs, specs, arg_names, build_strategy=No
             else:
                 new_leaves.append(leaf)
         new_args, new_kwargs = rebuild(new_leaves)
+        # containers without tensors are passed as they are, so the function can
+        # mutate the caller's lists and dicts as it does eagerly
+        new_args = [a if not _has_tensor(a) else n for a, n in zip(args, new_args)]
+        new_kwargs = {k: (v if not _has_tensor(v) else new_kwargs[k]) for k, v in kwargs.items()}
         out = fn(*new_args, **new_kwargs)
         out_leaves, out_rebuild = _flatten_args([out])
         outputs = []
@@ -197,6 +201,11 @@ def build_concrete_program(fn, args, kwargs, specs, arg_names, build_strategy=No
                 outputs.append(leaf)
     return ConcreteProgram(main, startup, inputs, outputs, (out_leaves, out_rebuild), fn,
                            list(main._captured.values()))
+
+
+def _has_tensor(value):
+    leaves, _ = _flatten_args([value])
+    return any(_is_tensor_arg(leaf) or isinstance(leaf, InputSpec) for leaf in leaves)
 
 
 def _unique(program, name):
