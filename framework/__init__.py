@@ -48,4 +48,6 @@ from .hapi import Model, summary  # noqa: E402
 from . import autograd, incubate  # noqa: E402
 from . import linalg  # noqa: E402
 from .linalg import norm  # noqa: E402
+from . import tensor, utils, base  # noqa: E402
+from .tensor.creation import fill_constant  # noqa: E402,F401
 Tensor.norm = static.Variable.norm = norm

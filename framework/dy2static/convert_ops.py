@@ -545,8 +545,13 @@ def Assert(cond, message=None):
 
 
 def _cast_builtin(kind, dtype):
+    """``int(x)`` / ``float(x)`` / ``bool(x)`` in converted code: the Python value
+    when ``x``'s value is known while the program is built (as eagerly), else a
+    cast to ``dtype`` that happens when the program runs (Paddle's rule)."""
     def cast(x=0, *rest):
         if is_var(x):
+            if x._value is not None and x._value.size == 1:
+                return kind(x._value.reshape(()))
             from ..ops.manipulation import cast as _cast
             return _cast(x, dtype)
         return kind(x, *rest)
@@ -554,7 +559,7 @@ def _cast_builtin(kind, dtype):
     return cast
 
 
-Int = _cast_builtin(int, 'int64')
+Int = _cast_builtin(int, 'int32')
 Float = _cast_builtin(float, 'float32')
 Bool = _cast_builtin(bool, 'bool')
 

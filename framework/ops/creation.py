@@ -24,8 +24,52 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     dtype('float32')
     """
     if mode.static:
-        return assign_value(data, dtype)
+        out = _static_tensor(data, dtype)
+        out.stop_gradient = stop_gradient
+        return out
     return mode.make_tensor(data, dtype, stop_gradient)
+
+
+def _holds_value(data):
+    """True if a (nested) list/tuple holds a tensor or Variable."""
+    return any(_holds_value(d) if isinstance(d, (list, tuple)) else is_value(d) for d in data)
+
+
+def _list_dtype(data):
+    """The dtype eager ``to_tensor`` gives a nested list mixing tensors and numbers:
+    numpy's promotion of the items, float64 -> the default float, ints -> int64."""
+    dtypes = []
+
+    def walk(d):
+        if isinstance(d, (list, tuple)):
+            for v in d:
+                walk(v)
+        else:
+            dtypes.append(np.dtype(d.dtype) if is_value(d) else np.asarray(d).dtype)
+    walk(data)
+    dt = np.result_type(*dtypes)
+    if dt == np.float64:
+        return str(_dt.default_float())
+    if dt.kind in 'iu':
+        return 'int64'
+    return str(dt)
+
+
+def _static_tensor(data, dtype=None):
+    """A tensor made while a program is built: a Variable (or a captured eager
+    tensor) is copied, a nested list holding Variables is stacked, anything
+    else becomes a constant. Gradients never flow back to the source, as with
+    an eager ``to_tensor``."""
+    from .manipulation import assign_op, cast, stack
+    if is_value(data):
+        out = assign_op(data)
+        if dtype is not None and np.dtype(out.dtype) != _dt.convert_dtype(dtype):
+            out = cast(out, dtype)
+        return out
+    if isinstance(data, (list, tuple)) and data and _holds_value(data):
+        target = dtype if dtype is not None else _list_dtype(data)
+        return stack([_static_tensor(d, target) for d in data])
+    return assign_value(data, dtype)
 
 
 def _shape_list(shape, api):

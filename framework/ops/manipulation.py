@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import dtype as _dt
 from . import meta
-from .creation import full_like_op, to_tensor
+from .creation import _holds_value, full_like_op, to_tensor
 from .grad_utils import expand_as as expand_as_op
 from .grad_utils import is_value, reduce_as, sum_like, ub, unbroadcast
 from .registry import Meta, OpError, add_test_case, def_op, mode
@@ -1443,13 +1443,39 @@ assign_op.def_fast_grad(lambda g, x, out: g)
 def assign(x, output=None):
     """A copy of ``x`` (a tensor, numpy array, list or number); with
     ``output`` the copy is written into that tensor."""
-    if not is_value(x):
-        x = to_tensor(np.asarray(x) if isinstance(x, (list, tuple)) else x)
-    out = assign_op(x)
+    if isinstance(x, (list, tuple)) and _holds_value(x):
+        out = _assign_list(x)
+    elif is_value(x):
+        out = assign_op(x)
+    elif isinstance(x, (bool, int, float, np.number)):
+        out = to_tensor([x])     # Paddle: a number becomes a 1-element tensor
+    else:
+        out = to_tensor(np.asarray(x) if isinstance(x, (list, tuple)) else x)
     if output is None:
         return out
     output._inplace_assign(out)
     return output
+
+
+def _assign_list(items):
+    """``assign([t, 2, ...])``: one-element tensors and numbers stacked into a 1-D
+    tensor (Paddle's rule for a list holding tensors)."""
+    from .creation import _list_dtype
+    dtype = _list_dtype(items)
+    scalars = []
+    for k, v in enumerate(items):
+        if isinstance(v, (list, tuple)):
+            raise TypeError("assign: a list holding tensors must be flat (tensors and "
+                            "numbers), item %d is a %s" % (k, type(v).__name__))
+        if is_value(v):
+            if _numel(list(v.shape)) != 1:
+                raise TypeError("assign: a list holding tensors takes one-element tensors, "
+                                "item %d has shape %s" % (k, list(v.shape)))
+            v = reshape_op(cast(v, dtype) if np.dtype(v.dtype) != np.dtype(dtype) else v, ())
+        else:
+            v = to_tensor(v, dtype)
+        scalars.append(v)
+    return stack(scalars)
 
 
 def clone(x, name=None):
@@ -1461,7 +1487,8 @@ def _shape_meta(x):
     return Meta((len(meta.shape_of(x)),), np.int32)
 
 
-@def_op('shape', _shape_meta, differentiable=False)
+@def_op('shape', _shape_meta, differentiable=False,
+        value_from_meta=lambda x: np.asarray(meta.shape_of(x), np.int32))
 def shape_op(x):
     return np.asarray(np.shape(x), np.int32)
 
@@ -1470,7 +1497,8 @@ def _numel_meta(x):
     return Meta((), np.int64)
 
 
-@def_op('numel', _numel_meta, differentiable=False)
+@def_op('numel', _numel_meta, differentiable=False,
+        value_from_meta=lambda x: np.asarray(_numel(meta.shape_of(x)), np.int64))
 def numel_op(x):
     return np.asarray(np.size(x), np.int64)
 

@@ -59,12 +59,13 @@ class OpDef:
                  'attr_names', 'attr_defaults', 'n_in', 'n_out', 'n_attrs',
                  'kernel', 'infer_meta', 'grad', 'fast_grad', 'differentiable',
                  'no_grad_inputs', 'nondiff_outputs', 'random', 'inplace_map',
-                 'save_inputs', 'doc', 'test_cases', 'eager_fn', 'variadic_out')
+                 'save_inputs', 'doc', 'test_cases', 'eager_fn', 'variadic_out',
+                 'value_from_meta')
 
     def __init__(self, name, kernel, infer_meta, inputs, outputs, attrs,
                  grad=None, fast_grad=None, differentiable=True,
                  no_grad_inputs=(), nondiff_outputs=(), random=False,
-                 inplace_map=None, save_inputs=True):
+                 inplace_map=None, save_inputs=True, value_from_meta=None):
         self.name = name
         self.input_names = tuple(n.rstrip('*?') for n in inputs)
         self.variadic = tuple(n.endswith('*') for n in inputs)
@@ -91,6 +92,10 @@ class OpDef:
         # (batch_norm's running statistics); static mode reuses the variable.
         self.inplace_map = dict(inplace_map or {})
         self.save_inputs = save_inputs
+        # for ops whose value depends only on input shapes (shape, numel):
+        # value_from_meta(*in_metas, *attrs) -> the output array, so the value
+        # is known while a program is built even when the inputs' values are not
+        self.value_from_meta = value_from_meta
         self.doc = kernel.__doc__
         self.test_cases = []
         self.eager_fn = None

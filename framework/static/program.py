@@ -12,6 +12,8 @@ errors are reported then, naming the op and the shapes.
 import collections
 import contextlib
 import itertools
+import os
+import sys
 
 import numpy as np
 
@@ -42,6 +44,9 @@ class Variable:
     _is_static_var = True
     __array_priority__ = 1000
     __array_ufunc__ = None
+    # the value when it is known while the program is built (computed from
+    # constants only, see _fold_constants); None otherwise
+    _value = None
 
     def __init__(self, block, name, shape=(), dtype='float32', persistable=False,
                  stop_gradient=False, is_parameter=False, is_data=False):
@@ -102,6 +107,8 @@ class Variable:
     def _inplace_assign(self, result):
         """``x[i] = v`` in static mode: the name now refers to the result."""
         self.block._rename_output(result, self)
+        # a write inside a sub-block (a branch, a loop body) may not run
+        self._value = result._value if result.block is self.block else None
         return self
 
     def __repr__(self):
@@ -112,6 +119,8 @@ class Variable:
     __hash__ = object.__hash__
 
     def __bool__(self):
+        if self._value is not None and self._value.size == 1:
+            return bool(self._value)
         raise TypeError(
             "the truth value of static Variable '%s' is unknown until the program "
             "runs; use static.nn.cond / while_loop (or @to_static, which converts "
@@ -128,8 +137,34 @@ class Variable:
                         "static.nn.while_loop or @to_static" % self.name)
 
     def numpy(self):
-        raise TypeError("Variable '%s' has no value at build time; fetch it with "
-                        "Executor.run(fetch_list=[...])" % self.name)
+        return np.array(build_time_value(self, 'numpy()', 'the tensor'))
+
+    def item(self, *args):
+        value = build_time_value(self, 'item()', 'the tensor')
+        return value.item(*args)
+
+    def tolist(self):
+        return build_time_value(self, 'tolist()', 'the tensor').tolist()
+
+    def __int__(self):
+        return int(self._scalar_value('int()'))
+
+    def __float__(self):
+        return float(self._scalar_value('float()'))
+
+    def __index__(self):
+        value = self._scalar_value('an index')
+        if value.dtype.kind not in 'iub':
+            raise TypeError("Variable '%s' of dtype %s cannot be used as an index"
+                            % (self.name, value.dtype))
+        return int(value)
+
+    def _scalar_value(self, api):
+        value = build_time_value(self, api, 'the tensor')
+        if value.size != 1:
+            raise TypeError("%s of Variable '%s': only a one-element tensor converts to a "
+                            "Python number, its shape is %s" % (api, self.name, list(value.shape)))
+        return value.reshape(())
 
     def astype(self, dtype):
         from ..ops.manipulation import cast
@@ -490,6 +525,9 @@ def constant(arr, block=None):
                            stop_gradient=True)
     block.append_op('assign_value', {}, {'out': [out.name]},
                     {'value': arr.tolist(), 'dtype': str(arr.dtype), 'op_role': _Defaults.op_role})
+    if arr.size <= _FOLD_LIMIT:
+        out._value = np.array(arr)
+        out._value.flags.writeable = False
     return out
 
 
@@ -510,6 +548,87 @@ def capture_tensor(t):
                 setattr(v, attr, getattr(t, attr))
     program._captured[name] = t
     return v
+
+
+# ---- values known while the program is built ------------------------------------
+
+_FOLD_LIMIT = 4096     # elements: build-time values are shapes, indices and flags
+
+
+def _user_location():
+    """'file:line' of the innermost caller outside the framework package."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    f = sys._getframe(1)
+    while f is not None:
+        name = os.path.abspath(f.f_code.co_filename)
+        if not name.startswith(here + os.sep):
+            return '%s:%d' % (f.f_code.co_filename, f.f_lineno)
+        f = f.f_back
+    return '<unknown>'
+
+
+def build_time_value(x, api, what='the value'):
+    """The value of ``x`` while a program is being built, as a numpy array.
+
+    Python numbers, arrays and eager tensors have theirs; a Variable has one
+    when every op behind it had known inputs (constants, shapes with known
+    dims, ...). Otherwise its value only exists when the program runs, and
+    the error says where the user asked for it and what to write instead."""
+    if isinstance(x, Variable):
+        if x._value is None:
+            raise TypeError(
+                "%s at %s: %s is static Variable '%s' (shape %s, %s), whose value is only "
+                "known when the program runs. Keep it a tensor (use tensor ops such as "
+                "paddle.cast, paddle.shape, paddle.where, or tensor-dependent if/while, which "
+                "@to_static converts), or give the value as a Python number"
+                % (api, _user_location(), what, x.name, list(x._shape), x.dtype))
+        return x._value
+    if hasattr(x, '_grad_node'):
+        return x.data
+    return np.asarray(x)
+
+
+def _known_input(v):
+    if v is None:
+        return True
+    if isinstance(v, list):
+        return all(_known_input(w) for w in v)
+    return v._value is not None
+
+
+def _input_value(v):
+    if isinstance(v, list):
+        return [w._value for w in v]
+    return None if v is None else v._value
+
+
+def _small(metas):
+    return all(all(d >= 0 for d in m.shape) and int(np.prod(m.shape)) <= _FOLD_LIMIT
+               for m in metas)
+
+
+def _fold_constants(op, in_vars, attrs, metas, out_vars):
+    """Give the outputs of ``op`` their build-time values when all its inputs
+    have one (or, for ops that read only shapes, when the shapes are known)."""
+    if op.random or op.inplace_map or not _small(metas):
+        return
+    if op.value_from_meta is not None:
+        if not all(isinstance(v, Variable) and all(d >= 0 for d in v._shape) for v in in_vars):
+            return
+        values = op.value_from_meta(*[v.to_meta() for v in in_vars], *attrs)
+    elif _known_input(in_vars):
+        try:
+            values = op.kernel(*[_input_value(v) for v in in_vars], *attrs)
+        except Exception:      # the program reports it when it runs
+            return
+    else:
+        return
+    values = list(values) if isinstance(values, (list, tuple)) else [values]
+    for v, value, m in zip(out_vars, values, metas):
+        value = np.asarray(value)
+        if value.shape == tuple(m.shape) and value.dtype == np.dtype(m.dtype):
+            v._value = value
+            v._value.flags.writeable = False
 
 
 def _first_dtype(ins):
@@ -571,6 +690,7 @@ def static_append(op, args):
     attr_dict = dict(zip(op.attr_names, (_plain(a) for a in attrs)))
     attr_dict['op_role'] = _Defaults.op_role
     block.append_op(op.name, inputs, outputs, attr_dict)
+    _fold_constants(op, in_vars, attrs, metas, out_vars)
     if op.variadic_out:
         return out_vars
     return out_vars[0] if len(out_vars) == 1 else tuple(out_vars)
