@@ -173,3 +173,96 @@ def test_program_translator_saves_the_latest_call(tmp_path):
     ProgramTranslator().save_inference_model(str(tmp_path), fetch=[0])
     loaded = paddle.jit.load(os.path.join(str(tmp_path), 'model'))
     np.testing.assert_allclose(loaded(x).numpy(), expected, rtol=1e-6)
+
+
+def test_build_strategy_must_be_a_build_strategy():
+    with pytest.raises(TypeError, match='build_strategy'):
+        to_static(_add_one, build_strategy='x')
+    to_static(_add_one, build_strategy=paddle.static.BuildStrategy())
+
+
+def test_methods_convert_only_on_layers():
+    class Plain:
+        @classmethod
+        @to_static
+        def twice(cls, x):
+            return x * 2
+
+    with pytest.raises(TypeError, match='nn.Layer'):
+        Plain().twice(paddle.ones([1]))
+
+
+class Twice(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(1, 1)
+
+    def forward(self, x):
+        y = self.fc(x)
+        return y, y
+
+
+def test_an_output_returned_twice_gets_both_gradients():
+    for use_static in (False, True):
+        net = Twice()
+        net = to_static(net) if use_static else net
+        a, b = net(paddle.to_tensor([[2.0]]))
+        (a * 3 + b).sum().backward()
+        np.testing.assert_allclose(net.fc.weight.grad.numpy(), [[8.0]])
+
+
+def test_outputs_keep_stop_gradient_of_tensors_made_inside():
+    def make():
+        return paddle.to_tensor([1.0, 2.0], stop_gradient=False), paddle.to_tensor([3.0])
+
+    eager, static = make(), to_static(make)()
+    assert [t.stop_gradient for t in static] == [t.stop_gradient for t in eager] == [False, True]
+
+
+def test_set_dynamic_shape_makes_dims_run_time_values():
+    def grow(n):
+        mask = paddle.ones([2, 2])
+        paddle.jit.api.set_dynamic_shape(mask, [-1, 2])
+        row = paddle.zeros([1, 2])
+        for _ in range(n):
+            mask = paddle.concat([mask, row], axis=0)
+            if mask.shape[0] == 5:
+                break
+        return mask, mask.shape[0]
+
+    n = paddle.to_tensor(10)
+    (em, en), (sm, sn) = grow(n), to_static(grow)(n)
+    np.testing.assert_array_equal(sm.numpy(), em.numpy())
+    assert isinstance(sn, paddle.Tensor) and int(sn) == en == 5
+    with pytest.raises(ValueError, match='set_dynamic_shape'):
+        to_static(lambda: paddle.jit.api.set_dynamic_shape(paddle.ones([2]), [-1, 2]))()
+
+
+class Tagged(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 2)
+
+    def forward(self, x):
+        if x.mean() > 0:
+            x = paddle.tanh(x)
+        return self.fc(x)
+
+
+def test_set_op_attrs_tags_the_ops_of_the_next_traced_forward():
+    net = Tagged()
+    with pytest.raises(TypeError, match='dict'):
+        net._set_op_attrs([('a', 1)])
+    net._set_op_attrs({'quant': 8})
+    net._set_op_attrs({'mark': True})
+    net(paddle.ones([1, 2]))                         # eager: nothing happens yet
+    assert len(net._forward_pre_hooks) == 1
+    outer = Tagged()
+    outer.fc = net                                   # a sub-layer inside a traced forward
+    outer._set_op_attrs({'outer': 1})
+    sf = to_static(outer, input_spec=[InputSpec([1, 2], 'float32')])
+    program = sf.forward.main_program
+    tagged = [op for b in program.blocks for op in b.ops if op.desc.attr('quant') == 8]
+    assert tagged and all(op.attr('mark') is True for op in tagged)
+    assert {op.type for op in tagged} >= {'linear', 'tanh', 'cond'}
+    assert len(net._forward_pre_hooks) == 0 and len(net._forward_post_hooks) == 0

@@ -86,7 +86,7 @@ class PartialProgram:
         prog._captured = self._forward._captured
         gb = prog.global_block()
         targets, gouts = [], []
-        for name in self.output_names:
+        for name in dict.fromkeys(self.output_names):    # each output once
             v = gb.var(name)
             if v.dtype.kind == 'f' and not v.stop_gradient:
                 targets.append(v)
@@ -132,7 +132,10 @@ class PartialProgram:
         if not need:
             feeds = {n: _array(t) for n, t in zip(self.input_names, inputs)}
             outs = self.infer_plan()({}, feeds)
-            return [_wrap(o) for o in outs]
+            # when training, an output keeps its variable's flag: a tensor made with
+            # to_tensor(..., stop_gradient=False) inside is such a leaf, as eagerly
+            keep = self.training and grad_mode.enabled
+            return [_wrap(o, v.stop_gradient or not keep) for o, v in zip(outs, self.output_vars)]
         args = tuple(t if isinstance(t, Tensor) else Tensor(np.asarray(t)) for t in inputs)
         op = self._run_op(tuple(not t.stop_gradient for t in args))
         res = apply_op(op, args + tuple(params) + ({},))
@@ -165,7 +168,9 @@ class PartialProgram:
             box = args[-1]
             feeds = dict(zip(names, ins))
             feeds.update(zip(train['saved'], box['saved']))
-            gout_map = dict(zip(outs, gs))
+            gout_map = {}
+            for name, g in zip(outs, gs):     # an output returned twice: grads add up
+                gout_map[name] = g if name not in gout_map else gout_map[name] + g
             for t, gname in zip(train['targets'], train['gouts']):
                 feeds[gname] = gout_map[t]
             values = dict(zip(train['fetch_grads'], train['bwd']({}, feeds)))
@@ -198,9 +203,9 @@ def _array(t):
     return t.data if isinstance(t, Tensor) else np.asarray(t)
 
 
-def _wrap(v):
+def _wrap(v, stop_gradient=True):
     t = Tensor.__new__(Tensor)
-    t._init(np.asarray(v), None, True)
+    t._init(np.asarray(v), None, stop_gradient)
     return t
 
 

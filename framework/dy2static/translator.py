@@ -288,6 +288,17 @@ class ProgramCache:
 
 # ---- StaticFunction ------------------------------------------------------------------------
 
+def _check_layer_method(function, instance):
+    """Methods convert only on Layers: their parameters, sub-layers and train/eval
+    mode are what a traced program captures (Paddle refuses other classes too)."""
+    from ..nn.layer import Layer
+    if not isinstance(instance, Layer):
+        raise TypeError("to_static converts methods of nn.Layer subclasses only; %s is "
+                        "bound to %r. Make the class inherit from nn.Layer, or decorate a "
+                        "plain function" % (getattr(function, '__qualname__', function),
+                                            instance))
+
+
 class StaticFunction:
     """What ``@to_static`` returns: call it like the original function.
 
@@ -302,6 +313,8 @@ class StaticFunction:
                  instance=None, **kwargs):
         if isinstance(function, types.MethodType) and instance is None:
             instance, function = function.__self__, function.__func__
+        if instance is not None:
+            _check_layer_method(function, instance)
         self._dygraph_function = function
         self._instance = instance
         self._input_spec = list(input_spec) if input_spec is not None else None
@@ -373,7 +386,14 @@ class StaticFunction:
     # -- conversion -----------------------------------------------------------------
     def _converted_callable(self):
         if self._converted is None:
-            self._converted = convert.converted(self._dygraph_function)
+            try:
+                self._converted = convert.converted(self._dygraph_function)
+            except convert.ConversionError:
+                if self._dygraph_function.__name__ != '<lambda>':
+                    raise
+                # a lambda's source is part of a larger line: it holds one
+                # expression and no statements, so tracing it as it is suffices
+                return self.dygraph_function
         fn = self._converted.make_function(self._dygraph_function)
         return types.MethodType(fn, self._instance) if self._instance is not None else fn
 

@@ -23,11 +23,22 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     >>> paddle.to_tensor([1.0, 2.0]).dtype
     dtype('float32')
     """
+    _check_data(data)
     if mode.static:
         out = _static_tensor(data, dtype)
         out.stop_gradient = stop_gradient
         return out
     return mode.make_tensor(data, dtype, stop_gradient)
+
+
+_DATA_TYPES = (bool, int, float, complex, np.generic, np.ndarray, list, tuple)
+
+
+def _check_data(data):
+    if not (isinstance(data, _DATA_TYPES) or is_value(data)):
+        raise TypeError("to_tensor: Do not support transform type `%s` to tensor; give a "
+                        "number, a (nested) list or tuple, a numpy array or a tensor"
+                        % type(data))
 
 
 def _holds_value(data):

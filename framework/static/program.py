@@ -234,6 +234,11 @@ class Operator:
         return dict(self.attrs)
 
     @property
+    def desc(self):
+        """Paddle's OpDesc view (``op.desc.attr(name)``): the operator itself."""
+        return self
+
+    @property
     def input_names(self):
         return list(self.inputs)
 
