@@ -89,6 +89,9 @@ def _padded(g):
     return g.h + g.pt + g.pb, g.w + g.pl + g.pr
 
 
+padded_grid = _padded     # (Hp, Wp): the search's cost estimates use it too
+
+
 def _pad(x, g, channel_major=False):
     """Zero-padded copy ``[n, C, Hp, Wp]`` (or ``[C, n, Hp, Wp]``); x itself
     when no padding or layout change is needed."""

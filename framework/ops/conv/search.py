@@ -41,8 +41,17 @@ def heuristic(direction, g):
     if direction == 'backward_data' and g.sh == 1 and g.sw == 1:
         if min(cg, ocg) >= 16 and algos.applicable('im2col_forward', direction, g):
             return 'im2col_forward'
-        return 'shift'
+        if _shift_waste(g) <= 2.0:
+            return 'shift'
     return 'im2col'
+
+
+def _shift_waste(g):
+    """How many times more positions the per-tap GEMMs of ``shift`` compute than
+    the output has: they run over the whole padded grid, so a kernel nearly as
+    big as the input (a text CNN's [3, embedding] filter) wastes most of them."""
+    hp, wp = algos.padded_grid(g)
+    return (hp * wp) / max(g.oh * g.ow, 1)
 
 
 def select(direction, g, dtype):
