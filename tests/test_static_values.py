@@ -213,3 +213,17 @@ def test_tensor_arrays():
 
     x = np.array([1.0, 2.0], 'float32')
     same(f(paddle.to_tensor(x)), to_static(f)(x))
+
+
+def test_random_draws_of_a_run_time_shape():
+    def f(x):
+        n = paddle.shape(x)[0]
+        return paddle.rand([n, 2]), paddle.randn([n]), paddle.uniform([2, n], min=2.0, max=3.0)
+
+    sf = to_static(f, input_spec=[InputSpec([None], 'float32')])
+    for batch in (3, 500):
+        r, g, u = sf(np.zeros(batch, 'float32'))
+        assert r.shape == [batch, 2] and g.shape == [batch] and u.shape == [2, batch]
+        assert str(r.dtype) == 'float32'
+        assert ((u.numpy() >= 2) & (u.numpy() < 3)).all() and (r.numpy() < 1).all()
+    assert abs(float(g.numpy().mean())) < 0.2 and 0.8 < float(g.numpy().std()) < 1.2

@@ -526,26 +526,40 @@ def _shape_tuple(shape, api):
     return shape
 
 
+def _draw(kind, shape, a, b, dtype, seed, api):
+    """A uniform (``a``=min, ``b``=max) or gaussian (mean, std) draw of ``shape``;
+    a shape holding values known only at run time draws like a run-time zeros."""
+    from .shape_args import shape_arg
+    ints, tensor = shape_arg(shape, api)
+    if tensor is not None:
+        like = dynamic_full_op(tensor, tuple(ints), 0, dtype)
+        op = uniform_like_op if kind == 'uniform' else normal_like_op
+        return op(like, a, b, seed)
+    if any(d < 0 for d in ints):
+        raise OpError("%s: shape must not contain negative dims, got %s" % (api, ints))
+    op = uniform_random_op if kind == 'uniform' else gaussian_random_op
+    return op(tuple(ints), a, b, dtype, seed)
+
+
 def rand(shape, dtype=None, name=None):
     """Uniform samples in [0, 1) (default float dtype)."""
-    return uniform_random_op(_shape_tuple(shape, 'rand'), 0.0, 1.0, _float_or(dtype), 0)
+    return _draw('uniform', shape, 0.0, 1.0, _float_or(dtype), 0, 'rand')
 
 
 def randn(shape, dtype=None, name=None):
     """Standard normal samples (default float dtype)."""
-    return gaussian_random_op(_shape_tuple(shape, 'randn'), 0.0, 1.0, _float_or(dtype), 0)
+    return _draw('gaussian', shape, 0.0, 1.0, _float_or(dtype), 0, 'randn')
 
 
 def standard_normal(shape, dtype=None, name=None):
-    return gaussian_random_op(_shape_tuple(shape, 'standard_normal'), 0.0, 1.0,
-                              _float_or(dtype), 0)
+    return _draw('gaussian', shape, 0.0, 1.0, _float_or(dtype), 0, 'standard_normal')
 
 
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002
     """Uniform samples in [min, max); a non-zero ``seed`` gives a fixed stream."""
     lo = float(_scalar_value(min, 'uniform', 'min'))
     hi = float(_scalar_value(max, 'uniform', 'max'))
-    return uniform_random_op(_shape_tuple(shape, 'uniform'), lo, hi, _float_or(dtype), int(seed))
+    return _draw('uniform', shape, lo, hi, _float_or(dtype), int(seed), 'uniform')
 
 
 def normal(mean=0.0, std=1.0, shape=None, name=None):
@@ -557,8 +571,8 @@ def normal(mean=0.0, std=1.0, shape=None, name=None):
         dtype = str(np.dtype((mean if is_value(mean) else std).dtype))
         noise = gaussian_random_op(out_shape, 0.0, 1.0, dtype, 0)
         return noise * std + mean
-    shape = (1,) if shape is None else _shape_tuple(shape, 'normal')
-    return gaussian_random_op(shape, float(mean), float(std), str(_dt.default_float()), 0)
+    return _draw('gaussian', (1,) if shape is None else shape, float(mean), float(std),
+                   str(_dt.default_float()), 0, 'normal')
 
 
 def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
