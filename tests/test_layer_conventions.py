@@ -287,3 +287,148 @@ def test_set_state_dict_errors_name_counts_and_shapes():
         paddle.optimizer.Momentum(0.1, parameters=net.parameters()).set_state_dict(state)
     with pytest.raises(TypeError, match='dict'):
         opt.set_state_dict([1, 2])
+
+
+# ---- Paddle's constructor arguments, positionally -------------------------------------
+
+def test_activations_take_paddles_arguments_in_order():
+    x = _x(2, 6)
+    nn.ReLU(True)(x)                                # Paddle: ReLU(name=True)
+    with pytest.raises(TypeError):
+        nn.ReLU(True, 1)
+    assert nn.LeakyReLU(0.2)._kwargs == {'negative_slope': 0.2}
+    assert nn.ELU(0.5)._kwargs == {'alpha': 0.5}
+    assert nn.Hardtanh(-2.0, 2.0)._kwargs == {'min': -2.0, 'max': 2.0}
+    assert nn.Softplus(2, 10)._kwargs == {'beta': 2, 'threshold': 10}
+    assert nn.Maxout(2)(paddle.ones([1, 4, 3])).shape == [1, 2, 3]
+    np.testing.assert_array_equal(nn.Softmax(0)(x).numpy(), paddle.nn.functional.softmax(
+        x, axis=0).numpy())
+    np.testing.assert_array_equal(nn.GELU('tanh')(x).numpy(), nn.GELU(True)(x).numpy())
+    np.testing.assert_array_equal(nn.GELU('none')(x).numpy(), nn.GELU()(x).numpy())
+    with pytest.raises(ValueError, match="'tanh' or 'none'"):
+        nn.GELU('fast')(x)
+    assert list(inspect.signature(nn.SELU).parameters) == ['scale', 'alpha', 'name']
+    assert list(inspect.signature(nn.Softmax2D).parameters) == ['name']
+
+
+def test_thresholded_relu_value_in_both_modes():
+    x = paddle.to_tensor([-1.0, 0.5, 2.0, 3.0], stop_gradient=False)
+    layer = nn.ThresholdedReLU(1.0, -0.5)
+    out = layer(x)
+    np.testing.assert_array_equal(out.numpy(), [-0.5, -0.5, 2.0, 3.0])
+    (out * paddle.to_tensor([1.0, 2.0, 3.0, 4.0])).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0, 3.0, 4.0])
+    np.testing.assert_array_equal(paddle.jit.to_static(layer)(x).numpy(), out.numpy())
+
+
+def test_inplace_flags_write_into_the_input():
+    x = _x(3, 4)
+    y = nn.SiLU(True)(x)
+    assert y is x
+    np.testing.assert_allclose(x.numpy(), paddle.nn.functional.silu(_x(3, 4)).numpy())
+    paddle.seed(1)
+    d = nn.Dropout(0.5, True)                        # Paddle: Dropout(p, inplace, axis, mode)
+    x = paddle.ones([4, 5])
+    assert d(x) is x and set(np.unique(x.numpy())) <= {0.0, 2.0}
+    d.eval()
+    z = paddle.ones([2, 2])
+    assert d(z) is z
+    assert nn.Dropout(0.5, False, 1).axis == 1
+
+    @paddle.jit.to_static
+    def f(t):
+        t = t * 1.0
+        paddle.nn.functional.dropout(t, 0.0, training=True, inplace=True)
+        return paddle.nn.functional.silu(t, inplace=True)
+    np.testing.assert_allclose(f(_x(3, 4)).numpy(), paddle.nn.functional.silu(_x(3, 4)).numpy(),
+                               rtol=1e-6)
+
+
+def test_norm_and_conv_layers_take_paddles_options():
+    bn = nn.BatchNorm2D(3, 0.8, 1e-3, None, None, 'NHWC')
+    assert (bn._momentum, bn._epsilon, bn._data_format) == (0.8, 1e-3, 'NHWC')
+    assert nn.BatchNorm1D(2)._data_format == 'NCL' and nn.InstanceNorm3D(2)._data_format == \
+        'NCDHW'
+    with pytest.raises(TypeError):
+        nn.SyncBatchNorm(3, use_global_stats=True)   # not one of Paddle's arguments
+    conv = nn.Conv2D(3, 8, 3, 1, 1, bias=False, dtype='float64')
+    assert conv.bias is None and conv.weight.dtype == paddle.float64
+    assert [n for n, _ in conv.named_parameters()] == ['weight']
+    # Paddle 2's positional order still works: padding_mode, weight_attr, bias_attr, format
+    conv = nn.Conv1D(2, 4, 3, 1, 1, 1, 1, 'reflect', None, False, 'NLC')
+    assert conv.bias is None and conv(paddle.ones([1, 5, 2])).shape == [1, 5, 4]
+    with pytest.raises(ValueError, match='CPU only'):
+        nn.Conv2D(3, 8, 3, device='gpu:0')
+    ln = nn.LayerNorm(4, 1e-5, elementwise_affine=False)
+    assert ln.weight is None and ln.bias is None
+    x = _x(2, 4)
+    np.testing.assert_allclose(ln(x).numpy(), paddle.nn.functional.layer_norm(x, [4]).numpy())
+    assert nn.LayerNorm(4, bias=False).bias is None
+    assert nn.LayerNorm(4, dtype='float64').weight.dtype == paddle.float64
+    gn = nn.GroupNorm(2, 4, affine=False)
+    assert gn.parameters() == [] and gn(_x(2, 4, 3, 3)).shape == [2, 4, 3, 3]
+    assert nn.MaxPool2D(2)(paddle.ones([1, 1, 4, 4])).shape == [1, 1, 2, 2]
+    assert nn.AvgPool2D(2, 2, 0, False, True, None, 'NHWC')(paddle.ones([1, 4, 4, 3])).shape == \
+        [1, 2, 2, 3]
+    assert nn.Pad1D(1)(paddle.ones([1, 2, 3])).shape == [1, 2, 5]
+    assert nn.Dropout2D(0.5)._formats[0] == nn.Dropout2D(0.5).data_format == 'NCHW'
+
+
+def test_embedding_takes_paddles_options():
+    emb = nn.Embedding(10, 3, 0, 1.0, 2.0, scale_grad_by_freq=True, dtype='float64')
+    assert (emb._padding_idx, emb._max_norm, emb._norm_type) == (0, 1.0, 2.0)
+    assert emb.weight.dtype == paddle.float64
+    table = paddle.to_tensor(np.ones([4, 2], 'float32'))
+    fixed = nn.Embedding(4, 2, _weight=table, _freeze=True)
+    assert fixed.weight is table and fixed.weight.stop_gradient
+    with pytest.raises(ValueError, match=r'\[4, 2\]'):
+        nn.Embedding(5, 2, _weight=table)
+
+
+TABLE = np.arange(15, dtype='float32').reshape(5, 3) / 5 - 1.0
+IDS = np.array([[0, 2, 2], [3, 0, 2]])
+
+
+@pytest.mark.parametrize('options, loss, grad_row0, row0_after', [
+    # figures from real Paddle 3.3.1 on the same table and ids
+    (dict(scale_grad_by_freq=True), 4.2, [0.0, 1.0, 2.0], [-1.0, -0.8, -0.6]),
+    (dict(max_norm=1.0), 3.908903, [0.0, 2.0, 4.0], [-0.7071067, -0.5656854, -0.424264]),
+    (dict(max_norm=0.5, norm_type=1.0), 1.733333, [0.0, 2.0, 4.0],
+     [-0.2083333, -0.1666667, -0.125])])
+def test_embedding_options_eager_and_to_static(options, loss, grad_row0, row0_after):
+    results = []
+    for convert in (False, True):
+        emb = nn.Embedding(5, 3, **options)
+        emb.weight.set_value(TABLE)
+        weights = paddle.to_tensor(np.arange(3, dtype='float32'))
+        fn = paddle.jit.to_static(emb) if convert else emb
+        out = (fn(paddle.to_tensor(IDS)) * weights).sum()
+        out.backward()
+        results.append((float(out), emb.weight.grad.numpy(), emb.weight.numpy()))
+    for value, grad, _ in results:
+        np.testing.assert_allclose(value, loss, rtol=1e-6)
+        np.testing.assert_allclose(grad[0], grad_row0)
+    # eagerly the table itself is renormed in place, as in Paddle
+    np.testing.assert_allclose(results[0][2][0], row0_after, rtol=1e-6)
+
+
+def test_losses_take_paddles_options():
+    logp = paddle.log(paddle.to_tensor([[0.2, 0.8], [0.5, 0.5]]))
+    target = paddle.to_tensor([[0.3, 0.7], [0.1, 0.9]])
+    for reduction in ('none', 'mean', 'sum', 'batchmean'):
+        plain = nn.KLDivLoss(reduction)(logp, target)
+        in_log_space = nn.KLDivLoss(reduction, True)(logp, paddle.log(target))
+        np.testing.assert_allclose(in_log_space.numpy(), plain.numpy(), rtol=1e-5, atol=1e-7)
+    x, y = _x(3, 4), _x(3, 4, seed=1)
+    huber = nn.SmoothL1Loss('mean', 2.0)(x, y)
+    np.testing.assert_allclose(nn.SmoothL1Loss('mean', 2.0, False)(x, y).numpy(),
+                               huber.numpy() / 2.0, rtol=1e-6)
+
+
+def test_upsample_default_format_and_recompute_scale_factor():
+    x = paddle.to_tensor(np.arange(10, dtype='float32').reshape(1, 1, 10))
+    # data_format None: channels first whatever the rank (here NCW)
+    up = nn.Upsample(scale_factor=0.35, mode='linear')
+    np.testing.assert_allclose(up(x).numpy(), [[[0.928571, 3.785714, 6.642858]]], rtol=1e-5)
+    again = nn.Upsample(scale_factor=0.35, mode='linear', recompute_scale_factor=True)
+    np.testing.assert_allclose(again(x).numpy(), [[[1.166667, 4.5, 7.833333]]], rtol=1e-5)

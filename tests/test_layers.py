@@ -721,8 +721,9 @@ def test_activation_positional_args_and_repr():
     assert nn.LeakyReLU(0.2)._kwargs == {'negative_slope': 0.2}
     assert repr(nn.LeakyReLU(0.2)) == 'LeakyReLU(negative_slope=0.2)'
     assert repr(nn.ReLU()) == 'ReLU()'
+    nn.ReLU(True)                      # Paddle's only argument is `name` (torch's inplace)
     with pytest.raises(TypeError):
-        nn.ReLU(1)
+        nn.ReLU(True, 1)
     with pytest.raises(TypeError):
         nn.ELU(beta=2)
 

@@ -14,7 +14,11 @@ from ...param_attr import ParamAttr
 from .. import functional as F
 from ..initializer import Constant
 from ..layer import Layer
-from ._utils import affine_parameters
+from ._utils import affine_parameters, check_device
+
+
+def _layer_dtype(dtype):
+    return str(_dt.convert_dtype(dtype)) if dtype is not None else _dt.get_default_dtype()
 
 __all__ = ['BatchNorm', 'BatchNorm1D', 'BatchNorm2D', 'BatchNorm3D', 'SyncBatchNorm',
            'LayerNorm', 'GroupNorm', 'InstanceNorm1D', 'InstanceNorm2D', 'InstanceNorm3D',
@@ -217,13 +221,18 @@ class LayerNorm(Layer):
     """
 
     def __init__(self, normalized_shape, epsilon=1e-05, weight_attr=None, bias_attr=None,
-                 name=None):
+                 name=None, *, elementwise_affine=True, bias=True, device=None, dtype=None):
         super().__init__()
+        check_device(device, 'LayerNorm')
         if isinstance(normalized_shape, int):
             normalized_shape = [normalized_shape]
         self._normalized_shape = [int(s) for s in normalized_shape]
         self._epsilon = epsilon
-        self._dtype = _dt.get_default_dtype()
+        self._dtype = _layer_dtype(dtype)
+        if not elementwise_affine:
+            weight_attr = bias_attr = False
+        elif not bias:
+            bias_attr = False
         size = int(np.prod(self._normalized_shape))
         self.weight, self.bias = affine_parameters(self, [size], weight_attr, bias_attr)
 
@@ -239,8 +248,12 @@ class GroupNorm(Layer):
     """Normalises each of ``num_groups`` channel groups per sample."""
 
     def __init__(self, num_groups, num_channels, epsilon=1e-05, weight_attr=None,
-                 bias_attr=None, data_format='NCHW', name=None):
+                 bias_attr=None, data_format='NCHW', name=None, *, affine=True, device=None,
+                 dtype=None):
         super().__init__()
+        check_device(device, 'GroupNorm')
+        if not affine:
+            weight_attr = bias_attr = False
         if num_channels % num_groups:
             raise ValueError("GroupNorm: num_channels (%d) must be divisible by num_groups "
                              "(%d)" % (num_channels, num_groups))
@@ -250,7 +263,7 @@ class GroupNorm(Layer):
         self._num_channels = int(num_channels)
         self._epsilon = epsilon
         self._data_format = data_format
-        self._dtype = _dt.get_default_dtype()
+        self._dtype = _layer_dtype(dtype)
         self.weight, self.bias = affine_parameters(self, [self._num_channels], weight_attr,
                                                    bias_attr)
 
@@ -302,16 +315,31 @@ class InstanceNorm1D(_InstanceNormBase):
     _formats = ('NCL', 'NLC')
     _ranks = (3,)
 
+    def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None,
+                 bias_attr=None, data_format='NCL', name=None):
+        super().__init__(num_features, epsilon, momentum, weight_attr, bias_attr, data_format,
+                         name)
+
 
 class InstanceNorm2D(_InstanceNormBase):
     """Normalises each channel of each sample over H, W."""
     _formats = ('NCHW', 'NHWC')
     _ranks = (4,)
 
+    def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None,
+                 bias_attr=None, data_format='NCHW', name=None):
+        super().__init__(num_features, epsilon, momentum, weight_attr, bias_attr, data_format,
+                         name)
+
 
 class InstanceNorm3D(_InstanceNormBase):
     _formats = ('NCDHW', 'NDHWC')
     _ranks = (5,)
+
+    def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None,
+                 bias_attr=None, data_format='NCDHW', name=None):
+        super().__init__(num_features, epsilon, momentum, weight_attr, bias_attr, data_format,
+                         name)
 
 
 class LocalResponseNorm(Layer):
