@@ -150,8 +150,12 @@ class Variable:
         return self._shape[0]
 
     def __iter__(self):
-        raise TypeError("cannot iterate over static Variable '%s' in Python; use "
-                        "static.nn.while_loop or @to_static" % self.name)
+        """Unpacking (``a, b = paddle.shape(x)``) works when the first dim is known."""
+        if not self._shape or self._shape[0] < 0:
+            raise TypeError("cannot iterate over static Variable '%s' of shape %s in Python: "
+                            "its first dim is not known; use static.nn.while_loop or a loop "
+                            "in a @to_static function" % (self.name, list(self._shape)))
+        return (self[i] for i in range(self._shape[0]))
 
     def numpy(self):
         return np.array(build_time_value(self, 'numpy()', 'the tensor'))
@@ -245,6 +249,11 @@ class Operator:
 
     def all_attrs(self):
         return dict(self.attrs)
+
+    @property
+    def desc(self):
+        """Paddle's OpDesc view (``op.desc.attr(name)``): the operator itself."""
+        return self
 
     @property
     def input_names(self):
