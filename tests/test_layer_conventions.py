@@ -33,7 +33,8 @@ def test_running_statistics_are_non_trainable_parameters(make):
         bn = make()
     prefix = bn.full_name()
     got = [(n, p.name, p.trainable, p.stop_gradient) for n, p in bn.named_parameters()]
-    assert got == [('weight', prefix + '.w_0', True, False), ('bias', prefix + '.b_0', True, False),
+    assert got == [('weight', prefix + '.w_0', True, False),
+                   ('bias', prefix + '.b_0', True, False),
                    ('_mean', prefix + '.w_1', False, True),
                    ('_variance', prefix + '.w_2', False, True)]
     assert list(bn.state_dict()) == ['weight', 'bias', '_mean', '_variance']
@@ -161,8 +162,8 @@ def test_state_dict_with_paddles_keys_loads():
     assert net.set_state_dict(state) == ([], [])
     net.eval()
     out = net(paddle.ones([1, 2]))
-    np.testing.assert_allclose(out.numpy(), 2.0 * (2.0 - 0.5) / np.sqrt(4.0 + 1e-5) * np.ones([1, 3]),
-                               rtol=1e-6)
+    expected = 2.0 * (2.0 - 0.5) / np.sqrt(4.0 + 1e-5) * np.ones([1, 3])
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-6)
 
 
 def test_set_state_dict_inside_to_static_raises_paddles_error():

@@ -224,7 +224,8 @@ def _widths(rows):
 
 def _table(rows, input_numel, itemsize):
     widths, line_len = _widths(rows)
-    fmt = lambda cells: ' '.join('{:^{}}'.format(str(c), w) for c, w in zip(cells, widths))  # noqa: E731
+    def fmt(cells):
+        return ' '.join('{:^{}}'.format(str(c), w) for c, w in zip(cells, widths))
     total = sum(r['nb_params'] for r in rows.values())
     trainable = sum(r['trainable_params'] for r in rows.values())
     output_numel = sum(_numel(r['output_shape']) for r in rows.values())
