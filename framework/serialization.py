@@ -543,8 +543,39 @@ def load(path, **configs):
         where = repr(getattr(path, 'name', type(path).__name__))
         return _read(_io.BytesIO(data), len(data), where, return_numpy)
     path = os.fspath(path)
-    if os.path.isdir(path):
-        raise IsADirectoryError("framework.load: %r is a directory, not a checkpoint file"
-                                % path)
+    if not os.path.isfile(path):
+        return _load_prefix(path, return_numpy)
     with open(path, 'rb') as f:
         return _read(f, os.fstat(f.fileno()).st_size, repr(path), return_numpy)
+
+
+def _load_prefix(path, return_numpy):
+    """``load('dir/model')`` where ``jit.save`` / ``save_inference_model`` wrote
+    ``dir/model.pdmodel``: that model's parameters as {name: Tensor} (Paddle
+    2.x), keyed by the saved layer's ``state_dict`` keys when they are known."""
+    from .static import io as _static_io
+    if os.path.exists(path + _static_io.MODEL_SUFFIX):
+        if os.path.isdir(path):
+            raise ValueError("framework.load: both %s%s and the directory %s exist; rename one "
+                             "so that the path is unambiguous"
+                             % (path, _static_io.MODEL_SUFFIX, path))
+        out = {}
+        for key, name, arr in _static_io.model_state(path):
+            if return_numpy:
+                out[key] = arr
+                continue
+            t = Tensor.__new__(Tensor)
+            t._init(arr, None, True)
+            t._name = name
+            out[key] = t
+        return out
+    if os.path.isdir(path):
+        raise IsADirectoryError("framework.load: %r is a directory, not a checkpoint file or "
+                                "a saved model prefix" % path)
+    hint = ''
+    if os.path.exists(path + '.pdparams') or os.path.exists(path + '.pdopt'):
+        hint = (" Give the full file name, e.g. framework.load('%s.pdparams') instead of "
+                "framework.load('%s')." % (path, path))
+    raise FileNotFoundError("framework.load: %r does not exist (neither a file nor the prefix "
+                            "of a saved model %r).%s" % (path, path + _static_io.MODEL_SUFFIX,
+                                                         hint))

@@ -535,7 +535,8 @@ def test_save_inference_infers_shapes_from_data(tmp_path):
 # ---- summary -----------------------------------------------------------------
 
 def test_summary_small_net_hand_count(capsys):
-    net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+    with paddle.utils.unique_name.guard():       # rows are numbered by full_name(), as Paddle
+        net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
     info = paddle.summary(net, (2, 4))
     # (4*8 + 8) + (8*3 + 3)
     assert info == {'total_params': 67, 'trainable_params': 67}
@@ -554,7 +555,8 @@ def test_summary_nested_frozen_and_multiple_inputs(capsys):
         def forward(self, x, y):
             return self.inner(x) * self.scale + y
 
-    net = Block()
+    with paddle.utils.unique_name.guard():
+        net = Block()
     net.inner[0].weight.stop_gradient = True            # 15 frozen
     info = paddle.summary(net, [(None, 3), (1, 2)])
     # Linear(3,5): 15 + 5, Linear(5,2): 10 + 2, scale: 2

@@ -411,9 +411,11 @@ def test_batch_norm_2d_train_updates_running_stats_and_eval_uses_them():
     np.testing.assert_allclose(_np(bn._mean).reshape(1, 3, 1, 1), rm)   # eval: no update
 
 
-def test_batch_norm_state_dict_and_buffers():
+def test_batch_norm_state_dict_and_statistics():
     bn = nn.BatchNorm1D(4)
-    assert [n for n, _ in bn.named_parameters()] == ['weight', 'bias']
+    # as Paddle: the running statistics are parameters that are not trainable
+    assert [(n, p.trainable) for n, p in bn.named_parameters()] == [
+        ('weight', True), ('bias', True), ('_mean', False), ('_variance', False)]
     assert list(bn.state_dict()) == ['weight', 'bias', '_mean', '_variance']
     bn(_t(_f64(8, 4).astype('float32')))
     fresh = nn.BatchNorm1D(4)
@@ -719,8 +721,9 @@ def test_activation_positional_args_and_repr():
     assert nn.LeakyReLU(0.2)._kwargs == {'negative_slope': 0.2}
     assert repr(nn.LeakyReLU(0.2)) == 'LeakyReLU(negative_slope=0.2)'
     assert repr(nn.ReLU()) == 'ReLU()'
+    nn.ReLU(True)                      # Paddle's only argument is `name` (torch's inplace)
     with pytest.raises(TypeError):
-        nn.ReLU(1)
+        nn.ReLU(True, 1)
     with pytest.raises(TypeError):
         nn.ELU(beta=2)
 

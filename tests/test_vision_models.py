@@ -15,11 +15,13 @@ RNG = np.random.default_rng(5)
 
 
 def _count(model):
-    return sum(int(np.prod(p.shape)) for p in model.parameters())
+    """Trainable parameters."""
+    return sum(int(np.prod(p.shape)) for p in model.parameters() if p.trainable)
 
 
 def _buffers(model):
-    return sum(int(np.prod(b.shape)) for b in model.buffers())
+    """Non-trainable parameters (batch norm's running statistics, as Paddle)."""
+    return sum(int(np.prod(p.shape)) for p in model.parameters() if not p.trainable)
 
 
 def _randomize_batch_norms(model):
@@ -101,8 +103,8 @@ def test_vgg_features_and_custom_config():
     assert tiny(paddle.rand([1, 3, 16, 16])).shape == [1, 16, 7, 7]
 
 
-# ---- parameter counts (trainable; BN running statistics are buffers here,
-# Paddle lists them as non-trainable parameters) --------------------------------------
+# ---- parameter counts (trainable; BN running statistics are non-trainable
+# parameters, as Paddle's summary lists them) ------------------------------------------
 
 def test_parameter_counts_small_models():
     r18 = models.resnet18()

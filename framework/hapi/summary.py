@@ -4,10 +4,12 @@ parameter counts (Paddle's ``paddle.summary``).
 The network runs once on random inputs (in eval mode, without gradients);
 forward post-hooks on the sublayers record what each layer produced.
 Containers (Sequential, LayerList, LayerDict) get no row of their own: their
-children do. A layer's row counts the parameters it owns directly, so nested
-custom layers are not counted twice; a layer called several times gets a row
-per call but its parameters count once in the totals.
+children do. A layer's row counts the parameters it owns directly (batch
+norm's running statistics included, as non-trainable ones), so nested custom
+layers are not counted twice; a layer called several times has one row, and
+rows are named and laid out as Paddle prints them.
 """
+import collections
 import numbers
 
 import numpy as np
@@ -132,30 +134,35 @@ def _numel(shapes):
 
 
 class _Recorder:
-    def __init__(self):
-        self.rows = []               # dicts in the order the layers finished
-        self.counted = set()         # ids of parameters already in the totals
-        self.per_class = {}          # class name -> {layer id: number}
+    """One row per layer, as Paddle: a layer called several times keeps its
+    first position and shows its last call's shapes; its parameters count once."""
 
-    def key(self, layer):
-        name = type(layer).__name__
-        numbers_ = self.per_class.setdefault(name, {})
-        num = numbers_.setdefault(id(layer), len(numbers_) + 1)
-        return '%s-%d' % (name, num)
+    def __init__(self):
+        self.rows = collections.OrderedDict()     # row key -> row
+
+    @staticmethod
+    def key(layer, n_rows):
+        """'Conv2D-3': the class name and the layer's unique-name number + 1
+        (Paddle's rule), so rows name the same layers as ``full_name()``."""
+        try:
+            number = int(layer.full_name().rsplit('_', 1)[-1])
+        except ValueError:
+            number = n_rows
+        return '%s-%d' % (type(layer).__name__, number + 1)
 
     def hook(self, layer, inputs, outputs):
         total = trainable = 0
         for p in layer._parameters.values():
-            if p is None or id(p) in self.counted:
+            if p is None:
                 continue
-            self.counted.add(id(p))
             n = int(np.prod(p.shape))
             total += n
             if getattr(p, 'trainable', True) and not p.stop_gradient:
                 trainable += n
-        self.rows.append({'name': self.key(layer), 'input_shape': [_shapes_of(x) for x in inputs],
-                          'output_shape': _shapes_of(outputs), 'nb_params': total,
-                          'trainable_params': trainable})
+        self.rows[self.key(layer, len(self.rows))] = {
+            'input_shape': [_shapes_of(x) for x in inputs],
+            'output_shape': _shapes_of(outputs), 'nb_params': total,
+            'trainable_params': trainable}
 
 
 def _hooked_layers(net):
@@ -204,25 +211,32 @@ def _forward_once(net, input_size, dtypes, given):
     return sum(int(np.prod(s)) for s in shapes)
 
 
+def _widths(rows):
+    """Column widths as Paddle computes them (at least 15/20/20/15; the
+    parameter column is sized by the count without thousands separators)."""
+    widths = [15, 20, 20, 15]
+    for key, r in rows.items():
+        for i, text in enumerate((key, str(r['input_shape']), str(r['output_shape']),
+                                  str(r['nb_params']))):
+            widths[i] = max(widths[i], len(text))
+    return widths, max(75, sum(widths) + 5)
+
+
 def _table(rows, input_numel, itemsize):
-    headers = ('Layer (type)', 'Input Shape', 'Output Shape', 'Param #')
-    cells = [(r['name'], str(r['input_shape']), str(r['output_shape']),
-              '{0:,}'.format(r['nb_params'])) for r in rows]
-    widths = [max([15, len(headers[0])] + [len(c[0]) for c in cells]) + 2,
-              max([20] + [len(c[1]) for c in cells]) + 2,
-              max([20] + [len(c[2]) for c in cells]) + 2,
-              max([15] + [len(c[3]) for c in cells]) + 2]
-    line_len = sum(widths) + 3
-    fmt = lambda c: ''.join(str(v).center(w) for v, w in zip(c, widths))  # noqa: E731
-    total = sum(r['nb_params'] for r in rows)
-    trainable = sum(r['trainable_params'] for r in rows)
-    output_numel = sum(_numel(r['output_shape']) for r in rows)
+    widths, line_len = _widths(rows)
+    def fmt(cells):
+        return ' '.join('{:^{}}'.format(str(c), w) for c, w in zip(cells, widths))
+    total = sum(r['nb_params'] for r in rows.values())
+    trainable = sum(r['trainable_params'] for r in rows.values())
+    output_numel = sum(_numel(r['output_shape']) for r in rows.values())
     mb = 1024.0 ** 2
     input_mb = input_numel * itemsize / mb
     act_mb = 2.0 * output_numel * itemsize / mb      # forward values and their gradients
     params_mb = total * itemsize / mb
-    lines = ['-' * line_len, fmt(headers), '=' * line_len]
-    lines += [fmt(c) for c in cells]
+    lines = ['-' * line_len, fmt(('Layer (type)', 'Input Shape', 'Output Shape', 'Param #')),
+             '=' * line_len]
+    lines += [fmt((key, r['input_shape'], r['output_shape'], '{0:,}'.format(r['nb_params'])))
+              for key, r in rows.items()]
     lines += ['=' * line_len,
               'Total params: {0:,}'.format(total),
               'Trainable params: {0:,}'.format(trainable),
@@ -233,7 +247,7 @@ def _table(rows, input_numel, itemsize):
               'Params size (MB): %0.2f' % params_mb,
               'Estimated Total Size (MB): %0.2f' % (input_mb + act_mb + params_mb),
               '-' * line_len]
-    return '\n'.join(lines), {'total_params': total, 'trainable_params': trainable}
+    return '\n'.join(lines) + '\n', {'total_params': total, 'trainable_params': trainable}
 
 
 def summary(net, input_size=None, dtypes=None, input=None):  # noqa: A002

@@ -16,6 +16,8 @@ from ..dygraph import Parameter, Tensor
 from ..nn.layer import Layer
 from ..static import io as _io
 from ..static.executor import global_scope
+from ..ops.registry import mode as _mode
+from ..static.inline import inline_program
 from ..static.input_spec import InputSpec
 from ..static.mode import static_mode_guard
 from ..static.program import Program, program_guard
@@ -101,8 +103,10 @@ def _static_function_of(obj, input_spec):
     return StaticFunction(obj, input_spec)
 
 
-def save_concrete(concrete, path, inputs=None, outputs=None):
-    """Write a traced program's inference form to ``path.pdmodel``/``.pdiparams``."""
+def save_concrete(concrete, path, inputs=None, outputs=None, layer=None):
+    """Write a traced program's inference form to ``path.pdmodel``/``.pdiparams``
+    (with ``layer``'s state_dict keys for its parameters, which
+    ``framework.load(path)`` returns them under)."""
     inputs = concrete.inputs if inputs is None else inputs
     outputs = concrete.outputs if outputs is None else outputs
     program = concrete.main_program
@@ -110,7 +114,10 @@ def save_concrete(concrete, path, inputs=None, outputs=None):
     fetch = [v.name for v in outputs]
     p = _io.inference_program(program, feed, fetch)
     values = _io._param_values(program, _io.persistable_inputs(p), global_scope())
-    _io.write_model(path, p, feed, fetch, values)
+    structured = None
+    if isinstance(layer, Layer):
+        structured = {t.name: key for key, t in layer.state_dict().items()}
+    _io.write_model(path, p, feed, fetch, values, structured)
     return p
 
 
@@ -140,7 +147,7 @@ def save(layer, path, input_spec=None, **configs):
     output_spec = configs.get('output_spec')
     if output_spec is not None:
         out_vars = [concrete.outputs[i] if isinstance(i, int) else i for i in output_spec]
-    save_concrete(concrete, path, concrete.inputs, out_vars)
+    save_concrete(concrete, path, concrete.inputs, out_vars, layer)
 
 
 class TranslatedLayer(Layer):
@@ -169,7 +176,14 @@ class TranslatedLayer(Layer):
         if len(inputs) != len(self._feed):
             raise TypeError("TranslatedLayer expects %d inputs (%s), got %d"
                             % (len(self._feed), ', '.join(self._feed), len(inputs)))
-        outs = self._partial(list(inputs))
+        if _mode.static:
+            # building another program (@to_static, jit.save of this layer):
+            # the loaded ops become part of it
+            outs = inline_program(self._program, self._feed, self._fetch,
+                                  [_as_variable(x, n) for x, n in zip(inputs, self._feed)],
+                                  self._program._captured)
+        else:
+            outs = self._partial(list(inputs))
         return outs[0] if len(outs) == 1 else outs
 
     @property
@@ -181,6 +195,16 @@ class TranslatedLayer(Layer):
 
     def output_names(self):
         return list(self._fetch)
+
+
+def _as_variable(x, feed_name):
+    if getattr(x, '_is_static_var', False):
+        return x
+    if isinstance(x, Tensor):
+        from ..static.program import capture_tensor
+        return capture_tensor(x)
+    raise TypeError("TranslatedLayer: input '%s' must be a Tensor, got %s"
+                    % (feed_name, type(x).__name__))
 
 
 def load(path, **configs):

@@ -631,10 +631,13 @@ class Layer:
     def set_state_dict(self, state_dict, use_structured_name=True):
         """Load values (Tensors or numpy arrays) into the parameters and buffers.
 
-        Returns ``(missing_keys, unexpected_keys)``; missing keys are also
-        warned about, as in Paddle. A shape mismatch raises ``ValueError``
-        naming the key and both shapes before anything is changed. Values are
-        cast to each target's dtype.
+        Returns ``(missing_keys, unexpected_keys)``. As in Paddle, an entry
+        whose shape does not fit is skipped with a warning naming the key and
+        both shapes (so pretrained weights load into a model with another
+        head), and is reported as missing, like keys the dict lacks. Values
+        are cast to each target's dtype. Calling it while a ``@to_static``
+        function is being converted raises ``ValueError`` (load in
+        ``__init__`` instead).
         """
         if not hasattr(state_dict, 'items'):
             raise TypeError("set_state_dict expects a dict of name -> Tensor/ndarray, got %s"
@@ -644,20 +647,28 @@ class Layer:
             key = key if use_structured_name else target.name
             if key not in state_dict:
                 missing.append(key)
+                warnings.warn("Skip loading for %s. %s is not found in the provided dict."
+                              % (key, key), stacklevel=2)
                 continue
-            value = _as_array(state_dict[key], key)
-            if tuple(value.shape) != tuple(target.data.shape):
-                raise ValueError("set_state_dict: %r has shape %s in the state dict but the "
-                                 "layer expects shape %s" % (key, list(value.shape),
-                                                             target.shape))
+            value = state_dict[key]
+            if _is_static_var(value) or (_mode.static and not _is_static_var(target)):
+                raise ValueError(_SET_STATE_IN_TO_STATIC)
+            value = _as_array(value, key)
+            if tuple(value.shape) != tuple(target.shape):
+                missing.append(key)
+                warnings.warn("Skip loading for %s. %s receives a shape %s, but the expected "
+                              "shape is %s." % (key, key, list(value.shape), list(target.shape)),
+                              stacklevel=2)
+                continue
             matched.append((target, value))
             used.add(key)
         unexpected = [k for k in state_dict if k not in used and not _is_meta_key(k)]
         for target, value in matched:
-            target.set_value(value)
-        if missing:
-            warnings.warn("set_state_dict: no value for %s; those keep their current values"
-                          % ', '.join(missing), stacklevel=2)
+            if _is_static_var(target):
+                # a layer built in static mode: its values live in the global scope
+                target.set_value(value.astype(target.dtype, copy=False))
+            else:
+                target.set_value(value)
         return missing, unexpected
 
     set_dict = set_state_dict
@@ -741,6 +752,12 @@ def _as_array(value, key):
         raise TypeError("set_state_dict: the value of %r must be a Tensor or numpy array, "
                         "got %s" % (key, type(value).__name__))
     return arr
+
+
+_SET_STATE_IN_TO_STATIC = (
+    "This error might happens in dy2static, while calling 'set_state_dict' dynamically in "
+    "'forward', which is not supported. If you only need call 'set_state_dict' once, move it "
+    "to '__init__'.")
 
 
 def _is_meta_key(key):

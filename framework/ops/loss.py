@@ -868,11 +868,14 @@ def l1_loss(input, label, reduction='mean', name=None):  # noqa: A002
     return l1_loss_op(input, label, reduction)
 
 
-def smooth_l1_loss(input, label, reduction='mean', delta=1.0, name=None):  # noqa: A002
+def smooth_l1_loss(input, label, reduction='mean', delta=1.0, is_huber=True,  # noqa: A002
+                   name=None):
     """Huber loss (Paddle's definition): ``0.5 d^2`` for ``|d| < delta``,
-    ``delta * |d| - 0.5 * delta^2`` otherwise."""
+    ``delta * |d| - 0.5 * delta^2`` otherwise; ``is_huber=False`` divides it
+    by ``delta``."""
     _check_reduction(reduction, 'smooth_l1_loss')
-    return smooth_l1_loss_op(input, label, reduction, float(delta))
+    out = smooth_l1_loss_op(input, label, reduction, float(delta))
+    return out if is_huber else out / float(delta)
 
 
 def binary_cross_entropy(input, label, weight=None, reduction='mean', name=None):  # noqa: A002
@@ -889,9 +892,11 @@ def binary_cross_entropy_with_logits(logit, label, weight=None, reduction='mean'
     return bce_logits_op(logit, label, weight, pos_weight, reduction)
 
 
-def kl_div(input, label, reduction='mean', name=None):  # noqa: A002
+def kl_div(input, label, reduction='mean', log_target=False, name=None):  # noqa: A002
     """Kullback-Leibler divergence ``label * (log(label) - input)``; ``input``
-    is a log-probability. Reductions: 'none', 'mean', 'batchmean', 'sum'."""
+    is a log-probability, and with ``log_target`` so is ``label``:
+    ``exp(label) * (label - input)``. Reductions: 'none', 'mean',
+    'batchmean', 'sum'."""
     _check_reduction(reduction, 'kl_div', ('none', 'mean', 'batchmean', 'sum'))
     if input.dtype != label.dtype:
         from .manipulation import cast
@@ -899,7 +904,13 @@ def kl_div(input, label, reduction='mean', name=None):  # noqa: A002
             input = cast(input, label.dtype)
         else:
             label = cast(label, input.dtype)
-    return kl_div_op(input, label, reduction)
+    if not log_target:
+        return kl_div_op(input, label, reduction)
+    from .math import exp
+    loss = exp(label) * (label - input)
+    if reduction == 'batchmean':
+        return _R().sum(loss) / (input.shape[0] if len(input.shape) else 1)
+    return _reduce_public(loss, reduction)
 
 
 def _reduce_public(loss, reduction):

@@ -1133,13 +1133,20 @@ def celu(x, alpha=1.0, name=None):
 
 
 def gelu(x, approximate=False, name=None):
-    """Gaussian error linear unit: exact (erf) or the tanh approximation."""
+    """Gaussian error linear unit: exact (erf) or the tanh approximation
+    (``approximate`` True or 'tanh'; False or 'none' is exact)."""
+    if isinstance(approximate, str):
+        if approximate not in ('tanh', 'none'):
+            raise OpError("gelu: approximate must be a bool, 'tanh' or 'none', got %r"
+                          % (approximate,))
+        approximate = approximate == 'tanh'
     return gelu_op(x, bool(approximate))
 
 
-def silu(x, name=None):
-    """``x * sigmoid(x)``."""
-    return silu_op(x)
+def silu(x, inplace=False, name=None):
+    """``x * sigmoid(x)``; ``inplace=True`` overwrites ``x`` with the result."""
+    out = silu_op(x)
+    return x._inplace_assign(out) if inplace else out
 
 
 def swish(x, name=None):
@@ -1197,9 +1204,14 @@ def softshrink(x, threshold=0.5, name=None):
     return softshrink_op(x, float(threshold))
 
 
-def thresholded_relu(x, threshold=1.0, name=None):
-    """``x`` where ``x > threshold``, else 0."""
-    return thresholded_relu_op(x, float(threshold))
+def thresholded_relu(x, threshold=1.0, value=0.0, name=None):
+    """``x`` where ``x > threshold``, else ``value``."""
+    out = thresholded_relu_op(x, _float_attr(threshold, 'thresholded_relu', 'threshold'))
+    value = _float_attr(value, 'thresholded_relu', 'value')
+    if value == 0.0:
+        return out
+    from .creation import full_like
+    return _M().where(x > threshold, out, full_like(x, value))
 
 
 def sigmoid(x, name=None):
@@ -1422,27 +1434,32 @@ def _check_p(p, api):
     return float(p)
 
 
-def dropout(x, p=0.5, axis=None, training=True, mode='upscale_in_train', name=None):
+def dropout(x, p=0.5, axis=None, training=True, inplace=False, mode='upscale_in_train',
+            name=None):
     """Zero elements with probability ``p`` while training.
 
     ``mode='upscale_in_train'`` scales kept elements by ``1/(1-p)`` while
     training and is the identity at inference; ``'downscale_in_infer'`` keeps
     training outputs unscaled and multiplies by ``1-p`` at inference.
     ``axis`` (int or list) draws one mask value per index of those axes only.
+    ``inplace=True`` writes the result into ``x`` (and returns ``x``).
     """
     p = _check_p(p, 'dropout')
     if mode not in ('upscale_in_train', 'downscale_in_infer'):
         raise OpError("dropout: mode must be 'upscale_in_train' or 'downscale_in_infer', "
                       "got %r" % (mode,))
     if not training:
-        return x if mode == 'upscale_in_train' or p == 0 else x * (1.0 - p)
-    if p == 0:
-        return x
-    if axis is not None:
-        nd = len(x.shape)
-        axis = tuple(sorted(meta.normalize_axes(list(axis) if isinstance(axis, (list, tuple))
-                                                else int(axis), nd)))
-    out, _ = dropout_op(x, p, axis, mode)
+        out = x if mode == 'upscale_in_train' or p == 0 else x * (1.0 - p)
+    elif p == 0:
+        out = x
+    else:
+        if axis is not None:
+            nd = len(x.shape)
+            axis = tuple(sorted(meta.normalize_axes(
+                list(axis) if isinstance(axis, (list, tuple)) else int(axis), nd)))
+        out, _ = dropout_op(x, p, axis, mode)
+    if inplace and out is not x:
+        return x._inplace_assign(out)
     return out
 
 
@@ -1469,12 +1486,16 @@ def alpha_dropout(x, p=0.5, training=True, name=None):
     return out
 
 
-def embedding(x, weight, padding_idx=None, sparse=False, name=None):
+def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=False,
+              scale_grad_by_freq=False, name=None):
     """Look up rows of ``weight`` ([num_embeddings, dim]) by the integer ids ``x``.
 
     Output rows for ``padding_idx`` are zero and that row gets no gradient; a
-    negative ``padding_idx`` counts from the end, as in Paddle. ``sparse`` is
-    accepted for compatibility (gradients are dense).
+    negative ``padding_idx`` counts from the end, as in Paddle. ``max_norm``
+    first rescales, in place and outside autograd, the rows ``x`` uses whose
+    ``norm_type``-norm exceeds it (Paddle's ``embedding_renorm_``).
+    ``scale_grad_by_freq`` divides each id's gradient by how often it occurs
+    in ``x``. ``sparse`` is accepted for compatibility (gradients are dense).
     """
     n = int(weight.shape[0])
     if padding_idx is None:
@@ -1485,7 +1506,53 @@ def embedding(x, weight, padding_idx=None, sparse=False, name=None):
             raise OpError("embedding: padding_idx %d is out of range for num_embeddings=%d"
                           % (pad, n))
         pad = pad % n
-    return embedding_op(x, weight, pad)
+    if scale_grad_by_freq and sparse:
+        raise OpError("embedding: scale_grad_by_freq=True is not supported with sparse=True")
+    if max_norm:
+        weight = _embedding_renorm_(x, weight, float(max_norm), float(norm_type))
+    out = embedding_op(x, weight, pad)
+    if scale_grad_by_freq:
+        # the value of `out`, the gradient of `out / count(id)`
+        fixed = out.detach()
+        out = fixed + (out - fixed) / _id_counts(x, n, weight.dtype)
+    return out
+
+
+def _embedding_renorm_(ids, weight, max_norm, norm_type):
+    """Paddle's ``embedding_renorm_``: the rows of ``weight`` that ``ids`` uses
+    and whose norm exceeds ``max_norm`` are scaled down to it, outside
+    autograd. Eagerly ``weight`` itself is updated (and returned). While a
+    program is built the renormed table is used for this lookup, with the
+    gradient going to ``weight`` unchanged, but the stored parameter is not
+    rewritten (the program would have to write a variable it also reads)."""
+    from ..dygraph.state import no_grad
+    from .creation import ones_like
+    M, R = _M(), _R()
+    with no_grad():
+        flat = M.reshape(ids, [-1])
+        rows = M.index_select(weight, flat)
+        a = _X().abs(rows)
+        if norm_type == float('inf'):
+            norm = R.max(a, axis=1, keepdim=True)
+        else:
+            norm = R.sum(a ** norm_type, axis=1, keepdim=True) ** (1.0 / norm_type)
+        scale = M.where(norm > max_norm, max_norm / (norm + 1e-7), ones_like(norm))
+        renormed = M.scatter(weight, flat, rows * scale, overwrite=True).detach()
+    if mode.static:
+        return renormed + (weight - weight.detach())
+    weight.data = renormed.data
+    weight._version += 1
+    return weight
+
+
+def _id_counts(ids, n, dtype):
+    """How often each position's id occurs in ``ids``: shape ``ids.shape + [1]``."""
+    from .creation import full_like
+    M = _M()
+    flat = M.reshape(ids, [-1])
+    ones = full_like(M.unsqueeze(flat, [1]), 1.0, dtype=dtype)
+    per_id = embedding_grad_op(ones, flat, n, -1)           # [n, 1]: occurrences of each id
+    return embedding_op(ids, per_id, -1).detach()
 
 
 def linear(x, weight, bias=None, name=None):
@@ -1508,15 +1575,20 @@ def _as_int(v):
 
 
 def interpolate(x, size=None, scale_factor=None, mode='nearest', align_corners=False,
-                align_mode=0, data_format='NCHW', name=None):
+                align_mode=0, data_format=None, recompute_scale_factor=None, name=None):
     """Resize the spatial axes of a 3-D/4-D/5-D input (Paddle's ``F.interpolate``).
 
     Modes: 'nearest' (3-D/4-D/5-D), 'linear' (3-D), 'bilinear' (4-D),
     'trilinear' (5-D), with Paddle's ``align_corners``/``align_mode`` index rules.
     Give exactly one of ``size`` (ints or 1-element tensors) and ``scale_factor``.
+    ``data_format`` None means channels first (NCW, NCHW or NCDHW by rank).
+    With ``scale_factor``, source coordinates use that factor unless
+    ``recompute_scale_factor`` is True, which uses the ratio of the sizes.
     """
     mode = mode.lower() if isinstance(mode, str) else mode
     nd = len(x.shape)
+    if data_format is None:
+        data_format = {3: 'NCW', 4: 'NCHW', 5: 'NCDHW'}.get(nd, 'NCHW')
     if mode not in _MODE_RANK:
         raise OpError("interpolate: mode %r is not supported; use 'nearest', 'linear', "
                       "'bilinear' or 'trilinear'" % (mode,))
@@ -1558,7 +1630,7 @@ def interpolate(x, size=None, scale_factor=None, mode='nearest', align_corners=F
         if len(sf) != k or any(s <= 0 for s in sf):
             raise OpError("interpolate: scale_factor must be positive with %d entries, got %r"
                           % (k, scale_factor))
-        scales = tuple(sf)
+        scales = None if recompute_scale_factor else tuple(sf)
         out_size = [int(i * s) for i, s in zip(in_size, sf)]
     if any(s <= 0 for s in out_size):
         raise OpError("interpolate: output size %s must be positive" % out_size)
@@ -1567,7 +1639,7 @@ def interpolate(x, size=None, scale_factor=None, mode='nearest', align_corners=F
 
 
 def upsample(x, size=None, scale_factor=None, mode='nearest', align_corners=False,
-             align_mode=0, data_format='NCHW', name=None):
+             align_mode=0, data_format=None, name=None):
     """Alias of ``interpolate``."""
     return interpolate(x, size, scale_factor, mode, align_corners, align_mode, data_format)
 

@@ -13,6 +13,7 @@ class Adadelta(Optimizer):
     E[dx^2] = rho * E[dx^2] + (1 - rho) * update ** 2
     param = param + learning_rate * update
     """
+    _accumulator_names = ('_avg_squared_grad', '_avg_squared_update')
     _group_options = {'epsilon': '_epsilon', 'rho': '_rho'}
 
     def __init__(self, learning_rate=0.001, epsilon=1e-06, rho=0.95, parameters=None,

@@ -13,6 +13,7 @@ class Adagrad(Optimizer):
 
     ``moment`` starts at ``initial_accumulator_value``.
     """
+    _accumulator_names = ('moment',)
     _group_options = {'epsilon': '_epsilon',
                       'initial_accumulator_value': '_initial_accumulator_value'}
 

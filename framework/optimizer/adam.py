@@ -27,6 +27,8 @@ class Adam(Optimizer):
     >>> np.round(w.numpy(), 6).tolist()   # the first Adam step moves by ~lr
     [0.9, -0.9]
     """
+    _accumulator_names = ('moment1', 'moment2', 'beta1_pow_acc', 'beta2_pow_acc',
+                          'moment2_max')
     _group_options = {'beta1': '_beta1', 'beta2': '_beta2', 'epsilon': '_epsilon',
                       'lazy_mode': '_lazy_mode'}
 

@@ -15,6 +15,7 @@ class Adamax(Optimizer):
     (torch adds epsilon to |grad| instead; the results differ by at most epsilon
     in the denominator.)
     """
+    _accumulator_names = ('moment', 'inf_norm', 'beta1_pow_acc')
     _group_options = {'beta1': '_beta1', 'beta2': '_beta2', 'epsilon': '_epsilon'}
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08,

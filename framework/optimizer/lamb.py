@@ -15,6 +15,7 @@ class Lamb(Optimizer):
     ``exclude_from_weight_decay_fn(param)`` returning True sets the decay of that
     parameter to 0.
     """
+    _accumulator_names = ('moment1', 'moment2', 'beta1_pow_acc', 'beta2_pow_acc')
     _group_options = {'beta1': '_beta1', 'beta2': '_beta2', 'epsilon': '_epsilon',
                       'lamb_weight_decay': '_lamb_weight_decay',
                       'exclude_from_weight_decay_fn': '_exclude_from_weight_decay_fn'}

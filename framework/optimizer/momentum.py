@@ -16,6 +16,7 @@ class Momentum(Optimizer):
     L2 weight decay is fused into the update op; ``rescale_grad`` scales the
     gradient first.
     """
+    _accumulator_names = ('velocity',)
     _group_options = {'momentum': '_momentum'}
 
     def __init__(self, learning_rate=0.001, momentum=0.9, parameters=None, use_nesterov=False,

@@ -31,6 +31,8 @@ from .lr import LRScheduler
 __all__ = ['Optimizer']
 
 _BASE_GROUP_KEYS = ('params', 'learning_rate', 'weight_decay', 'grad_clip')
+# accumulators of shape [1] (the others have their parameter's shape)
+_SCALAR_ACCUMULATORS = ('beta1_pow_acc', 'beta2_pow_acc')
 
 
 class Optimizer:
@@ -51,7 +53,7 @@ class Optimizer:
     _group_options = {}
     # whether a group's 'weight_decay' is a coupled regularizer (AdamW: decoupled)
     _group_weight_decay_is_regularizer = True
-    # accumulator names, in the order the update op takes them
+    # the accumulators a parameter may get (the names in state_dict keys)
     _accumulator_names = ()
 
     def __init__(self, learning_rate, parameters=None, weight_decay=None, grad_clip=None,
@@ -263,8 +265,18 @@ class Optimizer:
     def set_state_dict(self, state_dict):
         """Load a state saved by ``state_dict()`` (tensors or numpy arrays).
         Accumulators not created yet are filled when their parameter is first
-        updated, so continuing gives the same numbers as never stopping."""
+        updated, so continuing gives the same numbers as never stopping.
+
+        Entries are matched to parameters by name. When the names differ (the
+        same model built again in this process gets other unique names, e.g.
+        ``linear_1.w_0`` for ``linear_0.w_0``) they are matched by order, as
+        PyTorch does: the i-th parameter in the state goes to this optimizer's
+        i-th trainable parameter, provided the counts and shapes agree.
+        """
         api = type(self).__name__
+        if not hasattr(state_dict, 'items'):
+            raise TypeError("%s.set_state_dict: expected a dict (from state_dict()), got %s"
+                            % (api, type(state_dict).__name__))
         if isinstance(self._learning_rate, LRScheduler):
             if 'LR_Scheduler' not in state_dict:
                 raise KeyError("%s.set_state_dict: the state has no 'LR_Scheduler' entry but "
@@ -272,6 +284,7 @@ class Optimizer:
             self._learning_rate.set_state_dict(state_dict['LR_Scheduler'])
         holder = {k: v for k, v in state_dict.items()
                   if k not in ('LR_Scheduler', 'master_weights')}
+        holder = self._match_state_to_parameters(holder)
         self._accumulators_holder = holder
         for table in self._accumulators.values():
             for acc in table.values():
@@ -281,6 +294,72 @@ class Optimizer:
                 acc.data = _checked_state(acc.name, holder[acc.name], acc.data.shape,
                                           acc.data.dtype)
                 acc._version += 1
+
+    def _accumulator_keys(self):
+        """{accumulator name as it appears in state keys: True if it has the
+        parameter's shape (False: a [1]-shaped beta power)}."""
+        prefix = self._name + '_' if self._name is not None else ''
+        return {prefix + n: n not in _SCALAR_ACCUMULATORS for n in self._accumulator_names}
+
+    def _split_state_key(self, key, accumulators):
+        """'linear_0.w_0_moment1_0' -> ('linear_0.w_0', 'moment1'), or None.
+        (The final number is Paddle's unique-name counter: a second optimizer
+        over the same parameters writes '..._moment1_1'.)"""
+        head, _, number = key.rpartition('_')
+        if not number.isdigit():
+            return None
+        for acc in sorted(accumulators, key=len, reverse=True):
+            if head.endswith('_' + acc) and len(head) > len(acc) + 1:
+                return head[:-len(acc) - 1], acc
+        return None
+
+    def _match_state_to_parameters(self, holder):
+        """``holder`` keyed by this optimizer's accumulator names
+        ('<parameter name>_<accumulator>_0'), its parameters matched by name,
+        else by order."""
+        api = type(self).__name__
+        accumulators = self._accumulator_keys()
+        saved = {}       # parameter name in the state -> {accumulator: value}, in order
+        for key, value in holder.items():
+            parts = self._split_state_key(key, accumulators)
+            if parts is None:
+                raise KeyError("%s.set_state_dict: entry '%s' is not an accumulator of %s "
+                               "(expected '<parameter name>_<%s>_0'); was the state saved "
+                               "by another optimizer?" % (api, key, api,
+                                                          '|'.join(accumulators)))
+            saved.setdefault(parts[0], {})[parts[1]] = value
+        # (a static-mode optimizer built without a parameter list knows the
+        # parameters whose update ops it appended)
+        params = [p for p in self._all_params() if not p.stop_gradient] or list(self._state)
+        if not params:
+            # parameters not known yet (static mode, before minimize): match by
+            # name when their accumulators are made
+            return {'%s_%s_0' % (old, acc): v for old, accs in saved.items()
+                    for acc, v in accs.items()}
+        by_name = {p.name: p for p in params}
+        if all(n in by_name for n in saved):
+            pairs = [(old, accs, by_name[old]) for old, accs in saved.items()]
+        elif len(saved) != len(params):
+            raise ValueError(
+                "%s.set_state_dict: the state's parameter names (%s) are not this optimizer's "
+                "(%s), so they are matched by order, but the state holds accumulators for %d "
+                "parameters and this optimizer has %d trainable ones"
+                % (api, _preview(list(saved)), _preview([p.name for p in params]),
+                   len(saved), len(params)))
+        else:
+            pairs = [(old, accs, p) for (old, accs), p in zip(saved.items(), params)]
+        out = {}
+        for old, accs, param in pairs:
+            for acc, value in accs.items():
+                shape = list(np.shape(value.data if isinstance(value, Tensor) else value))
+                expected = list(param.shape) if accumulators[acc] else [1]
+                if shape != expected:
+                    raise ValueError(
+                        "%s.set_state_dict: the state's '%s' (accumulator %s of shape %s) "
+                        "does not fit parameter '%s' of shape %s"
+                        % (api, old, acc, shape, param.name, list(param.shape)))
+                out['%s_%s_0' % (param.name, acc)] = value
+        return out
 
     set_dict = set_state_dict
 
@@ -389,7 +468,10 @@ class _LiveLearningRate(Tensor):
 
     def __init__(self, optimizer):
         self._optimizer = optimizer
-        super().__init__(np.zeros([1], 'float32'), name='learning_rate_%d' % id(optimizer))
+        from ..nn.layer import unique_name
+        # Paddle's name ('learning_rate_0'): the same in every process that
+        # builds the program the same way, so static.save/load can pair it up
+        super().__init__(np.zeros([1], 'float32'), name=unique_name('learning_rate'))
 
     @property
     def data(self):
@@ -457,6 +539,11 @@ def _to_regularizer(api, weight_decay):
         raise TypeError("%s: weight_decay must be a float, L1Decay or L2Decay, got %r"
                         % (api, weight_decay))
     return L2Decay(float(weight_decay))
+
+
+def _preview(names, n=4):
+    shown = ', '.join(names[:n])
+    return shown + (', ... (%d in all)' % len(names) if len(names) > n else '')
 
 
 def _checked_state(name, value, shape, dtype):

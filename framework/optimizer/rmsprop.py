@@ -17,6 +17,7 @@ class RMSProp(Optimizer):
     With a constant learning rate this is torch's RMSprop with ``alpha=rho``
     except for where epsilon sits.
     """
+    _accumulator_names = ('momentum', 'mean_square', 'mean_grad')
     _group_options = {'rho': '_rho', 'epsilon': '_epsilon', 'momentum': '_momentum',
                       'centered': '_centered'}
 

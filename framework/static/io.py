@@ -155,18 +155,39 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, program=N
     return p
 
 
-def write_model(path_prefix, program, feed_names, fetch_names, values):
+def write_model(path_prefix, program, feed_names, fetch_names, values, structured_names=None):
+    """``structured_names`` ({variable name: the layer's state_dict key}) lets
+    ``framework.load(path_prefix)`` return the parameters under those keys."""
     pbytes = _params_bytes(values)
     model = {'format': FORMAT, 'version': VERSION,
              'program': serialize.program_to_dict(program),
              'feed': list(feed_names), 'fetch': list(fetch_names),
              'params': list(values), 'params_sha256': hashlib.sha256(pbytes).hexdigest()}
+    if structured_names:
+        # in the layer's state_dict order
+        model['structured_names'] = {n: key for n, key in structured_names.items()
+                                     if n in values}
     atomic_write(path_prefix + PARAMS_SUFFIX, pbytes)
     atomic_write(path_prefix + MODEL_SUFFIX, json.dumps(model, indent=1).encode('utf-8'))
 
 
 def read_model(path_prefix=None, model_file=None, params_file=None):
     """(program, feed names, fetch names, {param: array}) from the two files."""
+    program, feed, fetch, values, _ = _read_model(path_prefix, model_file, params_file)
+    return program, feed, fetch, values
+
+
+def model_state(path_prefix):
+    """The parameters of a saved inference model (``jit.save``,
+    ``save_inference_model``) as [(key, variable name, array)]: the key is the
+    saved layer's ``state_dict`` key when the model records it (``jit.save``
+    of a Layer), else the variable name, as Paddle's ``paddle.load(prefix)``."""
+    _, _, _, values, structured = _read_model(path_prefix)
+    names = [n for n in structured if n in values] + [n for n in values if n not in structured]
+    return [(structured.get(n, n), n, values[n]) for n in names]
+
+
+def _read_model(path_prefix=None, model_file=None, params_file=None):
     model_file = model_file or path_prefix + MODEL_SUFFIX
     params_file = params_file or path_prefix + PARAMS_SUFFIX
     for f in (model_file, params_file):
@@ -205,7 +226,11 @@ def read_model(path_prefix=None, model_file=None, params_file=None):
         if not isinstance(n, str) or gb._find_var(n) is None:
             raise ModelFormatError("'%s': feed/fetch name %r is not in the program"
                                    % (model_file, n))
-    return program, feed, fetch, values
+    structured = model.get('structured_names', {})
+    if not isinstance(structured, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in structured.items()):
+        raise ModelFormatError("'%s': malformed structured_names" % model_file)
+    return program, feed, fetch, values, structured
 
 
 def load_inference_model(path_prefix, executor, **kwargs):
@@ -224,24 +249,183 @@ def load_inference_model(path_prefix, executor, **kwargs):
     return [program, list(feed), [gb.var(n) for n in fetch]]
 
 
+# ---- training state: parameters and optimizer variables ------------------------
+
+def is_parameter_var(program, v):
+    """A network parameter (trainable or not, like batch norm's statistics),
+    declared in static mode or captured from eager mode (dy2static)."""
+    from .program import Parameter
+    if isinstance(v, Parameter) or v.is_parameter:
+        return True
+    t = program._captured.get(v.name)
+    return t is not None and type(t).__name__ == 'Parameter'
+
+
+def state_var_names(program, mode='all'):
+    """Names of the persistable variables ``Program.state_dict(mode)`` holds:
+    'param' the network's parameters, 'opt' the other persistable variables
+    (optimizer accumulators, learning rate), 'all' both."""
+    if not isinstance(mode, str) or mode not in ('all', 'param', 'opt'):
+        raise ValueError("Program.state_dict: mode must be 'param', 'opt' or 'all', got %r"
+                         % (mode,))
+    names = []
+    for v in program.list_vars():
+        if not v.persistable or v.is_data or v.name in names:
+            continue
+        param = is_parameter_var(program, v)
+        if mode == 'all' or (mode == 'param') == param:
+            names.append(v.name)
+    return names
+
+
+def _scope_of(scope, api):
+    if scope is None:
+        return global_scope()
+    from .executor import Scope
+    if not isinstance(scope, Scope):
+        raise TypeError("%s: scope must be None or a framework.static.Scope, got %s"
+                        % (api, type(scope).__name__))
+    return scope
+
+
+def var_value(program, name, scope, api):
+    """The current value of persistable variable ``name`` (numpy): a captured
+    eager tensor's, else the scope's."""
+    t = program._captured.get(name)
+    if t is not None:
+        return np.asarray(t.data)
+    value = scope.vars.get(name)
+    if value is None:
+        raise ValueError("%s: variable '%s' has no value in the scope; run the startup "
+                         "program first (exe.run(startup_program))" % (api, name))
+    return np.asarray(value)
+
+
+def set_var_value(program, var, value, scope, api):
+    """Check ``value`` against ``var``'s shape and dtype, then store it where
+    the executor reads it. Raises ValueError naming the variable on mismatch."""
+    arr = _as_array(value, var.name, api)
+    want = [int(d) for d in var.shape]
+    if len(want) != arr.ndim or any(w not in (-1, d) for w, d in zip(want, arr.shape)):
+        raise ValueError("%s: variable '%s' has shape %s in the program but the value has "
+                         "shape %s" % (api, var.name, want, list(arr.shape)))
+    if arr.dtype != var.dtype:
+        raise ValueError("%s: variable '%s' is %s in the program but the value is %s"
+                         % (api, var.name, var.dtype, arr.dtype))
+    t = program._captured.get(var.name)
+    if t is not None:
+        t.set_value(arr)
+    else:
+        scope.vars[var.name] = np.array(arr)
+
+
+def _as_array(value, name, api):
+    if hasattr(value, 'data') and isinstance(getattr(value, 'data'), np.ndarray):
+        return value.data
+    if isinstance(value, np.ndarray) or hasattr(value, '__array__'):
+        return np.asarray(value)
+    raise TypeError("%s: the value of '%s' must be a Tensor or numpy array, got %s"
+                    % (api, name, type(value).__name__))
+
+
+def program_state_dict(program, mode='all', scope=None, api='Program.state_dict'):
+    """``Program.state_dict``: {variable name: Tensor} of the persistable
+    variables' current values."""
+    from ..dygraph import Tensor
+    scope = _scope_of(scope, api)
+    state = {}
+    for name in state_var_names(program, mode):
+        t = Tensor(var_value(program, name, scope, api))
+        t.name = name
+        state[name] = t
+    return state
+
+
+def set_program_state(program, state_dict, scope=None):
+    """``Program.set_state_dict``: load values by variable name. As Paddle,
+    entries the program does not have, or whose shape or dtype does not fit,
+    are skipped with a warning."""
+    import warnings
+    api = 'Program.set_state_dict'
+    if not isinstance(state_dict, dict):
+        raise TypeError("%s: state_dict must be a dict, got %s" % (api, type(state_dict).__name__))
+    scope = _scope_of(scope, api)
+    structured = state_dict.get('StructuredToParameterName@@') or {}
+    variables = {}
+    for v in program.list_vars():
+        variables.setdefault(v.name, v)
+    for name, value in state_dict.items():
+        if name == 'StructuredToParameterName@@':
+            continue
+        name = structured.get(name, name)
+        var = variables.get(name)
+        if var is None:
+            warnings.warn("Skip loading for '%s'. Because '%s' not in the program."
+                          % (name, name), stacklevel=2)
+            continue
+        try:
+            set_var_value(program, var, value, scope, api)
+        except (ValueError, TypeError) as e:
+            warnings.warn("Skip loading for '%s'. %s" % (name, e), stacklevel=2)
+
+
+def _strip_suffix(prefix):
+    for suffix in ('.pdparams', '.pdopt', '.pdmodel'):
+        if prefix.endswith(suffix):
+            return prefix[:-len(suffix)]
+    return prefix
+
+
 def save(program, model_path, protocol=4, **configs):
-    """``static.save``: all persistable variables of ``program`` to ``model_path.pdparams``."""
-    scope = configs.get('scope') or global_scope()
-    names = [v.name for v in program.list_vars() if v.persistable and
-             (v.name in scope.vars or v.name in program._captured)]
-    values = _param_values(program, names, scope)
-    atomic_write(model_path + '.pdparams', _params_bytes(values))
+    """``static.save``: ``model_path.pdparams`` (parameters), ``.pdopt``
+    (optimizer variables) and ``.pdmodel`` (the program), as Paddle writes
+    them; the first two are ``framework.save`` checkpoints (``framework.load``
+    reads them), the program is JSON. Each write is atomic."""
+    from .. import serialization
+    if not isinstance(program, Program):
+        raise TypeError("static.save: program must be a Program, got %s"
+                        % type(program).__name__)
+    if not isinstance(model_path, str) or os.path.basename(model_path) == '':
+        raise ValueError("static.save: model_path must be a path prefix like 'dir/model', "
+                         "got %r" % (model_path,))
+    model_path = _strip_suffix(model_path)
+    scope = configs.get('scope')
+    for mode, suffix in (('param', '.pdparams'), ('opt', '.pdopt')):
+        serialization.save(program_state_dict(program, mode, scope, 'static.save'),
+                           model_path + suffix, protocol)
+    text = json.dumps(serialize.program_to_dict(program.clone()), indent=1)
+    atomic_write(model_path + MODEL_SUFFIX, text.encode('utf-8'))
 
 
 def load(program, model_path, executor=None, var_list=None):
-    """``static.load``: values saved by ``static.save`` back into the scope."""
-    path = model_path if model_path.endswith('.pdparams') else model_path + '.pdparams'
-    if not os.path.exists(path):
-        raise FileNotFoundError("static.load: '%s' does not exist" % path)
+    """``static.load``: the values ``static.save`` wrote back into the program's
+    variables (all persistable ones, or those in ``var_list``). A variable
+    missing from the files, or one whose shape or dtype differs, raises."""
+    from .. import serialization
+    if not isinstance(program, Program):
+        raise TypeError("static.load: program must be a Program, got %s"
+                        % type(program).__name__)
+    model_path = _strip_suffix(os.fspath(model_path))
+    wanted = None
+    if var_list is not None:
+        wanted = {v if isinstance(v, str) else v.name for v in var_list}
     scope = global_scope()
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            for k in z.files:
-                scope.vars[k[1:]] = z[k]
-    except (zipfile.BadZipFile, ValueError, OSError) as e:
-        raise ModelFormatError("'%s' is not a valid parameter file: %s" % (path, e)) from None
+    for mode, suffix in (('param', '.pdparams'), ('opt', '.pdopt')):
+        names = [n for n in state_var_names(program, mode) if wanted is None or n in wanted]
+        if not names:
+            continue
+        path = model_path + suffix
+        if not os.path.exists(path):
+            raise FileNotFoundError("static.load: '%s' does not exist (the program has %s "
+                                    "variables to load: %s)"
+                                    % (path, 'parameter' if mode == 'param' else 'optimizer',
+                                       ', '.join(names[:4])))
+        values = serialization.load(path, return_numpy=True)
+        if not isinstance(values, dict):
+            raise ModelFormatError("static.load: '%s' does not hold a dict of variables"
+                                   % path)
+        for name in names:
+            if name not in values:
+                raise ValueError("static.load: variable '%s' is not in '%s'" % (name, path))
+            var = next(v for v in program.list_vars() if v.name == name)
+            set_var_value(program, var, values[name], scope, 'static.load')

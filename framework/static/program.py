@@ -72,6 +72,23 @@ class Variable:
     def shape(self):
         return list(self._shape)
 
+    def get_value(self, scope=None):
+        """The value of this persistable variable in ``scope`` (a Tensor)."""
+        from ..dygraph import Tensor
+        from .io import _scope_of, var_value
+        program = self.block.program
+        t = Tensor(var_value(program, self.name, _scope_of(scope, 'Variable.get_value'),
+                             'Variable.get_value'))
+        t.name = self.name
+        return t
+
+    def set_value(self, value, scope=None):
+        """Set this persistable variable's value in ``scope`` (shape and dtype
+        must match)."""
+        from .io import _scope_of, set_var_value
+        set_var_value(self.block.program, self, value, _scope_of(scope, 'Variable.set_value'),
+                      'Variable.set_value')
+
     @property
     def stop_gradient(self):
         return self._stop_gradient
@@ -409,6 +426,33 @@ class Program:
 
     def all_parameters(self):
         return [v for b in self.blocks for v in b.vars.values() if isinstance(v, Parameter)]
+
+    def state_dict(self, mode='all', scope=None):
+        """{name: Tensor} of the persistable variables' values in ``scope`` (the
+        global scope by default): ``mode`` 'param' the parameters, 'opt' the
+        optimizer's variables, 'all' both. Run the startup program first.
+
+        >>> import framework as paddle
+        >>> paddle.enable_static()
+        >>> main, startup = paddle.static.Program(), paddle.static.Program()
+        >>> with paddle.static.program_guard(main, startup):
+        ...     x = paddle.static.data('x', [None, 2])
+        ...     y = paddle.static.nn.fc(x, 3)
+        >>> exe = paddle.static.Executor()
+        >>> _ = exe.run(startup)
+        >>> sorted(t.shape for t in main.state_dict('param').values())
+        [[2, 3], [3]]
+        >>> paddle.disable_static()
+        """
+        from .io import program_state_dict
+        return program_state_dict(self, mode, scope)
+
+    def set_state_dict(self, state_dict, scope=None):
+        """Load ``state_dict`` (name -> Tensor/ndarray) into the variables of
+        this program in ``scope``; entries it cannot use are skipped with a
+        warning, as in Paddle."""
+        from .io import set_program_state
+        set_program_state(self, state_dict, scope)
 
     def clone(self, for_test=False):
         """A deep copy; ``for_test`` drops backward/optimizer ops and switches

@@ -1,4 +1,14 @@
-"""Argument normalisation shared by the conv and pooling layers."""
+"""Argument normalisation shared by the layers."""
+
+
+def check_device(device, layer):
+    """``device`` of a layer's parameters: only the CPU exists here."""
+    if device is None:
+        return
+    from ...place import CPUPlace
+    if not (isinstance(device, CPUPlace) or str(device).startswith('cpu')):
+        raise ValueError("%s: device %r is not available; this framework runs on the CPU "
+                         "only" % (layer, device))
 
 
 def ntuple(value, n, name, layer):

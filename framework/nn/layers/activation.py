@@ -16,27 +16,13 @@ __all__ = ['ReLU', 'ReLU6', 'LeakyReLU', 'ELU', 'CELU', 'SELU', 'GELU', 'Sigmoid
 
 
 class _Activation(Layer):
-    """An activation without parameters: ``F.<_fn>(x, **config)``.
-
-    Subclasses list their configuration as ``_config = (('name', default), ...)``
-    in the order of the Paddle constructor.
-    """
+    """An activation without parameters: ``F.<_fn>(x, **config)``. Each
+    subclass spells out Paddle's constructor signature."""
     _fn = ''
-    _config = ()
 
-    def __init__(self, *args, name=None, **kwargs):
+    def __init__(self, name=None, **config):
         super().__init__()
-        names = [k for k, _ in self._config]
-        if len(args) > len(names):
-            raise TypeError("%s takes at most %d arguments (%s), got %d"
-                            % (type(self).__name__, len(names), ', '.join(names), len(args)))
-        values = dict(self._config)
-        values.update(zip(names, args))
-        for k in kwargs:
-            if k not in values:
-                raise TypeError("%s got an unexpected argument %r" % (type(self).__name__, k))
-        values.update(kwargs)
-        self._kwargs = values
+        self._kwargs = config
         self._name = name
 
     def forward(self, x):
@@ -49,52 +35,207 @@ class _Activation(Layer):
         return ', '.join(parts)
 
 
-def _activation(cls_name, fn, config=(), doc=None):
-    cls = type(cls_name, (_Activation,), {'_fn': fn, '_config': tuple(config),
-                                         '__doc__': doc or 'Layer form of ``F.%s``.' % fn})
-    cls.__module__ = __name__
-    return cls
+class ReLU(_Activation):
+    """``max(x, 0)``."""
+    _fn = 'relu'
+
+    def __init__(self, name=None):
+        super().__init__(name)
 
 
-ReLU = _activation('ReLU', 'relu', doc='``max(x, 0)``.')
-ReLU6 = _activation('ReLU6', 'relu6', doc='``min(max(x, 0), 6)``.')
-LeakyReLU = _activation('LeakyReLU', 'leaky_relu', [('negative_slope', 0.01)])
-ELU = _activation('ELU', 'elu', [('alpha', 1.0)])
-CELU = _activation('CELU', 'celu', [('alpha', 1.0)])
-SELU = _activation('SELU', 'selu', [('scale', 1.0507009873554804934193349852946),
-                                    ('alpha', 1.6732632423543772848170429916717)])
-GELU = _activation('GELU', 'gelu', [('approximate', False)],
-                   doc='Gaussian error linear unit; ``approximate=True`` uses the tanh form.')
-Sigmoid = _activation('Sigmoid', 'sigmoid')
-Tanh = _activation('Tanh', 'tanh')
-Softmax = _activation('Softmax', 'softmax', [('axis', -1)])
-LogSoftmax = _activation('LogSoftmax', 'log_softmax', [('axis', -1)])
-SiLU = _activation('SiLU', 'silu', doc='``x * sigmoid(x)``.')
-Swish = _activation('Swish', 'swish', doc='``x * sigmoid(x)``.')
-Hardswish = _activation('Hardswish', 'hardswish')
-Hardsigmoid = _activation('Hardsigmoid', 'hardsigmoid', [('slope', 0.1666667), ('offset', 0.5)])
-Hardtanh = _activation('Hardtanh', 'hardtanh', [('min', -1.0), ('max', 1.0)])
-Hardshrink = _activation('Hardshrink', 'hardshrink', [('threshold', 0.5)])
-Softshrink = _activation('Softshrink', 'softshrink', [('threshold', 0.5)])
-Softplus = _activation('Softplus', 'softplus', [('beta', 1), ('threshold', 20)])
-Softsign = _activation('Softsign', 'softsign')
-Mish = _activation('Mish', 'mish')
-LogSigmoid = _activation('LogSigmoid', 'log_sigmoid')
-Tanhshrink = _activation('Tanhshrink', 'tanhshrink')
-ThresholdedReLU = _activation('ThresholdedReLU', 'thresholded_relu', [('threshold', 1.0)])
-Maxout = _activation('Maxout', 'maxout', [('groups', None), ('axis', 1)])
-GLU = _activation('GLU', 'glu', [('axis', -1)])
+class ReLU6(_Activation):
+    """``min(max(x, 0), 6)``."""
+    _fn = 'relu6'
+
+    def __init__(self, name=None):
+        super().__init__(name)
+
+
+class LeakyReLU(_Activation):
+    _fn = 'leaky_relu'
+
+    def __init__(self, negative_slope=0.01, name=None):
+        super().__init__(name, negative_slope=negative_slope)
+
+
+class ELU(_Activation):
+    _fn = 'elu'
+
+    def __init__(self, alpha=1.0, name=None):
+        super().__init__(name, alpha=alpha)
+
+
+class CELU(_Activation):
+    _fn = 'celu'
+
+    def __init__(self, alpha=1.0, name=None):
+        super().__init__(name, alpha=alpha)
+
+
+class SELU(_Activation):
+    _fn = 'selu'
+
+    def __init__(self, scale=1.0507009873554805, alpha=1.6732632423543772, name=None):
+        super().__init__(name, scale=scale, alpha=alpha)
+
+
+class GELU(_Activation):
+    """Gaussian error linear unit; ``approximate=True`` (or 'tanh') uses the
+    tanh form."""
+    _fn = 'gelu'
+
+    def __init__(self, approximate=False, name=None):
+        super().__init__(name, approximate=approximate)
+
+
+class Sigmoid(_Activation):
+    _fn = 'sigmoid'
+
+    def __init__(self, name=None):
+        super().__init__(name)
+
+
+class Tanh(_Activation):
+    _fn = 'tanh'
+
+    def __init__(self, name=None):
+        super().__init__(name)
+
+
+class Softmax(_Activation):
+    _fn = 'softmax'
+
+    def __init__(self, axis=-1, name=None):
+        super().__init__(name, axis=axis)
+
+
+class LogSoftmax(_Activation):
+    _fn = 'log_softmax'
+
+    def __init__(self, axis=-1, name=None):
+        super().__init__(name, axis=axis)
+
+
+class SiLU(_Activation):
+    """``x * sigmoid(x)``; ``inplace=True`` overwrites the input."""
+    _fn = 'silu'
+
+    def __init__(self, inplace=False, name=None):
+        super().__init__(name, inplace=inplace)
+
+
+class Swish(_Activation):
+    """``x * sigmoid(x)``."""
+    _fn = 'swish'
+
+    def __init__(self, name=None):
+        super().__init__(name)
+
+
+class Hardswish(_Activation):
+    _fn = 'hardswish'
+
+    def __init__(self, name=None):
+        super().__init__(name)
+
+
+class Hardsigmoid(_Activation):
+    """``clip(x / 6 + 0.5, 0, 1)`` (``F.hardsigmoid``'s defaults)."""
+    _fn = 'hardsigmoid'
+
+    def __init__(self, name=None):
+        super().__init__(name)
+
+
+class Hardtanh(_Activation):
+    _fn = 'hardtanh'
+
+    def __init__(self, min=-1.0, max=1.0, name=None):  # noqa: A002 (Paddle's names)
+        super().__init__(name, min=min, max=max)
+
+
+class Hardshrink(_Activation):
+    _fn = 'hardshrink'
+
+    def __init__(self, threshold=0.5, name=None):
+        super().__init__(name, threshold=threshold)
+
+
+class Softshrink(_Activation):
+    _fn = 'softshrink'
+
+    def __init__(self, threshold=0.5, name=None):
+        super().__init__(name, threshold=threshold)
+
+
+class Softplus(_Activation):
+    _fn = 'softplus'
+
+    def __init__(self, beta=1, threshold=20, name=None):
+        super().__init__(name, beta=beta, threshold=threshold)
+
+
+class Softsign(_Activation):
+    _fn = 'softsign'
+
+    def __init__(self, name=None):
+        super().__init__(name)
+
+
+class Mish(_Activation):
+    _fn = 'mish'
+
+    def __init__(self, name=None):
+        super().__init__(name)
+
+
+class LogSigmoid(_Activation):
+    _fn = 'log_sigmoid'
+
+    def __init__(self, name=None):
+        super().__init__(name)
+
+
+class Tanhshrink(_Activation):
+    _fn = 'tanhshrink'
+
+    def __init__(self, name=None):
+        super().__init__(name)
+
+
+class ThresholdedReLU(_Activation):
+    """``x`` where ``x > threshold``, else ``value``."""
+    _fn = 'thresholded_relu'
+
+    def __init__(self, threshold=1.0, value=0.0, name=None):
+        super().__init__(name, threshold=threshold, value=value)
+
+
+class Maxout(_Activation):
+    _fn = 'maxout'
+
+    def __init__(self, groups, axis=1, name=None):
+        super().__init__(name, groups=groups, axis=axis)
+
+
+class GLU(_Activation):
+    _fn = 'glu'
+
+    def __init__(self, axis=-1, name=None):
+        super().__init__(name, axis=axis)
 
 
 class Softmax2D(Layer):
     """Softmax over the channel axis of a ``[N, C, H, W]`` or ``[C, H, W]`` input."""
 
+    def __init__(self, name=None):
+        super().__init__()
+        self._name = name
+
     def forward(self, x):
         if x.ndim not in (3, 4):
             raise ValueError("Softmax2D: expected a 3-D or 4-D input, got shape %s" % x.shape)
         return F.softmax(x, axis=-3)
-
-
 
 
 class PReLU(Layer):

@@ -4,6 +4,7 @@ from ...dygraph.state import no_grad
 from ...ops.registry import mode as _mode
 from .. import functional as F
 from ..layer import Layer
+from ._utils import check_device
 
 __all__ = ['Linear', 'Bilinear', 'Embedding', 'Dropout', 'Dropout2D', 'Dropout3D',
            'AlphaDropout', 'Flatten', 'Unflatten', 'Identity', 'Pad1D', 'Pad2D', 'Pad3D',
@@ -79,11 +80,18 @@ class Bilinear(Layer):
 class Embedding(Layer):
     """Lookup table ``weight[x]`` with ``weight`` of shape
     ``[num_embeddings, embedding_dim]`` (Xavier-uniform init; the
-    ``padding_idx`` row starts at zero and gets no gradient)."""
+    ``padding_idx`` row starts at zero and gets no gradient).
 
-    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, sparse=False,
-                 weight_attr=None, name=None):
+    ``max_norm`` / ``norm_type`` / ``scale_grad_by_freq`` / ``sparse`` are
+    ``F.embedding``'s; ``_weight`` uses the given tensor as the table
+    (``_freeze=True`` then keeps it fixed); ``dtype`` is the table's dtype.
+    """
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
+                 norm_type=2.0, *, scale_grad_by_freq=False, sparse=False, _weight=None,
+                 _freeze=False, device=None, dtype=None, weight_attr=None, name=None):
         super().__init__()
+        check_device(device, 'Embedding')
         self._num_embeddings = int(num_embeddings)
         self._embedding_dim = int(embedding_dim)
         if self._num_embeddings <= 0 or self._embedding_dim <= 0:
@@ -95,44 +103,65 @@ class Embedding(Layer):
                                  % (self._num_embeddings, self._num_embeddings, padding_idx))
             padding_idx = padding_idx % self._num_embeddings
         self._padding_idx = padding_idx
+        self._max_norm = max_norm
+        self._norm_type = norm_type
+        self._scale_grad_by_freq = bool(scale_grad_by_freq)
         self._sparse = sparse
-        self._dtype = _dt.get_default_dtype()
-        self.weight = self.create_parameter([self._num_embeddings, self._embedding_dim],
-                                            attr=weight_attr, dtype=self._dtype)
+        self._dtype = str(_dt.convert_dtype(dtype)) if dtype is not None else \
+            _dt.get_default_dtype()
+        if _weight is not None:
+            if list(_weight.shape) != [self._num_embeddings, self._embedding_dim]:
+                raise ValueError("Embedding: _weight has shape %s, expected %s"
+                                 % (list(_weight.shape),
+                                    [self._num_embeddings, self._embedding_dim]))
+            self.weight = _weight
+            self.weight.stop_gradient = bool(_freeze)
+        else:
+            self.weight = self.create_parameter([self._num_embeddings, self._embedding_dim],
+                                                attr=weight_attr, dtype=self._dtype)
+            if weight_attr is None:
+                self.weight.stop_gradient = bool(_freeze)
         if padding_idx is not None and not _mode.static:   # as Paddle: eager only
             with no_grad():
                 self.weight[padding_idx] = 0.0
         self._name = name
 
     def forward(self, x):
-        return F.embedding(x, self.weight, padding_idx=self._padding_idx, sparse=self._sparse)
+        return F.embedding(x, self.weight, padding_idx=self._padding_idx,
+                           max_norm=self._max_norm, norm_type=self._norm_type,
+                           sparse=self._sparse, scale_grad_by_freq=self._scale_grad_by_freq)
 
     def extra_repr(self):
         s = '%d, %d' % (self._num_embeddings, self._embedding_dim)
         if self._padding_idx is not None:
             s += ', padding_idx=%d' % self._padding_idx
+        if self._max_norm is not None:
+            s += ', max_norm=%s' % self._max_norm
         if self._sparse:
             s += ', sparse=True'
+        if self._scale_grad_by_freq:
+            s += ', scale_grad_by_freq=True'
         return s
 
 
 class Dropout(Layer):
     """Zeroes elements with probability ``p`` while training; identity in eval."""
 
-    def __init__(self, p=0.5, axis=None, mode='upscale_in_train', name=None):
+    def __init__(self, p=0.5, inplace=False, axis=None, mode='upscale_in_train', name=None):
         super().__init__()
         _check_p(p, 'Dropout')
         if mode not in ('upscale_in_train', 'downscale_in_infer'):
             raise ValueError("Dropout: mode must be 'upscale_in_train' or "
                              "'downscale_in_infer', got %r" % (mode,))
         self.p = p
+        self.inplace = bool(inplace)
         self.axis = axis
         self.mode = mode
         self.name = name
 
     def forward(self, input):
         return F.dropout(input, p=self.p, axis=self.axis, training=self.training,
-                         mode=self.mode)
+                         inplace=self.inplace, mode=self.mode)
 
     def extra_repr(self):
         name = ', name=%s' % self.name if self.name else ''
@@ -173,9 +202,15 @@ class _ChannelDropout(Layer):
 class Dropout2D(_ChannelDropout):
     _formats = ('NCHW', 'NHWC')
 
+    def __init__(self, p=0.5, data_format='NCHW', name=None):
+        super().__init__(p, data_format, name)
+
 
 class Dropout3D(_ChannelDropout):
     _formats = ('NCDHW', 'NDHWC')
+
+    def __init__(self, p=0.5, data_format='NCDHW', name=None):
+        super().__init__(p, data_format, name)
 
 
 class AlphaDropout(Layer):
@@ -275,11 +310,17 @@ class Pad1D(_PadNd):
     _n = 1
     _formats = ('NCL', 'NLC')
 
+    def __init__(self, padding, mode='constant', value=0.0, data_format='NCL', name=None):
+        super().__init__(padding, mode, value, data_format, name)
+
 
 class Pad2D(_PadNd):
     """Pads H and W by ``[left, right, top, bottom]``."""
     _n = 2
     _formats = ('NCHW', 'NHWC')
+
+    def __init__(self, padding, mode='constant', value=0.0, data_format='NCHW', name=None):
+        super().__init__(padding, mode, value, data_format, name)
 
 
 class Pad3D(_PadNd):
@@ -287,17 +328,20 @@ class Pad3D(_PadNd):
     _n = 3
     _formats = ('NCDHW', 'NDHWC')
 
+    def __init__(self, padding, mode='constant', value=0.0, data_format='NCDHW', name=None):
+        super().__init__(padding, mode, value, data_format, name)
+
 
 class ZeroPad2D(Pad2D):
     def __init__(self, padding, data_format='NCHW', name=None):
-        super().__init__(padding, 'constant', 0.0, data_format)
+        super().__init__(padding, 'constant', 0.0, data_format, name)
 
 
 class Upsample(Layer):
     """Resizes by ``size`` or ``scale_factor`` with ``F.interpolate``."""
 
     def __init__(self, size=None, scale_factor=None, mode='nearest', align_corners=False,
-                 align_mode=0, data_format='NCHW', name=None):
+                 align_mode=0, data_format=None, recompute_scale_factor=None, name=None):
         super().__init__()
         if (size is None) == (scale_factor is None):
             raise ValueError("%s: give exactly one of size and scale_factor"
@@ -308,11 +352,13 @@ class Upsample(Layer):
         self.align_corners = align_corners
         self.align_mode = align_mode
         self.data_format = data_format
+        self.recompute_scale_factor = recompute_scale_factor
 
     def forward(self, x):
         return F.interpolate(x, size=self.size, scale_factor=self.scale_factor, mode=self.mode,
                              align_corners=self.align_corners, align_mode=self.align_mode,
-                             data_format=self.data_format)
+                             data_format=self.data_format,
+                             recompute_scale_factor=self.recompute_scale_factor)
 
     def extra_repr(self):
         what = ('scale_factor=%s' % (self.scale_factor,) if self.scale_factor is not None

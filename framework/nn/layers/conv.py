@@ -12,7 +12,7 @@ from ... import dtype as _dt
 from .. import functional as F
 from ..initializer import Normal
 from ..layer import Layer
-from ._utils import ntuple
+from ._utils import check_device, ntuple
 
 __all__ = ['Conv1D', 'Conv2D', 'Conv1DTranspose', 'Conv2DTranspose']
 
@@ -26,9 +26,10 @@ class _ConvNd(Layer):
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  padding_mode='zeros', output_padding=0, dilation=1, groups=1,
-                 weight_attr=None, bias_attr=None, data_format=None):
+                 weight_attr=None, bias_attr=None, data_format=None, device=None, dtype=None):
         super().__init__()
         what = type(self).__name__
+        check_device(device, what)
         if weight_attr is False:
             raise ValueError("%s: weight_attr cannot be False (a convolution needs its "
                              "weight)" % what)
@@ -44,7 +45,8 @@ class _ConvNd(Layer):
         if groups <= 0 or in_channels % groups or out_channels % groups:
             raise ValueError("%s: in_channels (%d) and out_channels (%d) must be divisible "
                              "by groups (%d)" % (what, in_channels, out_channels, groups))
-        self._dtype = _dt.get_default_dtype()
+        self._dtype = str(_dt.convert_dtype(dtype)) if dtype is not None else \
+            _dt.get_default_dtype()
         self._in_channels = in_channels
         self._out_channels = out_channels
         self._groups = groups
@@ -98,13 +100,20 @@ class _ConvNd(Layer):
 
 
 class _Conv(_ConvNd):
+    """Paddle 3's signature: ``bias``, ``device`` and ``dtype`` are keyword-only;
+    ``padding_mode``, ``weight_attr``, ``bias_attr`` and ``data_format`` may
+    also come positionally, in Paddle 2's order. ``bias=False`` is
+    ``bias_attr=False`` (no bias)."""
+
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  dilation=1, groups=1, padding_mode='zeros', weight_attr=None,
-                 bias_attr=None, data_format=None):
+                 bias_attr=None, data_format=None, *, bias=True, device=None, dtype=None):
+        if bias is False:
+            bias_attr = False
         super().__init__(in_channels, out_channels, kernel_size, stride=stride,
                          padding=padding, padding_mode=padding_mode, dilation=dilation,
                          groups=groups, weight_attr=weight_attr, bias_attr=bias_attr,
-                         data_format=data_format)
+                         data_format=data_format, device=device, dtype=dtype)
 
     def forward(self, x):
         self._check_input(x)
@@ -128,6 +137,13 @@ class Conv1D(_Conv):
     """
     _dims = 1
 
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 dilation=1, groups=1, padding_mode='zeros', weight_attr=None,
+                 bias_attr=None, data_format='NCL', *, bias=True, device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, padding_mode, weight_attr, bias_attr, data_format, bias=bias,
+                         device=device, dtype=dtype)
+
     @staticmethod
     def _conv(*args, **kwargs):
         return F.conv1d(*args, **kwargs)
@@ -143,11 +159,16 @@ class Conv2D(_Conv):
     """
     _dims = 2
 
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 dilation=1, groups=1, padding_mode='zeros', weight_attr=None,
+                 bias_attr=None, data_format='NCHW', *, bias=True, device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, padding_mode, weight_attr, bias_attr, data_format, bias=bias,
+                         device=device, dtype=dtype)
+
     @staticmethod
     def _conv(*args, **kwargs):
         return F.conv2d(*args, **kwargs)
-
-
 
 
 class _ConvTranspose(_ConvNd):
@@ -172,6 +193,12 @@ class _ConvTranspose(_ConvNd):
 class Conv1DTranspose(_ConvTranspose):
     """Transposed 1-D convolution; weight ``[C_in, C_out / groups, K]``."""
     _dims = 1
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, dilation=1, weight_attr=None, bias_attr=None,
+                 data_format='NCL'):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding,
+                         output_padding, groups, dilation, weight_attr, bias_attr, data_format)
 
     @staticmethod
     def _conv(*args, **kwargs):

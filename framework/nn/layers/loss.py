@@ -106,28 +106,32 @@ class BCEWithLogitsLoss(_Loss):
 
 
 class SmoothL1Loss(_Loss):
-    """Huber-style loss: quadratic below ``delta``, linear above."""
+    """Huber-style loss: quadratic below ``delta``, linear above
+    (``is_huber=False`` divides it by ``delta``)."""
 
-    def __init__(self, reduction='mean', delta=1.0, name=None):
+    def __init__(self, reduction='mean', delta=1.0, is_huber=True, name=None):
         super().__init__(reduction)
         self.delta = delta
+        self.is_huber = is_huber
 
     def forward(self, input, label):
-        return F.smooth_l1_loss(input, label, reduction=self.reduction, delta=self.delta)
-
-
+        return F.smooth_l1_loss(input, label, reduction=self.reduction, delta=self.delta,
+                                is_huber=self.is_huber)
 
 
 class KLDivLoss(_Loss):
-    """``label * (log(label) - input)`` with ``input`` log-probabilities;
-    ``reduction`` may also be ``'batchmean'`` (sum divided by the batch size)."""
+    """``label * (log(label) - input)`` with ``input`` log-probabilities
+    (``exp(label) * (label - input)`` with ``log_target``: ``label`` is a
+    log-probability too); ``reduction`` may also be ``'batchmean'`` (sum
+    divided by the batch size)."""
 
-    def __init__(self, reduction='mean'):
+    def __init__(self, reduction='mean', log_target=False):
         super().__init__(reduction if reduction != 'batchmean' else 'mean')
         self.reduction = reduction
+        self.log_target = log_target
 
     def forward(self, input, label):
-        return F.kl_div(input, label, reduction=self.reduction)
+        return F.kl_div(input, label, reduction=self.reduction, log_target=self.log_target)
 
 
 class MarginRankingLoss(_Loss):

@@ -1,21 +1,24 @@
 """Normalisation layers: batch, layer, group and instance norm.
 
-Batch norm keeps its running statistics as persistable buffers named
-``_mean`` and ``_variance`` (Paddle's names), so they are saved in
-``state_dict`` and follow ``to(dtype)`` but are never handed to an optimizer.
-``F.batch_norm`` updates them in place while training:
+Batch norm keeps its running statistics as parameters named ``_mean`` and
+``_variance`` that are not trainable (``trainable=False``, ``stop_gradient=True``),
+as Paddle does: ``parameters()`` and ``summary`` count them, ``state_dict`` saves
+them under Paddle's keys, and optimizers skip them. ``F.batch_norm`` updates them
+in place while training:
 ``running = momentum * running + (1 - momentum) * batch_stat``.
 """
 import numpy as np
 
 from ... import dtype as _dt
-from ...dygraph.tensor import Tensor
-from ...ops.registry import mode as _mode
 from ...param_attr import ParamAttr
 from .. import functional as F
 from ..initializer import Constant
-from ..layer import Layer, unique_name
-from ._utils import affine_parameters
+from ..layer import Layer
+from ._utils import affine_parameters, check_device
+
+
+def _layer_dtype(dtype):
+    return str(_dt.convert_dtype(dtype)) if dtype is not None else _dt.get_default_dtype()
 
 __all__ = ['BatchNorm', 'BatchNorm1D', 'BatchNorm2D', 'BatchNorm3D', 'SyncBatchNorm',
            'LayerNorm', 'GroupNorm', 'InstanceNorm1D', 'InstanceNorm2D', 'InstanceNorm3D',
@@ -23,13 +26,13 @@ __all__ = ['BatchNorm', 'BatchNorm1D', 'BatchNorm2D', 'BatchNorm3D', 'SyncBatchN
 
 
 class _BatchNormBase(Layer):
+    """Shared by the batch norms; each subclass's ``__init__`` spells out
+    Paddle's signature (its own ``data_format`` default) and calls ``_build``."""
     _formats = ()
     _ranks = ()
 
-    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
-                 bias_attr=None, data_format=None, use_global_stats=None, name=None):
-        super().__init__()
-        data_format = data_format or self._formats[0]
+    def _build(self, num_features, momentum, epsilon, weight_attr, bias_attr, data_format,
+               use_global_stats, name, mean_name=None, variance_name=None):
         if self._formats and data_format not in self._formats:
             raise ValueError("%s: data_format must be one of %s, got %r"
                              % (type(self).__name__, self._formats, data_format))
@@ -42,21 +45,17 @@ class _BatchNormBase(Layer):
         self._dtype = _dt.get_default_dtype()
         self.weight, self.bias = affine_parameters(self, [self._num_features], weight_attr,
                                                    bias_attr, fixed_when_false=True)
-        self.register_buffer('_mean', self._stat(0.0))
-        self.register_buffer('_variance', self._stat(1.0))
+        self._mean = self._stat(0.0, mean_name)
+        self._variance = self._stat(1.0, variance_name)
 
-    def _stat(self, value):
-        """A running statistic: an eager tensor, or in static mode a persistable
-        variable that the startup program fills."""
-        name = unique_name(self._full_name + '.w')
-        if _mode.static:
-            from ...static import create_parameter
-            return create_parameter([self._num_features], self._dtype, name=name,
-                                    attr=ParamAttr(trainable=False),
-                                    default_initializer=Constant(value))
-        t = Tensor(np.full([self._num_features], value, dtype=_dt.convert_dtype(self._dtype)))
-        t.name = name
-        return t
+    def _stat(self, value, name):
+        """A running statistic: a parameter no optimizer updates (in static mode
+        a persistable variable that the startup program fills)."""
+        p = self.create_parameter([self._num_features], dtype=self._dtype,
+                                  attr=ParamAttr(name=name, initializer=Constant(value),
+                                                 trainable=False))
+        p.stop_gradient = True
+        return p
 
     def _check_input(self, x):
         if self._ranks and x.ndim not in self._ranks:
@@ -89,6 +88,12 @@ class BatchNorm1D(_BatchNormBase):
     _formats = ('NCL', 'NC', 'NLC')
     _ranks = (2, 3)
 
+    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
+                 bias_attr=None, data_format='NCL', use_global_stats=None, name=None):
+        super().__init__()
+        self._build(num_features, momentum, epsilon, weight_attr, bias_attr, data_format,
+                    use_global_stats, name)
+
 
 class BatchNorm2D(_BatchNormBase):
     """Batch norm over ``[N, C, H, W]`` inputs (or NHWC).
@@ -97,20 +102,40 @@ class BatchNorm2D(_BatchNormBase):
     >>> bn = paddle.nn.BatchNorm2D(3)
     >>> [name for name, _ in bn.state_dict().items()]
     ['weight', 'bias', '_mean', '_variance']
+    >>> [p.trainable for p in bn.parameters()]
+    [True, True, False, False]
     """
     _formats = ('NCHW', 'NHWC')
     _ranks = (4,)
+
+    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
+                 bias_attr=None, data_format='NCHW', use_global_stats=None, name=None):
+        super().__init__()
+        self._build(num_features, momentum, epsilon, weight_attr, bias_attr, data_format,
+                    use_global_stats, name)
 
 
 class BatchNorm3D(_BatchNormBase):
     _formats = ('NCDHW', 'NDHWC')
     _ranks = (5,)
 
+    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
+                 bias_attr=None, data_format='NCDHW', use_global_stats=None, name=None):
+        super().__init__()
+        self._build(num_features, momentum, epsilon, weight_attr, bias_attr, data_format,
+                    use_global_stats, name)
+
 
 class SyncBatchNorm(_BatchNormBase):
     """Batch norm whose statistics would be averaged across devices; with one
     process (the only case here) it is ``BatchNorm``."""
     _formats = ('NCHW', 'NHWC', 'NCL', 'NLC', 'NC', 'NCDHW', 'NDHWC')
+
+    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
+                 bias_attr=None, data_format='NCHW', name=None):
+        super().__init__()
+        self._build(num_features, momentum, epsilon, weight_attr, bias_attr, data_format,
+                    None, name)
 
     @classmethod
     def convert_sync_batchnorm(cls, layer):
@@ -122,9 +147,8 @@ class SyncBatchNorm(_BatchNormBase):
             for k in ('_num_features', '_momentum', '_epsilon', '_data_format',
                       '_use_global_stats', '_name', '_dtype'):
                 setattr(new, k, getattr(layer, k))
-            new.weight, new.bias = layer.weight, layer.bias
-            new.register_buffer('_mean', layer._mean)
-            new.register_buffer('_variance', layer._variance)
+            for k in ('weight', 'bias', '_mean', '_variance'):
+                setattr(new, k, getattr(layer, k))
             new.training = layer.training
             layer = new
         for name, child in list(layer._sub_layers.items()):
@@ -141,32 +165,27 @@ class BatchNorm(_BatchNormBase):
     """The Paddle 1.x-style batch norm (``paddle.nn.BatchNorm``): any rank,
     optional fused activation ``act``, ``is_test`` to always use the running
     statistics, ``trainable_statistics`` to use batch statistics even in eval.
-    ``in_place`` and ``do_model_average_for_mean_and_var`` are accepted for
-    compatibility and have no effect here.
+    ``moving_mean_name`` / ``moving_variance_name`` name the statistics'
+    parameters. ``in_place`` and ``do_model_average_for_mean_and_var`` are
+    accepted for compatibility and have no effect here.
     """
-    _formats = ('NCHW', 'NHWC', 'NCL', 'NLC', 'NC', 'NCDHW', 'NDHWC')
+    _formats = ('NCHW', 'NHWC')
 
     def __init__(self, num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05,
                  param_attr=None, bias_attr=None, dtype='float32', data_layout='NCHW',
                  in_place=False, moving_mean_name=None, moving_variance_name=None,
                  do_model_average_for_mean_and_var=True, use_global_stats=False,
                  trainable_statistics=False):
+        super().__init__()
         if act is not None and act not in _ACTS:
             raise ValueError("BatchNorm: unsupported act %r; use one of %s" % (act, _ACTS))
-        if data_layout not in ('NCHW', 'NHWC'):
-            raise ValueError("BatchNorm: data_layout must be 'NCHW' or 'NHWC', got %r"
-                             % (data_layout,))
-        super().__init__(num_channels, momentum, epsilon, param_attr, bias_attr, data_layout,
-                         use_global_stats or None)
+        self._build(num_channels, momentum, epsilon, param_attr, bias_attr, data_layout,
+                    use_global_stats or None, None, moving_mean_name, moving_variance_name)
         self._act = act
         self._is_test = is_test
         self._trainable_statistics = trainable_statistics
         if dtype != 'float32':
             self.to(dtype=dtype)
-        if moving_mean_name:
-            self._mean.name = moving_mean_name
-        if moving_variance_name:
-            self._variance.name = moving_variance_name
 
     def _use_batch_stats(self):
         return (self.training and not self._is_test) or self._trainable_statistics
@@ -202,13 +221,18 @@ class LayerNorm(Layer):
     """
 
     def __init__(self, normalized_shape, epsilon=1e-05, weight_attr=None, bias_attr=None,
-                 name=None):
+                 name=None, *, elementwise_affine=True, bias=True, device=None, dtype=None):
         super().__init__()
+        check_device(device, 'LayerNorm')
         if isinstance(normalized_shape, int):
             normalized_shape = [normalized_shape]
         self._normalized_shape = [int(s) for s in normalized_shape]
         self._epsilon = epsilon
-        self._dtype = _dt.get_default_dtype()
+        self._dtype = _layer_dtype(dtype)
+        if not elementwise_affine:
+            weight_attr = bias_attr = False
+        elif not bias:
+            bias_attr = False
         size = int(np.prod(self._normalized_shape))
         self.weight, self.bias = affine_parameters(self, [size], weight_attr, bias_attr)
 
@@ -224,8 +248,12 @@ class GroupNorm(Layer):
     """Normalises each of ``num_groups`` channel groups per sample."""
 
     def __init__(self, num_groups, num_channels, epsilon=1e-05, weight_attr=None,
-                 bias_attr=None, data_format='NCHW', name=None):
+                 bias_attr=None, data_format='NCHW', name=None, *, affine=True, device=None,
+                 dtype=None):
         super().__init__()
+        check_device(device, 'GroupNorm')
+        if not affine:
+            weight_attr = bias_attr = False
         if num_channels % num_groups:
             raise ValueError("GroupNorm: num_channels (%d) must be divisible by num_groups "
                              "(%d)" % (num_channels, num_groups))
@@ -235,7 +263,7 @@ class GroupNorm(Layer):
         self._num_channels = int(num_channels)
         self._epsilon = epsilon
         self._data_format = data_format
-        self._dtype = _dt.get_default_dtype()
+        self._dtype = _layer_dtype(dtype)
         self.weight, self.bias = affine_parameters(self, [self._num_channels], weight_attr,
                                                    bias_attr)
 
@@ -287,16 +315,31 @@ class InstanceNorm1D(_InstanceNormBase):
     _formats = ('NCL', 'NLC')
     _ranks = (3,)
 
+    def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None,
+                 bias_attr=None, data_format='NCL', name=None):
+        super().__init__(num_features, epsilon, momentum, weight_attr, bias_attr, data_format,
+                         name)
+
 
 class InstanceNorm2D(_InstanceNormBase):
     """Normalises each channel of each sample over H, W."""
     _formats = ('NCHW', 'NHWC')
     _ranks = (4,)
 
+    def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None,
+                 bias_attr=None, data_format='NCHW', name=None):
+        super().__init__(num_features, epsilon, momentum, weight_attr, bias_attr, data_format,
+                         name)
+
 
 class InstanceNorm3D(_InstanceNormBase):
     _formats = ('NCDHW', 'NDHWC')
     _ranks = (5,)
+
+    def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None,
+                 bias_attr=None, data_format='NCDHW', name=None):
+        super().__init__(num_features, epsilon, momentum, weight_attr, bias_attr, data_format,
+                         name)
 
 
 class LocalResponseNorm(Layer):

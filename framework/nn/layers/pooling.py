@@ -60,7 +60,9 @@ class MaxPool2D(_MaxPool):
     _fn_name = 'max_pool2d'
     _default_format = 'NCHW'
 
-
+    def __init__(self, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
+                 data_format='NCHW', name=None):
+        super().__init__(kernel_size, stride, padding, return_mask, ceil_mode, data_format)
 
 
 class _AvgPool(Layer):
@@ -106,7 +108,10 @@ class AvgPool2D(_AvgPool):
     _fn_name = 'avg_pool2d'
     _default_format = 'NCHW'
 
-
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
+                 divisor_override=None, data_format='NCHW', name=None):
+        super().__init__(kernel_size, stride, padding, ceil_mode, exclusive, divisor_override,
+                         data_format)
 
 
 class _AdaptivePool(Layer):
@@ -153,8 +158,6 @@ class AdaptiveAvgPool2D(_AdaptivePool):
 
     def __init__(self, output_size, data_format='NCHW', name=None):
         super().__init__(output_size, data_format=data_format)
-
-
 
 
 class AdaptiveMaxPool1D(_AdaptivePool):

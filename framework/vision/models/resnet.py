@@ -32,9 +32,11 @@ class BasicBlock(nn.Layer):
         self.stride = stride
 
     def forward(self, x):
-        identity = x if self.downsample is None else self.downsample(x)
+        # the shortcut runs after the main branch, as in Paddle (the order in
+        # which summary() lists the layers)
         out = self.relu(self.bn1(self.conv1(x)))
         out = self.bn2(self.conv2(out))
+        identity = x if self.downsample is None else self.downsample(x)
         return self.relu(out + identity)
 
 
@@ -60,10 +62,10 @@ class BottleneckBlock(nn.Layer):
         self.stride = stride
 
     def forward(self, x):
-        identity = x if self.downsample is None else self.downsample(x)
         out = self.relu(self.bn1(self.conv1(x)))
         out = self.relu(self.bn2(self.conv2(out)))
         out = self.bn3(self.conv3(out))
+        identity = x if self.downsample is None else self.downsample(x)
         return self.relu(out + identity)
 
 
