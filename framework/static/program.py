@@ -133,8 +133,13 @@ class Variable:
         return self._shape[0]
 
     def __iter__(self):
-        raise TypeError("cannot iterate over static Variable '%s' in Python; use "
-                        "static.nn.while_loop or @to_static" % self.name)
+        """The items along the first dim when its size is known (``a, b = x``)."""
+        if not self._shape or self._shape[0] < 0:
+            raise TypeError("cannot iterate over static Variable '%s' of shape %s in Python: "
+                            "its first dim is %s; use static.nn.while_loop or a for loop in "
+                            "@to_static code" % (self.name, list(self._shape),
+                                                 'unknown' if self._shape else 'missing (0-D)'))
+        return (self[i] for i in range(self._shape[0]))
 
     def numpy(self):
         return np.array(build_time_value(self, 'numpy()', 'the tensor'))
