@@ -133,12 +133,11 @@ class Variable:
         return self._shape[0]
 
     def __iter__(self):
-        """The items along the first dim when its size is known (``a, b = x``)."""
+        """Unpacking (``a, b = paddle.shape(x)``) works when the first dim is known."""
         if not self._shape or self._shape[0] < 0:
             raise TypeError("cannot iterate over static Variable '%s' of shape %s in Python: "
-                            "its first dim is %s; use static.nn.while_loop or a for loop in "
-                            "@to_static code" % (self.name, list(self._shape),
-                                                 'unknown' if self._shape else 'missing (0-D)'))
+                            "its first dim is not known; use static.nn.while_loop or a loop "
+                            "in a @to_static function" % (self.name, list(self._shape)))
         return (self[i] for i in range(self._shape[0]))
 
     def numpy(self):
@@ -233,6 +232,11 @@ class Operator:
 
     def all_attrs(self):
         return dict(self.attrs)
+
+    @property
+    def desc(self):
+        """Paddle's OpDesc view (``op.desc.attr(name)``): the operator itself."""
+        return self
 
     @property
     def input_names(self):

@@ -1,0 +1,139 @@
+"""Modules real Paddle code imports by path: paddle.utils, paddle.tensor,
+paddle.base (with core / framework) and the 1.x inference names."""
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+import framework as paddle
+from framework.static import InputSpec
+
+
+def test_utils_structures():
+    from framework.utils import flatten, map_structure, pack_sequence_as
+    nest = {'b': [1, (2, 3)], 'a': 4}
+    assert flatten(nest) == [4, 1, 2, 3]                     # dicts in key order
+    assert pack_sequence_as(nest, [40, 10, 20, 30]) == {'a': 40, 'b': [10, (20, 30)]}
+    assert map_structure(lambda x, y: x * y, [1, (2,)], [3, (4,)]) == [3, (8,)]
+    with pytest.raises(ValueError, match='leaves'):
+        pack_sequence_as([1, 2], [1])
+    with pytest.raises(ValueError, match='structure 1'):
+        map_structure(lambda a, b: a, [1, 2], [1])
+
+
+def test_utils_gast_is_the_gast_package():
+    import gast
+    from framework.utils import gast as g
+    assert g is gast
+
+
+def test_utils_try_import_and_deprecated():
+    assert paddle.utils.try_import('json').dumps([1]) == '[1]'
+    with pytest.raises(ImportError, match='pip install no_such_pkg_xyz'):
+        paddle.utils.try_import('no_such_pkg_xyz')
+
+    @paddle.utils.deprecated(update_to='paddle.new_api', since='2.0')
+    def old(x):
+        return x + 1
+
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always')
+        assert old(1) == 2
+    assert 'paddle.new_api' in str(w[0].message)
+
+    @paddle.utils.deprecated(level=2, reason='gone')
+    def removed():
+        return 0
+
+    with pytest.raises(RuntimeError, match='gone'):
+        removed()
+
+
+def test_utils_download_is_offline_and_says_where_to_put_the_file(tmp_path, monkeypatch):
+    from framework.utils import download
+    monkeypatch.setattr(download, 'WEIGHTS_HOME', str(tmp_path))
+    url = 'https://example.com/models/lenet.pdparams'
+    with pytest.raises(RuntimeError) as e:
+        download.get_weights_path_from_url(url)
+    assert url in str(e.value) and str(tmp_path / 'lenet.pdparams') in str(e.value)
+    (tmp_path / 'lenet.pdparams').write_bytes(b'abc')
+    assert download.get_weights_path_from_url(url) == str(tmp_path / 'lenet.pdparams')
+    with pytest.raises(RuntimeError, match='md5'):
+        download.get_weights_path_from_url(url, md5sum='0' * 32)
+
+
+def test_utils_require_version_and_unique_name():
+    paddle.utils.require_version('0.0.1')
+    with pytest.raises(Exception, match='needs 99'):
+        paddle.utils.require_version('99.0')
+    with pytest.raises(TypeError):
+        paddle.utils.require_version(2)
+    with paddle.utils.unique_name.guard():
+        a = paddle.utils.unique_name.generate('fc')
+    with paddle.utils.unique_name.guard():
+        b = paddle.utils.unique_name.generate('fc')
+    assert a == b == 'fc_0'
+
+
+def test_run_check_reports_success(capsys):
+    paddle.utils.run_check()
+    assert 'installed successfully' in capsys.readouterr().out
+
+
+def test_tensor_submodules_hold_the_same_functions():
+    assert paddle.tensor.math.add is paddle.add
+    assert paddle.tensor.manipulation.reshape is paddle.reshape
+    assert paddle.tensor.creation.to_tensor is paddle.to_tensor
+    assert paddle.tensor.logic.equal is paddle.equal
+    assert paddle.tensor.search.argmax is paddle.argmax
+    t = paddle.tensor.fill_constant([2], 'int32', 7)
+    assert str(t.dtype) == 'int32' and t.numpy().tolist() == [7, 7]
+    assert paddle.fill_constant is paddle.tensor.fill_constant
+
+
+@pytest.mark.parametrize('axis', [-1, 1])
+def test_elementwise_with_axis(axis):
+    x = paddle.to_tensor(np.arange(24, dtype='float32').reshape(2, 3, 4))
+    y = paddle.to_tensor(np.array([1.0, 2.0, 3.0], 'float32') if axis == 1 else np.ones(4, 'float32'))
+    out = paddle.tensor.math._multiply_with_axis(x, y, axis=axis)
+    yb = y.numpy().reshape(1, 3, 1) if axis == 1 else y.numpy()
+    np.testing.assert_allclose(out.numpy(), x.numpy() * yb)
+    with pytest.raises(ValueError, match='axis=3'):
+        paddle.tensor.math._add_with_axis(x, y, axis=3)
+
+
+def test_base_is_fluid_plus_the_2_6_names():
+    assert paddle.base.dygraph is paddle.fluid.dygraph
+    assert not paddle.base.is_compiled_with_cuda()
+    from framework.base.param_attr import ParamAttr
+    assert ParamAttr is paddle.ParamAttr
+    from framework.base import core
+    assert core.VarDesc.VarType.FP32 == paddle.float32
+    assert paddle.to_tensor([1]).dtype == core.VarDesc.VarType.INT64
+    assert paddle.base.framework.use_pir_api() is False
+    assert paddle.CPUPlace()._equals(paddle.CPUPlace())
+
+
+def test_to_tensor_rejects_unsupported_types_with_paddles_message():
+    for run in (paddle.to_tensor, paddle.jit.to_static(lambda d: paddle.to_tensor(d))):
+        with pytest.raises(TypeError, match="Do not support transform type `<class 'dict'>`"):
+            run({1: 1})
+
+
+def test_legacy_analysis_predictor(tmp_path):
+    from framework.base.core import AnalysisConfig, create_paddle_predictor
+    net = paddle.nn.Linear(3, 2)
+    path = os.path.join(str(tmp_path), 'net')
+    paddle.jit.save(net, path, input_spec=[InputSpec([None, 3], 'float32', 'x')])
+    config = AnalysisConfig(path + '.pdmodel', path + '.pdiparams')
+    config.disable_gpu()
+    config.switch_specify_input_names(True)
+    config.switch_use_feed_fetch_ops(False)
+    predictor = create_paddle_predictor(config)
+    assert predictor.get_input_tensor_shape() == {'x': [-1, 3]}
+    x = np.ones((4, 3), 'float32')
+    predictor.get_input_tensor('x').copy_from_cpu(x)
+    predictor.zero_copy_run()
+    out = predictor.get_output_tensor(predictor.get_output_names()[0]).copy_to_cpu()
+    np.testing.assert_allclose(out, net(paddle.to_tensor(x)).numpy(), rtol=1e-6)
