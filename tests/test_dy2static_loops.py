@@ -499,9 +499,11 @@ def test_attributes_assigned_in_tensor_loops_and_ifs():
 
 def test_layer_attribute_carried_by_tensor_loop():
     net = Accumulate()
+    cases = (([1.0, 2.0], 4), ([0.1, 0.2], 3))
+    eager = [net(T(v), I(n)) for v, n in cases]
     sf = to_static(net)
-    for v, n in (([1.0, 2.0], 4), ([0.1, 0.2], 3)):
-        assert_same(net.forward(T(v), I(n)), sf(T(v), I(n)))
+    for (v, n), e in zip(cases, eager):
+        assert_same(e, sf(T(v), I(n)))
 
 
 # ---- nesting and logical operators -------------------------------------------------------
@@ -536,3 +538,27 @@ def test_nested_loops_with_break_and_return():
 def test_or_keeps_short_circuit_among_python_values_after_a_tensor():
     check(or_after_tensor_keeps_python_short_circuit, [(T([3.0]),), (T([0.0]),)],
           has=('logical_or',))
+
+
+class EarlyExit(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.blocks = paddle.nn.LayerList([paddle.nn.Linear(2, 2) for _ in range(3)])
+
+    def forward(self, x):
+        for i in range(len(self.blocks)):
+            x = paddle.tanh(self.blocks[i](x))     # needs i as a Python int
+            if x.sum() > 0.2:
+                break
+        return x
+
+
+def test_break_in_python_range_whose_body_indexes_python_lists():
+    paddle.seed(3)
+    net = EarlyExit()
+    cases = ([[1.0, 2.0]], [[-1.0, -2.0]], [[-3.0, 1.0]])     # no break, a break at 1, at 0
+    eager = [net(T(v)) for v in cases]
+    sf = to_static(net)
+    for v, e in zip(cases, eager):
+        assert_same(e, sf(T(v)))
+    assert 'while' not in op_types(sf.forward.concrete_program.main_program)

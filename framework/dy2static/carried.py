@@ -199,9 +199,17 @@ class TensorArray:
     def __setitem__(self, index, value):
         self._check_items('item assignment')
         from ..ops.manipulation import _parse_index, _setitem_value, set_value_op
+        from ..ops.registry import OpError
         items, tensors = _parse_index(index)
         value = _setitem_value(self.var, value, items, tensors)
-        self.var = set_value_op(self.var, value, tensors, items)
+        try:
+            self.var = set_value_op(self.var, value, tensors, items)
+        except OpError as e:
+            raise ValueError(
+                "item assignment on a list of tensors in converted code: its items are kept "
+                "stacked in one tensor of shape %s (items of shape %s), so every item must "
+                "keep that shape (%s)" % (list(self.var.shape), list(self.var.shape[1:]), e)
+            ) from None
 
     def _check_items(self, what):
         if self.var is None:
@@ -225,6 +233,8 @@ class TensorArray:
         return n
 
     def __iter__(self):
+        if self.var is None:
+            return iter(())
         raise TypeError("a list built inside a tensor-dependent loop can only be iterated "
                         "by a for loop in converted code")
 

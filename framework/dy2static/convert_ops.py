@@ -6,6 +6,8 @@ these. Each decides at run time: a static Variable condition builds a
 runs eagerly) keeps plain Python semantics, so shape checks, ``None`` checks
 and flags behave exactly as in the original code.
 """
+import numpy as np
+
 from ..static import control_flow as _cf
 from ..static.program import default_main_program
 from .carried import (TensorArray, Undefined, bool_var, branch_copy, is_var, merge_branches,

@@ -12,8 +12,9 @@ condition is a tensor, the iterations still to come become one static
 * ``for`` over a Python range or sequence whose ``break`` flag becomes a
   tensor continues as a ``while`` op over the remaining items (numbers or
   tensors of one shape are indexed by the loop's index tensor), or, for items
-  a tensor cannot index (layers, tensors of different shapes), as one
-  tensor-dependent if per remaining item.
+  a tensor cannot index (layers, tensors of different shapes) or a body that
+  needs its item as a Python value (``layers[i]``), as one tensor-dependent
+  if per remaining item.
 """
 import re
 import sys
@@ -175,9 +176,20 @@ def _finish_for(rest, body_fn, args, names, break_index, where):
         return args
     spec = _indexed(rest)
     if spec is not None:
-        return _static_for(spec, body_fn, args, names, break_index, where)
+        program = default_main_program()
+        state = len(program.blocks), program.current_block_idx, len(program.current_block().ops)
+        try:
+            return _static_for(spec, body_fn, args, names, break_index, where)
+        except (TypeError, ValueError, IndexError):
+            # the body needs its item as a Python value (``layers[i]``): forget the
+            # while op's pieces and guard each iteration instead
+            blocks, current, ops = state
+            del program.blocks[blocks:]
+            program.current_block_idx = current
+            del program.current_block().ops[ops:]
+            program._bump()
     from .convert_ops import Not, _static_if
-    for item in rest:     # items a tensor cannot index: one guarded iteration each
+    for item in rest:     # one guarded iteration per item
         args = _static_if(Not(args[break_index]), lambda *a: body_fn(item, *a),
                           lambda *a: a, args, names, where, C.merge_or_undefined)
     return args
@@ -264,8 +276,8 @@ def Zip(*iterables):
 
 def _static_iteration(iterable, where):
     """(start, stop, step, item(i)) when iterating needs a static while, else None."""
-    if isinstance(iterable, C.TensorArray):
-        iterable = iterable.var if iterable.var is not None else []
+    if isinstance(iterable, C.TensorArray) and iterable.var is not None:
+        iterable = iterable.var
     if isinstance(iterable, _TensorRange):
         return iterable.start, iterable.stop, iterable.step, lambda i: i
     if is_var(iterable):
