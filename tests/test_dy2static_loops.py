@@ -216,6 +216,32 @@ def zip_two_tensors(x, y):
     return s
 
 
+def enumerate_tensor_range(x, n):
+    s = x * 0.0
+    for k, i in enumerate(range(2, n, 3)):      # k counts from 0, i steps from 2
+        if k > 0:
+            s = s + 1.0
+        if i > 6:
+            s = s * 2.0
+    return s
+
+
+def backwards_tensor_range(x, n):
+    s = x * 0.0
+    for i in range(n, 0, -2):
+        if i > 3:
+            s = s + 1.0
+    return s, i
+
+
+def zip_rows_and_range(x, n):
+    s = x[0] * 0.0
+    for row, i in zip(x, range(5, n)):
+        if i > 5:
+            s = s + row
+    return s
+
+
 def unpack_rows(x):
     a, b, c = x
     for p, q in x[:2]:
@@ -252,6 +278,15 @@ def test_zip_of_tensor_with_unknown_first_dim_is_an_error_naming_the_line():
     with pytest.raises(RuntimeError, match=r"test_dy2static_loops.py:\d+: zip\(\) of a tensor "
                                            r"whose first dim is unknown"):
         sf(T([[1.0, 2.0]]), T([[1.0, 2.0]]))
+
+
+def test_ranges_with_start_and_step_inside_enumerate_and_zip():
+    check(enumerate_tensor_range, [(T([1.0, 2.0]), I(12)), (T([1.0, 2.0]), I(3))],
+          has=('while',))
+    check(backwards_tensor_range, [(T([1.0, 2.0]), I(9)), (T([1.0, 2.0]), I(2))],
+          has=('while',))
+    check(zip_rows_and_range, [(T([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]), I(7)),
+                               (T([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]), I(12))], has=('while',))
 
 
 def test_unpacking_a_variable_with_known_first_dim():

@@ -100,6 +100,11 @@ def py_equal(a, b):
         return False
 
 
+def is_attribute(name):
+    """True for the label of a carried attribute (``foo.c``)."""
+    return '.' in name and '[' not in name
+
+
 def describe(v):
     if is_var(v) or is_eager(v):
         return 'a tensor'
@@ -133,7 +138,9 @@ def placeholder_like(var):
     the value and -1 in the Variable's shape."""
     from ..ops.creation import zeros
     z = zeros([max(d, 0) for d in var.shape], str(var.dtype))
-    z._shape = tuple(var.shape)
+    if tuple(z.shape) != tuple(var.shape):
+        z._shape = tuple(var.shape)
+        z._value = None        # its build-time value would contradict the shape
     return z
 
 
@@ -290,6 +297,8 @@ def stackable(items):
 def spec_of(value, name):
     if isinstance(value, Undefined) or (value is None and name.startswith(RETURN_VALUE_PREFIX)):
         return ('unknown', name, value)     # (a return value is guarded by the return flag)
+    if isinstance(value, bool) and is_attribute(name):
+        return ('fixed', name, value)       # a flag such as x.stop_gradient stays Python
     if is_leaf(value):
         return ('leaf', name)
     if isinstance(value, TensorArray) or (isinstance(value, list) and stackable(value)):
@@ -505,6 +514,10 @@ def merge_branches(name, t, f, blocks, where):
     if isinstance(t, Undefined) or isinstance(f, Undefined) or (
             name.startswith(RETURN_VALUE_PREFIX) and (t is None or f is None)):
         return _merge_one_sided(name, t, f, blocks, where)
+    if isinstance(t, bool) and isinstance(f, bool) and is_attribute(name):
+        raise TypeError("%s: attribute '%s' is set to %s in one branch of a tensor-dependent "
+                        "if and %s in the other; a Python flag cannot depend on a tensor"
+                        % (where, name, t, f))
     if is_leaf(t) and is_leaf(f):
         return [(_leaf_in(blocks[0], t), _leaf_in(blocks[1], f))], lambda outs: next(outs)
     if _array_like(t) and _array_like(f) and (

@@ -153,7 +153,7 @@ def For(iterable, body_fn, args, names, break_index=-1):
     """``for item in iterable: args = body_fn(item, *args)`` (stops when the
     break flag at ``break_index`` in ``args`` is set)."""
     where = caller_line()
-    spec = _static_iteration(iterable, where)
+    spec = _static_iteration(iterable)
     if spec is not None:
         return _static_for(spec, body_fn, tuple(args), names, break_index, where)
     sequence = isinstance(iterable, (range, list, tuple))
@@ -196,24 +196,22 @@ def _finish_for(rest, body_fn, args, names, break_index, where):
 
 
 def _static_for(spec, body_fn, args, names, break_index, where):
-    start, stop, step, get_item = spec
-    backwards = not is_var(step) and step < 0
+    """A while op over positions 0..length-1 of ``spec`` = (length, item(position))."""
+    length, get_item = spec
 
-    def cond(i, *rest):
-        from ..ops.math import greater_than, less_than, logical_and, logical_not
-        test = greater_than(i, stop) if backwards else less_than(i, stop)
+    def cond(pos, *rest):
+        from ..ops.math import less_than, logical_and, logical_not
+        test = less_than(pos, length)
         if break_index >= 0:
             flag = rest[break_index]
             if is_var(flag) or flag:
                 test = logical_and(test, logical_not(C.bool_var(flag)))
         return test
 
-    def body(i, *rest):
-        out = tuple(body_fn(get_item(i), *rest))
-        return (i + step,) + out
+    def body(pos, *rest):
+        return (pos + 1,) + tuple(body_fn(get_item(pos), *rest))
 
-    res = static_loop(cond, body, (as_variable(start),) + args, (INDEX_NAME,) + tuple(names),
-                      where)
+    res = static_loop(cond, body, (0,) + args, (INDEX_NAME,) + tuple(names), where)
     return tuple(res[1:])
 
 
@@ -255,78 +253,91 @@ class _Zip:
 
 
 def Enumerate(iterable, start=0):
-    if _static_iteration(iterable, caller_line()) is not None:
+    if _static_iteration(iterable) is not None:
         return _Enumerate(iterable, start)
     return enumerate(iterable, start)
 
 
 def Zip(*iterables):
-    where = caller_line()
     for i, it in enumerate(iterables):
         if is_var(it) and (not it.shape or it.shape[0] < 0):
             raise RuntimeError("%s: zip() of a tensor whose first dim is unknown (argument %d, "
                                "shape %s): the loop's length would depend on which tensor is "
                                "shorter at run time. Not support zip(tensor, ...) when "
                                "tensor.shape[0] == -1; loop over range(len(...)) instead"
-                               % (where, i, list(it.shape)))
-    if any(_static_iteration(i, where) is not None for i in iterables):
+                               % (caller_line(), i, list(it.shape)))
+    static = [_static_iteration(i) is not None for i in iterables]
+    if any(static) and all(s or _indexed(i) is not None for s, i in zip(static, iterables)):
         return _Zip(iterables)
-    return zip(*iterables)
+    return zip(*iterables)      # (tensors here have a known first dim: Python unrolls them)
 
 
-def _static_iteration(iterable, where):
-    """(start, stop, step, item(i)) when iterating needs a static while, else None."""
+def _static_iteration(iterable):
+    """(length, item(position)) when iterating needs a static while, else None."""
     if isinstance(iterable, C.TensorArray) and iterable.var is not None:
         iterable = iterable.var
     if isinstance(iterable, _TensorRange):
-        return iterable.start, iterable.stop, iterable.step, lambda i: i
+        return _range_spec(iterable.start, iterable.stop, iterable.step)
     if is_var(iterable):
-        return 0, first_dim_length(iterable), 1, lambda i: iterable[i]
+        return first_dim_length(iterable), lambda pos: iterable[pos]
     if isinstance(iterable, _Enumerate):
-        inner = _static_iteration(iterable.it, where)
+        inner = _static_iteration(iterable.it)
         if inner is None:
             return None
-        s, e, st, get = inner
-        return s, e, st, lambda i: (i + iterable.start, get(i))
+        length, get = inner
+        return length, lambda pos: (pos + iterable.start, get(pos))
     if isinstance(iterable, _Zip):
-        return _zip_iteration(iterable.its, where)
+        specs = [_static_iteration(i) or _indexed(i) for i in iterable.its]
+        length = specs[0][0]
+        for n, _ in specs[1:]:
+            if is_var(length) or is_var(n):
+                from ..ops.math import minimum
+                length = minimum(as_variable(length), as_variable(n))
+            else:
+                length = min(length, n)
+        return length, lambda pos: tuple(get(pos) for _, get in specs)
     return None
 
 
-def _zip_iteration(its, where):
-    specs = [_static_iteration(i, where) for i in its]
-    if not any(specs):
-        return None
-    stops, getters = [], []
-    for it, sp in zip(its, specs):
-        if sp is None:
-            sp = _indexed(list(it))
-            if sp is None:
-                raise TypeError("%s: zip() of a tensor with a Python sequence whose items a "
-                                "tensor index cannot pick (they are not numbers or tensors "
-                                "of one shape and dtype)" % where)
-        stops.append(sp[1])
-        getters.append(sp[3])
-    stop = stops[0]
-    for s in stops[1:]:
-        if is_var(stop) or is_var(s):
-            from ..ops.math import minimum
-            stop = minimum(as_variable(stop), as_variable(s))
-        else:
-            stop = min(stop, s)
-    return 0, stop, 1, lambda i: tuple(g(i) for g in getters)
+def _range_spec(start, stop, step):
+    """(length, item(position)) of range(start, stop, step); the items are
+    int64 scalars like Paddle's, the length is a tensor when a bound is."""
+    if not any(is_var(v) for v in (start, stop, step)):
+        return len(range(start, stop, step)), lambda pos: _nth(pos, start, step)
+    start, stop, step = (_int64_scalar(v) for v in (start, stop, step))
+    if not is_var(step) and step < 0:   # a tensor step is taken to be positive
+        length = (start - stop - step - 1) // -step
+    else:
+        length = (stop - start + step - 1) // step
+    from ..ops.math import maximum
+    return maximum(as_variable(length), as_variable(0)), lambda pos: _nth(pos, start, step)
+
+
+def _nth(pos, start, step):
+    if not is_var(start) and not is_var(step) and (start, step) == (0, 1):
+        return pos
+    return start + pos * step
+
+
+def _int64_scalar(v):
+    if not is_var(v):
+        return v
+    from ..ops.manipulation import cast, reshape
+    return reshape(cast(v, 'int64'), [])
 
 
 def _indexed(seq):
-    """(start, stop, step, item(i)) picking the items of a Python range or
-    sequence by an index tensor, or None when a tensor cannot index them."""
+    """(length, item(position)) picking the items of a Python range or list
+    by an index tensor, or None when a tensor cannot index them."""
     if isinstance(seq, range):
-        return seq.start, seq.stop, seq.step, lambda i: i
+        return _range_spec(seq.start, seq.stop, seq.step)
+    if not isinstance(seq, (list, tuple)):
+        return None
     items = list(seq)
     if not C.stackable(items) or not items:
         return None
     table = C.TensorArray.of(items).var
-    return 0, len(items), 1, lambda i: table[i]
+    return len(items), lambda pos: table[pos]
 
 
 def first_dim_length(x):
