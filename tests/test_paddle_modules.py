@@ -137,3 +137,80 @@ def test_legacy_analysis_predictor(tmp_path):
     predictor.zero_copy_run()
     out = predictor.get_output_tensor(predictor.get_output_names()[0]).copy_to_cpu()
     np.testing.assert_allclose(out, net(paddle.to_tensor(x)).numpy(), rtol=1e-6)
+
+
+def test_framework_module():
+    import framework.framework as F
+    assert F.use_pir_api() is False and F.in_dynamic_mode()
+    assert F.Program is paddle.static.Program and F.random is paddle.random
+    main = paddle.static.Program()
+    prev = F.switch_main_program(main)
+    try:
+        assert paddle.static.default_main_program() is main
+        F.random._manual_program_seed(7)
+        assert main.random_seed == 7
+    finally:
+        F.switch_main_program(prev)
+
+    @F.dygraph_only
+    def eager_only():
+        return 1
+
+    assert eager_only() == 1
+    paddle.enable_static()
+    try:
+        with pytest.raises(RuntimeError, match='dynamic mode'):
+            eager_only()
+    finally:
+        paddle.disable_static()
+
+
+def test_dataloader_from_generator():
+    def samples():
+        for i in range(5):
+            yield [i, i + 1], [float(i)]
+
+    loader = paddle.io.DataLoader.from_generator(capacity=4)
+    loader.set_sample_generator(samples, batch_size=2, drop_last=False)
+    batches = list(loader())
+    assert [b[0].shape for b in batches] == [[2, 2], [2, 2], [1, 2]]
+    assert str(batches[0][0].dtype) == 'int64' and str(batches[0][1].dtype) == 'float32'
+
+    def sample_lists():
+        yield [([1, 2], [0]), ([3, 4], [1])]
+
+    loader = paddle.fluid.io.DataLoader.from_generator(capacity=2)
+    loader.set_sample_list_generator(sample_lists)
+    (ids, labels), = list(loader)
+    assert ids.numpy().tolist() == [[1, 2], [3, 4]] and labels.shape == [2, 1]
+    with pytest.raises(RuntimeError, match='set a generator'):
+        list(paddle.io.DataLoader.from_generator())
+
+
+def test_static_accuracy_is_the_metric():
+    pred = paddle.to_tensor([[0.1, 0.9], [0.8, 0.2]])
+    label = paddle.to_tensor([[1], [1]])
+    assert float(paddle.static.accuracy(pred, label)) == 0.5
+
+
+def test_amp_on_the_cpu_computes_in_float32_and_does_not_scale():
+    net = paddle.nn.Linear(3, 2)
+    opt = paddle.optimizer.SGD(0.1, parameters=net.parameters())
+    x = paddle.ones([4, 3])
+    with pytest.warns(UserWarning, match='no effect'):
+        scaler = paddle.amp.GradScaler(init_loss_scaling=1024)
+    with pytest.warns(UserWarning, match='no effect'):
+        with paddle.amp.auto_cast(level='O1'):
+            loss = net(x).mean()
+    assert str(loss.dtype) == 'float32'
+    scaled = scaler.scale(loss)
+    assert float(scaled) == float(loss)
+    w0 = net.weight.numpy().copy()
+    scaled.backward()
+    scaler.minimize(opt, scaled)
+    np.testing.assert_allclose(net.weight.numpy(), w0 - 0.1 * net.weight.grad.numpy(), rtol=1e-6)
+    assert paddle.amp.decorate(net, level='O2') is net
+    assert not paddle.amp.is_float16_supported()
+    with pytest.raises(ValueError, match='level'):
+        with paddle.amp.auto_cast(level='O3'):
+            pass

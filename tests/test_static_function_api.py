@@ -266,3 +266,80 @@ def test_set_op_attrs_tags_the_ops_of_the_next_traced_forward():
     assert tagged and all(op.attr('mark') is True for op in tagged)
     assert {op.type for op in tagged} >= {'linear', 'tanh', 'cond'}
     assert len(net._forward_pre_hooks) == 0 and len(net._forward_post_hooks) == 0
+
+
+class Gate(nn.Layer):
+    def forward(self, x):
+        if x.mean() < 0:           # a tensor condition inside a layer nn.Sequential calls
+            return -x
+        return x
+
+
+def test_layers_called_by_framework_containers_are_converted():
+    net = to_static(nn.Sequential(nn.Linear(2, 2), Gate()))
+    for sign in (1.0, -1.0):
+        x = paddle.to_tensor([[sign, 2 * sign]])
+        np.testing.assert_allclose(net(x).numpy(), net.forward.dygraph_function(x).numpy(),
+                                   rtol=1e-6)
+    types = [op.type for b in net.forward.main_program.blocks for op in b.ops]
+    assert 'cond' in types
+
+
+def _double_first(layer, inputs):
+    return (inputs[0] * 2,)
+
+
+def _add_one_to_output(layer, inputs, output):
+    return output + 1
+
+
+def test_jit_save_traces_the_layers_hooks_in(tmp_path):
+    net = nn.Linear(3, 1)
+    net.register_forward_pre_hook(_double_first)
+    net.register_forward_post_hook(_add_one_to_output)
+    net = to_static(net)
+    x = paddle.ones([2, 3])
+    expected = net(x).numpy()
+    path = os.path.join(str(tmp_path), 'hooked')
+    paddle.jit.save(net, path)
+    np.testing.assert_allclose(paddle.jit.load(path)(x).numpy(), expected, rtol=1e-6)
+
+
+def _three(a, b, c=1.0):
+    return a * 1 + b * 2 + c * 3
+
+
+def test_keyword_arguments_feed_in_parameter_order(tmp_path):
+    sf = to_static(_three)
+    a, b = paddle.ones([2]), paddle.full([2], 2, 'int64')
+    out = sf(b=b, a=a)
+    np.testing.assert_allclose(out.numpy(), [8.0, 8.0])
+    assert [v.name for v in sf.inputs] == ['a', 'b']
+    sf(a, b)                        # the same call spelled positionally: no new program
+    assert sf.get_traced_count() == 1
+    path = os.path.join(str(tmp_path), 'three')
+    paddle.jit.save(sf, path)
+    paddle.enable_static()
+    try:
+        exe = paddle.static.Executor()
+        prog, feeds, fetches = paddle.static.io.load_inference_model(
+            str(tmp_path), exe, model_filename='three.pdmodel', params_filename='three.pdiparams')
+        assert feeds == ['a', 'b']
+        res = exe.run(prog, feed={'a': a.numpy(), 'b': b.numpy()}, fetch_list=fetches)
+    finally:
+        paddle.disable_static()
+    np.testing.assert_allclose(res[0], [8.0, 8.0])
+
+
+def test_grads_computed_by_the_forward_survive_export(tmp_path):
+    class GradOf(nn.Layer):
+        def forward(self, x):
+            x.stop_gradient = False
+            y = (x * x).sum()
+            return paddle.grad([y], [x], create_graph=True)[0]
+
+    net = to_static(GradOf())
+    x = paddle.to_tensor([1.0, -3.0])
+    path = os.path.join(str(tmp_path), 'grad_of')
+    paddle.jit.save(net, path, input_spec=[InputSpec([2], 'float32')])
+    np.testing.assert_allclose(paddle.jit.load(path)(x).numpy(), [2.0, -6.0])

@@ -8,6 +8,8 @@ function (``convert.py``), declares a ``static.data`` for every tensor
 argument and calls the converted function in static mode; parameters the
 function touches are captured by name, so they stay the eager Parameters.
 """
+import contextlib
+import functools
 import inspect
 import types
 import weakref
@@ -61,7 +63,7 @@ def convert_callable(fn):
         return fn._converted_callable()
     from ..nn.layer import Layer
     if isinstance(fn, Layer):
-        return _LayerCall(fn)
+        return fn              # Layer.__call__ converts its forward while tracing
     if isinstance(fn, types.MethodType):
         func = fn.__func__
         if isinstance(func, StaticFunction):
@@ -99,33 +101,25 @@ def _try_convert(fn):
         return fn
 
 
-class _LayerCall:
-    """Call a sub-layer with its forward converted (hooks still run)."""
-
-    def __init__(self, layer):
-        self.layer = layer
-
-    def __call__(self, *args, **kwargs):
-        layer = self.layer
-        fwd = type(layer).forward
-        if isinstance(layer.__dict__.get('forward'), StaticFunction):
-            conv = layer.__dict__['forward']._converted_callable()
-        elif getattr(fwd, NOT_TO_STATIC, False) or _skipped(fwd):
-            return layer(*args, **kwargs)
-        else:
-            conv = convert.convert_to_static(types.MethodType(fwd, layer))
-        saved = layer.__dict__.get('forward', _MISSING)
-        object.__setattr__(layer, 'forward', conv)
-        try:
-            return layer(*args, **kwargs)
-        finally:
-            if saved is _MISSING:
-                object.__delattr__(layer, 'forward')
-            else:
-                object.__setattr__(layer, 'forward', saved)
-
-
-_MISSING = object()
+def converted_forward(layer):
+    """The forward a Layer runs while a program is traced: a user-defined
+    forward is converted (so its Python control flow on tensors becomes
+    cond/while ops) wherever the layer is called from, framework containers
+    such as nn.Sequential included."""
+    own = layer.__dict__.get('forward')
+    if isinstance(own, StaticFunction):
+        return own._converted_callable()
+    if own is not None:
+        return own
+    fwd = type(layer).forward
+    if isinstance(fwd, StaticFunction):
+        return fwd.__get__(layer)._converted_callable()
+    if getattr(fwd, NOT_TO_STATIC, False) or _skipped(fwd):
+        return layer.forward
+    try:
+        return convert.convert_to_static(types.MethodType(fwd, layer))
+    except convert.ConversionError:
+        return layer.forward
 
 
 # ---- cache keys and program building -----------------------------------------------------
@@ -183,7 +177,7 @@ def build_concrete_program(fn, args, kwargs, specs, arg_names, build_strategy=No
     spec_iter = iter(specs)
     inputs = []
     new_leaves = []
-    with program_guard(main, startup), static_mode_guard(True):
+    with program_guard(main, startup), static_mode_guard(True), _layer_tracing():
         for i, leaf in enumerate(leaves):
             spec = next(spec_iter, None) if _is_tensor_arg(leaf) or isinstance(leaf, InputSpec) \
                 else None
@@ -217,6 +211,18 @@ def build_concrete_program(fn, args, kwargs, specs, arg_names, build_strategy=No
                            list(main._captured.values()))
 
 
+@contextlib.contextmanager
+def _layer_tracing():
+    """Layers called while the program is built run converted forwards."""
+    from ..nn import layer as layer_module
+    prev = layer_module.tracing.forward_of
+    layer_module.tracing.forward_of = converted_forward
+    try:
+        yield
+    finally:
+        layer_module.tracing.forward_of = prev
+
+
 def _check_no_new_parameters(program):
     """A layer created inside the converted function would get fresh parameters
     on every trace and none of them would be trained: refuse it, as Paddle does."""
@@ -247,21 +253,28 @@ def _unique(program, name):
 
 class ProgramCache:
     """The traced programs of one StaticFunction: cache key -> (ConcreteProgram,
-    PartialProgram), in the order they were traced."""
+    PartialProgram), in the order they were traced, with the arguments each was
+    traced for (tensors as InputSpecs)."""
 
     def __init__(self, build_strategy=None):
         self._entries = {}
+        self._arguments = {}
         self._recent_key = None
         self.build_strategy = build_strategy
 
-    def get(self, key, build):
+    def get(self, key, build, arguments=None):
         entry = self._entries.get(key)
         if entry is None:
             concrete = build()
             entry = self._entries[key] = (concrete, PartialProgram(
                 concrete.main_program, concrete.inputs, concrete.outputs, self.build_strategy))
+            self._arguments[key] = arguments
         self._recent_key = key
         return entry
+
+    def arguments(self, key):
+        """``(args, kwargs)`` the program of ``key`` was traced for."""
+        return self._arguments[key]
 
     def last(self):
         """``(key, (concrete_program, partial_program))`` of the most recent call."""
@@ -283,7 +296,26 @@ class ProgramCache:
 
     def clear(self):
         self._entries.clear()
+        self._arguments.clear()
         self._recent_key = None
+
+
+def _as_specs(args, kwargs, specs):
+    """The call's arguments with tensors replaced by their InputSpecs."""
+    leaves, rebuild = _flatten_args([args, kwargs])
+    spec_iter = iter(specs)
+    out = []
+    for leaf in leaves:
+        if _is_tensor_arg(leaf):
+            out.append(_spec_for(leaf, next(spec_iter, None)))
+        else:
+            out.append(leaf)
+    new_args, new_kwargs = rebuild(out)
+    return tuple(new_args), dict(new_kwargs)
+
+
+def _call_with_layer_hooks(layer, forward, *args, **kwargs):
+    return layer._call_with_hooks(args, kwargs, forward=forward)
 
 
 # ---- StaticFunction ------------------------------------------------------------------------
@@ -409,6 +441,7 @@ class StaticFunction:
             return self.dygraph_function(*args, **kwargs)
         if _mode.static:                 # inside another program: inline
             return self._converted_callable()(*args, **kwargs)
+        args, kwargs = self._unified_args(args, kwargs)
         concrete, partial = self.get_concrete_program(*args, **kwargs)
         ProgramTranslator.get_instance()._last = self
         partial.training = self._is_train_mode()
@@ -444,34 +477,70 @@ class StaticFunction:
                 key.append(('P', _hashable(leaf)))
         return (tuple(key), id(self._instance), self._is_train_mode())
 
-    def _arg_names(self, args, kwargs):
+    def _parameters(self):
+        """The function's parameters (without ``self`` of a bound method)."""
         try:
-            params = list(inspect.signature(self._dygraph_function).parameters)
+            params = list(inspect.signature(self._dygraph_function).parameters.values())
         except (TypeError, ValueError):
-            params = []
-        if self._instance is not None and params:
-            params = params[1:]
+            return []
+        return params[1:] if self._instance is not None and params else params
+
+    def _unified_args(self, args, kwargs):
+        """Keyword arguments that name positional parameters become positional,
+        in signature order (defaults filled in between), so a program's inputs
+        follow the function's parameters however a call spells them."""
+        if not kwargs:
+            return args, kwargs
+        positional = [p for p in self._parameters()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        named = [i for i, p in enumerate(positional) if p.name in kwargs and i >= len(args)]
+        if not named:
+            return args, kwargs
+        args, kwargs = list(args), dict(kwargs)
+        for p in positional[len(args):max(named) + 1]:
+            if p.name in kwargs:
+                args.append(kwargs.pop(p.name))
+            elif p.default is not p.empty:
+                args.append(p.default)
+            else:
+                raise TypeError("%s() missing required argument '%s'" % (self.__name__, p.name))
+        return tuple(args), kwargs
+
+    def _arg_names(self, args, kwargs):
+        """A feed name per tensor leaf: the parameter's name (``name_k`` for the
+        k-th tensor inside a nested argument), the keyword for keyword arguments."""
+        params = [p.name for p in self._parameters()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         names = []
-        leaves, _ = _flatten_args([args, kwargs])
-        for i, _leaf in enumerate(leaves):
-            names.append(params[i] if i < len(params) and len(leaves) == len(args) else
-                         'input_%d' % i)
+        tops = [(params[i] if i < len(params) else 'input_%d' % i, a) for i, a in enumerate(args)]
+        tops += sorted(kwargs.items())        # the order _flatten_args walks a dict
+        for name, value in tops:
+            leaves, _ = _flatten_args([value])
+            names += [name] if len(leaves) == 1 else ['%s_%d' % (name, k)
+                                                      for k in range(len(leaves))]
         return names
 
     def get_concrete_program(self, *args, **kwargs):
-        """(ConcreteProgram, PartialProgram) for these arguments, built once."""
-        for internal in ('is_train', 'with_hook', 'is_prim_infer'):
+        """(ConcreteProgram, PartialProgram) for these arguments, built once.
+        ``with_hook=True`` traces the Layer's forward pre/post hooks into the
+        program too (what ``jit.save`` exports)."""
+        with_hook = bool(kwargs.pop('with_hook', False))
+        for internal in ('is_train', 'is_prim_infer'):
             kwargs.pop(internal, None)   # Paddle's internal flags; the mode is ours to know
         if not args and not kwargs and self._input_spec is not None:
             args = tuple(self._input_spec)
-        key = self._key(args, kwargs)
+        args, kwargs = self._unified_args(args, kwargs)
+        key = self._key(args, kwargs) + (with_hook,)
         specs = [s for s in (self._input_spec or []) if isinstance(s, InputSpec)]
 
         def build():
             fn = self._converted_callable()
+            layer = self._layer()
+            if with_hook and layer is not None:
+                fn = functools.partial(_call_with_layer_hooks, layer, fn)
             return build_concrete_program(fn, args, kwargs, specs, self._arg_names(args, kwargs),
                                           self._build_strategy)
-        return self._cache.get(key, build)
+        return self._cache.get(key, build, _as_specs(args, kwargs, specs))
 
     def get_traced_count(self):
         """How many programs have been traced (one per distinct input signature)."""
@@ -487,10 +556,13 @@ class StaticFunction:
                                % self.__name__)
         spec = self._input_spec if self._input_spec is not None else input_spec
         if spec is not None:
-            return self.get_concrete_program(*spec)[0]
+            return self.get_concrete_program(*spec, with_hook=with_hook)[0]
         if self._cache._recent_key is None:
             raise ValueError("%s: no program has been traced yet; give input_spec to "
                              "@to_static, or call the function once first" % self.__name__)
+        if with_hook:          # the latest call's arguments, traced with the hooks
+            args, kwargs = self._cache.arguments(self._cache._recent_key)
+            return self.get_concrete_program(*args, with_hook=True, **kwargs)[0]
         return self._cache.last()[1][0]
 
     @property

@@ -3,7 +3,7 @@ from ..dy2static.convert import set_code_level, set_verbosity
 from ..dy2static.translator import (ProgramTranslator, StaticFunction, ignore_module,
                                     not_to_static)
 from .api import TracedLayer, TranslatedLayer, declarative, load, save, to_static
-from . import api  # noqa: F401  (paddle.jit.api.to_static)
+from . import api, translated_layer  # noqa: F401  (paddle.jit.api.to_static, ...)
 
 
 def enable_to_static(enable_to_static_bool):

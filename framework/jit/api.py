@@ -125,12 +125,14 @@ def save(layer, path, input_spec=None, **configs):
     if isinstance(layer, Layer):
         layer.eval()
     try:
+        # a Layer is exported in eval mode with its forward hooks traced in
+        hooks = isinstance(layer, Layer)
         if input_spec is not None:
             specs = [s if isinstance(s, InputSpec) else InputSpec.from_tensor(s)
                      for s in input_spec]
-            concrete, _ = sf.get_concrete_program(*specs)
+            concrete, _ = sf.get_concrete_program(*specs, with_hook=hooks)
         else:
-            concrete = sf.concrete_program
+            concrete = sf.concrete_program_specify_input_spec(None, with_hook=hooks)
     finally:
         if was_training:
             layer.train()

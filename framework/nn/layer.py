@@ -23,6 +23,7 @@ import collections
 import contextlib
 import itertools
 import re
+import threading
 import warnings
 
 import numpy as np
@@ -150,6 +151,15 @@ def _create_parameter(shape, dtype, attr, is_bias, default_initializer, name_pre
         return static_parameter(shape, str(dtype), name=name, attr=attr, is_bias=is_bias,
                                 default_initializer=init)
     return make_parameter(shape, dtype, attr, init, name)
+
+
+class _Tracing(threading.local):
+    """Per thread: while @to_static traces a program, ``forward_of(layer)`` gives
+    the (converted) forward a called layer runs; None otherwise."""
+    forward_of = None
+
+
+tracing = _Tracing()
 
 
 # ---- hooks ------------------------------------------------------------------
@@ -298,17 +308,22 @@ class Layer:
         raise NotImplementedError("%s must implement forward()" % type(self).__name__)
 
     def __call__(self, *inputs, **kwargs):
-        # The common case (no hooks) costs two dict truth tests.
+        # The common case (no hooks, not tracing) costs three truth tests.
         if self._forward_pre_hooks or self._forward_post_hooks:
             return self._call_with_hooks(inputs, kwargs)
+        if tracing.forward_of is not None:
+            return tracing.forward_of(self)(*inputs, **kwargs)
         return self.forward(*inputs, **kwargs)
 
-    def _call_with_hooks(self, inputs, kwargs):
+    def _call_with_hooks(self, inputs, kwargs, forward=None):
+        """Pre-hooks, ``forward`` (default: the layer's), post-hooks."""
         for hook in list(self._forward_pre_hooks.values()):
             result = hook(self, inputs)
             if result is not None:
                 inputs = result if isinstance(result, tuple) else (result,)
-        outputs = self.forward(*inputs, **kwargs)
+        if forward is None:
+            forward = self.forward if tracing.forward_of is None else tracing.forward_of(self)
+        outputs = forward(*inputs, **kwargs)
         for hook in list(self._forward_post_hooks.values()):
             result = hook(self, inputs, outputs)
             if result is not None:

@@ -453,11 +453,14 @@ def _inference_op(block, op):
     return None
 
 
-def _make_inference(program):
+def _make_inference(program, drop_training_ops=True):
+    """Switch ``program`` to inference; ``drop_training_ops`` also removes the
+    backward/optimizer ops (an exported program was pruned to its fetches
+    instead, which keeps grads the forward itself computes with paddle.grad)."""
     for b in program.blocks:
         ops = []
         for op in b.ops:
-            if op.attrs.get('op_role', 'forward') in TRAINING_ROLES:
+            if drop_training_ops and op.attrs.get('op_role', 'forward') in TRAINING_ROLES:
                 continue
             ops.append(_inference_op(b, op) or op)
         b.ops = ops
