@@ -757,13 +757,6 @@ def test_declarative_aliases():
 
 # ---- errors ----------------------------------------------------------------------------------
 
-def loop_condition_becomes_tensor(x):
-    i = 0
-    while i < 3:
-        i = x.sum() * 0 + i + 1
-    return x
-
-
 def branch_returns_tensor_or_none(x):
     if x.sum() > 0:
         y = x
@@ -772,33 +765,15 @@ def branch_returns_tensor_or_none(x):
     return y
 
 
-def loop_var_changes_shape(x, n):
-    i = paddle.zeros([1], 'int64')
-    while i < n:
-        x = paddle.concat([x, x])
-        i = i + 1
-    return x
-
-
 def fails_inside(x):
     y = x * 2
     z = paddle.matmul(y, paddle.ones([3, 3]))
     return z
 
 
-def test_python_loop_condition_becoming_tensor_is_reported():
-    with pytest.raises(TypeError, match='became a tensor'):
-        to_static(loop_condition_becomes_tensor)(T([1.0]))
-
-
 def test_branches_with_different_kinds_name_the_variable():
     with pytest.raises(TypeError, match="variable 'y'"):
         to_static(branch_returns_tensor_or_none)(T([1.0]))
-
-
-def test_loop_variable_changing_shape_names_the_variable():
-    with pytest.raises(ValueError, match="loop variable 'x'.*shape"):
-        to_static(loop_var_changes_shape)(T([1.0]), T([2], 'int64'))
 
 
 def test_errors_point_at_the_users_file_and_line():

@@ -392,7 +392,17 @@ def concat_op(xs, axis=0):
 @concat_op.def_grad
 def _concat_grad(g, xs, out, axis):
     ax = axis % len(g.shape)
-    return split_op(g, 0, tuple(int(x.shape[ax]) for x in xs), ax)
+    sizes = tuple(int(x.shape[ax]) for x in xs)
+    if min(sizes) >= 0:
+        return split_op(g, 0, sizes, ax)
+    # sizes known only when the program runs (a tensor grown in a loop): slice
+    # g at the inputs' run-time sizes
+    parts, start = [], 0
+    for x in xs:
+        stop = start + shape(x)[ax]
+        parts.append(getitem(g, (_pyslice(None),) * ax + (_pyslice(start, stop),)))
+        start = stop
+    return tuple(parts)
 
 
 @concat_op.def_fast_grad

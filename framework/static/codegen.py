@@ -279,7 +279,7 @@ def compile_program(program, feed_names, fetch_names, strategy=None, side_effect
     work._captured = program._captured
     gb = work.global_block()
     for n in fetch_names:
-        if gb._find_var(n) is None and not any(b._find_var(n) for b in work.blocks):
+        if gb._find_var(n) is None and not any(b._find_var(n) is not None for b in work.blocks):
             raise ValueError("fetch target '%s' is not a variable of the program" % n)
     gb.ops = prune_block(work, gb, fetch_names, feed_names, side_effects)
     if strategy is not None:
