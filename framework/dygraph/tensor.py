@@ -234,11 +234,24 @@ class Tensor:
         if old is not None:
             node.ins = tuple(ins)
 
-    def _inplace_assign(self, result):
-        """Protocol for mode-agnostic in-place ops (``x[i] = v``): the eager
-        tensor takes over the result; a static Variable will rebind its name."""
+    def _inplace_update(self, result):
+        """Protocol for mode-agnostic in-place ops (``x[i] = v``, ``relu_``):
+        the eager tensor takes over the result (same shape; a leaf requiring
+        grad refuses, as in Paddle); a static Variable rebinds instead. While
+        a program is built from eager tensors (a parameter written inside
+        ``@to_static``), the result is a Variable and the write goes to the
+        variable standing for this tensor."""
+        if not isinstance(result, Tensor):
+            return result._write_captured(self)
         self._check_inplace('in-place assignment')
         return self._become(result)
+
+    def _inplace_assign(self, result):
+        """Paddle's ``x._inplace_assign(y)`` (and ``paddle.assign(y, x)``): x
+        takes over y's value, shape, dtype and graph position."""
+        if not isinstance(result, Tensor):
+            return result._write_captured(self)
+        return self._become_any(result)
 
     def set_value(self, value):
         """Overwrite the values (same shape); not recorded by autograd."""

@@ -1829,7 +1829,7 @@ def setitem(x, index, value):
     items, tensors = _parse_index(index)
     value = _setitem_value(x, value, items, tensors)
     out = set_value_op(x, value, tensors, items)
-    x._inplace_assign(out)
+    x._inplace_update(out)
 
 
 def _slice_items(ndim, axes, starts, ends, strides, api):

@@ -114,12 +114,20 @@ def outer_reads(program, blocks, extra=()):
 
 def _build_block(program, fn, args, what, convert=True):
     block = program._create_block()
+    program._begin_rebinds()
+    ended = False
     try:
         result = fn(*args)
         leaves, tree = flatten(result)
+        # Variables updated in place in the block (x[i] = v) get their old
+        # values back; the block's results hold the new ones
+        leaves = program._end_rebinds(leaves)
+        ended = True
         if convert:
             leaves = [_as_var(v, what) for v in leaves]
     finally:
+        if not ended:
+            program._end_rebinds([])
         program._rollback()
     return block, leaves, tree
 

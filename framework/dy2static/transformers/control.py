@@ -56,6 +56,14 @@ class ControlFlowTransformer(ScopeTransformer):
             if n not in self.carried:
                 self.carried.append(n)
 
+    def _assigned(self, stmts):
+        """Names ``stmts`` bind, then the function's locals whose items they
+        assign: ``x[i] = v`` changes ``x``, so a tensor updated in a branch or
+        loop body is carried out of it (a global or closure name is not)."""
+        names = U.assigned_names(stmts)
+        return names + [n for n in U.subscript_stored_names(stmts)
+                        if n in self.shadowed and n not in names]
+
     def _result(self, names, value, origin):
         if names:
             return U.located(U.assign(names, value), origin)
@@ -63,8 +71,8 @@ class ControlFlowTransformer(ScopeTransformer):
 
     def visit_If(self, node):
         self.generic_visit(node)
-        names = _carried(U.assigned_names(node.body) + [
-            n for n in U.assigned_names(node.orelse) if n not in U.assigned_names(node.body)])
+        body = self._assigned(node.body)
+        names = _carried(body + [n for n in self._assigned(node.orelse) if n not in body])
         self._note(names)
         t = U.function(U.fresh('fn_true'), names, node.body + [U.ret(names)], node)
         f = U.function(U.fresh('fn_false'), names, (node.orelse or [gast.Pass()]) + [U.ret(names)],
@@ -75,7 +83,7 @@ class ControlFlowTransformer(ScopeTransformer):
 
     def visit_While(self, node):
         self.generic_visit(node)
-        assigned = U.assigned_names(node.body)
+        assigned = self._assigned(node.body)
         names = _carried(assigned + [n for n in _mutated_lists(node.body) if n not in assigned])
         self._note(names)
         c = U.function(U.fresh('fn_cond'), names,
@@ -89,7 +97,7 @@ class ControlFlowTransformer(ScopeTransformer):
     def visit_For(self, node):
         self.generic_visit(node)
         target_names = [n.id for n in gast.walk(node.target) if isinstance(n, gast.Name)]
-        body_names = U.assigned_names(node.body)
+        body_names = self._assigned(node.body)
         body_names += [n for n in _mutated_lists(node.body) if n not in body_names]
         names = _carried(target_names + [n for n in body_names if n not in target_names])
         self._note(names)
