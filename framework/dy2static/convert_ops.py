@@ -10,6 +10,7 @@ import sys
 
 import numpy as np
 
+from ..ops.registry import mode as _mode
 from ..static import control_flow as _cf
 from ..static.program import Variable, constant, default_main_program
 
@@ -520,19 +521,16 @@ def Len(x):
     return len(x)
 
 
-def Print(*args, **kwargs):
-    if not any(is_var(a) for a in args):
-        return print(*args, **kwargs)
-    from ..ops.control import print_op
-    texts = []
-    for a in args:
-        if is_var(a):
-            print_op(a, ' '.join(texts), 20, True, a.name)
-            texts = []
-        else:
-            texts.append(str(a))
-    if texts:
-        print(' '.join(texts))
+def Print(*args, sep=' ', end='\n', file=None, flush=False):
+    """``print`` in converted code. While a program is built, the line is
+    printed each time the program runs, as the eager call would print it each
+    time (tensors shown as eager ``print`` shows them; a print in a branch or
+    loop body prints when that runs); else an ordinary print."""
+    if _mode.static:
+        from ..ops.control import python_print
+        python_print(args, sep, end, file, flush)
+        return
+    print(*args, sep=sep, end=end, file=file, flush=flush)
 
 
 def Assert(cond, message=None):

@@ -12,6 +12,7 @@ import weakref
 import numpy as np
 
 from .. import dtype as _dt
+from ..ops.control import tensor_repr
 from ..place import cpu_place
 from . import autograd
 from .state import grad_mode
@@ -295,10 +296,7 @@ class Tensor:
 
     # ---- printing ---------------------------------------------------------
     def __repr__(self):
-        body = np.array2string(self.data, separator=', ', prefix='       ',
-                               precision=8, threshold=1000, edgeitems=3)
-        return ("Tensor(shape=%s, dtype=%s, place=%s, stop_gradient=%s,\n       %s)"
-                % (self.shape, self.data.dtype, self.place, self.stop_gradient, body))
+        return tensor_repr(self.data, self.stop_gradient, self.place)
 
     __str__ = __repr__
 

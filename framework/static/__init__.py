@@ -11,6 +11,7 @@ from .program import (Operator, Parameter, Program, Variable, default_main_progr
 from . import passes  # noqa: F401
 from . import control_flow, nn  # noqa: F401
 from .io import load, load_inference_model, save, save_inference_model
+from ..ops.control import Print  # noqa: F401
 
 
 def data(name, shape, dtype=None, lod_level=0):

@@ -228,7 +228,7 @@ def _emit_cond(code, op):
         sub.emit('pass')
         fwd = op.attr(side + '_fwd_block')
         if fwd is not None:          # a grad cond first recomputes the forward branch
-            sub.sub(program.block(fwd), 0).emit_ops(program.block(fwd).ops)
+            sub.sub(program.block(fwd), 0, replay=True).emit_ops(program.block(fwd).ops)
         sub.emit_ops(sub.block.ops)
         for o, src in zip(outs, op.attr(side + '_outs')):
             sub.emit('%s = %s' % (o, sub.ref(src) if src else 'None'))
@@ -513,12 +513,12 @@ def _emit_while_grad(code, op):
         code.emit('%s = _zeros_like(%s)' % (loc, code.ref(n)))
     phs = [code.new(n) for n in op.attr('loop_vars')]
     code.emit('for __snap in reversed(%s):' % hist)
-    body = code.sub(program.block(op.attr('body_block')))
+    body = code.sub(program.block(op.attr('body_block')), replay=True)
     body.emit('%s = __snap' % (', '.join(phs) + ','))
     body.emit_ops(body.block.ops)
     for n, loc in zip(op.attr('out_grad_vars'), g):
         body.emit('%s = %s' % (body.new(n), loc))
-    gblk = body.sub(program.block(op.attr('grad_block')), 0)
+    gblk = body.sub(program.block(op.attr('grad_block')), 0, replay=False)
     gblk.emit_ops(gblk.block.ops)
     new_g = [body.ref(n) if n else '_zeros_like(%s)' % ph
              for n, ph in zip(op.attr('loop_var_grads'), phs)]

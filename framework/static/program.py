@@ -20,6 +20,7 @@ import numpy as np
 from .. import dtype as _dt
 from ..ops import registry
 from ..ops.registry import OpError
+from .codegen import SIDE_EFFECT_OPS
 
 _SCALARS = (bool, int, float)
 
@@ -677,8 +678,8 @@ def _small(metas):
 def _fold_constants(op, in_vars, attrs, metas, out_vars):
     """Give the outputs of ``op`` their build-time values when all its inputs
     have one (or, for ops that read only shapes, when the shapes are known)."""
-    if op.random or op.inplace_map or not _small(metas):
-        return
+    if op.random or op.inplace_map or op.name in SIDE_EFFECT_OPS or not _small(metas):
+        return      # (a print or assert happens when the program runs, not now)
     if op.value_from_meta is not None:
         if not all(isinstance(v, Variable) and all(d >= 0 for d in v._shape) for v in in_vars):
             return
