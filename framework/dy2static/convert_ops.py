@@ -302,6 +302,11 @@ class TensorArray:
     def __getitem__(self, index):
         return self.var[index]
 
+    def __setitem__(self, index, value):
+        """``a[i] = v``: the stacked tensor with item i replaced."""
+        from ..ops.manipulation import set_items
+        self.var = set_items(self.var, index, _as_variable(value))
+
     def stack(self, axis=0):
         if axis in (0, -len(self.var.shape)):
             return self.var

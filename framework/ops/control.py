@@ -161,10 +161,11 @@ def Print(input, first_n=-1, message=None, summarize=20, print_tensor_name=True,
 
 @def_op('assert', meta.logical_unary, differentiable=False)
 def assert_op(cond, message=''):
-    """Raise at run time when ``cond`` is not all true."""
+    """Raise at run time when ``cond`` is not all true (with ``message``, or
+    none, as Python's ``assert`` without a message)."""
     arr = np.asarray(cond)
     if arr.size == 0 or not bool(np.all(arr)):
-        raise AssertionError(message or 'assertion failed: condition is %s' % arr.tolist())
+        raise AssertionError(message) if message else AssertionError()
     return arr.astype(bool)
 
 

@@ -1819,17 +1819,24 @@ def _setitem_value(x, value, items, tensors):
         value = reshape_op(value, vs[extra:]) if is_value(value) else value.reshape(vs[extra:])
     if not is_value(value) and mode.static:
         value = to_tensor(value)
+    if is_value(value) and np.dtype(value.dtype) != np.dtype(x.dtype):
+        value = cast(value, x.dtype)    # x keeps its dtype; value's gradient comes back cast
     return value
+
+
+def set_items(x, index, value):
+    """The value ``x`` has after ``x[index] = value``, as a new tensor (x is
+    not changed)."""
+    items, tensors = _parse_index(index)
+    value = _setitem_value(x, value, items, tensors)
+    return set_value_op(x, value, tensors, items)
 
 
 def setitem(x, index, value):
     """``x[index] = value`` in place; ``value`` (number, array or tensor) is
-    broadcast to the indexed region. Gradients flow to x (outside the region)
-    and to value."""
-    items, tensors = _parse_index(index)
-    value = _setitem_value(x, value, items, tensors)
-    out = set_value_op(x, value, tensors, items)
-    x._inplace_update(out)
+    broadcast to the indexed region and cast to x's dtype. Gradients flow to
+    x (outside the region) and to value."""
+    x._inplace_update(set_items(x, index, value))
 
 
 def _slice_items(ndim, axes, starts, ends, strides, api):

@@ -46,3 +46,14 @@ def install_methods():
 def _variable_setitem(self, index, value):
     from ..ops.manipulation import setitem
     return setitem(self, index, value)
+
+
+def setitem(x, index, value):
+    """Paddle's ``static.setitem``: ``x`` with ``x[index] = value`` as a new
+    tensor in static mode (x itself unchanged); eagerly, x is updated in
+    place and returned."""
+    from ..ops import manipulation
+    if in_dynamic_mode():
+        manipulation.setitem(x, index, value)
+        return x
+    return manipulation.set_items(x, index, value)

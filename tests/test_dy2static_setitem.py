@@ -1,0 +1,384 @@
+"""``x[index] = value`` (Paddle's set_value semantics) eagerly, in static
+programs and inside ``@to_static``: every index form, value kinds and dtype
+casts, augmented assignment, updates inside tensor-dependent if/while/for,
+on inputs, intermediates and parameters. Each scenario compares eager and
+converted results AND the gradients that reach x (outside the region) and the
+assigned value, through ``loss.backward()`` on the converted call."""
+import numpy as np
+import pytest
+
+import framework as paddle
+from framework import static
+from framework.jit import to_static
+
+RNG = np.random.default_rng(0)
+X = RNG.standard_normal((3, 4)).astype('float32')
+V = RNG.standard_normal(4).astype('float32')
+
+
+def op_types(sf):
+    return [op.type for b in sf.concrete_program.main_program.blocks for op in b.ops]
+
+
+def _run(fn, arrays, grad_of):
+    tensors = [paddle.to_tensor(a, stop_gradient=i not in grad_of) for i, a in enumerate(arrays)]
+    out = fn(*tensors)
+    grads = []
+    if grad_of:
+        # a weight per element, so a gradient in the wrong place shows
+        w = np.arange(1, out.size + 1, dtype=out.numpy().dtype).reshape(out.shape)
+        (out * paddle.to_tensor(w)).sum().backward()
+        grads = [np.zeros(tensors[i].shape) if tensors[i].grad is None else
+                 tensors[i].grad.numpy() for i in grad_of]
+    return out.numpy(), grads
+
+
+def check(fn, *arg_sets, grad_of=(0, 1), has=()):
+    """Eager == @to_static (values, dtype, gradients) for each argument set."""
+    sf = to_static(fn)
+    for arrays in arg_sets:
+        (e, eg), (s, sg) = _run(fn, arrays, grad_of), _run(sf, arrays, grad_of)
+        assert e.dtype == s.dtype and e.shape == s.shape
+        np.testing.assert_allclose(s, e, rtol=1e-6)
+        for a, b in zip(eg, sg):
+            np.testing.assert_allclose(b, a, rtol=1e-6)
+    for t in has:
+        assert t in op_types(sf)
+    return sf
+
+
+# ---- index forms -------------------------------------------------------------------
+
+def basic_forms(x, v):
+    y = x * 1.0
+    y[1] = 0.5
+    y[:, ::2] = 7.0
+    y[::-1, -1] = v[:3]
+    y[None, 0, 1:3] = v[1:3]
+    y[..., 2] = -1.0
+    y[[0, 2], 1] = v[0]
+    return y
+
+
+def tensor_index(x, idx, v):
+    y = x + 0
+    y[idx] = v
+    return y
+
+
+def bool_mask(x, v):
+    y = x * 2.0
+    y[y > 1] = v[0]
+    return y
+
+
+def tensor_bounds(x, n, v):
+    y = x * 1.0
+    y[:n] = v[0] * 3
+    y[n:, 1] = -5.0
+    return y
+
+
+def test_ints_slices_steps_none_ellipsis_lists():
+    check(basic_forms, [X, V])
+
+
+def test_int_and_bool_tensor_indices():
+    check(tensor_index, [X, np.array([2, 0]), V], [X, np.array([1]), V], grad_of=(0, 2))
+    check(tensor_index, [X, np.array([True, False, True]), V], grad_of=(0, 2))
+    check(bool_mask, [X, V], [-np.abs(X), V])
+
+
+def test_slice_bounds_known_only_at_run_time():
+    sf = check(tensor_bounds, [X, np.array(2), V], [X, np.array(1), V], grad_of=(0, 2))
+    assert len(sf.program_cache) == 1
+
+
+# ---- values -------------------------------------------------------------------------
+
+def value_kinds_and_casts(x, v64):
+    y = x * 1.0
+    y[0] = v64                                   # float64 tensor into float32
+    y[1] = np.array([1.5, 2.5, 3.5, 4.5])        # numpy array
+    y[2, 1:] = [[9.0, 8.0, 7.0]]                 # leading 1-dims dropped, as numpy does
+    z = paddle.zeros([4], 'int64')
+    z[1] = 2.7                                   # an int tensor keeps its dtype
+    z[2:] = v64[:2] * 10
+    return y + z.astype('float32')
+
+
+def augmented(x, idx, v):
+    y = x * 1.0
+    y[idx] += v                                  # getitem, add, set_value
+    y[0, 1:] *= 2
+    y[:, -1] -= y[:, 0]
+    return y
+
+
+def test_numbers_arrays_tensors_broadcast_and_dtype_cast():
+    check(value_kinds_and_casts, [X, V.astype('float64')])
+
+
+def test_augmented_assignment():
+    check(augmented, [X, np.array([0, 2]), V], grad_of=(0, 2))
+
+
+# ---- control flow ---------------------------------------------------------------------
+
+def in_if_else(x, v):
+    y = x * 1.0
+    if y.sum() > 0:
+        y[0] = v
+    else:
+        y[1:] = v * 2
+    return y
+
+
+def in_if_without_else(x, v):
+    y = x * 1.0
+    if x.mean() > 0:
+        y[:, 0] = v[0]
+    return y
+
+
+def in_while(x, v):
+    y = x * 1.0
+    i = paddle.zeros([], 'int64')
+    while i < 2:
+        y[i] = y[i] + v
+        i += 1
+    return y
+
+
+def in_for_over_tensor_range(x, v):
+    y = x * 1.0
+    for i in range(paddle.shape(x)[0]):
+        y[i, 0] = v[i] * 2
+    return y
+
+
+def in_python_for(x, v):
+    y = x * 1.0
+    for i in range(3):
+        y[i] = v * i
+    return y
+
+
+def if_in_while(x, v):
+    y = x * 1.0
+    i = paddle.zeros([], 'int64')
+    while i < 3:
+        if y[i].sum() > 0:
+            y[i] = v
+        else:
+            y[i, 1] = 100.0
+        i += 1
+    return y
+
+
+def test_in_branches_under_tensor_conditions():
+    pos, neg = np.abs(X), -np.abs(X)
+    check(in_if_else, [pos, V], [neg, V], has=('cond',))
+    check(in_if_without_else, [pos, V], [neg, V], has=('cond',))
+
+
+def test_in_loops_under_tensor_conditions():
+    check(in_while, [X, V], has=('while',))
+    check(in_for_over_tensor_range, [X, V], has=('while',))
+    check(in_python_for, [X, V])
+    check(if_in_while, [X, V], [-X, V], has=('while', 'cond'))
+
+
+def test_an_item_assignment_carries_the_name_out_of_the_branch():
+    sf = to_static(in_if_without_else)
+    sf(paddle.to_tensor(X), paddle.to_tensor(V))
+    cond = [op for op in sf.concrete_program.main_program.global_block().ops
+            if op.type == 'cond'][0]
+    assert len(cond.output('Out')) == 1       # y leaves the branch as the cond's output
+
+
+# ---- inputs, aliases, Python containers --------------------------------------------------
+
+def on_input(x, v):
+    x[0] = v
+    return x * 2
+
+
+def alias_sees_the_update(x, v):
+    y = x * 1.0
+    z = y
+    y[0] = v
+    return z + y
+
+
+def global_list_is_not_carried(x):
+    if x.sum() > 0:
+        _SEEN[0] = 1
+    return x + 1
+
+
+_SEEN = [0]
+
+
+def test_input_and_alias():
+    check(on_input, [X, V], grad_of=(1,))
+    check(alias_sees_the_update, [X, V])
+
+
+def test_item_assignment_to_a_global_keeps_it_global():
+    sf = to_static(global_list_is_not_carried)
+    np.testing.assert_allclose(sf(paddle.to_tensor(X)).numpy(), X + 1)
+
+
+# ---- parameters and buffers --------------------------------------------------------
+
+class WritesWeights(paddle.nn.Layer):
+    def __init__(self, mode):
+        super().__init__()
+        self.lin = paddle.nn.Linear(3, 3)
+        self.register_buffer('buf', paddle.zeros([3]))
+        self.mode = mode
+
+    def forward(self, x):
+        if self.mode == 'param':
+            self.lin.weight[0] = 1.0
+        elif self.mode == 'no_grad':
+            with paddle.no_grad():
+                self.lin.weight[0] = 1.0
+        elif self.mode == 'buffer':
+            self.buf[0] = self.buf[0] + 5.0
+        return self.lin(x) + self.buf
+
+
+def _train_step(layer, fn):
+    out = fn(paddle.ones([2, 3]))
+    out.sum().backward()
+    return out.numpy(), layer.lin.weight.numpy(), layer.lin.weight.grad.numpy(), layer.buf.numpy()
+
+
+@pytest.mark.parametrize('mode', ['param', 'no_grad', 'buffer'])
+def test_writes_to_parameters_and_buffers_last(mode):
+    """Paddle's rule: inside @to_static the write goes into the parameter (and
+    lasts); the parameter's gradient is that of its new value. Eagerly a
+    parameter that requires grad refuses in-place writes outside no_grad."""
+    paddle.seed(3)
+    eager = WritesWeights(mode)
+    paddle.seed(3)
+    converted = WritesWeights(mode)
+    sf = to_static(converted)
+    for _ in range(2):
+        s = _train_step(converted, sf)
+        if mode == 'param':
+            with pytest.raises(RuntimeError, match='leaf tensor'):
+                eager(paddle.ones([2, 3]))
+            with paddle.no_grad():
+                eager.lin.weight[0] = 1.0
+            eager.mode = 'none'
+            e = _train_step(eager, eager)
+            eager.mode = 'param'
+        else:
+            e = _train_step(eager, eager)
+        for a, b in zip(e, s):
+            np.testing.assert_allclose(b, a, rtol=1e-6)
+    if mode == 'buffer':
+        assert converted.buf.tolist() == [10.0, 0.0, 0.0]    # written on each of 2 runs
+    else:
+        assert converted.lin.weight.numpy()[0].tolist() == [1.0, 1.0, 1.0]
+
+
+def test_parameter_write_inside_tensor_branch_is_refused_clearly():
+    class L(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.lin = paddle.nn.Linear(2, 2)
+
+        def forward(self, x):
+            if x.sum() > 0:
+                self.lin.weight[0] = 1.0
+            return self.lin(x)
+    with pytest.raises(NotImplementedError, match='inside a tensor-dependent'):
+        to_static(L())(paddle.ones([1, 2]))
+
+
+# ---- static mode, static.setitem, _inplace_assign ------------------------------------
+
+def test_static_program_item_assignment_and_gradients():
+    paddle.enable_static()
+    try:
+        main, startup = static.Program(), static.Program()
+        with static.program_guard(main, startup):
+            x = static.data('x', [3, 4], 'float32')
+            x.stop_gradient = False
+            v = static.data('v', [4], 'float32')
+            v.stop_gradient = False
+            y = x * 2.0
+            before = y
+            y[1] = v * 3.0
+            copy = static.setitem(y, (slice(None), 0), 0.0)   # y itself unchanged
+            loss = (y * y).sum() + copy.sum()
+            gx, gv = static.gradients(loss, [x, v])
+        res = static.Executor().run(main, feed={'x': X, 'v': V},
+                                    fetch_list=[before, y, copy, gx, gv])
+    finally:
+        paddle.disable_static()
+    expect = X * 2
+    expect[1] = V * 3
+    np.testing.assert_allclose(res[0], expect)          # the alias follows the update
+    np.testing.assert_allclose(res[1], expect)
+    c = expect.copy()
+    c[:, 0] = 0
+    np.testing.assert_allclose(res[2], c)
+    ones = np.ones_like(X)
+    ones[:, 0] = 0
+    g = 2 * expect * 2 + 2 * ones
+    g[1] = 0
+    np.testing.assert_allclose(res[3], g, rtol=1e-6)
+    np.testing.assert_allclose(res[4], 2 * expect[1] * 3 + 3 * ones[1], rtol=1e-6)
+
+
+def test_static_setitem_eagerly_updates_in_place():
+    x = paddle.zeros([3])
+    assert static.setitem(x, 1, 5.0) is x and x.tolist() == [0.0, 5.0, 0.0]
+
+
+def test_inplace_assign_takes_any_shape_and_graph_position():
+    """Paddle's x._inplace_assign(y) / paddle.assign(y, x): x becomes y, also a
+    leaf that requires grad, whatever y's shape; gradients flow to y's inputs."""
+    a = paddle.ones([2, 2])
+    a.stop_gradient = False
+    b = paddle.to_tensor(np.ones((2, 3), 'float32'), stop_gradient=False)
+    a._inplace_assign(b * 3)
+    assert a.shape == [2, 3] and not a.stop_gradient
+    a.sum().backward()
+    np.testing.assert_allclose(b.grad.numpy(), np.full((2, 3), 3.0))
+    c = paddle.ones([2, 3], 'int64')
+    paddle.assign(paddle.ones([4]) * 1.5, c)
+    assert c.shape == [4] and c.dtype == paddle.float32
+
+
+def test_inplace_assign_of_a_converted_result_trains_its_inputs():
+    def double_into(a, x):
+        x = 2 * x
+        x[:] = a * 2.0
+        return x
+    x = paddle.ones([1])
+    x.stop_gradient = False
+    a = paddle.to_tensor([0.5], stop_gradient=False)
+    x._inplace_assign(to_static(double_into)(a, x))
+    x.mean().backward()
+    np.testing.assert_allclose(a.grad.numpy(), [2.0])
+
+
+# ---- lists updated by item in tensor-dependent loops --------------------------------------
+
+def list_items_in_while(x):
+    a = [x * 1.0, x * 2.0, x * 3.0]
+    i = paddle.zeros([], 'int64')
+    while i < 3:
+        a[i] = a[i] + i.astype('float32')
+        i += 1
+    return paddle.stack(a)
+
+
+def test_list_item_assignment_in_a_tensor_loop():
+    check(list_items_in_while, [X[0]], grad_of=(0,), has=('while',))
