@@ -286,18 +286,45 @@ def test_writes_to_parameters_and_buffers_last(mode):
         assert converted.lin.weight.numpy()[0].tolist() == [1.0, 1.0, 1.0]
 
 
-def test_parameter_write_inside_tensor_branch_is_refused_clearly():
-    class L(paddle.nn.Layer):
-        def __init__(self):
-            super().__init__()
-            self.lin = paddle.nn.Linear(2, 2)
+class WritesInControlFlow(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.lin = paddle.nn.Linear(3, 3)
+        self.register_buffer('buf', paddle.zeros([3]))
 
-        def forward(self, x):
-            if x.sum() > 0:
-                self.lin.weight[0] = 1.0
-            return self.lin(x)
-    with pytest.raises(NotImplementedError, match='inside a tensor-dependent'):
-        to_static(L())(paddle.ones([1, 2]))
+    def forward(self, x):
+        if x.sum() > 0:
+            self.buf[0] = self.buf[0] + 1.0
+        else:
+            self.buf[1] = self.buf[1] - 1.0
+        i = paddle.zeros([], 'int64')
+        while i < 2:
+            self.buf[2] += self.buf[0]
+            i += 1
+        with paddle.no_grad():
+            if x.mean() > 0.5:
+                self.lin.weight[0] = self.lin.weight[0] * 2
+        return self.lin(x) + self.buf
+
+
+def test_parameter_and_buffer_writes_inside_tensor_branches_and_loops():
+    results = []
+    for convert in (False, True):
+        paddle.seed(5)
+        layer = WritesInControlFlow()
+        fn = to_static(layer) if convert else layer
+        steps = []
+        for v in (1.0, -1.0, 1.0, 0.1):     # branches taken differ from call to call
+            out = fn(paddle.full([2, 3], v))
+            out.sum().backward()
+            steps.append([out.numpy(), layer.buf.numpy(), layer.lin.weight.numpy(),
+                          layer.lin.weight.grad.numpy()])
+            layer.clear_gradients()
+        results.append(steps)
+    for e, s in zip(*results):
+        for a, b in zip(e, s):
+            np.testing.assert_allclose(b, a, rtol=1e-6)
+    assert results[1][-1][1].tolist() == [3.0, -1.0, 14.0]
 
 
 # ---- static mode, static.setitem, _inplace_assign ------------------------------------
@@ -382,3 +409,28 @@ def list_items_in_while(x):
 
 def test_list_item_assignment_in_a_tensor_loop():
     check(list_items_in_while, [X[0]], grad_of=(0,), has=('while',))
+
+
+def test_static_parameter_written_in_a_cond_branch_keeps_the_write():
+    paddle.enable_static()
+    try:
+        main, startup = static.Program(), static.Program()
+        with static.program_guard(main, startup):
+            flag = static.data('flag', [], 'bool')
+            w = static.create_parameter([3], 'float32',
+                                        default_initializer=paddle.nn.initializer.Constant(1.0))
+
+            def bump():
+                w[1] = w[1] * 3.0
+                return w * 1.0
+
+            seen = static.nn.cond(flag, bump, lambda: w * 1.0)
+            after = w + 0.0
+        exe = static.Executor()
+        exe.run(startup)
+        runs = [exe.run(main, feed={'flag': np.array(f)}, fetch_list=[seen, after])
+                for f in (True, False, True)]
+    finally:
+        paddle.disable_static()
+    assert [r[0].tolist() for r in runs] == [[1, 3, 1], [1, 3, 1], [1, 9, 1]]
+    assert [r[1].tolist() for r in runs] == [[1, 3, 1], [1, 3, 1], [1, 9, 1]]

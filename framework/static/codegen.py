@@ -80,13 +80,27 @@ def has_side_effects(program, block, op):
         v = block._find_var(n)
         if v is not None and v.persistable:
             return True
-    for k, v in op.attrs.items():
-        if (k.endswith('_block') or k == 'sub_block') and isinstance(v, int) \
-                and not isinstance(v, bool):
-            sub = program.block(v)
-            if any(has_side_effects(program, sub, o) for o in sub.ops):
-                return True
-    return False
+    return any(has_side_effects(program, sub, o)
+               for sub in _sub_blocks(program, op) for o in sub.ops)
+
+
+def _sub_blocks(program, op):
+    return [program.block(v) for k, v in op.attrs.items()
+            if (k.endswith('_block') or k == 'sub_block') and isinstance(v, int)
+            and not isinstance(v, bool)]
+
+
+def persistable_writes(program, op):
+    """Persistable variables written inside the sub-blocks of ``op``."""
+    names = set()
+    for sub in _sub_blocks(program, op):
+        for o in sub.ops:
+            for n in o.output_arg_names:
+                v = sub._find_var(n)
+                if v is not None and v.persistable:
+                    names.add(n)
+            names |= persistable_writes(program, o)
+    return names
 
 
 def _keeps_side_effects(side_effects, op):
@@ -209,7 +223,12 @@ class _BlockCode:
             return
         handler = CONTROL_FLOW.get(op.type)
         if handler is not None:
+            # a parameter written in a branch or loop body is read again from its
+            # storage afterwards (the local may hold a value of a path not taken)
+            written = persistable_writes(self.block.program, op)
+            self.forget(written)
             handler(self, op)
+            self.forget(written)
             return
         opdef = registry.lookup(op.type)
         parts = []
@@ -247,7 +266,14 @@ class _BlockCode:
         if dead:
             self.em.emit('del %s' % ', '.join(dead), self.indent)
 
+    def forget(self, names):
+        """Drop the locals of ``names``: the next use loads them from storage."""
+        for n in names:
+            self.local.pop(n, None)
+
     def store_persistable(self, outs):
+        if self.replay:
+            return          # backward recomputing a block must not write parameters again
         for n in outs:
             if n is None:
                 continue

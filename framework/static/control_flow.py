@@ -223,7 +223,9 @@ def _emit_cond(code, op):
         code.ref(n)
     outs = [code.new(n) for n in op.output('Out')]
     code.emit('if _pred(%s):' % pred, op)
+    written = codegen.persistable_writes(program, op)
     for side, last in (('true', False), ('false', True)):
+        code.forget(written)        # what the other branch wrote does not hold here
         sub = code.sub(program.block(op.attr(side + '_block')))
         sub.emit('pass')
         fwd = op.attr(side + '_fwd_block')
@@ -401,6 +403,8 @@ def _emit_while(code, op):
         c.emit('%s = _pred(%s)' % (flag, c.ref(op.attr('cond_out'))))
     emit_cond(code)
     code.emit('while %s:' % flag)
+    # parameters the body writes are loaded afresh in each iteration
+    code.forget(codegen.persistable_writes(program, op))
     body = code.sub(program.block(op.attr('body_block')))
     if hist is not None:
         body.emit('%s.append((%s))' % (hist, ', '.join(ph_locs) + ','))
@@ -513,6 +517,7 @@ def _emit_while_grad(code, op):
         code.emit('%s = _zeros_like(%s)' % (loc, code.ref(n)))
     phs = [code.new(n) for n in op.attr('loop_vars')]
     code.emit('for __snap in reversed(%s):' % hist)
+    code.forget(codegen.persistable_writes(program, op))
     body = code.sub(program.block(op.attr('body_block')), replay=True)
     body.emit('%s = __snap' % (', '.join(phs) + ','))
     body.emit_ops(body.block.ops)

@@ -138,13 +138,7 @@ class Variable:
         the executor stores it back (into the parameter), later ops read the
         new value, and backward treats the write as a plain assignment of a
         new value to the parameter (Paddle's rule: no gradient through it)."""
-        block = result.block
-        if block.idx != 0:
-            raise NotImplementedError(
-                "in-place write to parameter/buffer '%s' inside a tensor-dependent if/while "
-                "(block %d): write it outside the control flow, or compute a new tensor "
-                "(y = x.clone(); y[i] = v)" % (self.name, block.idx))
-        op = block._rename_output(result, self)
+        op = result.block._rename_output(result, self)
         op.attrs['op_stop_gradient'] = True
         self._value = None
         return self
