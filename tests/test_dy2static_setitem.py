@@ -123,6 +123,19 @@ def test_augmented_assignment():
     check(augmented, [X, np.array([0, 2]), V], grad_of=(0, 2))
 
 
+def test_a_position_named_twice_takes_one_write_and_one_gradient():
+    """x[[1, 1]] += v: one of the two writes lands, so only it carries gradient
+    (to v and, through the read, to x's row 1) - Paddle's eager result."""
+    check(augmented, [X, np.array([1, 1]), V], grad_of=(0, 2))
+    x = paddle.to_tensor(X, stop_gradient=False)
+    v = paddle.to_tensor(np.stack([V, 2 * V]), stop_gradient=False)
+    y = x * 1.0
+    y[paddle.to_tensor([1, 1])] = v
+    (y * paddle.to_tensor(X)).sum().backward()
+    np.testing.assert_allclose(y.numpy()[1], 2 * V)
+    np.testing.assert_allclose(v.grad.numpy(), np.stack([np.zeros(4), X[1]]))
+
+
 # ---- control flow ---------------------------------------------------------------------
 
 def in_if_else(x, v):
