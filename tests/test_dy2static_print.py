@@ -71,6 +71,24 @@ def test_print_in_branches_and_loops_runs_when_they_run(capsys):
     assert out.count('not positive') == 1 and out.count('item') == 2 and 'positive T' not in out
 
 
+_LINEAR = paddle.nn.Linear(2, 2)
+
+
+def prints_a_parameter(x):
+    print('weight', _LINEAR.weight)
+    return _LINEAR(x)
+
+
+def test_print_of_a_parameter_shows_its_current_value(capsys):
+    sf = same_output(capsys, prints_a_parameter, (T([[1.0, 2.0]]),))
+    with paddle.no_grad():
+        _LINEAR.weight[:] = 5.0                 # the program prints the value it reads now
+    sf(T([[1.0, 2.0]]))
+    out = capsys.readouterr().out
+    assert out.startswith('weight Parameter containing:\nTensor(shape=[2, 2]')
+    assert '[[5., 5.]' in out
+
+
 class PrintsWhileTraining(paddle.nn.Layer):
     def __init__(self):
         super().__init__()

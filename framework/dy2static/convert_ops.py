@@ -533,9 +533,14 @@ def Print(*args, sep=' ', end='\n', file=None, flush=False):
     loop body prints when that runs); else an ordinary print."""
     if _mode.static:
         from ..ops.control import python_print
-        python_print(args, sep, end, file, flush)
+        python_print(args, sep, end, file, flush, _print_header)
         return
     print(*args, sep=sep, end=end, file=file, flush=flush)
+
+
+def _print_header(t):
+    """What eager printing shows before a tensor's text (a parameter's line)."""
+    return '' if is_var(t) else getattr(t, 'print_header', '')
 
 
 def Assert(cond, message=None):

@@ -331,8 +331,11 @@ class Parameter(Tensor):
     def trainable(self, value):
         self.stop_gradient = not value
 
+    # what printing shows before the tensor (also in converted code's print)
+    print_header = 'Parameter containing:\n'
+
     def __repr__(self):
-        return 'Parameter containing:\n' + Tensor.__repr__(self)
+        return self.print_header + Tensor.__repr__(self)
 
     __str__ = __repr__
 

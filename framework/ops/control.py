@@ -41,25 +41,27 @@ def _python_print_meta(xs, *attrs):
 
 
 @def_op('python_print', _python_print_meta, inputs=('xs*',),
-        attrs={'texts': (), 'stop_gradients': (), 'sep': ' ', 'end': '\n', 'file': 'stdout',
-               'flush': False}, differentiable=False)
-def python_print_op(xs, texts=(), stop_gradients=(), sep=' ', end='\n', file='stdout',
-                    flush=False):
+        attrs={'texts': (), 'stop_gradients': (), 'headers': (), 'sep': ' ', 'end': '\n',
+               'file': 'stdout', 'flush': False}, differentiable=False)
+def python_print_op(xs, texts=(), stop_gradients=(), headers=(), sep=' ', end='\n',
+                    file='stdout', flush=False):
     """``print(*args, sep=sep, end=end)``: ``texts[i]`` is argument i's text,
-    or None where the argument is the next tensor of ``xs``."""
-    tensors = iter(zip(xs, stop_gradients))
+    or None where the argument is the next tensor of ``xs``, shown after its
+    header ('Parameter containing:\n' for a parameter, as eagerly)."""
+    tensors = iter(zip(xs, stop_gradients, headers or [''] * len(xs)))
     parts = []
     for text in texts:
         if text is None:
-            x, stop = next(tensors)
-            text = tensor_repr(x, stop)
+            x, stop, header = next(tensors)
+            text = header + tensor_repr(x, stop)
         parts.append(text)
     print(*parts, sep=sep, end=end, file=_STREAMS[file](), flush=flush)
     return np.array(True)
 
 
-def python_print(args, sep=' ', end='\n', file=None, flush=False):
-    """Append (static) or run (eager) a ``python_print`` of ``args``."""
+def python_print(args, sep=' ', end='\n', file=None, flush=False, header=lambda t: ''):
+    """Append (static) or run (eager) a ``python_print`` of ``args``;
+    ``header(tensor)``: the text eager printing shows before the tensor."""
     if file is None or file is sys.stdout:
         stream = 'stdout'
     elif file is sys.stderr:
@@ -73,8 +75,9 @@ def python_print(args, sep=' ', end='\n', file=None, flush=False):
     tensors = [a for a in args if is_value(a)]
     texts = [None if is_value(a) else str(a) for a in args]
     stops = [bool(t.stop_gradient) for t in tensors]
-    return python_print_op(tensors, texts, stops, ' ' if sep is None else sep,
-                           '\n' if end is None else end, stream, bool(flush))
+    return python_print_op(tensors, texts, stops, [header(t) for t in tensors],
+                           ' ' if sep is None else sep, '\n' if end is None else end, stream,
+                           bool(flush))
 
 
 # ---- static.Print ------------------------------------------------------------------
@@ -180,5 +183,6 @@ add_test_case(print_op, np.float32(-1.5), -1, '', -1, True, True, True, True, Tr
 add_test_case(print_op, np.zeros((0, 2)), -1, '', 20, True, True, True, True, True, 'BOTH', '',
               -1, ref=lambda x, *a: x)
 add_test_case(python_print_op, [np.arange(3.0), np.array(True)], ['a', None, 'b', None],
-              [True, False], ', ', '!\n', 'stdout', False, ref=lambda *a: np.array(True))
+              [True, False], ['', 'Parameter containing:\n'], ', ', '!\n', 'stdout', False,
+              ref=lambda *a: np.array(True))
 add_test_case(assert_op, np.array([True, True]), '', ref=lambda c, m: c)
