@@ -447,3 +447,37 @@ def test_static_parameter_written_in_a_cond_branch_keeps_the_write():
         paddle.disable_static()
     assert [r[0].tolist() for r in runs] == [[1, 3, 1], [1, 3, 1], [1, 9, 1]]
     assert [r[1].tolist() for r in runs] == [[1, 3, 1], [1, 3, 1], [1, 9, 1]]
+
+
+# ---- in-place methods ------------------------------------------------------------------
+
+def inplace_methods(x, v):
+    y = x * 1.0
+    alias = y
+    y.add_(v)
+    y.scale_(2.0)
+    paddle.nn.functional.relu_(y)
+    y += v
+    return alias * 1.0          # the alias follows every update, as eagerly
+
+
+class CountsCalls(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer('calls', paddle.zeros([1]))
+
+    def forward(self, x):
+        self.calls += 1
+        return x * self.calls
+
+
+def test_inplace_methods_on_variables():
+    check(inplace_methods, [X, V], [-X, V])
+
+
+def test_inplace_update_of_a_buffer_lasts_across_runs():
+    layer = CountsCalls()
+    sf = to_static(layer)
+    outs = [sf(paddle.ones([2])).numpy().tolist() for _ in range(3)]
+    assert outs == [[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]]
+    assert isinstance(layer.calls, paddle.Tensor) and layer.calls.tolist() == [3.0]

@@ -243,7 +243,8 @@ class Tensor:
         ``@to_static``), the result is a Variable and the write goes to the
         variable standing for this tensor."""
         if not isinstance(result, Tensor):
-            return result._write_captured(self)
+            result._write_captured(self)
+            return self
         self._check_inplace('in-place assignment')
         return self._become(result)
 
@@ -251,7 +252,8 @@ class Tensor:
         """Paddle's ``x._inplace_assign(y)`` (and ``paddle.assign(y, x)``): x
         takes over y's value, shape, dtype and graph position."""
         if not isinstance(result, Tensor):
-            return result._write_captured(self)
+            result._write_captured(self)
+            return self
         return self._become_any(result)
 
     def set_value(self, value):

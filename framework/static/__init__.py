@@ -40,7 +40,18 @@ def install_methods():
     """Attach the shared Tensor method/operator table to Variable."""
     from ..ops import tensor_methods
     tensor_methods.install(Variable, skip=('__hash__', '__setitem__'))
+    tensor_methods.install_inplace(Variable, _variable_inplace)
     Variable.__setitem__ = _variable_setitem
+
+
+def _variable_inplace(name, base):
+    """``x.add_(y)``, ``x += y`` on a Variable: x stands for the result (see
+    ``Variable._inplace_update``)."""
+    def method(self, *args, **kwargs):
+        return self._inplace_update(getattr(type(self), base)(self, *args, **kwargs))
+    method.__name__ = name
+    method.__doc__ = "In-place version of ``%s``." % base
+    return method
 
 
 def _variable_setitem(self, index, value):
