@@ -424,6 +424,36 @@ def test_list_item_assignment_in_a_tensor_loop():
     check(list_items_in_while, [X[0]], grad_of=(0,), has=('while',))
 
 
+def containers_in_if(x):
+    a = [x, x * 2]
+    d = {'k': x}
+    kept = []
+    if x.sum() > 0:
+        a[0] = x + 1
+        d['k'] = x * 10
+        kept.append(x * 3)
+    else:
+        a[1] = x - 1
+        kept.append(x)
+    return a[0] + a[1] + d['k'] + kept[0]
+
+
+def append_in_one_branch(x):
+    a = []
+    if x.sum() > 0:
+        a.append(x)
+    return x
+
+
+def test_lists_and_dicts_changed_in_a_tensor_if_leave_it_item_by_item():
+    check(containers_in_if, [X[0]], [-np.abs(X[0])], grad_of=(0,), has=('cond',))
+
+
+def test_a_list_whose_length_depends_on_a_tensor_condition_is_refused():
+    with pytest.raises(TypeError, match=r"'a' is \[x\] in the if branch and \[\] in the else"):
+        to_static(append_in_one_branch)(paddle.to_tensor(X[0]))
+
+
 def test_static_parameter_written_in_a_cond_branch_keeps_the_write():
     paddle.enable_static()
     try:

@@ -66,27 +66,54 @@ def IfElse(pred, true_fn, false_fn, args, names):
 
 def _static_if(pred, true_fn, false_fn, args, names, where):
     program = default_main_program()
-    tb, tvals, _ = _cf._build_block(program, lambda: list(true_fn(*args)), (), 'if branch',
-                                    convert=False)
-    fb, fvals, _ = _cf._build_block(program, lambda: list(false_fn(*args)), (), 'else branch',
-                                    convert=False)
-    tsel, fsel, plan = [], [], []
-    for name, t, f in zip(names, tvals, fvals):
-        kind = _merge_kind(name, t, f, where)
-        if kind == 'var':
-            tsel.append(_in_block(program, tb, t))
-            fsel.append(_in_block(program, fb, f))
-        plan.append((kind, t, f))
+    # each branch gets its own copies of the Python lists and dicts it may change
+    # (a[i] = v, a.append(v)); they leave the if item by item, like tensors
+    tb, tvals, ttree = _cf._build_block(program, lambda: list(true_fn(*_fresh(args))), (),
+                                        'if branch', convert=False)
+    fb, fvals, ftree = _cf._build_block(program, lambda: list(false_fn(*_fresh(args))), (),
+                                        'else branch', convert=False)
+    tsel, fsel, plans = [], [], []
+    for name, t, f in zip(names, _cf.unflatten(ttree, tvals), _cf.unflatten(ftree, fvals)):
+        (tl, tt), (fl, ft) = _cf.flatten(t), _cf.flatten(f)
+        if tt != ft:
+            if isinstance(t, Undefined) or isinstance(f, Undefined):
+                plans.append(None)
+                continue
+            raise TypeError("%s: variable '%s' is %s in the if branch and %s in the else "
+                            "branch of a tensor-dependent if; a list or dict must keep its "
+                            "structure (length, keys) in both branches"
+                            % (where, name, _cf._describe(tt), _cf._describe(ft)))
+        items = []
+        for k, (a, b) in enumerate(zip(tl, fl)):
+            kind = _merge_kind(name if tt[0] == 'leaf' else '%s (item %d)' % (name, k), a, b,
+                               where)
+            if kind == 'var':
+                tsel.append(_in_block(program, tb, a))
+                fsel.append(_in_block(program, fb, b))
+            items.append((kind, a))
+        plans.append((tt, items))
     outs = iter(_cf.make_cond_op(program, pred, tb, fb, tsel, fsel, 'if at %s' % where))
     result = []
-    for name, (kind, t, f) in zip(names, plan):
-        if kind == 'var':
-            result.append(next(outs))
-        elif kind == 'same':
-            result.append(t)
-        else:
+    for name, plan in zip(names, plans):
+        if plan is None:
             result.append(Undefined(name))
+            continue
+        tree, items = plan
+        leaves = [next(outs) if kind == 'var' else t if kind == 'same' else Undefined(name)
+                  for kind, t in items]
+        result.append(_cf.unflatten(tree, leaves))
     return tuple(result)
+
+
+def _fresh(value):
+    """``value`` with its lists, tuples and dicts copied (the items shared)."""
+    if type(value) is list:
+        return [_fresh(v) for v in value]
+    if type(value) is tuple:
+        return tuple(_fresh(v) for v in value)
+    if type(value) is dict:
+        return {k: _fresh(v) for k, v in value.items()}
+    return value
 
 
 def _merge_kind(name, t, f, where):
