@@ -449,6 +449,21 @@ def test_lists_and_dicts_changed_in_a_tensor_if_leave_it_item_by_item():
     check(containers_in_if, [X[0]], [-np.abs(X[0])], grad_of=(0,), has=('cond',))
 
 
+def early_return_of_a_structure(x):
+    if x.sum() > 0:
+        return x, [x + 1, {'a': x * 3}]
+    y = x * 2
+    return y, [x, {'a': y - 1}]
+
+
+def test_early_return_of_a_structure_from_a_tensor_if():
+    sf = to_static(early_return_of_a_structure)
+    for arr in (X[0], -np.abs(X[0])):
+        e, s = early_return_of_a_structure(paddle.to_tensor(arr)), sf(paddle.to_tensor(arr))
+        for a, b in [(e[0], s[0]), (e[1][0], s[1][0]), (e[1][1]['a'], s[1][1]['a'])]:
+            np.testing.assert_allclose(b.numpy(), a.numpy())
+
+
 def test_a_list_whose_length_depends_on_a_tensor_condition_is_refused():
     with pytest.raises(TypeError, match=r"'a' is \[x\] in the if branch and \[\] in the else"):
         to_static(append_in_one_branch)(paddle.to_tensor(X[0]))

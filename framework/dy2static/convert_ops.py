@@ -75,6 +75,10 @@ def _static_if(pred, true_fn, false_fn, args, names, where):
     tsel, fsel, plans = [], [], []
     for name, t, f in zip(names, _cf.unflatten(ttree, tvals), _cf.unflatten(ftree, fvals)):
         (tl, tt), (fl, ft) = _cf.flatten(t), _cf.flatten(f)
+        if tt != ft and name.startswith(RETURN_VALUE_PREFIX) and (t is None or f is None):
+            # a return value set on one path only: its flag guards every item
+            tl, fl = (tl, [None] * len(tl)) if f is None else ([None] * len(fl), fl)
+            tt = ft = tt if f is None else ft
         if tt != ft:
             if isinstance(t, Undefined) or isinstance(f, Undefined):
                 plans.append(None)
