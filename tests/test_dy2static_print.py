@@ -37,6 +37,7 @@ def mixed_arguments(x):
     print('y is', y, 'and', x.sum(), sep='|', end='!\n')
     print(y.astype('int64'), x > 0)
     print('no tensors', 3, [1, 2], file=sys.stderr)
+    print([x, (y,), {'k': x * 0}], (1, 'two'), {'a': [x]})
     return y
 
 

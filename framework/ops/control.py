@@ -45,18 +45,48 @@ def _python_print_meta(xs, *attrs):
                'file': 'stdout', 'flush': False}, differentiable=False)
 def python_print_op(xs, texts=(), stop_gradients=(), headers=(), sep=' ', end='\n',
                     file='stdout', flush=False):
-    """``print(*args, sep=sep, end=end)``: ``texts[i]`` is argument i's text,
-    or None where the argument is the next tensor of ``xs``, shown after its
-    header ('Parameter containing:\n' for a parameter, as eagerly)."""
+    """``print(*args, sep=sep, end=end)``: ``texts[i]`` lists the pieces of
+    argument i's text, None where the next tensor of ``xs`` goes (shown after
+    its header: 'Parameter containing:\n' for a parameter, as eagerly)."""
     tensors = iter(zip(xs, stop_gradients, headers or [''] * len(xs)))
-    parts = []
-    for text in texts:
-        if text is None:
-            x, stop, header = next(tensors)
-            text = header + tensor_repr(x, stop)
-        parts.append(text)
-    print(*parts, sep=sep, end=end, file=_STREAMS[file](), flush=flush)
+
+    def piece(p):
+        if p is not None:
+            return p
+        x, stop, header = next(tensors)
+        return header + tensor_repr(x, stop)
+    args = [''.join(piece(p) for p in pieces) for pieces in texts]
+    print(*args, sep=sep, end=end, file=_STREAMS[file](), flush=flush)
     return np.array(True)
+
+
+def _holds_tensor(a):
+    if is_value(a):
+        return True
+    if type(a) in (list, tuple):
+        return any(_holds_tensor(v) for v in a)
+    if type(a) is dict:
+        return any(_holds_tensor(v) for v in a.values())
+    return False
+
+
+def _pieces(a, tensors, top=True):
+    """The text of ``a`` as ``print`` shows it (str at top level, repr inside
+    containers), None where a tensor's text goes; tensors are collected."""
+    if is_value(a):
+        tensors.append(a)
+        return [None]
+    if not _holds_tensor(a):
+        return [str(a) if top else repr(a)]
+    if type(a) is dict:
+        out = ['{']
+        for i, (k, v) in enumerate(a.items()):
+            out += ([', '] if i else []) + [repr(k) + ': '] + _pieces(v, tensors, False)
+        return out + ['}']
+    out = ['[' if type(a) is list else '(']
+    for i, v in enumerate(a):
+        out += ([', '] if i else []) + _pieces(v, tensors, False)
+    return out + [']' if type(a) is list else (',)' if len(a) == 1 else ')')]
 
 
 def python_print(args, sep=' ', end='\n', file=None, flush=False, header=lambda t: ''):
@@ -72,8 +102,8 @@ def python_print(args, sep=' ', end='\n', file=None, flush=False, header=lambda 
     for name, v in (('sep', sep), ('end', end)):
         if v is not None and not isinstance(v, str):
             raise TypeError("print: %s must be None or a string, not %s" % (name, type(v).__name__))
-    tensors = [a for a in args if is_value(a)]
-    texts = [None if is_value(a) else str(a) for a in args]
+    tensors = []
+    texts = [_pieces(a, tensors) for a in args]
     stops = [bool(t.stop_gradient) for t in tensors]
     return python_print_op(tensors, texts, stops, [header(t) for t in tensors],
                            ' ' if sep is None else sep, '\n' if end is None else end, stream,
@@ -182,7 +212,8 @@ add_test_case(print_op, np.float32(-1.5), -1, '', -1, True, True, True, True, Tr
               'y', -1, ref=lambda x, *a: x)
 add_test_case(print_op, np.zeros((0, 2)), -1, '', 20, True, True, True, True, True, 'BOTH', '',
               -1, ref=lambda x, *a: x)
-add_test_case(python_print_op, [np.arange(3.0), np.array(True)], ['a', None, 'b', None],
+add_test_case(python_print_op, [np.arange(3.0), np.array(True)],
+              [['a'], [None], ['b', '[', None, ']']],
               [True, False], ['', 'Parameter containing:\n'], ', ', '!\n', 'stdout', False,
               ref=lambda *a: np.array(True))
 add_test_case(assert_op, np.array([True, True]), '', ref=lambda c, m: c)
