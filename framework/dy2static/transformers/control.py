@@ -73,8 +73,6 @@ class ControlFlowTransformer(ScopeTransformer):
         self.generic_visit(node)
         body = self._assigned(node.body)
         names = _carried(body + [n for n in self._assigned(node.orelse) if n not in body])
-        names += [n for n in _mutated_lists(node.body + node.orelse)
-                  if n in self.shadowed and n not in names]
         self._note(names)
         t = U.function(U.fresh('fn_true'), names, node.body + [U.ret(names)], node)
         f = U.function(U.fresh('fn_false'), names, (node.orelse or [gast.Pass()]) + [U.ret(names)],
