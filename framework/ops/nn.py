@@ -1093,7 +1093,7 @@ def relu(x, name=None):
 
 def relu_(x, name=None):
     """In-place ``relu``."""
-    return x._inplace_assign(relu_op(x))
+    return x._inplace_update(relu_op(x))
 
 
 def relu6(x, name=None):
@@ -1113,7 +1113,7 @@ def elu(x, alpha=1.0, name=None):
 
 def elu_(x, alpha=1.0, name=None):
     """In-place ``elu``."""
-    return x._inplace_assign(elu(x, alpha))
+    return x._inplace_update(elu(x, alpha))
 
 
 def selu(x, scale=_SELU_SCALE, alpha=_SELU_ALPHA, name=None):
@@ -1262,7 +1262,7 @@ def softmax(x, axis=-1, dtype=None, name=None):
 
 def softmax_(x, axis=-1, dtype=None, name=None):
     """In-place ``softmax``."""
-    return x._inplace_assign(softmax(x, axis, dtype))
+    return x._inplace_update(softmax(x, axis, dtype))
 
 
 def log_softmax(x, axis=-1, dtype=None, name=None):
