@@ -19,7 +19,9 @@ from .state import grad_mode
 from .tensor import Tensor
 
 _ndarray = np.ndarray
-_SCALARS = (float, int, bool)
+# numbers the hot paths pass to kernels as cached 0-d arrays (numpy scalars
+# count as numbers in type promotion, like Python's)
+_SCALARS = (float, int, bool, np.float64, np.float32, np.int64, np.int32, np.bool_)
 _new = Tensor.__new__
 _ref = weakref.ref
 
