@@ -65,22 +65,27 @@ def IfElse(pred, true_fn, false_fn, args, names):
 
 def _static_if(pred, true_fn, false_fn, args, names, where):
     program = default_main_program()
-    tb, tvals, _ = _cf._build_block(program, lambda: list(true_fn(*args)), (), 'if branch',
-                                    convert=False)
-    fb, fvals, _ = _cf._build_block(program, lambda: list(false_fn(*args)), (), 'else branch',
-                                    convert=False)
+    tb, tleaves, ttree = _cf._build_block(program, lambda: list(true_fn(*args)), (),
+                                          'if branch', convert=False)
+    fb, fleaves, ftree = _cf._build_block(program, lambda: list(false_fn(*args)), (),
+                                          'else branch', convert=False)
     tsel, fsel, plan = [], [], []
-    for name, t, f in zip(names, tvals, fvals):
-        kind = _merge_kind(name, t, f, where)
+    for name, (t, tl, tt), (f, fl, ft) in zip(names, _by_name(tleaves, ttree),
+                                              _by_name(fleaves, ftree)):
+        kind = _merge_kind(name, t, f, tl, fl, tt, ft, where)
         if kind == 'var':
-            tsel.append(_in_block(program, tb, t))
-            fsel.append(_in_block(program, fb, f))
-        plan.append((kind, t, f))
+            # a value may be a tuple or list of tensors (a returned tuple): one
+            # cond output per leaf; None on one side only for return values
+            tl = tl if t is not None else [None] * len(fl)
+            fl = fl if f is not None else [None] * len(tl)
+            tsel.extend(_in_block(program, tb, v) for v in tl)
+            fsel.extend(_in_block(program, fb, v) for v in fl)
+        plan.append((kind, t, tt if t is not None else ft, len(tl)))
     outs = iter(_cf.make_cond_op(program, pred, tb, fb, tsel, fsel, 'if at %s' % where))
     result = []
-    for name, (kind, t, f) in zip(names, plan):
+    for name, (kind, t, tree, n) in zip(names, plan):
         if kind == 'var':
-            result.append(next(outs))
+            result.append(_cf.unflatten(tree, [next(outs) for _ in range(n)]))
         elif kind == 'same':
             result.append(t)
         else:
@@ -88,8 +93,26 @@ def _static_if(pred, true_fn, false_fn, args, names, where):
     return tuple(result)
 
 
-def _merge_kind(name, t, f, where):
-    """How a variable leaves a tensor-dependent if: as a cond output ('var'),
+def _by_name(leaves, tree):
+    """(value, leaves, treedef) for each variable of a branch's flattened values."""
+    out, k = [], 0
+    for sub in tree[1]:
+        n = _n_leaves(sub)
+        mine = leaves[k:k + n]
+        out.append((_cf.unflatten(sub, mine), mine, sub))
+        k += n
+    return out
+
+
+def _n_leaves(tree):
+    kind, body = tree
+    if kind == 'leaf':
+        return 1
+    return sum(_n_leaves(v) for v in ([v for _, v in body] if kind == 'dict' else body))
+
+
+def _merge_kind(name, t, f, tl, fl, ttree, ftree, where):
+    """How a variable leaves a tensor-dependent if: as cond outputs ('var'),
     unchanged ('same') or undefined afterwards ('undefined')."""
     if t is f or (not is_var(t) and not is_var(f) and _py_equal(t, f)):
         return 'same'
@@ -97,8 +120,9 @@ def _merge_kind(name, t, f, where):
         return 'undefined'
     if name.startswith(RETURN_VALUE_PREFIX) and (t is None or f is None):
         return 'var'        # the return flag guards it: undefined on the other path is fine
-    if _tensorable(t) and _tensorable(f):
-        return 'var'
+    if ttree == ftree and all((a is None and b is None) or (_tensorable(a) and _tensorable(b))
+                              for a, b in zip(tl, fl)):
+        return 'var'        # tensors, or tuples/lists of them with one structure
     raise TypeError("%s: variable '%s' is %s in the if branch and %s in the else branch "
                     "of a tensor-dependent if; both branches must give tensors (or the "
                     "same Python value)" % (where, name, _kind(t), _kind(f)))
