@@ -7,6 +7,18 @@ class CPUPlace:
     def __repr__(self):
         return 'Place(cpu)'
 
+    def _equals(self, other):
+        return self == other
+
+    def is_cpu_place(self):
+        return True
+
+    def is_gpu_place(self):
+        return False
+
+    def is_cuda_pinned_place(self):
+        return False
+
     def __eq__(self, other):
         return isinstance(other, CPUPlace)
 

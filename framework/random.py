@@ -22,6 +22,15 @@ def seed(n):
     return _state['gen']
 
 
+def _manual_program_seed(n):
+    """Seed the random ops of the default static programs (Paddle's
+    ``paddle.framework.random._manual_program_seed``; eager draws are seeded
+    by ``seed``)."""
+    from .static.program import default_main_program, default_startup_program
+    default_main_program().random_seed = int(n)
+    default_startup_program().random_seed = int(n)
+
+
 def generator():
     gen = getattr(_local, 'gen', None)
     return _state['gen'] if gen is None else gen

@@ -20,6 +20,7 @@ from ..flags import get_flags, set_flags  # noqa: F401
 from ..place import CUDAPinnedPlace, CUDAPlace, is_compiled_with_cuda  # noqa: F401
 from ..static.mode import in_dynamic_mode  # noqa: F401
 from ..utils import unique_name  # noqa: F401
+from . import core, framework  # noqa: F401
 
 for _name in ('dygraph', 'layers', 'param_attr', 'io', 'initializer', 'optimizer'):
     _module = getattr(_fluid, _name)

@@ -68,7 +68,11 @@ class ConvertedFunction:
     def __init__(self, fn):
         fn = inspect.unwrap(fn)
         source, first, filename = _source_of(fn)
-        tree = gast.parse(source)
+        try:
+            tree = gast.parse(source)
+        except SyntaxError as e:     # e.g. a lambda whose line is part of a statement
+            raise ConversionError("@to_static cannot convert %s: its source does not parse "
+                                  "on its own (%s)" % (fn.__qualname__, e.msg)) from None
         root = tree.body[0]
         if isinstance(root, (gast.ClassDef,)) or not isinstance(root, gast.FunctionDef):
             raise ConversionError("@to_static expects a function, got source starting with %s"

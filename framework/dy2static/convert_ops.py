@@ -536,6 +536,22 @@ def _length(x):
 
 # ---- builtins ---------------------------------------------------------------------
 
+def Shape(x):
+    """``x.shape`` in converted code. A Variable's dims that are known only at
+    run time (-1) come as 0-d int tensors from ``paddle.shape(x)``, so a
+    ``reshape``/``full``/... built from them follows the data (Paddle's rule)."""
+    if isinstance(x, TensorArray):
+        x = x.var
+    if not is_var(x):
+        return x.shape
+    dims = x.shape
+    if all(d >= 0 for d in dims):
+        return dims
+    from ..ops.manipulation import shape as shape_of
+    runtime = shape_of(x)
+    return [d if d >= 0 else runtime[i] for i, d in enumerate(dims)]
+
+
 def Len(x):
     if isinstance(x, TensorArray):
         x = x.var
@@ -590,10 +606,47 @@ Bool = _cast_builtin(bool, 'bool')
 
 # ---- calls ---------------------------------------------------------------------
 
+def _var_numpy(x):
+    """``x.numpy()`` in converted code: the value when it is known while the
+    program is built, else ``x`` itself (Paddle's dy2static rule: numpy()
+    of a tensor whose value exists only at run time stays that tensor)."""
+    return np.array(x._value) if x._value is not None else x
+
+
+def _var_item(x, *index):
+    """``x.item()``: the Python number when known now, else the one-element
+    tensor (``x.item(i)``: element i of the flattened tensor), as Paddle does."""
+    if x._value is not None:
+        return x._value.item(*index)
+    if not index:
+        if x.size not in (1, -1):
+            raise ValueError("item() of Variable '%s' with shape %s: only one-element "
+                             "tensors convert to a scalar" % (x.name, x.shape))
+        return x
+    from ..ops.manipulation import flatten
+    return flatten(x)[int(index[0]) if len(index) == 1 else _flat_offset(x, index)]
+
+
+def _flat_offset(x, index):
+    shape = x.shape
+    if len(index) != len(shape) or any(d < 0 for d in shape):
+        raise ValueError("item%s of Variable '%s' with shape %s: give one index per dim of a "
+                         "tensor with known shape" % (tuple(index), x.name, shape))
+    return int(np.ravel_multi_index(tuple(int(i) for i in index), shape))
+
+
+# Variable methods whose meaning in converted code differs from plain static mode
+_VARIABLE_METHODS = {'numpy': _var_numpy, 'item': _var_item}
+
+
 def Call(fn):
     """The function to call in converted code: user functions, methods and
     layers are converted recursively; framework/numpy/builtins are not."""
     from .translator import convert_callable
+    owner = getattr(fn, '__self__', None)
+    if is_var(owner) and getattr(fn, '__name__', None) in _VARIABLE_METHODS:
+        method = _VARIABLE_METHODS[fn.__name__]
+        return lambda *args: method(owner, *args)
     if getattr(fn, '__name__', None) in ('stack', 'concat') and \
             getattr(fn, '__module__', '').startswith('framework.'):
         return _array_aware(fn)

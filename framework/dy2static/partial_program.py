@@ -25,40 +25,75 @@ from ..static.program import program_guard
 
 class PartialProgram:
     def __init__(self, program, input_vars, output_vars, build_strategy=None):
-        self.program = program
+        self._forward = program
         self.input_names = [v.name for v in input_vars]
         self.output_vars = output_vars
         self.output_names = [v.name for v in output_vars]
         self.strategy = build_strategy or BuildStrategy()
+        self.training = True     # eval: forward only, no gradients (set per call)
         self._infer_plan = None
         self._ops = {}     # which inputs need grads (tuple of bools) -> run_program op
+        self._trains = {}  # the same key -> training plans (forward + backward program)
+        self._last_needs = None
+
+    # -- the programs -------------------------------------------------------------
+    @property
+    def program(self):
+        """The program this layer runs in its current mode (train or eval)."""
+        return self.train_program if self.training else self.infer_program
+
+    @property
+    def infer_program(self):
+        """The forward program (what runs in eval mode or without gradients)."""
+        return self._forward
+
+    @property
+    def train_program(self):
+        """The forward + backward program of the latest training call (inputs
+        needing no gradient when there was none yet)."""
+        needs = self._last_needs or (False,) * len(self.input_names)
+        return self._train(needs)['program']
+
+    @property
+    def forward_program(self):
+        return self._forward
+
+    @property
+    def backward_program(self):
+        return self.train_program
+
+    def _train(self, input_needs):
+        plans = self._trains.get(input_needs)
+        if plans is None:
+            plans = self._trains[input_needs] = self._build_train(input_needs)
+        return plans
 
     @property
     def params(self):
-        return list(self.program._captured.values())
+        return list(self._forward._captured.values())
 
     # -- plans ------------------------------------------------------------------
     def infer_plan(self):
         if self._infer_plan is None:
-            self._infer_plan = compile_program(self.program, tuple(self.input_names),
+            self._infer_plan = compile_program(self._forward, tuple(self.input_names),
                                                tuple(self.output_names), self.strategy)
         return self._infer_plan
 
     def _build_train(self, input_needs):
         """Plans for training; input gradients only for ``input_needs``
         (a first layer's input gradient is expensive and usually unused)."""
-        prog = self.program.clone()
-        prog._captured = self.program._captured
+        prog = self._forward.clone()
+        prog._captured = self._forward._captured
         gb = prog.global_block()
         targets, gouts = [], []
-        for name in self.output_names:
+        for name in dict.fromkeys(self.output_names):    # each output once
             v = gb.var(name)
             if v.dtype.kind == 'f' and not v.stop_gradient:
                 targets.append(v)
                 gouts.append(gb.create_var(name + '@GRAD', v.shape, v.dtype, stop_gradient=True))
         wanted = [gb.var(n) for n, need in zip(self.input_names, input_needs)
                   if need and gb.var(n).dtype.kind == 'f']
-        wanted += [gb.var(n) for n, t in self.program._captured.items()
+        wanted += [gb.var(n) for n, t in self._forward._captured.items()
                    if not t.stop_gradient and t.data.dtype.kind == 'f']
         n_fwd = len(gb.ops)
         with program_guard(prog), static_mode_guard(True):
@@ -71,7 +106,7 @@ class PartialProgram:
         for op in bwd_ops:
             reads |= _block_reads(prog, op)
         feeds = set(self.input_names)
-        saved = sorted((reads & produced) - feeds - set(self.program._captured))
+        saved = sorted((reads & produced) - feeds - set(self._forward._captured))
         grad_of = {}
         for v in wanted:
             g = grads.get(v.name)
@@ -82,7 +117,8 @@ class PartialProgram:
                               self.strategy)
         bwd = compile_program(prog, tuple(self.input_names + saved + [g.name for g in gouts]),
                               tuple(fetch_grads), self.strategy, side_effects=False)
-        return {'fwd': fwd, 'bwd': bwd, 'saved': saved, 'gouts': [g.name for g in gouts],
+        return {'program': prog, 'fwd': fwd, 'bwd': bwd, 'saved': saved,
+                'gouts': [g.name for g in gouts],
                 'targets': [t.name for t in targets], 'grad_of': grad_of,
                 'fetch_grads': fetch_grads}
 
@@ -90,19 +126,23 @@ class PartialProgram:
     def __call__(self, inputs):
         """``inputs``: eager tensors or arrays, in ``input_names`` order."""
         params = self.params
-        need = grad_mode.enabled and (
+        need = self.training and grad_mode.enabled and (
             any(not p.stop_gradient for p in params) or
             any(isinstance(t, Tensor) and not t.stop_gradient for t in inputs))
         if not need:
             feeds = {n: _array(t) for n, t in zip(self.input_names, inputs)}
             outs = self.infer_plan()({}, feeds)
-            return [_wrap(o) for o in outs]
+            # when training, an output keeps its variable's flag: a tensor made with
+            # to_tensor(..., stop_gradient=False) inside is such a leaf, as eagerly
+            keep = self.training and grad_mode.enabled
+            return [_wrap(o, v.stop_gradient or not keep) for o, v in zip(outs, self.output_vars)]
         args = tuple(t if isinstance(t, Tensor) else Tensor(np.asarray(t)) for t in inputs)
         op = self._run_op(tuple(not t.stop_gradient for t in args))
         res = apply_op(op, args + tuple(params) + ({},))
         return list(res) if isinstance(res, (tuple, list)) else [res]
 
     def _run_op(self, input_needs):
+        self._last_needs = input_needs
         op = self._ops.get(input_needs)
         if op is None:
             op = self._ops[input_needs] = self._make_run_op(input_needs)
@@ -112,7 +152,7 @@ class PartialProgram:
         n_in, n_p = len(self.input_names), len(self.params)
         names = self.input_names
         outs = self.output_names
-        train = self._build_train(input_needs)
+        train = self._train(input_needs)
 
         def kernel(*args):
             arrays, box = args[:n_in], args[-1]
@@ -128,12 +168,14 @@ class PartialProgram:
             box = args[-1]
             feeds = dict(zip(names, ins))
             feeds.update(zip(train['saved'], box['saved']))
-            gout_map = dict(zip(outs, gs))
+            gout_map = {}
+            for name, g in zip(outs, gs):     # an output returned twice: grads add up
+                gout_map[name] = g if name not in gout_map else gout_map[name] + g
             for t, gname in zip(train['targets'], train['gouts']):
                 feeds[gname] = gout_map[t]
             values = dict(zip(train['fetch_grads'], train['bwd']({}, feeds)))
             result = []
-            for name in names + list(self.program._captured):
+            for name in names + list(self._forward._captured):
                 g = train['grad_of'].get(name)
                 result.append(values[g] if g is not None else None)
             return tuple(result)
@@ -161,9 +203,9 @@ def _array(t):
     return t.data if isinstance(t, Tensor) else np.asarray(t)
 
 
-def _wrap(v):
+def _wrap(v, stop_gradient=True):
     t = Tensor.__new__(Tensor)
-    t._init(np.asarray(v), None, True)
+    t._init(np.asarray(v), None, stop_gradient)
     return t
 
 

@@ -8,6 +8,8 @@ function (``convert.py``), declares a ``static.data`` for every tensor
 argument and calls the converted function in static mode; parameters the
 function touches are captured by name, so they stay the eager Parameters.
 """
+import contextlib
+import functools
 import inspect
 import types
 import weakref
@@ -30,11 +32,24 @@ NOT_TO_STATIC = '__jst_not_to_static__'
 _SKIP_MODULE_PREFIXES = ('framework', 'numpy', 'builtins', 'functools', 'itertools', 'math',
                          'collections', 'typing', 'abc', 'copy', 'operator', 'inspect', 're',
                          'random', 'time', 'os', 'sys', 'json', 'warnings', 'logging')
+_ignored_modules = set()     # module names added by jit.ignore_module
+
+
+def ignore_module(modules):
+    """Never convert functions of these modules inside @to_static code (they run
+    as they are, like numpy's)."""
+    for m in modules if isinstance(modules, (list, tuple, set)) else [modules]:
+        name = getattr(m, '__name__', m)
+        if not isinstance(name, str):
+            raise TypeError("ignore_module expects modules (or module names), got %r" % (m,))
+        _ignored_modules.add(name)
 
 
 def _skipped(fn):
     mod = getattr(fn, '__module__', None) or ''
     root = mod.split('.')[0]
+    if any(mod == m or mod.startswith(m + '.') for m in _ignored_modules):
+        return True
     if mod.startswith('framework.') and not mod.startswith('framework.vision.models'):
         return True
     return root in _SKIP_MODULE_PREFIXES and not mod.startswith('framework.vision.models')
@@ -48,7 +63,7 @@ def convert_callable(fn):
         return fn._converted_callable()
     from ..nn.layer import Layer
     if isinstance(fn, Layer):
-        return _LayerCall(fn)
+        return fn              # Layer.__call__ converts its forward while tracing
     if isinstance(fn, types.MethodType):
         func = fn.__func__
         if isinstance(func, StaticFunction):
@@ -86,33 +101,25 @@ def _try_convert(fn):
         return fn
 
 
-class _LayerCall:
-    """Call a sub-layer with its forward converted (hooks still run)."""
-
-    def __init__(self, layer):
-        self.layer = layer
-
-    def __call__(self, *args, **kwargs):
-        layer = self.layer
-        fwd = type(layer).forward
-        if isinstance(layer.__dict__.get('forward'), StaticFunction):
-            conv = layer.__dict__['forward']._converted_callable()
-        elif getattr(fwd, NOT_TO_STATIC, False) or _skipped(fwd):
-            return layer(*args, **kwargs)
-        else:
-            conv = convert.convert_to_static(types.MethodType(fwd, layer))
-        saved = layer.__dict__.get('forward', _MISSING)
-        object.__setattr__(layer, 'forward', conv)
-        try:
-            return layer(*args, **kwargs)
-        finally:
-            if saved is _MISSING:
-                object.__delattr__(layer, 'forward')
-            else:
-                object.__setattr__(layer, 'forward', saved)
-
-
-_MISSING = object()
+def converted_forward(layer):
+    """The forward a Layer runs while a program is traced: a user-defined
+    forward is converted (so its Python control flow on tensors becomes
+    cond/while ops) wherever the layer is called from, framework containers
+    such as nn.Sequential included."""
+    own = layer.__dict__.get('forward')
+    if isinstance(own, StaticFunction):
+        return own._converted_callable()
+    if own is not None:
+        return own
+    fwd = type(layer).forward
+    if isinstance(fwd, StaticFunction):
+        return fwd.__get__(layer)._converted_callable()
+    if getattr(fwd, NOT_TO_STATIC, False) or _skipped(fwd):
+        return layer.forward
+    try:
+        return convert.convert_to_static(types.MethodType(fwd, layer))
+    except convert.ConversionError:
+        return layer.forward
 
 
 # ---- cache keys and program building -----------------------------------------------------
@@ -170,7 +177,7 @@ def build_concrete_program(fn, args, kwargs, specs, arg_names, build_strategy=No
     spec_iter = iter(specs)
     inputs = []
     new_leaves = []
-    with program_guard(main, startup), static_mode_guard(True):
+    with program_guard(main, startup), static_mode_guard(True), _layer_tracing():
         for i, leaf in enumerate(leaves):
             spec = next(spec_iter, None) if _is_tensor_arg(leaf) or isinstance(leaf, InputSpec) \
                 else None
@@ -192,6 +199,7 @@ def build_concrete_program(fn, args, kwargs, specs, arg_names, build_strategy=No
         new_args = [a if not _has_tensor(a) else n for a, n in zip(args, new_args)]
         new_kwargs = {k: (v if not _has_tensor(v) else new_kwargs[k]) for k, v in kwargs.items()}
         out = fn(*new_args, **new_kwargs)
+        _check_no_new_parameters(main)
         out_leaves, out_rebuild = _flatten_args([out])
         outputs = []
         for leaf in out_leaves:
@@ -201,6 +209,32 @@ def build_concrete_program(fn, args, kwargs, specs, arg_names, build_strategy=No
                 outputs.append(leaf)
     return ConcreteProgram(main, startup, inputs, outputs, (out_leaves, out_rebuild), fn,
                            list(main._captured.values()))
+
+
+@contextlib.contextmanager
+def _layer_tracing():
+    """Layers called while the program is built run converted forwards."""
+    from ..nn import layer as layer_module
+    prev = layer_module.tracing.forward_of
+    layer_module.tracing.forward_of = converted_forward
+    try:
+        yield
+    finally:
+        layer_module.tracing.forward_of = prev
+
+
+def _check_no_new_parameters(program):
+    """A layer created inside the converted function would get fresh parameters
+    on every trace and none of them would be trained: refuse it, as Paddle does."""
+    from ..static.program import Parameter as StaticParameter
+    for block in program.blocks:
+        for name, var in block.vars.items():
+            if isinstance(var, StaticParameter):
+                raise ValueError(
+                    "@to_static: parameter '%s' was created inside the converted function "
+                    "(a layer built in forward). Create layers in __init__ (use "
+                    "nn.LayerList / nn.ParameterList instead of Python lists) so their "
+                    "parameters exist before the function runs" % name)
 
 
 def _has_tensor(value):
@@ -218,38 +252,109 @@ def _unique(program, name):
 
 
 class ProgramCache:
+    """The traced programs of one StaticFunction: cache key -> (ConcreteProgram,
+    PartialProgram), in the order they were traced, with the arguments each was
+    traced for (tensors as InputSpecs)."""
+
     def __init__(self, build_strategy=None):
         self._entries = {}
-        self.last = None
+        self._arguments = {}
+        self._recent_key = None
         self.build_strategy = build_strategy
 
-    def get(self, key, build):
+    def get(self, key, build, arguments=None):
         entry = self._entries.get(key)
         if entry is None:
             concrete = build()
             entry = self._entries[key] = (concrete, PartialProgram(
                 concrete.main_program, concrete.inputs, concrete.outputs, self.build_strategy))
-        self.last = entry
+            self._arguments[key] = arguments
+        self._recent_key = key
         return entry
+
+    def arguments(self, key):
+        """``(args, kwargs)`` the program of ``key`` was traced for."""
+        return self._arguments[key]
+
+    def last(self):
+        """``(key, (concrete_program, partial_program))`` of the most recent call."""
+        if self._recent_key is None:
+            raise ValueError("program_cache.last(): no program has been traced yet")
+        return self._recent_key, self._entries[self._recent_key]
+
+    def concrete_programs(self):
+        return [concrete for concrete, _ in self._entries.values()]
+
+    def __getitem__(self, key):
+        return self._entries[key]
+
+    def __contains__(self, key):
+        return key in self._entries
 
     def __len__(self):
         return len(self._entries)
 
+    def clear(self):
+        self._entries.clear()
+        self._arguments.clear()
+        self._recent_key = None
+
+
+def _as_specs(args, kwargs, specs):
+    """The call's arguments with tensors replaced by their InputSpecs."""
+    leaves, rebuild = _flatten_args([args, kwargs])
+    spec_iter = iter(specs)
+    out = []
+    for leaf in leaves:
+        if _is_tensor_arg(leaf):
+            out.append(_spec_for(leaf, next(spec_iter, None)))
+        else:
+            out.append(leaf)
+    new_args, new_kwargs = rebuild(out)
+    return tuple(new_args), dict(new_kwargs)
+
+
+def _call_with_layer_hooks(layer, forward, *args, **kwargs):
+    return layer._call_with_hooks(args, kwargs, forward=forward)
+
 
 # ---- StaticFunction ------------------------------------------------------------------------
 
+def _check_layer_method(function, instance):
+    """Methods convert only on Layers: their parameters, sub-layers and train/eval
+    mode are what a traced program captures (Paddle refuses other classes too)."""
+    from ..nn.layer import Layer
+    if not isinstance(instance, Layer):
+        raise TypeError("to_static converts methods of nn.Layer subclasses only; %s is "
+                        "bound to %r. Make the class inherit from nn.Layer, or decorate a "
+                        "plain function" % (getattr(function, '__qualname__', function),
+                                            instance))
+
+
 class StaticFunction:
-    """What ``@to_static`` returns: call it like the original function."""
+    """What ``@to_static`` returns: call it like the original function.
+
+    Besides calling, it exposes the traced programs as Paddle's does:
+    ``concrete_program`` / ``main_program`` / ``startup_program`` / ``inputs`` /
+    ``outputs`` of the latest call, ``program_cache``, ``get_traced_count()``,
+    ``code``, ``dygraph_function``, ``rollback()`` and ``train()`` / ``eval()``
+    (for a plain function; a Layer's method follows ``layer.train()/eval()``).
+    """
 
     def __init__(self, function, input_spec=None, build_strategy=None, full_graph=True,
                  instance=None, **kwargs):
         if isinstance(function, types.MethodType) and instance is None:
             instance, function = function.__self__, function.__func__
+        if instance is not None:
+            _check_layer_method(function, instance)
         self._dygraph_function = function
         self._instance = instance
         self._input_spec = list(input_spec) if input_spec is not None else None
         self._build_strategy = build_strategy
         self._full_graph = full_graph
+        self._kwargs = kwargs
+        self._property = bool(kwargs.get('property', False))
+        self._training = True
         self._cache = ProgramCache(build_strategy)
         self._bound = weakref.WeakKeyDictionary()
         self._converted = None
@@ -265,7 +370,7 @@ class StaticFunction:
             return self._bound[instance]
         except KeyError:
             bound = StaticFunction(self._dygraph_function, self._input_spec, self._build_strategy,
-                                   self._full_graph, instance=instance)
+                                   self._full_graph, instance=instance, **self._kwargs)
             self._bound[instance] = bound
             return bound
 
@@ -275,9 +380,52 @@ class StaticFunction:
             return types.MethodType(self._dygraph_function, self._instance)
         return self._dygraph_function
 
+    @property
+    def class_instance(self):
+        return self._instance
+
+    @property
+    def is_property(self):
+        return self._property
+
+    # -- train / eval ---------------------------------------------------------------
+    def _layer(self):
+        from ..nn.layer import Layer
+        return self._instance if isinstance(self._instance, Layer) else None
+
+    def train(self):
+        """Trace and run for training (a plain function; Layers use ``layer.train()``)."""
+        layer = self._layer()
+        if layer is not None and not layer.training:
+            raise RuntimeError("Failed to switch train mode: %s is a Layer's method; use "
+                               "Layer.train() to switch the layer to train mode"
+                               % self.__name__)
+        self._training = True
+
+    def eval(self):
+        """Trace and run for inference (a plain function; Layers use ``layer.eval()``)."""
+        layer = self._layer()
+        if layer is not None and layer.training:
+            raise RuntimeError("Failed to switch eval mode: %s is a Layer's method; use "
+                               "Layer.eval() to switch the layer to eval mode" % self.__name__)
+        self._training = False
+
+    def _is_train_mode(self):
+        if self._instance is not None and hasattr(self._instance, 'training'):
+            return bool(self._instance.training)
+        return self._training
+
+    # -- conversion -----------------------------------------------------------------
     def _converted_callable(self):
         if self._converted is None:
-            self._converted = convert.converted(self._dygraph_function)
+            try:
+                self._converted = convert.converted(self._dygraph_function)
+            except convert.ConversionError:
+                if self._dygraph_function.__name__ != '<lambda>':
+                    raise
+                # a lambda's source is part of a larger line: it holds one
+                # expression and no statements, so tracing it as it is suffices
+                return self.dygraph_function
         fn = self._converted.make_function(self._dygraph_function)
         return types.MethodType(fn, self._instance) if self._instance is not None else fn
 
@@ -289,11 +437,14 @@ class StaticFunction:
         return self._converted.source
 
     def __call__(self, *args, **kwargs):
-        if not ProgramTranslator.get_instance().enable_to_static:
+        if self._property or not ProgramTranslator.get_instance().enable_to_static:
             return self.dygraph_function(*args, **kwargs)
         if _mode.static:                 # inside another program: inline
             return self._converted_callable()(*args, **kwargs)
+        args, kwargs = self._unified_args(args, kwargs)
         concrete, partial = self.get_concrete_program(*args, **kwargs)
+        ProgramTranslator.get_instance()._last = self
+        partial.training = self._is_train_mode()
         leaves, _ = _flatten_args([args, kwargs])
         tensors = [leaf for leaf in leaves if _is_tensor_arg(leaf)]
         outs = partial(tensors)
@@ -327,45 +478,115 @@ class StaticFunction:
                 key.append(('T', leaf.shape, str(leaf.dtype)))
             else:
                 key.append(('P', _hashable(leaf)))
-        layer = self._instance
-        training = getattr(layer, 'training', None)
-        return (tuple(key), id(layer), training)
+        return (tuple(key), id(self._instance), self._is_train_mode())
+
+    def _parameters(self):
+        """The function's parameters (without ``self`` of a bound method)."""
+        try:
+            params = list(inspect.signature(self._dygraph_function).parameters.values())
+        except (TypeError, ValueError):
+            return []
+        return params[1:] if self._instance is not None and params else params
+
+    def _unified_args(self, args, kwargs):
+        """Keyword arguments that name positional parameters become positional,
+        in signature order (defaults filled in between), so a program's inputs
+        follow the function's parameters however a call spells them."""
+        if not kwargs:
+            return args, kwargs
+        positional = [p for p in self._parameters()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        named = [i for i, p in enumerate(positional) if p.name in kwargs and i >= len(args)]
+        if not named:
+            return args, kwargs
+        args, kwargs = list(args), dict(kwargs)
+        for p in positional[len(args):max(named) + 1]:
+            if p.name in kwargs:
+                args.append(kwargs.pop(p.name))
+            elif p.default is not p.empty:
+                args.append(p.default)
+            else:
+                raise TypeError("%s() missing required argument '%s'" % (self.__name__, p.name))
+        return tuple(args), kwargs
 
     def _arg_names(self, args, kwargs):
-        try:
-            params = list(inspect.signature(self._dygraph_function).parameters)
-        except (TypeError, ValueError):
-            params = []
-        if self._instance is not None and params:
-            params = params[1:]
+        """A feed name per tensor leaf: the parameter's name (``name_k`` for the
+        k-th tensor inside a nested argument), the keyword for keyword arguments."""
+        params = [p.name for p in self._parameters()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         names = []
-        leaves, _ = _flatten_args([args, kwargs])
-        for i, _leaf in enumerate(leaves):
-            names.append(params[i] if i < len(params) and len(leaves) == len(args) else
-                         'input_%d' % i)
+        tops = [(params[i] if i < len(params) else 'input_%d' % i, a) for i, a in enumerate(args)]
+        tops += sorted(kwargs.items())        # the order _flatten_args walks a dict
+        for name, value in tops:
+            leaves, _ = _flatten_args([value])
+            names += [name] if len(leaves) == 1 else ['%s_%d' % (name, k)
+                                                      for k in range(len(leaves))]
         return names
 
     def get_concrete_program(self, *args, **kwargs):
-        """(ConcreteProgram, PartialProgram) for these arguments, built once."""
+        """(ConcreteProgram, PartialProgram) for these arguments, built once.
+        ``with_hook=True`` traces the Layer's forward pre/post hooks into the
+        program too (what ``jit.save`` exports)."""
+        with_hook = bool(kwargs.pop('with_hook', False))
+        for internal in ('is_train', 'is_prim_infer'):
+            kwargs.pop(internal, None)   # Paddle's internal flags; the mode is ours to know
         if not args and not kwargs and self._input_spec is not None:
             args = tuple(self._input_spec)
-        key = self._key(args, kwargs)
+        args, kwargs = self._unified_args(args, kwargs)
+        key = self._key(args, kwargs) + (with_hook,)
         specs = [s for s in (self._input_spec or []) if isinstance(s, InputSpec)]
 
         def build():
             fn = self._converted_callable()
+            layer = self._layer()
+            if with_hook and layer is not None:
+                fn = functools.partial(_call_with_layer_hooks, layer, fn)
             return build_concrete_program(fn, args, kwargs, specs, self._arg_names(args, kwargs),
                                           self._build_strategy)
-        return self._cache.get(key, build)
+        return self._cache.get(key, build, _as_specs(args, kwargs, specs))
+
+    def get_traced_count(self):
+        """How many programs have been traced (one per distinct input signature)."""
+        return len(self._cache)
+
+    # -- the latest traced program --------------------------------------------------
+    def concrete_program_specify_input_spec(self, input_spec=None, with_hook=False,
+                                            is_prim_infer=False):
+        """The ConcreteProgram for ``input_spec`` (or the decorator's input_spec),
+        else the program of the latest call."""
+        if self._property:
+            raise RuntimeError("%s is a property (to_static(property=True)): it has no program"
+                               % self.__name__)
+        spec = self._input_spec if self._input_spec is not None else input_spec
+        if spec is not None:
+            return self.get_concrete_program(*spec, with_hook=with_hook)[0]
+        if self._cache._recent_key is None:
+            raise ValueError("%s: no program has been traced yet; give input_spec to "
+                             "@to_static, or call the function once first" % self.__name__)
+        if with_hook:          # the latest call's arguments, traced with the hooks
+            args, kwargs = self._cache.arguments(self._cache._recent_key)
+            return self.get_concrete_program(*args, with_hook=True, **kwargs)[0]
+        return self._cache.last()[1][0]
 
     @property
     def concrete_program(self):
-        if self._cache.last is None:
-            if self._input_spec is None:
-                raise RuntimeError("concrete_program: call the function once (or give "
-                                   "input_spec) before asking for its program")
-            self.get_concrete_program(*self._input_spec)
-        return self._cache.last[0]
+        return self.concrete_program_specify_input_spec(None)
+
+    @property
+    def main_program(self):
+        return self.concrete_program.main_program
+
+    @property
+    def startup_program(self):
+        return self.concrete_program.startup_program
+
+    @property
+    def inputs(self):
+        return list(self.concrete_program.inputs)
+
+    @property
+    def outputs(self):
+        return list(self.concrete_program.outputs)
 
     @property
     def program_cache(self):
@@ -373,10 +594,15 @@ class StaticFunction:
 
     def rollback(self):
         """Back to the eager function (for a Layer: restores ``forward``)."""
-        if self._instance is not None and self._instance.__dict__.get('forward') is self:
-            object.__delattr__(self._instance, 'forward')
-            return types.MethodType(self._dygraph_function, self._instance)
-        return self._dygraph_function
+        if self._instance is None:
+            return self._dygraph_function
+        eager = types.MethodType(self._dygraph_function, self._instance)
+        name = self._dygraph_function.__name__
+        if self._instance.__dict__.get(name) is self:      # to_static(layer)
+            object.__delattr__(self._instance, name)
+        if isinstance(getattr(type(self._instance), name, None), StaticFunction):
+            object.__setattr__(self._instance, name, eager)  # @to_static on the class
+        return eager
 
     def __repr__(self):
         return '<StaticFunction %s>' % self.__name__
@@ -441,10 +667,10 @@ class ProgramTranslator:
 
     def save_inference_model(self, dirname, feed=None, fetch=None):
         """Save the program of the last function run through ``get_output``."""
-        if self._last is None or self._last._cache.last is None:
-            raise RuntimeError("ProgramTranslator.save_inference_model: run a function with "
-                               "get_output() first")
-        concrete = self._last._cache.last[0]
+        if self._last is None or self._last._cache._recent_key is None:
+            raise RuntimeError("ProgramTranslator.save_inference_model: run a @to_static "
+                               "function (or get_output()) first")
+        concrete = self._last.concrete_program
         inputs = [concrete.inputs[i] for i in feed] if feed is not None else concrete.inputs
         outputs = [concrete.outputs[i] for i in fetch] if fetch is not None else concrete.outputs
         import os

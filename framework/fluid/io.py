@@ -1,6 +1,7 @@
 """1.8 ``fluid.io`` save/load of inference models (dirname + file names)."""
 import os
 
+from ..io import DataLoader  # noqa: F401  (fluid.io.DataLoader)
 from ..static import io as _io
 
 

@@ -152,5 +152,39 @@ def create_predictor(config):
     return Predictor(config)
 
 
+# ---- Paddle 1.x / 2.0 names: AnalysisConfig + create_paddle_predictor -----------------
+
+class AnalysisConfig(Config):
+    """The 1.x config: the same files; the switches below only exist for
+    compatibility (feeds are always by name, there are no feed/fetch ops)."""
+
+    def switch_specify_input_names(self, on=True):
+        pass
+
+    def switch_use_feed_fetch_ops(self, on=True):
+        pass
+
+
+class AnalysisPredictor(Predictor):
+    """The 1.x predictor: ``get_input_tensor`` / ``get_output_tensor`` handles and
+    ``zero_copy_run``."""
+
+    def get_input_tensor(self, name):
+        return self.get_input_handle(name)
+
+    def get_output_tensor(self, name):
+        return self.get_output_handle(name)
+
+    def get_input_tensor_shape(self):
+        return {n: self._declared_shape(n) for n in self._feed}
+
+    def zero_copy_run(self):
+        return self.run()
+
+
+def create_paddle_predictor(config):
+    return AnalysisPredictor(config)
+
+
 PrecisionType = type('PrecisionType', (), {'Float32': 0, 'Half': 1, 'Int8': 2})
 PlaceType = type('PlaceType', (), {'CPU': 0, 'GPU': 1})

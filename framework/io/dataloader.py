@@ -422,6 +422,16 @@ class DataLoader:
         return _worker.WorkerPool(self.dataset, self.num_workers, seed % (2 ** 62),
                                   self.worker_init_fn)
 
+    @staticmethod
+    def from_generator(feed_list=None, capacity=None, use_double_buffer=True, iterable=True,
+                       return_list=False, use_multiprocess=False, drop_last=True):
+        """A loader fed by a Python generator (see ``set_sample_generator``,
+        ``set_sample_list_generator`` and ``set_batch_generator``)."""
+        from ..static.mode import in_dynamic_mode
+        from .generator_loader import GeneratorLoader
+        return GeneratorLoader(feed_list, capacity, use_double_buffer, iterable,
+                               return_list or in_dynamic_mode(), drop_last)
+
     def __iter__(self):
         if self.num_workers == 0:
             return _SingleThreadIter(self)

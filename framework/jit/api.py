@@ -34,6 +34,11 @@ def to_static(function=None, input_spec=None, build_strategy=None, full_graph=Tr
     >>> f(paddle.to_tensor([1.0, 2.0])).tolist()
     [2.0, 4.0]
     """
+    from ..static.executor import BuildStrategy
+    if build_strategy is not None and not isinstance(build_strategy, BuildStrategy):
+        raise TypeError("to_static: build_strategy must be a static.BuildStrategy, got %s"
+                        % type(build_strategy).__name__)
+
     def decorate(fn):
         if isinstance(fn, Layer):
             fwd = fn.__dict__.get('forward')
@@ -57,6 +62,25 @@ def to_static(function=None, input_spec=None, build_strategy=None, full_graph=Tr
 
 
 declarative = to_static
+
+
+def set_dynamic_shape(variable, shape_list):
+    """Inside @to_static: treat the dims of ``variable`` given as -1 in
+    ``shape_list`` as known only at run time (e.g. a tensor that grows in a
+    loop). Eagerly it does nothing."""
+    from ..static.program import Variable
+    if not isinstance(variable, Variable):
+        return
+    shape_list = list(shape_list)
+    if len(shape_list) != len(variable.shape):
+        raise ValueError("set_dynamic_shape: %s has %d dims but shape_list %s has %d"
+                         % (variable.name, len(variable.shape), shape_list, len(shape_list)))
+    for i, (d, new) in enumerate(zip(variable.shape, shape_list)):
+        if new != -1 and d != -1 and new != d:
+            raise ValueError("set_dynamic_shape: dim %d of %s is %d, shape_list gives %d"
+                             % (i, variable.name, d, new))
+    variable._shape = tuple(-1 if d is None else int(d) for d in shape_list)
+    variable._value = None
 
 
 def _static_function_of(obj, input_spec):
@@ -101,12 +125,14 @@ def save(layer, path, input_spec=None, **configs):
     if isinstance(layer, Layer):
         layer.eval()
     try:
+        # a Layer is exported in eval mode with its forward hooks traced in
+        hooks = isinstance(layer, Layer)
         if input_spec is not None:
             specs = [s if isinstance(s, InputSpec) else InputSpec.from_tensor(s)
                      for s in input_spec]
-            concrete, _ = sf.get_concrete_program(*specs)
+            concrete, _ = sf.get_concrete_program(*specs, with_hook=hooks)
         else:
-            concrete = sf.concrete_program
+            concrete = sf.concrete_program_specify_input_spec(None, with_hook=hooks)
     finally:
         if was_training:
             layer.train()
@@ -202,6 +228,6 @@ class TracedLayer:
         pass
 
 
-__all__ = ['to_static', 'declarative', 'not_to_static', 'save', 'load', 'TracedLayer',
+__all__ = ['to_static', 'declarative', 'set_dynamic_shape', 'not_to_static', 'save', 'load', 'TracedLayer',
            'TranslatedLayer', 'ProgramTranslator', 'InputSpec', 'Program', 'program_guard',
            'static_mode_guard', 'Tensor']

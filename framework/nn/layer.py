@@ -23,6 +23,7 @@ import collections
 import contextlib
 import itertools
 import re
+import threading
 import warnings
 
 import numpy as np
@@ -152,6 +153,15 @@ def _create_parameter(shape, dtype, attr, is_bias, default_initializer, name_pre
     return make_parameter(shape, dtype, attr, init, name)
 
 
+class _Tracing(threading.local):
+    """Per thread: while @to_static traces a program, ``forward_of(layer)`` gives
+    the (converted) forward a called layer runs; None otherwise."""
+    forward_of = None
+
+
+tracing = _Tracing()
+
+
 # ---- hooks ------------------------------------------------------------------
 class HookRemoveHelper:
     """Handle returned by ``register_forward_*_hook``; ``remove()`` detaches it."""
@@ -163,6 +173,38 @@ class HookRemoveHelper:
 
     def remove(self):
         self._hooks.pop(self._id, None)
+
+
+class _OpAttrRecorder:
+    """Forward hooks of ``Layer._set_op_attrs``: remember where the layer's ops
+    start in the block being built, stamp the attributes on them afterwards,
+    then remove themselves."""
+
+    def __init__(self, layer):
+        self.attrs = {}
+        self.start = None
+        self.pre = layer.register_forward_pre_hook(self._before)
+        self.post = layer.register_forward_post_hook(self._after)
+
+    def _before(self, layer, inputs):
+        if _mode.static:
+            from ..static.program import default_main_program
+            block = default_main_program().current_block()
+            self.start = (block, len(block.ops))
+
+    def _after(self, layer, inputs, outputs):
+        if self.start is None:
+            return
+        from ..static.passes.analysis import sub_block_ids
+        block, first = self.start
+        ops = list(block.ops[first:])
+        while ops:                     # ops of branch/loop bodies included
+            op = ops.pop()
+            op.attrs.update(self.attrs)
+            ops.extend(o for b in sub_block_ids(op) for o in block.program.block(b).ops)
+        self.pre.remove()
+        self.post.remove()
+        object.__delattr__(layer, '_op_attr_recorder')
 
 
 def _is_static_var(v):
@@ -266,17 +308,22 @@ class Layer:
         raise NotImplementedError("%s must implement forward()" % type(self).__name__)
 
     def __call__(self, *inputs, **kwargs):
-        # The common case (no hooks) costs two dict truth tests.
+        # The common case (no hooks, not tracing) costs three truth tests.
         if self._forward_pre_hooks or self._forward_post_hooks:
             return self._call_with_hooks(inputs, kwargs)
+        if tracing.forward_of is not None:
+            return tracing.forward_of(self)(*inputs, **kwargs)
         return self.forward(*inputs, **kwargs)
 
-    def _call_with_hooks(self, inputs, kwargs):
+    def _call_with_hooks(self, inputs, kwargs, forward=None):
+        """Pre-hooks, ``forward`` (default: the layer's), post-hooks."""
         for hook in list(self._forward_pre_hooks.values()):
             result = hook(self, inputs)
             if result is not None:
                 inputs = result if isinstance(result, tuple) else (result,)
-        outputs = self.forward(*inputs, **kwargs)
+        if forward is None:
+            forward = self.forward if tracing.forward_of is None else tracing.forward_of(self)
+        outputs = forward(*inputs, **kwargs)
         for hook in list(self._forward_post_hooks.values()):
             result = hook(self, inputs, outputs)
             if result is not None:
@@ -296,6 +343,19 @@ class Layer:
         handle = HookRemoveHelper(self._forward_post_hooks)
         self._forward_post_hooks[handle._id] = hook
         return handle
+
+    def _set_op_attrs(self, attrs):
+        """Extra attributes for the ops this layer's forward appends the next time
+        a static program is built (e.g. quantization marks kept in the saved
+        inference program). Eager calls are not affected."""
+        if not isinstance(attrs, dict):
+            raise TypeError("_set_op_attrs: attrs should be a dict, but received %s"
+                            % type(attrs).__name__)
+        recorder = self.__dict__.get('_op_attr_recorder')
+        if recorder is None:
+            recorder = _OpAttrRecorder(self)
+            object.__setattr__(self, '_op_attr_recorder', recorder)
+        recorder.attrs.update(attrs)
 
     def _register_state_dict_hook(self, hook):
         """``hook(state_dict)`` post-processes ``state_dict()``'s result."""

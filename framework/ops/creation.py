@@ -23,11 +23,22 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     >>> paddle.to_tensor([1.0, 2.0]).dtype
     dtype('float32')
     """
+    _check_data(data)
     if mode.static:
         out = _static_tensor(data, dtype)
         out.stop_gradient = stop_gradient
         return out
     return mode.make_tensor(data, dtype, stop_gradient)
+
+
+_DATA_TYPES = (bool, int, float, complex, np.generic, np.ndarray, list, tuple)
+
+
+def _check_data(data):
+    if not (isinstance(data, _DATA_TYPES) or is_value(data)):
+        raise TypeError("to_tensor: Do not support transform type `%s` to tensor; give a "
+                        "number, a (nested) list or tuple, a numpy array or a tensor"
+                        % type(data))
 
 
 def _holds_value(data):
@@ -102,20 +113,60 @@ def _value_dtype(value, dtype):
     return str(_dt.default_float())
 
 
+def _dynamic_full_meta(shape_tensor, shape, value, dtype):
+    return Meta(shape, dtype)
+
+
+@def_op('dynamic_full', _dynamic_full_meta, differentiable=False)
+def dynamic_full_op(shape_tensor, shape=(), value=0.0, dtype='float32'):
+    """``full`` whose shape is the int tensor ``shape_tensor`` (``shape`` has -1
+    where an entry is known only at run time)."""
+    dims = [int(d) for d in shape_tensor]
+    if any(d < 0 for d in dims):
+        raise OpError("full: shape must not have negative dims, got %s" % dims)
+    return np.full(dims, value, dtype=dtype)
+
+
+def _full(shape, value, dtype, api):
+    from .shape_args import shape_arg
+    ints, tensor = shape_arg(shape, api)
+    if tensor is not None:
+        return dynamic_full_op(tensor, tuple(ints), value, dtype)
+    if any(d < 0 for d in ints):
+        raise OpError("%s: shape must not have negative dims, got %s" % (api, ints))
+    return full_op(tuple(ints), value, dtype)
+
+
 def full(shape, fill_value, dtype=None, name=None):
-    """A tensor of ``shape`` filled with ``fill_value``."""
+    """A tensor of ``shape`` filled with ``fill_value`` (shape entries and the
+    value may be tensors)."""
+    if is_value(fill_value) and getattr(fill_value, '_is_static_var', False) \
+            and fill_value._value is None:
+        return _full_of_tensor(shape, fill_value, dtype)
     if hasattr(fill_value, 'item') and not isinstance(fill_value, np.ndarray):
         fill_value = fill_value.item()
-    return full_op(tuple(_shape_list(shape, 'full')), fill_value,
-                   _value_dtype(fill_value, dtype))
+    return _full(shape, fill_value, _value_dtype(fill_value, dtype), 'full')
+
+
+def _full_of_tensor(shape, value, dtype):
+    """``full`` with a one-element tensor value known only at run time: the value
+    broadcast to ``shape``."""
+    from .manipulation import cast, expand, reshape
+    if value.size not in (1, -1):
+        raise OpError("full: fill_value must be a number or a one-element tensor, got a "
+                      "tensor of shape %s" % list(value.shape))
+    value = reshape(value, [])
+    if dtype is not None and np.dtype(value.dtype) != _dt.convert_dtype(dtype):
+        value = cast(value, dtype)
+    return expand(value, shape)
 
 
 def zeros(shape, dtype=None, name=None):
-    return full_op(tuple(_shape_list(shape, 'zeros')), 0, _float_or(dtype))
+    return _full(shape, 0, _float_or(dtype), 'zeros')
 
 
 def ones(shape, dtype=None, name=None):
-    return full_op(tuple(_shape_list(shape, 'ones')), 1, _float_or(dtype))
+    return _full(shape, 1, _float_or(dtype), 'ones')
 
 
 def empty(shape, dtype=None, name=None):
@@ -562,6 +613,12 @@ TENSOR_METHODS = {'tril': tril, 'triu': triu, 'diag': diag,
                   'uniform_like': uniform_like, 'normal_like': normal_like}
 
 add_test_case(full_op, (2, 3), 1.5, 'float64', ref=lambda s, v, d: np.ones(s) * v)
+add_test_case(dynamic_full_op, np.array([2, 3]), (-1, 3), -1.5, 'float32',
+              ref=lambda t, s, v, d: np.full((2, 3), v, np.float32))
+add_test_case(dynamic_full_op, np.array([], np.int64), (), 2, 'int64',
+              ref=lambda t, s, v, d: np.array(2))
+add_test_case(dynamic_full_op, np.array([0, 4]), (-1, 4), 1.0, 'float64',
+              ref=lambda t, s, v, d: np.ones((0, 4)))
 add_test_case(full_like_op, np.zeros((2, 3)), 2.0, None, ref=lambda x, v, d: x + v)
 add_test_case(assign_value_op, [[1.0, 2.0]], 'float64', ref=lambda v, d: np.array(v))
 

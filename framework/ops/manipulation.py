@@ -21,6 +21,7 @@ from .creation import _holds_value, full_like_op, to_tensor
 from .grad_utils import expand_as as expand_as_op
 from .grad_utils import is_value, reduce_as, sum_like, ub, unbroadcast
 from .registry import Meta, OpError, add_test_case, def_op, mode
+from .shape_args import shape_arg
 
 _pyslice = builtins.slice   # this module exports a Paddle ``slice``; keep the builtin
 _ndarray = np.ndarray
@@ -235,13 +236,40 @@ def _reshape_as_fast(g, x, target, out):
     return g.reshape(np.shape(x)), None
 
 
+def _dynamic_reshape_meta(x, shape_tensor, shape):
+    """``shape`` has -1 where the entry is known only at run time, so only the
+    known entries (and 0 = x's dim) are inferred."""
+    in_shape = meta.shape_of(x)
+    out = [in_shape[i] if s == 0 and i < len(in_shape) else (s if s > 0 else -1)
+           for i, s in enumerate(shape)]
+    return Meta(out, meta.dtype_of(x))
+
+
+@def_op('dynamic_reshape', _dynamic_reshape_meta, no_grad_inputs=('shape_tensor',),
+        save_inputs=False)
+def dynamic_reshape_op(x, shape_tensor, shape=()):
+    """``reshape`` whose target shape is the int tensor ``shape_tensor`` (its
+    entries follow reshape's rules: -1 inferred, 0 copies x's dim)."""
+    return np.reshape(x, _reshape_shape(np.shape(x), [int(d) for d in shape_tensor]))
+
+
+dynamic_reshape_op.def_grad(lambda g, x, shape_tensor, out, shape: (reshape_as_op(g, x), None))
+dynamic_reshape_op.def_fast_grad(
+    lambda g, x, shape_tensor, out, shape: (g.reshape(np.shape(x)), None))
+
+
 def reshape(x, shape, name=None):
     """``x`` with a new shape: one dim may be -1 (inferred), 0 copies x's dim.
+    Entries (or the whole shape) may be tensors, also ones whose value is known
+    only when a static program runs.
 
     >>> import framework as paddle
     >>> paddle.arange(6).reshape([0, -1]).shape   # doctest: +SKIP
     """
-    return reshape_op(x, tuple(_int_list(shape, 'reshape', 'shape')))
+    ints, tensor = shape_arg(shape, 'reshape')
+    if tensor is not None:
+        return dynamic_reshape_op(x, tensor, tuple(ints))
+    return reshape_op(x, tuple(ints))
 
 
 def squeeze(x, axis=None, name=None):
@@ -592,7 +620,8 @@ def _tile_layout(shape, reps):
 
 def _tile_meta(x, repeat_times):
     shape, reps = _tile_layout(meta.shape_of(x), repeat_times)
-    return Meta([s * r if s >= 0 else -1 for s, r in zip(shape, reps)], meta.dtype_of(x))
+    return Meta([s * r if s >= 0 and r >= 0 else -1 for s, r in zip(shape, reps)],
+                meta.dtype_of(x))
 
 
 @def_op('tile', _tile_meta, save_inputs=False)
@@ -601,8 +630,13 @@ def tile_op(x, repeat_times=()):
 
 
 def _tile_reduce(g, x_shape, repeat_times):
-    """Sum the tiled copies of g back onto x's shape."""
+    """Sum the tiled copies of g back onto x's shape (repeats known only at run
+    time, -1, are read off the shapes)."""
     shape, reps = _tile_layout(x_shape, repeat_times)
+    if any(r < 0 for r in reps):
+        gs = np.shape(g)
+        reps = tuple(gs[i] // d if r < 0 and d > 0 else (1 if r < 0 else r)
+                     for i, (d, r) in enumerate(zip(shape, reps)))
     inter = [v for pair in zip(reps, shape) for v in pair]
     return g.reshape(inter).sum(axis=tuple(range(0, 2 * len(shape), 2))).reshape(x_shape)
 
@@ -619,7 +653,31 @@ def tile_grad_op(g, x, repeat_times=()):
 
 @tile_grad_op.def_grad
 def _tile_grad_grad(gg, g, x, out, repeat_times):
+    if any(r < 0 for r in repeat_times):     # repeats known only at run time
+        return tile_like_op(gg, g), None
     return tile_op(gg, repeat_times), None
+
+
+def _tile_like_meta(x, target):
+    return Meta(meta.shape_of(target), meta.dtype_of(x))
+
+
+@def_op('tile_like', _tile_like_meta, no_grad_inputs=('target',), save_inputs=False)
+def tile_like_op(x, target):
+    """``x`` tiled to ``target``'s shape (each of target's dims a multiple of x's)."""
+    shape, _ = _tile_layout(np.shape(x), np.shape(target))
+    reps = [t // d if d else 1 for d, t in zip(shape, np.shape(target))]
+    return np.tile(x, reps)
+
+
+@tile_like_op.def_grad
+def _tile_like_grad(g, x, target, out):
+    return tile_grad_op(g, x, (-1,) * len(np.shape(target))), None
+
+
+@tile_like_op.def_fast_grad
+def _tile_like_fast(g, x, target, out):
+    return _tile_reduce(g, np.shape(x), (-1,) * np.ndim(g)), None
 
 
 @tile_op.def_grad
@@ -632,14 +690,42 @@ def _tile_fast(g, x, out, repeat_times):
     return _tile_reduce(g, np.shape(x), repeat_times)
 
 
+def _dynamic_expand_meta(x, shape_tensor, shape):
+    xs = meta.shape_of(x)
+    if len(shape) < len(xs):
+        raise OpError("target shape %s has fewer dims than x's shape %s"
+                      % (list(shape), list(xs)))
+    return Meta([s if s >= 0 else -1 for s in shape], meta.dtype_of(x))
+
+
+@def_op('dynamic_expand', _dynamic_expand_meta, no_grad_inputs=('shape_tensor',),
+        save_inputs=False)
+def dynamic_expand_op(x, shape_tensor, shape=()):
+    """``expand`` to the int tensor ``shape_tensor`` (-1 keeps x's dim)."""
+    target = _expand_shape(np.shape(x), [int(d) for d in shape_tensor])
+    return np.array(np.broadcast_to(x, target))
+
+
+dynamic_expand_op.def_grad(lambda g, x, shape_tensor, out, shape: (reduce_as(g, x), None))
+dynamic_expand_op.def_fast_grad(
+    lambda g, x, shape_tensor, out, shape: (unbroadcast(g, np.shape(x)), None))
+
+
+def _expand(x, shape, api):
+    ints, tensor = shape_arg(shape, api)
+    if tensor is not None:
+        return dynamic_expand_op(x, tensor, tuple(ints))
+    return expand_op(x, tuple(ints))
+
+
 def expand(x, shape, name=None):
-    """Broadcast ``x`` to ``shape``; -1 keeps x's dim."""
-    return expand_op(x, tuple(_int_list(shape, 'expand', 'shape')))
+    """Broadcast ``x`` to ``shape``; -1 keeps x's dim. Entries may be tensors."""
+    return _expand(x, shape, 'expand')
 
 
 def broadcast_to(x, shape, name=None):
     """Broadcast ``x`` to ``shape`` (same as ``expand``)."""
-    return expand_op(x, tuple(_int_list(shape, 'broadcast_to', 'shape')))
+    return _expand(x, shape, 'broadcast_to')
 
 
 def expand_as(x, y, name=None):
@@ -655,9 +741,28 @@ def broadcast_tensors(input, name=None):  # noqa: A002
     return [t if tuple(t.shape) == shape else expand_op(t, shape) for t in input]
 
 
+@def_op('dynamic_tile', lambda x, reps_tensor, repeat_times: _tile_meta(x, repeat_times),
+        no_grad_inputs=('reps_tensor',), save_inputs=False)
+def dynamic_tile_op(x, reps_tensor, repeat_times=()):
+    """``tile`` by the int tensor ``reps_tensor``."""
+    reps = [int(r) for r in reps_tensor]
+    if any(r < 0 for r in reps):
+        raise OpError("tile: repeat_times must be non-negative, got %s" % reps)
+    return np.tile(x, reps)
+
+
+dynamic_tile_op.def_grad(
+    lambda g, x, reps_tensor, out, repeat_times: (tile_grad_op(g, x, repeat_times), None))
+dynamic_tile_op.def_fast_grad(
+    lambda g, x, reps_tensor, out, repeat_times: (_tile_reduce(g, np.shape(x), repeat_times),
+                                                  None))
+
+
 def tile(x, repeat_times, name=None):
-    """Repeat ``x`` ``repeat_times[i]`` times along dim i."""
-    reps = _int_list(repeat_times, 'tile', 'repeat_times')
+    """Repeat ``x`` ``repeat_times[i]`` times along dim i (entries may be tensors)."""
+    reps, tensor = shape_arg(repeat_times, 'tile', 'repeat_times')
+    if tensor is not None:
+        return dynamic_tile_op(x, tensor, tuple(reps))
     if any(r < 0 for r in reps):
         raise OpError("tile: repeat_times must be non-negative, got %s" % reps)
     return tile_op(x, tuple(reps))
@@ -1480,6 +1585,11 @@ def _assign_list(items):
     return stack(scalars)
 
 
+def tolist(x):
+    """The values of ``x`` as (nested) Python lists."""
+    return x.tolist()
+
+
 def clone(x, name=None):
     """A differentiable copy of ``x``."""
     return assign_op(x)
@@ -1847,20 +1957,37 @@ def _slice_items(ndim, axes, starts, ends, strides, api):
     return items
 
 
+def _bound_items(values, api, what, tensors):
+    """Slice bounds: ints, or ``['tensor', k]`` for entries known only at run time
+    (their tensors are appended to ``tensors``)."""
+    ints, tensor = shape_arg(values, api, what)
+    if tensor is None:
+        return ints
+    out = []
+    for k, v in enumerate(ints):
+        if v == -1:
+            tensors.append(tensor[k])
+            out.append(['tensor', len(tensors) - 1])
+        else:
+            out.append(v)
+    return out
+
+
 def _slice_api(input, axes, starts, ends):  # noqa: A002
-    """Paddle's ``slice``: ``input[starts[i]:ends[i]]`` along each ``axes[i]``."""
-    axes = _int_list(axes, 'slice', 'axes')
-    starts = _int_list(starts, 'slice', 'starts')
-    ends = _int_list(ends, 'slice', 'ends')
-    items = _slice_items(len(input.shape), axes, starts, ends, [1] * len(axes), 'slice')
-    return getitem_op(input, [], items)
+    """Paddle's ``slice``: ``input[starts[i]:ends[i]]`` along each ``axes[i]``
+    (starts/ends may be tensors)."""
+    return strided_slice(input, axes, starts, ends, [1] * len(_int_list(axes, 'slice', 'axes')),
+                         api='slice')
 
 
-def strided_slice(x, axes, starts, ends, strides, name=None):
+def strided_slice(x, axes, starts, ends, strides, name=None, api='strided_slice'):
     """``x[starts[i]:ends[i]:strides[i]]`` along each ``axes[i]``."""
-    lists = [_int_list(v, 'strided_slice', n) for v, n in
-             [(axes, 'axes'), (starts, 'starts'), (ends, 'ends'), (strides, 'strides')]]
-    return getitem_op(x, [], _slice_items(len(x.shape), *lists, 'strided_slice'))
+    axes = _int_list(axes, api, 'axes')
+    strides = _int_list(strides, api, 'strides')
+    tensors = []
+    starts = _bound_items(starts, api, 'starts', tensors)
+    ends = _bound_items(ends, api, 'ends', tensors)
+    return getitem_op(x, tensors, _slice_items(len(x.shape), axes, starts, ends, strides, api))
 
 
 slice = _slice_api   # noqa: A001  (Paddle's name; the module uses _pyslice internally)
@@ -1873,7 +2000,7 @@ __all__ = ['cast', 'reshape', 'squeeze', 'unsqueeze', 'flatten', 'transpose', 'm
            'index_select', 'index_add', 'gather_nd', 'scatter_nd_add', 'scatter_nd', 'scatter',
            'where', 'nonzero', 'masked_fill', 'masked_select', 'argsort', 'sort', 'topk',
            'take_along_axis', 'put_along_axis', 'one_hot', 'assign', 'clone', 'shape', 'numel',
-           'slice', 'strided_slice', 'getitem', 'setitem']
+           'slice', 'strided_slice', 'getitem', 'setitem', 'tolist']
 
 TENSOR_METHODS = {
     'cast': cast, 'astype': cast,
@@ -2052,6 +2179,32 @@ add_test_case(expand_op, _r((3, 1)), (2, -1, 4),
               ref=lambda x, s: x[None, :, :] * np.ones((2, 3, 4)))
 add_test_case(tile_op, _r((2, 3)), (2, 1, 2),
               ref=lambda x, r: np.array([np.hstack([x, x])] * 2))
+_i64 = lambda *v: np.array(v, np.int64)  # noqa: E731  (a shape tensor)
+add_test_case(dynamic_reshape_op, _r((2, 6)), _i64(0, -1, 2), (0, -1, -1),
+              ref=lambda x, t, s: x.reshape(2, 3, 2))
+add_test_case(dynamic_reshape_op, _r((2, 3, 2)).astype(np.float32), _i64(-1), (-1,),
+              ref=lambda x, t, s: x.ravel(), grad=False)
+add_test_case(dynamic_reshape_op, _r(()), _i64(1, 1), (-1, 1), ref=lambda x, t, s: x.reshape(1, 1))
+add_test_case(dynamic_reshape_op, _r((0, 3)), _i64(3, -1), (3, -1),
+              ref=lambda x, t, s: x.reshape(3, 0))
+add_test_case(dynamic_expand_op, _r((3, 1)), _i64(2, -1, 4), (2, -1, -1),
+              ref=lambda x, t, s: np.broadcast_to(x, (2, 3, 4)))
+add_test_case(dynamic_expand_op, _r(()).astype(np.float32), _i64(2), (-1,),
+              ref=lambda x, t, s: np.broadcast_to(x, (2,)), grad=False)
+add_test_case(dynamic_expand_op, _r((1, 2)), _i64(0, 2), (-1, 2),
+              ref=lambda x, t, s: np.zeros((0, 2)))
+add_test_case(dynamic_tile_op, _r((2, 3)), _i64(2, 1, 2), (-1, 1, 2),
+              ref=lambda x, t, r: np.tile(x, (2, 1, 2)))
+add_test_case(dynamic_tile_op, _r(()).astype(np.float32), _i64(3), (-1,),
+              ref=lambda x, t, r: np.tile(x, 3), grad=False)
+add_test_case(dynamic_tile_op, _r((2,)), _i64(0), (-1,), ref=lambda x, t, r: np.zeros((0,)))
+add_test_case(tile_like_op, _r((2, 3)), np.zeros((2, 2, 6)),
+              ref=lambda x, t: np.tile(x, (2, 1, 2)))
+add_test_case(tile_like_op, _r(()).astype(np.float32), np.zeros(3),
+              ref=lambda x, t: np.tile(x, 3).astype(np.float32), grad=False)
+add_test_case(tile_like_op, _r((0, 2)), np.zeros((0, 4)), ref=lambda x, t: np.zeros((0, 4)))
+add_test_case(tile_grad_op, _r((4, 6)), np.zeros((2, 3)), (-1, -1),
+              ref=lambda g, x, r: g.reshape(2, 2, 2, 3).sum(axis=(0, 2)))
 add_test_case(tile_grad_op, _r((4, 3)), np.zeros((2, 3)), (2, 1),
               ref=lambda g, x, r: g[:2] + g[2:])
 add_test_case(flip_op, _r((2, 3)), (1,), ref=lambda x, a: x[:, ::-1])

@@ -13,6 +13,13 @@ from . import control_flow, nn  # noqa: F401
 from .io import load, load_inference_model, save, save_inference_model
 
 
+def accuracy(input, label, k=1, correct=None, total=None):  # noqa: A002
+    """Top-``k`` accuracy (Paddle's ``paddle.static.accuracy``; the same op as
+    ``paddle.metric.accuracy``)."""
+    from ..metric.metrics import accuracy as _accuracy
+    return _accuracy(input, label, k, correct, total)
+
+
 def data(name, shape, dtype=None, lod_level=0):
     """Declare a feed variable of the current main program (None/-1 = any size)."""
     from .. import dtype as _dt

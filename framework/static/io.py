@@ -63,7 +63,8 @@ def _names(vs, what):
 
 def inference_program(program, feed_names, fetch_names):
     """A copy of ``program`` pruned to the fetches, switched to inference."""
-    p = program.clone(for_test=True)
+    from .program import _make_inference
+    p = program.clone()
     gb = p.global_block()
     for n in feed_names:
         if gb._find_var(n) is None:
@@ -75,6 +76,7 @@ def inference_program(program, feed_names, fetch_names):
     gb.ops = prune_block(p, gb, fetch_names)
     # ops that only fed removed ops are gone; what the feeds replace is not needed
     gb.ops = [op for op in gb.ops if not set(op.output_arg_names) & set(feed_names)]
+    _make_inference(p, drop_training_ops=False)
     used = set(feed_names) | set(fetch_names)
     for b in p.blocks:
         for op in b.ops:
@@ -209,8 +211,13 @@ def read_model(path_prefix=None, model_file=None, params_file=None):
 def load_inference_model(path_prefix, executor, **kwargs):
     """Load a saved inference model: returns ``[program, feed_target_names,
     fetch_targets]`` and puts the parameters into the executor's scope."""
-    program, feed, fetch, values = read_model(
-        path_prefix, kwargs.get('model_filename'), kwargs.get('params_filename'))
+    model_file, params_file = kwargs.get('model_filename'), kwargs.get('params_filename')
+    if model_file is not None or params_file is not None:
+        # Paddle 1.x/2.0 style: path_prefix is the directory holding the two files
+        model_file = os.path.join(path_prefix, model_file or '__model__')
+        params_file = os.path.join(path_prefix, params_file) if params_file else \
+            model_file[:-len(MODEL_SUFFIX)] + PARAMS_SUFFIX
+    program, feed, fetch, values = read_model(path_prefix, model_file, params_file)
     scope = kwargs.get('scope') or global_scope()
     scope.vars.update(values)
     gb = program.global_block()

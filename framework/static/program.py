@@ -135,8 +135,12 @@ class Variable:
         return self._shape[0]
 
     def __iter__(self):
-        raise TypeError("cannot iterate over static Variable '%s' in Python; use "
-                        "static.nn.while_loop or @to_static" % self.name)
+        """Unpacking (``a, b = paddle.shape(x)``) works when the first dim is known."""
+        if not self._shape or self._shape[0] < 0:
+            raise TypeError("cannot iterate over static Variable '%s' of shape %s in Python: "
+                            "its first dim is not known; use static.nn.while_loop or a loop "
+                            "in a @to_static function" % (self.name, list(self._shape)))
+        return (self[i] for i in range(self._shape[0]))
 
     def numpy(self):
         return np.array(build_time_value(self, 'numpy()', 'the tensor'))
@@ -230,6 +234,11 @@ class Operator:
 
     def all_attrs(self):
         return dict(self.attrs)
+
+    @property
+    def desc(self):
+        """Paddle's OpDesc view (``op.desc.attr(name)``): the operator itself."""
+        return self
 
     @property
     def input_names(self):
@@ -446,11 +455,14 @@ def _inference_op(block, op):
     return None
 
 
-def _make_inference(program):
+def _make_inference(program, drop_training_ops=True):
+    """Switch ``program`` to inference; ``drop_training_ops`` also removes the
+    backward/optimizer ops (an exported program was pruned to its fetches
+    instead, which keeps grads the forward itself computes with paddle.grad)."""
     for b in program.blocks:
         ops = []
         for op in b.ops:
-            if op.attrs.get('op_role', 'forward') in TRAINING_ROLES:
+            if drop_training_ops and op.attrs.get('op_role', 'forward') in TRAINING_ROLES:
                 continue
             ops.append(_inference_op(b, op) or op)
         b.ops = ops

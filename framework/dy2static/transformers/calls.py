@@ -2,6 +2,9 @@
 
 * ``print``/``len``/``int``/``float``/``bool`` and ``assert`` become run-time
   helpers that build print/assert/shape/cast ops for tensors;
+* ``x.shape`` becomes ``_jst.Shape(x)``: dims of a Variable known only at run
+  time are read from ``paddle.shape(x)``, so shapes built from them follow the
+  data;
 * ``super()`` gets its explicit form (the converted function lives outside
   the class body);
 * every other call ``f(...)`` becomes ``_jst.Call(f)(...)`` so user functions,
@@ -36,6 +39,12 @@ class CallTransformer(ScopeTransformer):
         self.generic_visit(node)
         args = [node.test] + ([node.msg] if node.msg is not None else [])
         return gast.copy_location(gast.Expr(value=U.call(U.jst('Assert'), args)), node)
+
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        if node.attr == 'shape' and isinstance(node.ctx, gast.Load):
+            return gast.copy_location(U.call(U.jst('Shape'), [node.value]), node)
+        return node
 
     def visit_Call(self, node):
         self.generic_visit(node)

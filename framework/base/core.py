@@ -1,0 +1,48 @@
+"""``framework.base.core``: the few names Paddle 2.6+ code reads from
+``paddle.base.core`` (build facts of this CPU-only framework, places, and
+``VarDesc.VarType`` dtype constants, which equal this framework's dtypes)."""
+from .. import dtype as _dt
+from ..inference import AnalysisConfig, create_paddle_predictor  # noqa: F401
+from ..place import CPUPlace, CUDAPinnedPlace, CUDAPlace  # noqa: F401
+
+
+def is_compiled_with_cuda():
+    return False
+
+
+def is_compiled_with_rocm():
+    return False
+
+
+def is_compiled_with_xpu():
+    return False
+
+
+def is_compiled_with_mkldnn():
+    return False
+
+
+def is_compiled_with_distribute():
+    return False
+
+
+def get_cuda_device_count():
+    return 0
+
+
+class VarDesc:
+    class VarType:
+        """Paddle's variable dtypes; each is the matching numpy dtype here, so
+        ``x.dtype == core.VarDesc.VarType.FP32`` holds for a float32 tensor."""
+        BOOL = _dt.bool_
+        INT8 = _dt.int8
+        UINT8 = _dt.uint8
+        INT16 = _dt.int16
+        INT32 = _dt.int32
+        INT64 = _dt.int64
+        FP16 = _dt.float16
+        FP32 = _dt.float32
+        FP64 = _dt.float64
+        COMPLEX64 = _dt.complex64
+        COMPLEX128 = _dt.complex128
+        LOD_TENSOR = 'LOD_TENSOR'

@@ -1,0 +1,75 @@
+"""``framework.framework`` (Paddle's ``paddle.framework``): mode switches and
+queries, dtypes, flags, seeding, save/load and the program classes under the
+names Paddle code imports from this path."""
+import functools
+
+import numpy as np
+
+from .. import dtype  # noqa: F401
+from .. import random  # noqa: F401
+from .. import serialization as io  # noqa: F401
+from ..base import core  # noqa: F401
+from .. import base  # noqa: F401
+from ..dtype import convert_dtype, get_default_dtype, set_default_dtype  # noqa: F401
+from ..dygraph import grad, no_grad  # noqa: F401
+from ..flags import get_flags, set_flags  # noqa: F401
+from ..param_attr import ParamAttr  # noqa: F401
+from ..place import CPUPlace, CUDAPinnedPlace, CUDAPlace  # noqa: F401
+from ..random import seed  # noqa: F401
+from ..serialization import load, save  # noqa: F401
+from ..static.mode import disable_static, enable_static, in_dynamic_mode  # noqa: F401
+from ..static.program import Block, Parameter, Program, Variable  # noqa: F401
+from ..base.framework import in_dynamic_or_pir_mode, in_pir_mode, use_pir_api  # noqa: F401
+
+
+def in_pir_executor_mode():
+    return False
+
+
+def convert_np_dtype_to_dtype_(np_dtype):
+    """A numpy dtype (or its name) as this framework's dtype."""
+    return convert_dtype(np.dtype(np_dtype) if not isinstance(np_dtype, str) else np_dtype)
+
+
+def is_parameter(var):
+    return bool(getattr(var, 'is_parameter', False)) or type(var).__name__ == 'Parameter'
+
+
+def is_persistable(var):
+    return bool(getattr(var, 'persistable', False))
+
+
+def switch_main_program(program):
+    """Make ``program`` the default main program; returns the previous one."""
+    from ..static.program import _Defaults
+    prev, _Defaults.main = _Defaults.main, program
+    return prev
+
+
+def switch_startup_program(program):
+    """Make ``program`` the default startup program; returns the previous one."""
+    from ..static.program import _Defaults
+    prev, _Defaults.startup = _Defaults.startup, program
+    return prev
+
+
+def dygraph_only(func):
+    """Decorator: ``func`` may only run in dynamic (eager) mode."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        if not in_dynamic_mode():
+            raise RuntimeError("%s only runs in dynamic mode; call paddle.disable_static() "
+                               "first" % func.__name__)
+        return func(*args, **kwargs)
+    return wrapper
+
+
+def dygraph_not_support(func):
+    """Decorator: ``func`` may not run in dynamic (eager) mode."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        if in_dynamic_mode():
+            raise RuntimeError("%s does not run in dynamic mode; call paddle.enable_static() "
+                               "first" % func.__name__)
+        return func(*args, **kwargs)
+    return wrapper

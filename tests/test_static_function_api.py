@@ -1,0 +1,345 @@
+"""The StaticFunction surface Paddle code relies on: the traced programs of the
+latest call, the program cache, train/eval, rollback, the global switches and
+saving through ProgramTranslator."""
+import os
+
+import numpy as np
+import pytest
+
+import framework as paddle
+from framework import nn
+from framework.jit import ProgramTranslator, to_static
+from framework.static import InputSpec
+
+
+def _add_one(x):
+    return x + 1
+
+
+class Net(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 2)
+        self.drop = nn.Dropout(0.5)
+
+    def forward(self, x):
+        return self.drop(self.fc(x))
+
+    def helper(self):
+        return True
+
+
+def test_programs_of_the_latest_call():
+    sf = to_static(_add_one)
+    with pytest.raises(ValueError, match='no program has been traced'):
+        sf.main_program
+    sf(paddle.ones([2, 3]))
+    sf(paddle.ones([4]))
+    assert sf.get_traced_count() == 2
+    assert [v.shape for v in sf.inputs] == [[4]]
+    assert [v.shape for v in sf.outputs] == [[4]]
+    assert sf.main_program is sf.concrete_program.main_program
+    assert sf.startup_program is sf.concrete_program.startup_program
+    assert [op.type for op in sf.main_program.global_block().ops][-1] == 'add'
+    programs = sf.program_cache.concrete_programs()
+    assert len(programs) == 2 and programs[1] is sf.concrete_program
+    key, (concrete, partial) = sf.program_cache.last()
+    assert concrete is sf.concrete_program and key in sf.program_cache
+    sf(paddle.ones([2, 3]))          # a cache hit is the latest call too
+    assert sf.get_traced_count() == 2
+    assert sf.inputs[0].shape == [2, 3]
+
+
+def test_input_spec_decides_the_program():
+    sf = to_static(_add_one, input_spec=[InputSpec([None, 3], 'float32', 'x')])
+    assert sf.inputs[0].shape == [-1, 3] and sf.inputs[0].name == 'x'
+    other = to_static(_add_one)
+    prog = other.concrete_program_specify_input_spec([InputSpec([5], 'float64')])
+    assert prog.inputs[0].shape == [5] and str(prog.inputs[0].dtype) == 'float64'
+
+
+def test_train_eval_of_a_function():
+    sf = to_static(_add_one)
+    x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    sf.eval()
+    out = sf(x)
+    partial = sf.program_cache.last()[1][1]
+    assert not partial.training and partial.program is partial.infer_program
+    assert out.stop_gradient              # eval: no backward
+    sf.train()
+    out = sf(x)
+    partial = sf.program_cache.last()[1][1]
+    assert partial.training and partial.program is partial.train_program
+    out.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [1.0, 1.0])
+    assert sf.get_traced_count() == 2     # train and eval are separate programs
+
+
+def test_train_eval_of_a_layer_method_follow_the_layer():
+    net = to_static(Net())
+    with pytest.raises(RuntimeError, match='Layer.eval'):
+        net.forward.eval()
+    net.eval()
+    with pytest.raises(RuntimeError, match='Layer.train'):
+        to_static(net.helper).train()
+    x = paddle.ones([4, 3])
+    a, b = net(x).numpy(), net(x).numpy()
+    np.testing.assert_array_equal(a, b)   # eval: dropout is off
+    assert not net.forward.program_cache.last()[1][1].training
+
+
+def test_dygraph_function_and_rollback():
+    net = to_static(Net())
+    net.eval()
+    x = paddle.ones([2, 3])
+    static_out = net(x).numpy()
+    eager = net.forward.dygraph_function
+    np.testing.assert_allclose(eager(x).numpy(), static_out, rtol=1e-6)
+    net.forward.rollback()
+    assert not hasattr(net.forward, 'program_cache')
+    np.testing.assert_allclose(net(x).numpy(), static_out, rtol=1e-6)
+    sf = to_static(_add_one)
+    assert sf.rollback() is _add_one
+
+
+class ClassDecorated(nn.Layer):
+    @to_static
+    def forward(self, x):
+        return x * 2
+
+
+def test_rollback_of_a_class_level_decorator_affects_one_instance():
+    a, b = ClassDecorated(), ClassDecorated()
+    a(paddle.ones([1]))
+    a.forward.rollback()
+    assert not hasattr(a.forward, 'program_cache')
+    assert hasattr(b.forward, 'program_cache')
+    np.testing.assert_allclose(a(paddle.ones([1])).numpy(), [2.0])
+
+
+def test_enable_to_static_switch():
+    sf = to_static(_add_one)
+    try:
+        paddle.jit.enable_to_static(False)
+        sf(paddle.ones([2]))
+        assert sf.get_traced_count() == 0
+    finally:
+        paddle.jit.enable_to_static(True)
+    sf(paddle.ones([2]))
+    assert sf.get_traced_count() == 1
+    with pytest.raises(TypeError):
+        paddle.jit.enable_to_static('yes')
+
+
+def test_ignore_module_leaves_its_functions_unconverted(tmp_path, monkeypatch):
+    mod_dir = tmp_path / 'ignored_pkg'
+    mod_dir.mkdir()
+    (mod_dir / '__init__.py').write_text(
+        'def pick(x, flag):\n'
+        '    if flag:\n'
+        '        return x\n'
+        '    return -x\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import ignored_pkg
+
+    def f(x):
+        return ignored_pkg.pick(x, x.sum() > 0)
+
+    paddle.jit.ignore_module([ignored_pkg])
+    try:
+        with pytest.raises(TypeError, match='truth value'):
+            to_static(f)(paddle.ones([2]))     # a Python `if` on a tensor: not converted
+    finally:
+        from framework.dy2static import translator
+        translator._ignored_modules.discard('ignored_pkg')
+    np.testing.assert_allclose(to_static(f)(paddle.ones([2])).numpy(), [1.0, 1.0])
+
+
+class MakesLayerInForward(nn.Layer):
+    def forward(self, x):
+        return nn.Linear(3, 2)(x)
+
+
+def test_layer_created_inside_forward_is_refused():
+    with pytest.raises(ValueError, match='created inside the converted function'):
+        to_static(MakesLayerInForward())(paddle.ones([1, 3]))
+
+
+def test_program_translator_saves_the_latest_call(tmp_path):
+    net = to_static(Net())
+    net.eval()
+    x = paddle.ones([2, 3])
+    expected = net(x).numpy()
+    ProgramTranslator().save_inference_model(str(tmp_path), fetch=[0])
+    loaded = paddle.jit.load(os.path.join(str(tmp_path), 'model'))
+    np.testing.assert_allclose(loaded(x).numpy(), expected, rtol=1e-6)
+
+
+def test_build_strategy_must_be_a_build_strategy():
+    with pytest.raises(TypeError, match='build_strategy'):
+        to_static(_add_one, build_strategy='x')
+    to_static(_add_one, build_strategy=paddle.static.BuildStrategy())
+
+
+def test_methods_convert_only_on_layers():
+    class Plain:
+        @classmethod
+        @to_static
+        def twice(cls, x):
+            return x * 2
+
+    with pytest.raises(TypeError, match='nn.Layer'):
+        Plain().twice(paddle.ones([1]))
+
+
+class Twice(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(1, 1)
+
+    def forward(self, x):
+        y = self.fc(x)
+        return y, y
+
+
+def test_an_output_returned_twice_gets_both_gradients():
+    for use_static in (False, True):
+        net = Twice()
+        net = to_static(net) if use_static else net
+        a, b = net(paddle.to_tensor([[2.0]]))
+        (a * 3 + b).sum().backward()
+        np.testing.assert_allclose(net.fc.weight.grad.numpy(), [[8.0]])
+
+
+def test_outputs_keep_stop_gradient_of_tensors_made_inside():
+    def make():
+        return paddle.to_tensor([1.0, 2.0], stop_gradient=False), paddle.to_tensor([3.0])
+
+    eager, static = make(), to_static(make)()
+    assert [t.stop_gradient for t in static] == [t.stop_gradient for t in eager] == [False, True]
+
+
+def test_set_dynamic_shape_makes_dims_run_time_values():
+    def grow(n):
+        mask = paddle.ones([2, 2])
+        paddle.jit.api.set_dynamic_shape(mask, [-1, 2])
+        row = paddle.zeros([1, 2])
+        for _ in range(n):
+            mask = paddle.concat([mask, row], axis=0)
+            if mask.shape[0] == 5:
+                break
+        return mask, mask.shape[0]
+
+    n = paddle.to_tensor(10)
+    (em, en), (sm, sn) = grow(n), to_static(grow)(n)
+    np.testing.assert_array_equal(sm.numpy(), em.numpy())
+    assert isinstance(sn, paddle.Tensor) and int(sn) == en == 5
+    with pytest.raises(ValueError, match='set_dynamic_shape'):
+        to_static(lambda: paddle.jit.api.set_dynamic_shape(paddle.ones([2]), [-1, 2]))()
+
+
+class Tagged(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 2)
+
+    def forward(self, x):
+        if x.mean() > 0:
+            x = paddle.tanh(x)
+        return self.fc(x)
+
+
+def test_set_op_attrs_tags_the_ops_of_the_next_traced_forward():
+    net = Tagged()
+    with pytest.raises(TypeError, match='dict'):
+        net._set_op_attrs([('a', 1)])
+    net._set_op_attrs({'quant': 8})
+    net._set_op_attrs({'mark': True})
+    net(paddle.ones([1, 2]))                         # eager: nothing happens yet
+    assert len(net._forward_pre_hooks) == 1
+    outer = Tagged()
+    outer.fc = net                                   # a sub-layer inside a traced forward
+    outer._set_op_attrs({'outer': 1})
+    sf = to_static(outer, input_spec=[InputSpec([1, 2], 'float32')])
+    program = sf.forward.main_program
+    tagged = [op for b in program.blocks for op in b.ops if op.desc.attr('quant') == 8]
+    assert tagged and all(op.attr('mark') is True for op in tagged)
+    assert {op.type for op in tagged} >= {'linear', 'tanh', 'cond'}
+    assert len(net._forward_pre_hooks) == 0 and len(net._forward_post_hooks) == 0
+
+
+class Gate(nn.Layer):
+    def forward(self, x):
+        if x.mean() < 0:           # a tensor condition inside a layer nn.Sequential calls
+            return -x
+        return x
+
+
+def test_layers_called_by_framework_containers_are_converted():
+    net = to_static(nn.Sequential(nn.Linear(2, 2), Gate()))
+    for sign in (1.0, -1.0):
+        x = paddle.to_tensor([[sign, 2 * sign]])
+        np.testing.assert_allclose(net(x).numpy(), net.forward.dygraph_function(x).numpy(),
+                                   rtol=1e-6)
+    types = [op.type for b in net.forward.main_program.blocks for op in b.ops]
+    assert 'cond' in types
+
+
+def _double_first(layer, inputs):
+    return (inputs[0] * 2,)
+
+
+def _add_one_to_output(layer, inputs, output):
+    return output + 1
+
+
+def test_jit_save_traces_the_layers_hooks_in(tmp_path):
+    net = nn.Linear(3, 1)
+    net.register_forward_pre_hook(_double_first)
+    net.register_forward_post_hook(_add_one_to_output)
+    net = to_static(net)
+    x = paddle.ones([2, 3])
+    expected = net(x).numpy()
+    path = os.path.join(str(tmp_path), 'hooked')
+    paddle.jit.save(net, path)
+    np.testing.assert_allclose(paddle.jit.load(path)(x).numpy(), expected, rtol=1e-6)
+
+
+def _three(a, b, c=1.0):
+    return a * 1 + b * 2 + c * 3
+
+
+def test_keyword_arguments_feed_in_parameter_order(tmp_path):
+    sf = to_static(_three)
+    a, b = paddle.ones([2]), paddle.full([2], 2, 'int64')
+    out = sf(b=b, a=a)
+    np.testing.assert_allclose(out.numpy(), [8.0, 8.0])
+    assert [v.name for v in sf.inputs] == ['a', 'b']
+    sf(a, b)                        # the same call spelled positionally: no new program
+    assert sf.get_traced_count() == 1
+    path = os.path.join(str(tmp_path), 'three')
+    paddle.jit.save(sf, path)
+    paddle.enable_static()
+    try:
+        exe = paddle.static.Executor()
+        prog, feeds, fetches = paddle.static.io.load_inference_model(
+            str(tmp_path), exe, model_filename='three.pdmodel', params_filename='three.pdiparams')
+        assert feeds == ['a', 'b']
+        res = exe.run(prog, feed={'a': a.numpy(), 'b': b.numpy()}, fetch_list=fetches)
+    finally:
+        paddle.disable_static()
+    np.testing.assert_allclose(res[0], [8.0, 8.0])
+
+
+def test_grads_computed_by_the_forward_survive_export(tmp_path):
+    class GradOf(nn.Layer):
+        def forward(self, x):
+            x.stop_gradient = False
+            y = (x * x).sum()
+            return paddle.grad([y], [x], create_graph=True)[0]
+
+    net = to_static(GradOf())
+    x = paddle.to_tensor([1.0, -3.0])
+    path = os.path.join(str(tmp_path), 'grad_of')
+    paddle.jit.save(net, path, input_spec=[InputSpec([2], 'float32')])
+    np.testing.assert_allclose(paddle.jit.load(path)(x).numpy(), [2.0, -6.0])
