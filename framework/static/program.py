@@ -19,6 +19,8 @@ import numpy as np
 
 from .. import dtype as _dt
 from ..ops import registry
+from ..ops.grad_utils import scalar_array
+from ..ops.promotion import is_number, promote_inputs
 from ..ops.registry import OpError
 from .codegen import SIDE_EFFECT_OPS
 
@@ -764,11 +766,21 @@ def _first_dtype(ins):
     return found[0] if found else None
 
 
+def _promote(op, ins):
+    """Cast the promoted inputs of ``op`` to their common dtype (``cast`` ops);
+    numbers become constants of that dtype, as the eager kernel gets them."""
+    ins, dtype = promote_inputs(op, ins)
+    return tuple([scalar_array(v, dtype) if i in op.promote and is_number(v) else v
+                  for i, v in enumerate(ins)])
+
+
 def static_append(op, args):
     """Append ``op`` to the current block; returns its output Variable(s)."""
     program = default_main_program()
     block = program.current_block()
     ins, attrs = op.split_args(args)
+    if op.promote is not None:
+        ins = _promote(op, ins)
     like = _first_dtype(ins)
     in_vars = []
     for i, v in enumerate(ins):
