@@ -11,6 +11,7 @@ errors are reported then, naming the op and the shapes.
 """
 import collections
 import contextlib
+import contextvars
 import itertools
 import os
 import sys
@@ -578,10 +579,46 @@ def _make_inference(program, drop_training_ops=True):
 
 # ---- default programs and guards ---------------------------------------------
 
-class _Defaults:
-    main = Program()
-    startup = Program()
-    op_role = 'forward'
+_main = contextvars.ContextVar('framework_main_program', default=None)
+_startup = contextvars.ContextVar('framework_startup_program', default=None)
+_op_role = contextvars.ContextVar('framework_op_role', default='forward')
+_PROCESS_PROGRAMS = (Program(), Program())    # what unguarded threads build into
+
+
+class _ThreadDefaults:
+    """The calling thread's default programs and op role. Guards change them
+    for that thread only (two threads can build two programs at once); a
+    thread that never set one shares the process-wide default programs."""
+    __slots__ = ()
+
+    @property
+    def main(self):
+        program = _main.get()
+        return _PROCESS_PROGRAMS[0] if program is None else program
+
+    @main.setter
+    def main(self, program):
+        _main.set(program)
+
+    @property
+    def startup(self):
+        program = _startup.get()
+        return _PROCESS_PROGRAMS[1] if program is None else program
+
+    @startup.setter
+    def startup(self, program):
+        _startup.set(program)
+
+    @property
+    def op_role(self):
+        return _op_role.get()
+
+    @op_role.setter
+    def op_role(self, role):
+        _op_role.set(role)
+
+
+_Defaults = _ThreadDefaults()
 
 
 def default_main_program():
@@ -598,25 +635,24 @@ def program_guard(main_program, startup_program=None):
     if not isinstance(main_program, Program):
         raise TypeError("program_guard: main_program must be a static.Program, got %s"
                         % type(main_program).__name__)
-    prev = (_Defaults.main, _Defaults.startup)
-    _Defaults.main = main_program
-    if startup_program is not None:
-        _Defaults.startup = startup_program
+    main_token = _main.set(main_program)
+    startup_token = _startup.set(startup_program) if startup_program is not None else None
     try:
         yield
     finally:
-        _Defaults.main, _Defaults.startup = prev
+        if startup_token is not None:
+            _startup.reset(startup_token)
+        _main.reset(main_token)
 
 
 @contextlib.contextmanager
 def op_role_guard(role):
     """Tag appended ops (``backward``, ``optimize``) so clone(for_test) can drop them."""
-    prev = _Defaults.op_role
-    _Defaults.op_role = role
+    token = _op_role.set(role)
     try:
         yield
     finally:
-        _Defaults.op_role = prev
+        _op_role.reset(token)
 
 
 # ---- building ops through the registry --------------------------------------
