@@ -10,10 +10,12 @@ import weakref
 
 import numpy as np
 
+from .. import flags
 from ..ops import registry
 from ..ops.grad_utils import scalar_array as _scalar_array
 from ..ops.promotion import is_number, promote_inputs
 from ..ops.registry import OpError
+from . import nan_check
 from .autograd import GradNode
 from .state import grad_enabled
 from .tensor import Tensor
@@ -277,13 +279,19 @@ def _binary(op):
 
 def make_eager(op):
     """The eager function for ``op``: a specialised hot path when it has one
-    or two plain inputs, one output and no attributes; else ``apply_op``."""
+    or two plain inputs, one output and no attributes; else ``apply_op``.
+    With ``FLAGS_check_nan_inf`` on, wrapped in the NaN/Inf check."""
     plain = op.n_attrs == 0 and op.n_out == 1 and not any(op.variadic)
     if plain and op.n_in == 1:
-        return _unary(op)
-    if plain and op.n_in == 2:
-        return _binary(op)
-    return lambda *args: apply_op(op, args)
+        fn = _unary(op)
+    elif plain and op.n_in == 2:
+        fn = _binary(op)
+    else:
+        def fn(*args):
+            return apply_op(op, args)
+    if flags.flag('FLAGS_check_nan_inf'):
+        fn = nan_check.checking(op, fn)
+    return fn
 
 
 registry.mode.make_eager = make_eager

@@ -13,12 +13,11 @@ import collections
 import contextlib
 import contextvars
 import itertools
-import os
-import sys
 
 import numpy as np
 
 from .. import dtype as _dt
+from .._location import user_location
 from ..ops import registry
 from ..ops.grad_utils import scalar_array
 from ..ops.promotion import is_number, promote_inputs
@@ -711,18 +710,6 @@ def capture_tensor(t):
 _FOLD_LIMIT = 4096     # elements: build-time values are shapes, indices and flags
 
 
-def _user_location():
-    """'file:line' of the innermost caller outside the framework package."""
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    f = sys._getframe(1)
-    while f is not None:
-        name = os.path.abspath(f.f_code.co_filename)
-        if not name.startswith(here + os.sep):
-            return '%s:%d' % (f.f_code.co_filename, f.f_lineno)
-        f = f.f_back
-    return '<unknown>'
-
-
 def build_time_value(x, api, what='the value'):
     """The value of ``x`` while a program is being built, as a numpy array.
 
@@ -737,7 +724,7 @@ def build_time_value(x, api, what='the value'):
                 "known when the program runs. Keep it a tensor (use tensor ops such as "
                 "paddle.cast, paddle.shape, paddle.where, or tensor-dependent if/while, which "
                 "@to_static converts), or give the value as a Python number"
-                % (api, _user_location(), what, x.name, list(x._shape), x.dtype))
+                % (api, user_location() or "<unknown>", what, x.name, list(x._shape), x.dtype))
         return x._value
     if hasattr(x, '_grad_node'):
         return x.data
@@ -855,6 +842,8 @@ def static_append(op, args):
         outputs = collections.OrderedDict((n, [v.name]) for n, v in zip(op.output_names, out_vars))
     attr_dict = dict(zip(op.attr_names, (_plain(a) for a in attrs)))
     attr_dict['op_role'] = _Defaults.op_role
+    # the user's line that built the op: errors at run time (NaN/Inf checks) name it
+    attr_dict['op_location'] = user_location()
     block.append_op(op.name, inputs, outputs, attr_dict)
     _fold_constants(op, in_vars, attrs, metas, out_vars)
     if op.variadic_out:
