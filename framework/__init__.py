@@ -25,6 +25,8 @@ from .ops.reduce import *  # noqa: F401,F403
 from .ops.manipulation import *  # noqa: F401,F403
 from .ops.creation import *  # noqa: F401,F403
 from .ops.compare import *  # noqa: F401,F403
+from .ops.special import *  # noqa: F401,F403
+from .ops.sampling import *  # noqa: F401,F403
 
 dygraph.install_methods()
 dtype = _dtype_mod
