@@ -1,0 +1,68 @@
+"""Exponential-family distributions: entropy (and KL divergence, in kl.py)
+from the log-normalizer by automatic differentiation (a Bregman divergence)."""
+from ..static.mode import in_dynamic_mode
+from . import _math
+from .distribution import Distribution
+
+
+class ExponentialFamily(Distribution):
+    r"""Base of distributions with densities
+    :math:`p(x; \theta) = h(x) \exp(\langle t(x), \theta\rangle - F(\theta))`.
+
+    Subclasses give ``_natural_parameters`` (theta), ``_log_normalizer(*theta)``
+    (F) and ``_mean_carrier_measure`` (E[log h(x)]); then
+    entropy = F(theta) - <theta, grad F(theta)> - E[log h(x)].
+    """
+
+    @property
+    def _natural_parameters(self):
+        raise NotImplementedError("%s does not define _natural_parameters"
+                                  % type(self).__name__)
+
+    def _log_normalizer(self, *natural_parameters):
+        raise NotImplementedError("%s does not define _log_normalizer" % type(self).__name__)
+
+    @property
+    def _mean_carrier_measure(self):
+        raise NotImplementedError("%s does not define _mean_carrier_measure"
+                                  % type(self).__name__)
+
+    def entropy(self):
+        params = fresh_leaves(self._natural_parameters)
+        log_norm = self._log_normalizer(*params)
+        grads = gradients_of(log_norm, params)
+        value = log_norm - self._mean_carrier_measure
+        for p, g in zip(params, grads):
+            value = value - _math.sum_rightmost(p * g, len(self.event_shape))
+        return value
+
+
+def fresh_leaves(params):
+    """Detached copies of the natural parameters that require grad (grad F is
+    taken at theta, not through whatever computed theta), broadcast to one
+    shape so that each entry of F has its own parameter entries."""
+    params = list(params)
+    zero = params[0] * 0.0
+    for p in params[1:]:
+        zero = zero + p * 0.0
+    leaves = []
+    for p in params:
+        leaf = (p + zero).detach()
+        leaf.stop_gradient = False
+        leaves.append(leaf)
+    return leaves
+
+
+def gradients_of(y, xs):
+    """d sum(y) / d xs, kept differentiable: ``paddle.grad(create_graph=True)``
+    eagerly, grad ops appended to the program in static mode."""
+    from ..ops.reduce import sum as _sum
+    total = _sum(y)
+    if in_dynamic_mode():
+        from .. import grad
+        return grad([total], xs, create_graph=True)
+    from ..static import gradients
+    return gradients([total], xs)
+
+
+__all__ = ['ExponentialFamily']

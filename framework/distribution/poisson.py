@@ -1,0 +1,93 @@
+"""The Poisson distribution."""
+from collections.abc import Sequence
+
+import numpy as np
+
+from .. import dtype as _dt
+from ..ops import math as _m
+from ..ops import reduce as _r
+from ..ops.creation import arange, to_tensor
+from ..ops.manipulation import cast, expand, reshape
+from ..ops.sampling import poisson as _poisson
+from ..ops.special import lgamma
+from . import _math
+from .distribution import Distribution, concrete, without_grad
+
+
+class Poisson(Distribution):
+    r"""Poisson distribution with ``rate`` lambda: :math:`P(k) = \lambda^k e^{-\lambda} / k!`.
+    A number gives a rate of shape [1], as in Paddle.
+
+    >>> from framework.distribution import Poisson
+    >>> Poisson(3.0).variance.numpy().tolist()
+    [3.0]
+    """
+
+    def __init__(self, rate):
+        self.dtype = _dt.get_default_dtype()
+        self.rate = self._to_tensor(rate)
+        super().__init__(tuple(self.rate.shape))
+
+    def _to_tensor(self, rate):
+        if isinstance(rate, (float, int)) and not isinstance(rate, bool):
+            return to_tensor(np.asarray([rate], self.dtype))
+        self.dtype = np.dtype(rate.dtype)
+        return rate
+
+    @property
+    def mean(self):
+        return self.rate
+
+    @property
+    def variance(self):
+        return self.rate
+
+    def sample(self, shape=()):
+        """Counts (the rate's dtype), no gradient."""
+        if not isinstance(shape, Sequence):
+            raise TypeError('sample shape must be Sequence object.')
+        out = list(shape) + list(self.batch_shape)
+        return without_grad(lambda: _poisson(expand(self.rate, out)))
+
+    def _support_size(self, rate):
+        """Counts 0 .. max(rate) + 30 sqrt(max(rate)) hold all but a negligible mass."""
+        value = concrete(rate)
+        if value is None:
+            raise TypeError("Poisson: enumerating the support needs the value of rate while "
+                            "the program is built; give it as a number or a constant tensor")
+        top = float(np.max(value)) if value.size else 0.0
+        spread = np.sqrt(top) if top >= 1.0 else 1.0
+        return int(top + 30.0 * spread)
+
+    def entropy(self):
+        values = arange(0, self._support_size(self.rate), dtype=self.dtype)
+        values = reshape(values, [-1] + [1] * len(self.batch_shape))
+        lp = self.log_prob(values)
+        proposed = -_r.sum(_m.exp(lp) * lp, 0)
+        return proposed * cast(self.rate != 0.0, self.dtype)
+
+    def log_prob(self, value):
+        value = cast(value, self.dtype) if hasattr(value, 'dtype') else \
+            to_tensor(np.asarray(value, self.dtype))
+        eps = _math.eps_of(self.rate.dtype)
+        return _math.nan_to_num(-self.rate + value * _m.log(self.rate) - lgamma(value + 1.0),
+                                neginf=-eps)
+
+    def prob(self, value):
+        return _m.exp(self.log_prob(value))
+
+    def kl_divergence(self, other):
+        if not isinstance(other, Poisson):
+            raise TypeError("Poisson.kl_divergence: other must be a Poisson, got %s"
+                            % type(other).__name__)
+        if tuple(self.batch_shape) != tuple(other.batch_shape):
+            raise ValueError("KL divergence of two poisson distributions should share the same "
+                             "`batch_shape`.")
+        size = self._support_size(_m.maximum(self.rate, other.rate))
+        support = reshape(arange(0, size, dtype=self.dtype), [-1] + [1] * len(self.batch_shape))
+        lp1 = self.log_prob(support)
+        lp2 = other.log_prob(support)
+        return _r.sum(_m.exp(lp1) * (lp1 - lp2), 0)
+
+
+__all__ = ['Poisson']
