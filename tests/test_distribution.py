@@ -180,7 +180,8 @@ def test_lognormal_is_exp_of_normal():
     close(d.variance, np.expm1(scale ** 2) * np.exp(2 * loc + scale ** 2))
     close(d.entropy(), loc + 0.5 + 0.5 * np.log(2 * math.pi * scale ** 2))
     q = LogNormal(t([0.0, 0.0]), t([1.0, 1.0]))
-    close(kl_divergence(d, q), Normal(t(loc), t(scale)).kl_divergence(Normal(t([0.0] * 2), t([1.0] * 2))))
+    base_kl = Normal(t(loc), t(scale)).kl_divergence(Normal(t([0.0] * 2), t([1.0] * 2)))
+    close(kl_divergence(d, q), base_kl)
     paddle.seed(2)
     x = d.sample([40000]).numpy()
     assert x.min() > 0
@@ -249,11 +250,13 @@ def test_binomial_pmf_entropy_kl_and_draws():
     n, p = np.array([10.0, 20.0]), np.array([0.3, 0.6])
     d = Binomial(t(n), t(p))
     k = np.array([3.0, 12.0])
-    logp = lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1) + k * np.log(p) + (n - k) * np.log(1 - p)
+    logp = (lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1) + k * np.log(p)
+            + (n - k) * np.log(1 - p))
     close(d.log_prob(t(k)), logp, rtol=1e-9)
     support = np.arange(21)[:, None]
     with np.errstate(invalid='ignore', divide='ignore'):
-        pmf = np.exp(lgamma(n + 1) - lgamma(support + 1) - lgamma(np.maximum(n - support + 1, 1e-300))
+        pmf = np.exp(lgamma(n + 1) - lgamma(support + 1)
+                     - lgamma(np.maximum(n - support + 1, 1e-300))
                      + support * np.log(p) + (n - support) * np.log(1 - p)) * (support <= n)
     ent = -(pmf * np.log(np.where(pmf > 0, pmf, 1))).sum(0)
     close(d.entropy(), ent, rtol=1e-8)
@@ -628,9 +631,11 @@ def test_multivariate_normal_rsample_gradients_match_finite_differences():
         return float(MultivariateNormal(t(loc), covariance_matrix=t(c)).rsample([5]).sum().numpy())
     np.testing.assert_allclose(seeded_grad(total, cov), seeded_fd(total, cov), rtol=1e-6,
                                atol=1e-8)
-    lp = lambda c: (MultivariateNormal(t(loc), covariance_matrix=c).log_prob(t([[1.0, 2.0]])).sum()  # noqa: E731
-                    if hasattr(c, 'stop_gradient') else float(MultivariateNormal(
-                        t(loc), covariance_matrix=t(c)).log_prob(t([[1.0, 2.0]])).sum().numpy()))
+    def lp(c):
+        if hasattr(c, 'stop_gradient'):
+            return MultivariateNormal(t(loc), covariance_matrix=c).log_prob(t([[1.0, 2.0]])).sum()
+        d = MultivariateNormal(t(loc), covariance_matrix=t(c))
+        return float(d.log_prob(t([[1.0, 2.0]])).sum().numpy())
     np.testing.assert_allclose(seeded_grad(lp, cov), seeded_fd(lp, cov), rtol=1e-6, atol=1e-8)
 
 
@@ -776,6 +781,126 @@ def test_transformed_distribution_shapes_and_log_prob():
         TransformedDistribution(base, [1])
 
 
+# ---- parameter gradients of densities, entropies and KL divergences ------------------
+
+def _fd_check(fn, params, rtol=1e-6, atol=1e-8):
+    """fn(*tensors) -> tensor; autograd vs central differences per parameter."""
+    arrays = [np.asarray(p, float) for p in params]
+    leaves = [t(a, grad=True) for a in arrays]
+    grads = paddle.grad(fn(*leaves).sum(), leaves)
+    for k, (a, g) in enumerate(zip(arrays, grads)):
+        def f(v, k=k):
+            args = [t(x) for x in arrays]
+            args[k] = t(v)
+            return float(fn(*args).sum().numpy())
+        np.testing.assert_allclose(g.numpy(), seeded_fd(f, a), rtol=rtol, atol=atol)
+
+
+def _lp_plus(make, value, extra='entropy'):
+    """params -> log_prob(value) + a second quantity (entropy, cdf, variance)."""
+    def fn(*ps):
+        d = make(*ps)
+        second = getattr(d, extra)
+        second = second(t(value)) if extra == 'cdf' else (second if extra == 'variance'
+                                                           else second())
+        return d.log_prob(t(value)) + second
+    return fn
+
+
+GRAD_CASES = [
+    ('normal', _lp_plus(Normal, [0.3, -1.0]), ([0.2, 0.5], [1.0, 2.0])),
+    ('uniform', _lp_plus(Uniform, [0.5, 0.7], 'cdf'), ([0.1, -1.0], [1.0, 2.0])),
+    ('bernoulli', _lp_plus(Bernoulli, [1.0, 0.0]), ([0.3, 0.8],)),
+    ('beta', _lp_plus(Beta, [0.3, 0.6]), ([0.7, 2.0], [1.5, 3.0])),
+    ('gamma', _lp_plus(Gamma, [0.3, 2.0]), ([0.7, 2.0], [1.5, 3.0])),
+    ('dirichlet', _lp_plus(Dirichlet, [0.2, 0.3, 0.5]), ([0.7, 2.0, 1.3],)),
+    ('laplace', _lp_plus(Laplace, [0.3, 2.0], 'cdf'), ([0.7, 2.5], [1.5, 3.0])),
+    ('cauchy', _lp_plus(Cauchy, [0.3, 2.0], 'cdf'), ([0.7, 2.5], [1.5, 3.0])),
+    ('gumbel', _lp_plus(Gumbel, [0.3, 2.0], 'cdf'), ([0.7, 2.5], [1.5, 3.0])),
+    ('studentt', _lp_plus(StudentT, [0.3, 2.0]), ([2.5, 7.0], [0.7, 2.5], [1.5, 3.0])),
+    ('poisson', _lp_plus(Poisson, [0.0, 3.0]), ([0.7, 4.0],)),
+    ('binomial', _lp_plus(lambda p: Binomial(t([5.0, 8.0]), p), [1.0, 3.0]), ([0.3, 0.6],)),
+    ('geometric', _lp_plus(Geometric, [2.0, 0.0]), ([0.3, 0.6],)),
+    ('cont_bernoulli', _lp_plus(ContinuousBernoulli, [0.2, 0.7]), ([0.2, 0.8],)),
+    ('exponential', _lp_plus(Exponential, [0.3, 2.0]), ([0.7, 4.0],)),
+    ('lognormal', _lp_plus(LogNormal, [0.3, 2.0], 'variance'), ([0.2, 0.5], [0.4, 0.9])),
+    ('multinomial', _lp_plus(lambda p: Multinomial(4, p), [1.0, 0.0, 3.0]), ([0.2, 0.3, 0.5],)),
+    ('categorical', lambda l: Categorical(l).entropy() + Categorical(l).log_prob(
+        t([2], 'int64')).sum(), ([0.2, 0.3, 0.5],)),
+    ('kl_gamma', lambda a, b: kl_divergence(Gamma(a, b), Gamma(b, a)), ([0.7, 2.0], [1.5, 3.0])),
+    ('kl_beta', lambda a, b: kl_divergence(Beta(a, b), Beta(b, a)), ([0.7, 2.0], [1.5, 3.0])),
+    ('kl_bregman_bernoulli', lambda p, q: ExponentialFamily.entropy(Bernoulli(p)) +
+     kl_divergence(Bernoulli(p), Bernoulli(q)), ([0.2, 0.6], [0.5, 0.9])),
+    ('lkj', lambda c: LKJCholesky(3, c).log_prob(t(np.linalg.cholesky(
+        [[1.0, 0.3, 0.1], [0.3, 1.0, -0.2], [0.1, -0.2, 1.0]]))), ([1.5, 3.0],)),
+]
+
+
+@pytest.mark.parametrize('name,fn,params', GRAD_CASES, ids=[c[0] for c in GRAD_CASES])
+def test_parameter_gradients_match_finite_differences(name, fn, params):
+    _fd_check(fn, params)
+
+
+def _static_values(fn, params, known=False):
+    """fn(*params) built in a static program from fed data (first dim unknown
+    unless ``known``, or for 1-D parameters that hold an event)."""
+    arrays = [np.asarray(p, float) for p in params]
+    paddle.enable_static()
+    try:
+        main = paddle.static.Program()
+        with paddle.static.program_guard(main, paddle.static.Program()):
+            ins = [paddle.static.data('p%d' % i, [-1] + list(a.shape[1:]) if a.ndim > 1 or
+                                      not known else list(a.shape), 'float64')
+                   for i, a in enumerate(arrays)]
+            out = fn(*ins)
+        return paddle.static.Executor().run(
+            main, feed={'p%d' % i: a for i, a in enumerate(arrays)}, fetch_list=[out])[0]
+    finally:
+        paddle.disable_static()
+
+
+@pytest.mark.parametrize('name,fn,params', GRAD_CASES, ids=[c[0] for c in GRAD_CASES])
+def test_static_programs_compute_what_eager_does(name, fn, params):
+    eager = fn(*[t(p) for p in params]).numpy()
+    known = name == 'dirichlet'          # its 1-D parameter is the event
+    np.testing.assert_allclose(_static_values(fn, params, known), eager, rtol=1e-12, atol=1e-14)
+
+
+SAMPLERS = [
+    ('normal', lambda a, b: Normal(a, b), ([0.2, 0.5], [1.0, 2.0])),
+    ('uniform', lambda a, b: Uniform(a, a + b), ([0.2, 0.5], [1.0, 2.0])),
+    ('bernoulli', lambda p: Bernoulli(p), ([0.3, 0.8],)),
+    ('beta', lambda a, b: Beta(a, b), ([0.7, 2.0], [1.5, 3.0])),
+    ('gamma', lambda a, b: Gamma(a, b), ([0.7, 2.0], [1.5, 3.0])),
+    ('dirichlet', lambda c: Dirichlet(c), ([[0.7, 2.0, 1.3]],)),
+    ('laplace', lambda a, b: Laplace(a, b), ([0.7, 2.5], [1.5, 3.0])),
+    ('cauchy', lambda a, b: Cauchy(a, b), ([0.7, 2.5], [1.5, 3.0])),
+    ('gumbel', lambda a, b: Gumbel(a, b), ([0.7, 2.5], [1.5, 3.0])),
+    ('lognormal', lambda a, b: LogNormal(a, b), ([0.2, 0.5], [0.4, 0.9])),
+    ('exponential', lambda r: Exponential(r), ([0.7, 4.0],)),
+    ('geometric', lambda p: Geometric(p), ([0.3, 0.6],)),
+    ('poisson', lambda r: Poisson(r), ([0.7, 4.0],)),
+    ('studentt', lambda d, a, b: StudentT(d, a, b), ([2.5, 7.0], [0.7, 2.5], [1.5, 3.0])),
+    ('cont_bernoulli', lambda p: ContinuousBernoulli(p), ([0.2, 0.8],)),
+    ('binomial', lambda p: Binomial(t([5.0, 8.0]), p), ([0.3, 0.6],)),
+    ('categorical', lambda l: Categorical(l), ([[0.2, 0.3, 0.5]],)),
+    ('multinomial', lambda p: Multinomial(4, p), ([[0.2, 0.3, 0.5]],)),
+    ('mvn', lambda m: MultivariateNormal(m, covariance_matrix=t([[2.0, 0.3], [0.3, 1.0]])),
+     ([[0.2, 0.5]],)),
+]
+
+
+@pytest.mark.parametrize('name,make,params', SAMPLERS, ids=[c[0] for c in SAMPLERS])
+def test_draws_in_static_programs_have_eager_shapes(name, make, params):
+    eager = make(*[t(p) for p in params])
+    want = (3,) + tuple(eager.batch_shape) + tuple(eager.event_shape)
+    got = _static_values(lambda *ps: make(*ps).sample([3]), params)
+    assert got.shape == want
+    assert got.dtype == eager.sample([3]).numpy().dtype
+    if name not in ('bernoulli', 'poisson', 'binomial', 'categorical', 'multinomial'):
+        assert _static_values(lambda *ps: make(*ps).rsample([3]), params).shape == want
+
+
 # ---- the KL registry --------------------------------------------------------------------
 
 def test_register_kl_dispatches_to_the_most_specific_pair():
@@ -899,3 +1024,15 @@ def test_distributions_in_a_static_program_match_eager():
     assert out[4].shape == (2, 1) and np.all(np.isfinite(out[4]))
     close(out[5], Gamma(t(alpha), t(beta)).entropy().numpy(), rtol=1e-9)
     close(out[6], kl_divergence(Normal(t(alpha), t(beta)), Normal(t(beta), t(alpha))).numpy())
+
+
+def test_docstring_examples_run():
+    import doctest
+    import importlib
+    import pkgutil
+    import framework.distribution as dist
+    names = ['framework.distribution.' + m.name for m in pkgutil.iter_modules(dist.__path__)]
+    names += ['framework.distribution', 'framework.ops.special', 'framework.ops.sampling']
+    for name in names:
+        result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0, name

@@ -1,17 +1,16 @@
 """Small compositions of registered ops that the distributions share.
 
 Each works on eager Tensors and static Variables alike and differentiates,
-because it is built only from registered ops. Branches taken with ``where``
-feed each side an input clipped to that side's range, so the side not taken
-never produces inf/nan whose zero gradient would turn into nan.
+because it is built only from registered ops. Where a branch is chosen with
+``where``, each side gets an input clipped to its own range, so the side not
+taken never produces inf/nan whose zero gradient would turn into nan.
 """
 import numpy as np
 
-from .. import ops as _ops  # noqa: F401  (registers every op)
 from ..ops import math as _m
 from ..ops import meta as _meta
 from ..ops import reduce as _r
-from ..ops.creation import eye, full_like, to_tensor
+from ..ops.creation import eye, full_like
 from ..ops.manipulation import cast, reshape, where
 
 
@@ -62,6 +61,25 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     return where(x == -np.inf, full_like(x, lo), x)
 
 
+def count_range(size, dtype):
+    """0, 1, ..., size - 1 as floats, where ``size`` is a 0-d int tensor whose
+    value may be known only when a static program runs."""
+    from ..ops.creation import dynamic_full_op
+    ones = dynamic_full_op(reshape(size, [1]), (-1,), 1.0, str(np.dtype(dtype)))
+    return _m.cumsum(ones, axis=0) - 1.0
+
+
+def sample_base(sample_shape, *params):
+    """Zeros of shape sample_shape + (the parameters' broadcast shape), to
+    broadcast parameters against when drawing (works with run-time dims)."""
+    from ..ops.manipulation import expand
+    zero = None
+    for p in params:
+        z = 0.0 * p
+        zero = z if zero is None else zero + z
+    return expand(zero, list(sample_shape) + [-1] * len(zero.shape))
+
+
 def sum_rightmost(value, n):
     """Sum over the last ``n`` dims (n = 0: unchanged)."""
     return _r.sum(value, axis=list(range(-n, 0))) if n > 0 else value
@@ -69,6 +87,23 @@ def sum_rightmost(value, n):
 
 def broadcast_shape(a, b):
     return tuple(_meta.broadcast_shapes(tuple(a), tuple(b)))
+
+
+def broadcast_all(tensors):
+    """The tensors broadcast to their common shape. A dim known only when a
+    static program runs is broadcast by adding zeros of the others (expand
+    cannot tell whether such a dim of size 1 grows)."""
+    from ..ops.manipulation import broadcast_tensors
+    shape = ()
+    for x in tensors:
+        shape = broadcast_shape(shape, x.shape)
+    if all(d >= 0 for d in shape):
+        return list(broadcast_tensors(list(tensors)))
+    zero = None
+    for x in tensors:
+        z = 0.0 * x
+        zero = z if zero is None else zero + z
+    return [x + cast(zero, x.dtype) for x in tensors]
 
 
 def eps_of(dtype):
@@ -82,11 +117,3 @@ def tiny_of(dtype):
 def as_dtype(x, dtype):
     return x if np.dtype(x.dtype) == np.dtype(dtype) else cast(x, dtype)
 
-
-def scalar_tensor(value, dtype):
-    """A 0-d tensor holding ``value``."""
-    return to_tensor(np.asarray(value, dtype=np.dtype(dtype)))
-
-
-def flatten_to(x, shape):
-    return reshape(x, list(shape))

@@ -6,7 +6,7 @@ from ..ops import math as _m
 from ..ops.creation import bernoulli as _bernoulli
 from ..ops.creation import ones_like, uniform_like_op, zeros_like
 from ..ops.grad_utils import is_value
-from ..ops.manipulation import broadcast_tensors, expand, where
+from ..ops.manipulation import expand, where
 from ..ops.nn import log_sigmoid
 from . import _math
 from .distribution import check_shape_arg, without_grad
@@ -71,13 +71,13 @@ class Bernoulli(ExponentialFamily):
 
     def cdf(self, value):
         value = _check_value(self, value, 'cdf')
-        probs, value = broadcast_tensors([self.probs, value])
+        probs, value = _math.broadcast_all([self.probs, value])
         ones = ones_like(probs)
         return where(value < 0, zeros_like(probs), where(value < 1, ones - probs, ones))
 
     def log_prob(self, value):
         value = _check_value(self, value, 'log_prob')
-        logits, value = broadcast_tensors([self.logits, value])
+        logits, value = _math.broadcast_all([self.logits, value])
         return value * log_sigmoid(logits) + (1.0 - value) * log_sigmoid(-logits)
 
     def prob(self, value):

@@ -6,8 +6,10 @@ import numpy as np
 from .. import dtype as _dt
 from ..ops import math as _m
 from ..ops.creation import to_tensor
-from ..ops.manipulation import broadcast_tensors, stack
+from ..ops.grad_utils import is_value
+from ..ops.manipulation import stack
 from ..ops.special import digamma, lgamma
+from . import _math
 from .dirichlet import Dirichlet
 from .distribution import _as_value_tensor, iterable_shape
 from .exponential_family import ExponentialFamily
@@ -29,7 +31,7 @@ class Beta(ExponentialFamily):
     def __init__(self, alpha, beta):
         alpha = _number_or_tensor(alpha)
         beta = _number_or_tensor(beta)
-        self.alpha, self.beta = broadcast_tensors([alpha, beta])
+        self.alpha, self.beta = _math.broadcast_all([alpha, beta])
         self._dirichlet = Dirichlet(stack([self.alpha, self.beta], -1))
         super().__init__(self._dirichlet._batch_shape)
 
@@ -76,8 +78,10 @@ class Beta(ExponentialFamily):
 
 
 def _number_or_tensor(v):
-    if isinstance(v, numbers.Real):
+    if isinstance(v, numbers.Real) and not isinstance(v, bool):
         return to_tensor(np.asarray(v, dtype=_dt.get_default_dtype()))
+    if not is_value(v):
+        raise TypeError("Beta: alpha and beta must be real numbers or Tensors, got %s" % type(v))
     return v
 
 

@@ -6,8 +6,8 @@ import numpy as np
 from .. import dtype as _dt
 from ..ops import math as _m
 from ..ops import reduce as _r
-from ..ops.creation import arange, to_tensor
-from ..ops.manipulation import broadcast_tensors, cast, expand, reshape
+from ..ops.creation import to_tensor
+from ..ops.manipulation import cast, expand, reshape
 from ..ops.sampling import binomial as _binomial
 from ..ops.special import lgamma
 from . import _math
@@ -38,7 +38,7 @@ class Binomial(Distribution):
             total_count = to_tensor(np.asarray(total_count, self.dtype))
         else:
             total_count = cast(total_count, self.dtype)
-        return broadcast_tensors([total_count, probs])
+        return _math.broadcast_all([total_count, probs])
 
     @property
     def mean(self):
@@ -60,9 +60,9 @@ class Binomial(Distribution):
         return without_grad(draw)
 
     def _enumerate_support(self):
-        top = _math_max_value(self.total_count, 'Binomial')
-        values = arange(0, top + 1, dtype=self.dtype)
-        return reshape(values, [-1] + [1] * len(self.batch_shape))
+        """0 .. max(total_count) along a new first dim (size known at run time)."""
+        top = cast(_r.max(self.total_count), 'int64') + 1
+        return reshape(_math.count_range(top, self.dtype), [-1] + [1] * len(self.batch_shape))
 
     def entropy(self):
         values = self._enumerate_support()
@@ -90,17 +90,6 @@ class Binomial(Distribution):
         lp1 = self.log_prob(support)
         lp2 = other.log_prob(support)
         return _r.sum(_m.exp(lp1) * (lp1 - lp2), 0)
-
-
-def _math_max_value(x, owner):
-    """max(x) as a Python int, for sizing an enumerated support; needs x's value
-    now (an eager tensor, or a constant while a static program is built)."""
-    from .distribution import concrete
-    value = concrete(x)
-    if value is None:
-        raise TypeError("%s: enumerating the support needs the value of total_count while the "
-                        "program is built; give it as a number or a constant tensor" % owner)
-    return int(np.max(value)) if value.size else 0
 
 
 __all__ = ['Binomial']

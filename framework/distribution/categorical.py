@@ -46,14 +46,6 @@ class Categorical(Distribution):
         self._prob = self.logits / _r.sum(self.logits, axis=-1, keepdim=True)
         super().__init__(tuple(self.logits.shape[:-1]), ())
 
-    @property
-    def mean(self):
-        raise ValueError("Categorical distribution has no mean (its classes are labels)")
-
-    @property
-    def variance(self):
-        raise ValueError("Categorical distribution has no variance (its classes are labels)")
-
     def sample(self, shape=()):
         """Class indices (int64) of shape ``shape + batch_shape``."""
         shape = check_shape_arg(shape, 'Categorical.sample')

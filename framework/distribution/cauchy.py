@@ -4,7 +4,8 @@ import math
 from ..ops import math as _m
 from ..ops.creation import uniform_like_op
 from ..ops.grad_utils import is_value
-from ..ops.manipulation import broadcast_tensors, expand
+from ..ops.manipulation import expand
+from . import _math
 from .distribution import Distribution, check_shape_arg, real_param, without_grad
 
 _LOG_4PI = math.log(4.0 * math.pi)
@@ -26,7 +27,7 @@ class Cauchy(Distribution):
         loc = real_param(loc, 'loc', 'Cauchy')
         scale = real_param(scale, 'scale', 'Cauchy')
         if tuple(loc.shape) != tuple(scale.shape):
-            loc, scale = broadcast_tensors([loc, scale])
+            loc, scale = _math.broadcast_all([loc, scale])
         self.loc, self.scale = loc, scale
         self.dtype = loc.dtype
         super().__init__(batch_shape=tuple(self.loc.shape), event_shape=())
@@ -57,7 +58,7 @@ class Cauchy(Distribution):
             raise TypeError("%s_%s: expected type of value is Tensor, but got %s"
                             % (self.name, what, type(value)))
         value = self._check_values_dtype_in_probs(self.loc, value)
-        return broadcast_tensors([self.loc, self.scale, value])
+        return _math.broadcast_all([self.loc, self.scale, value])
 
     def prob(self, value):
         return _m.exp(self.log_prob(value))

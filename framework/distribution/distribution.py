@@ -16,7 +16,7 @@ from .. import dtype as _dt
 from ..ops import math as _m
 from ..ops.creation import to_tensor
 from ..ops.grad_utils import is_value
-from ..ops.manipulation import broadcast_tensors, cast, expand
+from ..ops.manipulation import cast
 from . import _math
 
 
@@ -126,13 +126,11 @@ class Distribution:
         shape = ()
         for v in values:
             shape = _math.broadcast_shape(shape, v.shape)
-        out = []
-        for v in values:
-            if is_value(v):
-                out.append(v if tuple(v.shape) == shape else expand(v, list(shape)))
-            else:
-                out.append(to_tensor(np.broadcast_to(v, shape).astype(dtype)))
-        return tuple(out)
+        known = all(d >= 0 for d in shape)
+        tensors = [v if is_value(v) else
+                   to_tensor(np.broadcast_to(v, shape if known else v.shape).astype(dtype))
+                   for v in values]
+        return tuple(_math.broadcast_all(tensors))
 
     def _check_values_dtype_in_probs(self, param, value):
         """``value`` as a tensor of ``param``'s dtype (a float tensor of another
@@ -166,7 +164,7 @@ class Distribution:
                                 % (type(self).__name__, type(arg)))
         dtype = next((a.dtype for a in args if is_value(a)), _dt.get_default_dtype())
         tensors = [a if is_value(a) else to_tensor(a, dtype=dtype) for a in args]
-        return tuple(broadcast_tensors(tensors))
+        return tuple(_math.broadcast_all(tensors))
 
 
 # ---- parameter conversion used by the distributions -----------------------------

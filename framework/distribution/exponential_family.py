@@ -38,16 +38,17 @@ class ExponentialFamily(Distribution):
 
 
 def fresh_leaves(params):
-    """Detached copies of the natural parameters that require grad (grad F is
-    taken at theta, not through whatever computed theta), broadcast to one
-    shape so that each entry of F has its own parameter entries."""
+    """The natural parameters as tensors to differentiate F with respect to:
+    broadcast to one shape (so each entry of F has its own parameter entries)
+    and marked as needing gradients. They stay connected to the parameters, so
+    the entropy / KL built from grad F differentiates in them too."""
     params = list(params)
     zero = params[0] * 0.0
     for p in params[1:]:
         zero = zero + p * 0.0
     leaves = []
     for p in params:
-        leaf = (p + zero).detach()
+        leaf = p + zero
         leaf.stop_gradient = False
         leaves.append(leaf)
     return leaves

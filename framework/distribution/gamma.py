@@ -3,7 +3,6 @@ import numpy as np
 
 from .. import dtype as _dt
 from ..ops import math as _m
-from ..ops.manipulation import expand
 from ..ops.sampling import standard_gamma_grad_op, standard_gamma_op
 from ..ops.special import digamma, lgamma
 from ..static.mode import in_dynamic_mode
@@ -76,8 +75,9 @@ class Gamma(ExponentialFamily):
 
     def rsample(self, shape=()):
         """Draws of shape ``shape + batch_shape``, differentiable in both parameters."""
-        shape = list(self._extend_shape(iterable_shape(shape, 'Gamma.rsample')))
-        return reparameterized_gamma(expand(self.concentration, shape)) / expand(self.rate, shape)
+        base = _math.sample_base(iterable_shape(shape, 'Gamma.rsample'), self.concentration,
+                                 self.rate)
+        return reparameterized_gamma(self.concentration + base) / (self.rate + base)
 
     def kl_divergence(self, other):
         if not isinstance(other, Gamma):

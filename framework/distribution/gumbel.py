@@ -5,7 +5,7 @@ import numpy as np
 
 from ..ops import math as _m
 from ..ops.creation import full_like
-from ..ops.manipulation import broadcast_tensors
+from . import _math
 from .distribution import iterable_shape, real_param, without_grad
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
@@ -27,7 +27,7 @@ class Gumbel(TransformedDistribution):
         loc = real_param(loc, 'loc', 'Gumbel')
         scale = real_param(scale, 'scale', 'Gumbel')
         if tuple(loc.shape) != tuple(scale.shape):
-            loc, scale = broadcast_tensors([loc, scale])
+            loc, scale = _math.broadcast_all([loc, scale])
         self.loc, self.scale = loc, scale
         self.base_dist = Uniform(full_like(self.loc, float(_F32.tiny)),
                                  full_like(self.loc, float(1.0 - _F32.eps)))

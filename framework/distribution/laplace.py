@@ -5,7 +5,7 @@ import numpy as np
 
 from ..ops import math as _m
 from ..ops.creation import to_tensor, uniform_like_op
-from ..ops.manipulation import broadcast_tensors, cast, expand
+from ..ops.manipulation import cast, expand
 from . import _math
 from .distribution import Distribution, iterable_shape, real_param, without_grad
 
@@ -22,7 +22,7 @@ class Laplace(Distribution):
         loc = real_param(loc, 'loc', 'Laplace')
         scale = real_param(scale, 'scale', 'Laplace')
         if (len(scale.shape) > 0 or len(loc.shape) > 0) and loc.dtype == scale.dtype:
-            loc, scale = broadcast_tensors([loc, scale])
+            loc, scale = _math.broadcast_all([loc, scale])
         self.loc, self.scale = loc, scale
         super().__init__(tuple(self.loc.shape))
 
@@ -44,7 +44,7 @@ class Laplace(Distribution):
         if value.dtype != self.scale.dtype:
             value = cast(value, self.scale.dtype)
         if len(self.scale.shape) > 0 or len(self.loc.shape) > 0 or len(value.shape) > 0:
-            return tuple(broadcast_tensors([self.loc, self.scale, value]))
+            return tuple(_math.broadcast_all([self.loc, self.scale, value]))
         return self.loc, self.scale, value
 
     def log_prob(self, value):

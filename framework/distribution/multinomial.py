@@ -6,7 +6,8 @@ import numpy as np
 from ..ops import math as _m
 from ..ops import reduce as _r
 from ..ops.creation import arange, full, full_like
-from ..ops.manipulation import broadcast_tensors, cast, one_hot, reshape, where
+from ..ops.manipulation import cast, one_hot, reshape, where
+from . import _math
 from ..ops.special import lgamma
 from .categorical import Categorical
 from .distribution import Distribution
@@ -46,7 +47,7 @@ class Multinomial(Distribution):
     def log_prob(self, value):
         if np.dtype(value.dtype).kind in 'iub':
             value = cast(value, self.probs.dtype)
-        logits, value = broadcast_tensors([_m.log(self.probs), value])
+        logits, value = _math.broadcast_all([_m.log(self.probs), value])
         # 0 * log(0) is 0 here: a category of probability 0 drawn 0 times
         logits = where((value == 0) & _m.isinf(logits), full_like(logits, 0.0), logits)
         return (lgamma(_r.sum(value, -1) + 1.0) - _r.sum(lgamma(value + 1.0), -1)

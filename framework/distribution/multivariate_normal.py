@@ -48,10 +48,13 @@ class MultivariateNormal(Distribution):
             raise ValueError("%s must be at least two-dimensional, with optional leading batch "
                              "dimensions" % which)
         matrix = _math.as_dtype(matrix, self.dtype)
-        n = matrix.shape[-1]
         batch = _math.broadcast_shape(matrix.shape[:-2], loc.shape[:-1])
-        setattr(self, which, expand(matrix, list(batch) + [matrix.shape[-2], n]))
-        self.loc = expand(loc, list(batch) + [-1])
+        if all(d >= 0 for d in batch):
+            setattr(self, which, expand(matrix, list(batch) + list(matrix.shape[-2:])))
+            self.loc = expand(loc, list(batch) + [-1])
+        else:   # a batch dim known only at run time: broadcast by arithmetic
+            setattr(self, which, matrix + 0.0 * unsqueeze(loc, -1))
+            self.loc = loc + 0.0 * matrix[..., 0]
         if which == 'scale_tril':
             self._unbroadcasted_scale_tril = matrix
         elif which == 'covariance_matrix':

@@ -124,6 +124,10 @@ def _check_param_type(value, name, owner):
     if not (isinstance(value, ok) or is_value(value)):
         raise TypeError("%s: type of %s must be float, list, tuple, numpy.ndarray or Tensor, "
                         "but received type %s" % (owner, name, type(value)))
+    kind = np.asarray(value).dtype.kind if isinstance(value, (list, tuple, np.ndarray)) else \
+        np.dtype(value.dtype).kind if is_value(value) else None
+    if kind == 'c':
+        raise TypeError("%s: complex %s is not supported (real parameters only)" % (owner, name))
 
 
 def _array_dtype(*args):

@@ -6,12 +6,12 @@ import numpy as np
 from .. import dtype as _dt
 from ..ops import math as _m
 from ..ops import reduce as _r
-from ..ops.creation import arange, to_tensor
+from ..ops.creation import to_tensor
 from ..ops.manipulation import cast, expand, reshape
 from ..ops.sampling import poisson as _poisson
 from ..ops.special import lgamma
 from . import _math
-from .distribution import Distribution, concrete, without_grad
+from .distribution import Distribution, without_grad
 
 
 class Poisson(Distribution):
@@ -49,20 +49,15 @@ class Poisson(Distribution):
         out = list(shape) + list(self.batch_shape)
         return without_grad(lambda: _poisson(expand(self.rate, out)))
 
-    def _support_size(self, rate):
-        """Counts 0 .. max(rate) + 30 sqrt(max(rate)) hold all but a negligible mass."""
-        value = concrete(rate)
-        if value is None:
-            raise TypeError("Poisson: enumerating the support needs the value of rate while "
-                            "the program is built; give it as a number or a constant tensor")
-        top = float(np.max(value)) if value.size else 0.0
-        spread = np.sqrt(top) if top >= 1.0 else 1.0
-        return int(top + 30.0 * spread)
+    def _support(self, rate):
+        """Counts 0 .. max(rate) + 30 sqrt(max(rate)) (sqrt taken as 1 below 1):
+        all but a negligible mass, sized when the program runs."""
+        top = _r.max(rate)
+        size = cast(top + 30.0 * _m.sqrt(_m.maximum(top, 1.0)), 'int64')
+        return reshape(_math.count_range(size, self.dtype), [-1] + [1] * len(self.batch_shape))
 
     def entropy(self):
-        values = arange(0, self._support_size(self.rate), dtype=self.dtype)
-        values = reshape(values, [-1] + [1] * len(self.batch_shape))
-        lp = self.log_prob(values)
+        lp = self.log_prob(self._support(self.rate))
         proposed = -_r.sum(_m.exp(lp) * lp, 0)
         return proposed * cast(self.rate != 0.0, self.dtype)
 
@@ -83,8 +78,7 @@ class Poisson(Distribution):
         if tuple(self.batch_shape) != tuple(other.batch_shape):
             raise ValueError("KL divergence of two poisson distributions should share the same "
                              "`batch_shape`.")
-        size = self._support_size(_m.maximum(self.rate, other.rate))
-        support = reshape(arange(0, size, dtype=self.dtype), [-1] + [1] * len(self.batch_shape))
+        support = self._support(_m.maximum(self.rate, other.rate))
         lp1 = self.log_prob(support)
         lp2 = other.log_prob(support)
         return _r.sum(_m.exp(lp1) * (lp1 - lp2), 0)

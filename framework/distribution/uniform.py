@@ -18,8 +18,8 @@ class Uniform(Distribution):
         name (str, optional): a name prefix.
 
     >>> from framework.distribution import Uniform
-    >>> Uniform(0.0, 2.0).entropy().item() == __import__('math').log(2.0)
-    True
+    >>> round(Uniform(0.0, 2.0).entropy().item(), 4)   # log 2
+    0.6931
     """
 
     def __init__(self, low, high, name=None):

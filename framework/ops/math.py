@@ -342,6 +342,8 @@ atan_op = float_unary('atan', np.arctan, lambda g, x, out: g / (1 + x * x), 'sam
 
 def _rsqrt(x):
     out = np.sqrt(x)
+    if out.ndim == 0:     # numpy returns a scalar for a 0-d input: no buffer to reuse
+        return np.divide(1, out)
     return np.divide(1, out, out=out)
 
 
@@ -857,6 +859,7 @@ add_test_case(log2_op, _u(0.5, 4, (3, 4)), ref=_vec(math.log2))
 add_test_case(log10_op, _u(0.5, 20, (3, 4)), ref=_vec(math.log10))
 add_test_case(sqrt_op, _u(0.5, 3, (3, 4)), ref=_vec(math.sqrt))
 add_test_case(rsqrt_op, _u(0.5, 3, (3, 4)), ref=_vec(lambda v: 1 / math.sqrt(v)))
+add_test_case(rsqrt_op, np.array(2.5), ref=_vec(lambda v: 1 / math.sqrt(v)))
 add_test_case(square_op, _r((3, 4)), ref=_vec(lambda v: v * v))
 add_test_case(square_op, np.array([[-3, 2], [0, 7]]), ref=_vec(lambda v: v * v, np.int64))
 add_test_case(reciprocal_op, _u(0.5, 2, (3, 4)) * np.sign(_r((3, 4))), ref=_vec(lambda v: 1 / v))

@@ -232,68 +232,87 @@ def _polygamma_grad(g, x, out, n):
 
 _MAX_TERMS = 100000
 _EPS = 1e-16
+_CHECK = 4     # convergence is tested (and finished entries dropped) every _CHECK steps
 
 
 def _gamma_series(a, y):
     """For y < a + 1: S = sum_n y^n / ((a+1)...(a+n)) and dS/da, so that
     P(a, y) = exp(a log y - y - lgamma(a + 1)) S."""
-    c = np.ones(a.shape)
-    dc = np.zeros(a.shape)
-    s = c.copy()
-    ds = dc.copy()
-    live = np.ones(a.shape, bool)
+    s_out, ds_out = np.empty(a.shape), np.empty(a.shape)
+    idx = np.arange(a.size)
+    c, dc = np.ones(a.shape), np.zeros(a.shape)
+    s, ds = c.copy(), dc.copy()
     n = 0
-    while live.any() and n < _MAX_TERMS:
+    while idx.size:
         n += 1
-        an = a[live] + n
-        r = y[live] / an
-        dc[live] = r * (dc[live] - c[live] / an)
-        c[live] = c[live] * r
-        s[live] += c[live]
-        ds[live] += dc[live]
-        live[live] = (np.abs(c[live]) > _EPS * s[live]) | (np.abs(dc[live]) > _EPS * np.abs(ds[live]))
-    return s, ds
+        an = a + n
+        r = y / an
+        dc = r * (dc - c / an)
+        c = c * r
+        s += c
+        ds += dc
+        if n % _CHECK and n < _MAX_TERMS:
+            continue
+        live = (np.abs(c) > _EPS * s) | (np.abs(dc) > _EPS * np.abs(ds))
+        if n >= _MAX_TERMS:
+            live[:] = False
+        if live.all():
+            continue
+        idx, (a, y, c, dc, s, ds) = _drop(idx, live, (a, y, c, dc, s, ds), (s_out, ds_out),
+                                          (4, 5))
+    return s_out, ds_out
+
+
+def _drop(idx, live, work, outs, out_of):
+    """Write the finished entries of work[out_of[k]] into outs[k]; keep the rest."""
+    done = ~live
+    for out, k in zip(outs, out_of):
+        out[idx[done]] = work[k][done]
+    return idx[live], tuple(v[live] for v in work)
 
 
 def _gamma_fraction(a, y):
     """For y >= a + 1: the continued fraction h and dh/da of
     Q(a, y) = exp(a log y - y - lgamma(a)) h (modified Lentz, in forward mode)."""
     tiny = 1e-300
+    h_out, dh_out = np.empty(a.shape), np.empty(a.shape)
+    idx = np.arange(a.size)
     b = y + 1.0 - a
-    db = -np.ones(a.shape)
     d = 1.0 / b
-    dd = -db * d * d
+    dd = d * d                        # d(1/b)/da with db/da = -1
     c = np.full(a.shape, 1.0 / tiny)
     dcc = np.zeros(a.shape)
-    h = d.copy()
-    dh = dd.copy()
-    live = np.ones(a.shape, bool)
+    h, dh = d.copy(), dd.copy()
     i = 0
-    while live.any() and i < _MAX_TERMS:
+    while idx.size:
         i += 1
-        L = live
-        an = -i * (i - a[L])
-        dan = float(i)
-        b[L] += 2.0
-        raw = an * d[L] + b[L]
-        draw = dan * d[L] + an * dd[L] + db[L]
+        an = -i * (i - a)             # d an / da = i; d b / da = -1
+        b = b + 2.0
+        raw = an * d + b
+        draw = i * d + an * dd - 1.0
         raw = np.where(np.abs(raw) < tiny, tiny, raw)
         dn = 1.0 / raw
         ddn = -draw * dn * dn
-        cl = c[L]
-        cn = b[L] + an / cl
-        dcn = db[L] + dan / cl - an * dcc[L] / (cl * cl)
+        cn = b + an / c
+        dcn = -1.0 + i / c - an * dcc / (c * c)
         cn = np.where(np.abs(cn) < tiny, tiny, cn)
         delta = dn * cn
         ddelta = ddn * cn + dn * dcn
-        dh[L] = dh[L] * delta + h[L] * ddelta
-        h[L] = h[L] * delta
-        d[L], dd[L], c[L], dcc[L] = dn, ddn, cn, dcn
+        dh = dh * delta + h * ddelta
+        h = h * delta
+        d, dd, c, dcc = dn, ddn, cn, dcn
+        if i % _CHECK and i < _MAX_TERMS:
+            continue
         # both h and dh/da must have converged (at an integer a the fraction
         # of h ends early, its derivative does not)
-        live[L] = ((np.abs(delta - 1.0) > _EPS) |
-                   (np.abs(h[L] * ddelta) > _EPS * np.abs(dh[L])))
-    return h, dh
+        live = (np.abs(delta - 1.0) > _EPS) | (np.abs(h * ddelta) > _EPS * np.abs(dh))
+        if i >= _MAX_TERMS:
+            live[:] = False
+        if live.all():
+            continue
+        idx, (a, b, d, dd, c, dcc, h, dh) = _drop(idx, live, (a, b, d, dd, c, dcc, h, dh),
+                                                  (h_out, dh_out), (6, 7))
+    return h_out, dh_out
 
 
 def gammainc_parts(a, y):
@@ -524,13 +543,15 @@ add_test_case(lgamma_op, np.array(3.7), ref=_vec(math.lgamma))
 add_test_case(lgamma_op, np.zeros((0, 3)), ref=lambda x: x.copy())
 add_test_case(lgamma_op, _rng.uniform(0.5, 5, (2, 3)).astype(np.float32), ref=_vec(math.lgamma),
               grad=False)
-add_test_case(lgamma_op, np.array([1, 2, 5]), ref=lambda x: np.log([1.0, 1.0, 24.0]).astype('float32'),
+add_test_case(lgamma_op, np.array([1, 2, 5]),
+              ref=lambda x: np.log([1.0, 1.0, 24.0]).astype('float32'),
               grad=False)
 add_test_case(digamma_op, _signed, ref=_vec(_digamma_ref), rtol=1e-8, atol=1e-9)
 add_test_case(digamma_op, np.array([1e-8, 0.25, 1.0, 9.99, 10.0, 100.0, -0.5, -3.3]),
               ref=_vec(_digamma_ref), rtol=1e-8, atol=1e-9, grad=False)
 add_test_case(digamma_op, np.array([1e5, 1e8, 1e15]),
-              ref=lambda x: np.log(x) - 0.5 / x - 1.0 / (12 * x * x), rtol=1e-15, atol=0, grad=False)
+              ref=lambda x: np.log(x) - 0.5 / x - 1.0 / (12 * x * x), rtol=1e-15, atol=0,
+              grad=False)
 add_test_case(digamma_op, np.array([1.0]), ref=lambda x: np.array([-0.5772156649015329]),
               rtol=1e-15, atol=0)
 add_test_case(digamma_op, np.array([0.0, -1.0, -2.0, np.inf, -np.inf, np.nan]),
@@ -552,17 +573,20 @@ add_test_case(polygamma_op, np.array([0.0, -1.0, -np.inf, np.inf, np.nan]), 2,
 add_test_case(polygamma_op, np.array([0.0, -3.0]), 1,
               ref=lambda x, n: np.array([np.inf, np.inf]), grad=False)
 add_test_case(polygamma_op, _signed[0], 0, ref=lambda x, n: _vec(_digamma_ref)(x), rtol=1e-8)
-add_test_case(polygamma_op, np.array(0.7), 1, ref=lambda x, n: _vec(lambda v: _trigamma_ref(v, 1))(x),
+add_test_case(polygamma_op, np.array(0.7), 1,
+              ref=lambda x, n: _vec(lambda v: _trigamma_ref(v, 1))(x),
               rtol=1e-7)
 add_test_case(polygamma_op, np.zeros((0,)), 2, ref=lambda x, n: x.copy())
 add_test_case(polygamma_op, np.array([0.5, 2.0], np.float32), 1,
-              ref=lambda x, n: _vec(lambda v: _trigamma_ref(v, 1))(x).astype(np.float32), grad=False)
+              ref=lambda x, n: _vec(lambda v: _trigamma_ref(v, 1))(x).astype(np.float32),
+              grad=False)
 _ga = _rng.uniform(0.2, 8, (3, 4))
 _gy = _rng.uniform(0.05, 12, 4)
 add_test_case(gammainc_op, _ga, _gy, ref=_vec(_gammainc_ref), rtol=1e-11, atol=1e-13)
 add_test_case(gammaincc_op, _ga, _gy, ref=_vec(lambda a, y: 1.0 - _gammainc_ref(a, y)),
               rtol=1e-9, atol=1e-12)
-add_test_case(gammainc_op, np.array([0.5, 1.0, 3.0, 30.0, 2.0]), np.array([0.0, 1.0, 0.5, 31.0, np.inf]),
+add_test_case(gammainc_op, np.array([0.5, 1.0, 3.0, 30.0, 2.0]),
+              np.array([0.0, 1.0, 0.5, 31.0, np.inf]),
               ref=lambda a, y: np.array([0.0, 1 - math.exp(-1), _gammainc_ref(3.0, 0.5),
                                          _gammainc_ref(30.0, 31.0), 1.0]),
               rtol=1e-11, atol=1e-13, grad=False)
