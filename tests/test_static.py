@@ -175,12 +175,38 @@ def test_nested_cond_inside_while_with_gradients(static_mode):
         np.testing.assert_allclose(g, fd_grad(lambda v: f(v, n), xv), rtol=1e-6)
 
 
-def test_while_loop_variable_changing_shape_names_the_variable(static_mode):
+def test_while_loop_variable_changing_shape_gets_unknown_dims(static_mode):
+    def net(x, n):
+        i = paddle.full([1], 0, 'int64')
+        return static.nn.while_loop(lambda i, s: i < n,
+                                    lambda i, s: (i + 1, paddle.concat([s, s * 2.0])), [i, x])
+    main, (_, s) = build(net, [('x', [2], 'float32'), ('n', [1], 'int64')])
+    assert list(s.shape) == [-1]
+    exe = static.Executor()
+    for n, expect in ((0, [1, 2]), (2, [1, 2, 2, 4, 2, 4, 4, 8])):
+        out, = exe.run(main, feed={'x': np.array([1, 2], 'float32'), 'n': np.array([n])},
+                       fetch_list=[s])
+        np.testing.assert_allclose(out, expect)
+
+
+def test_while_loop_variable_changing_dtype_starts_as_the_body_dtype(static_mode):
+    def net(x):
+        i = paddle.full([1], 0, 'int64')
+        return static.nn.while_loop(lambda i, s: i < 2,
+                                    lambda i, s: (i + 1, paddle.cast(s, 'float64') + 0.5), [i, x])
+    main, (_, s) = build(net, [('x', [2], 'float32')])
+    assert s.dtype == np.float64
+    out, = static.Executor().run(main, feed={'x': np.array([1, 2], 'float32')}, fetch_list=[s])
+    assert out.dtype == np.float64
+    np.testing.assert_allclose(out, [2, 3])
+
+
+def test_while_loop_variable_changing_rank_names_the_variable(static_mode):
     def net(x):
         i = paddle.full([1], 0, 'int64')
         return static.nn.while_loop(lambda i, s: i < 3,
-                                    lambda i, s: (i + 1, paddle.concat([s, s])), [i, x])
-    with pytest.raises(ValueError, match=r"loop variable 1.*shape"):
+                                    lambda i, s: (i + 1, paddle.stack([s, s])), [i, x])
+    with pytest.raises(ValueError, match=r"loop variable 1.*rank"):
         build(net, [('x', [2], 'float32')])
 
 

@@ -6,52 +6,15 @@ these. Each decides at run time: a static Variable condition builds a
 runs eagerly) keeps plain Python semantics, so shape checks, ``None`` checks
 and flags behave exactly as in the original code.
 """
-import sys
-
 import numpy as np
 
+from ..ops.registry import mode as _mode
 from ..static import control_flow as _cf
-from ..static.program import Variable, constant, default_main_program
-
-RETURN_VALUE_PREFIX = '__jst_ret_val'
-
-
-class Undefined:
-    """A local that has not been assigned on the path taken so far."""
-    __slots__ = ('name',)
-
-    def __init__(self, name):
-        self.name = name
-
-    def _fail(self, *args, **kwargs):
-        raise NameError("local variable '%s' is used before it is assigned (in the converted "
-                        "code it is only assigned on some branches of a tensor-dependent if, "
-                        "or inside a loop body)" % self.name)
-
-    __getattr__ = _fail
-    __call__ = __bool__ = __len__ = __iter__ = __getitem__ = _fail
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail
-    __truediv__ = __rtruediv__ = __lt__ = __le__ = __gt__ = __ge__ = _fail
-
-    def __repr__(self):
-        return '<undefined %s>' % self.name
-
-
-def is_var(x):
-    return isinstance(x, Variable)
-
-
-def _where():
-    """'file:line' of the user's code that called the helper."""
-    f = sys._getframe(2)
-    return '%s:%d' % (f.f_code.co_filename, f.f_lineno)
-
-
-def _truth(pred):
-    """Python truth of an eager value (Tensor or Python object)."""
-    if hasattr(pred, '_grad_node'):           # eager Tensor
-        return bool(pred)
-    return pred
+from ..static.program import default_main_program
+from .carried import (TensorArray, Undefined, bool_var, branch_copy, is_var, merge_branches,
+                      truth, write_back)
+# the loop helpers are part of the ``_jst`` namespace converted code calls
+from .loops import Enumerate, For, Range, While, Zip, caller_line, first_dim_length  # noqa: F401
 
 
 # ---- if / else ----------------------------------------------------------------
@@ -59,455 +22,84 @@ def _truth(pred):
 def IfElse(pred, true_fn, false_fn, args, names):
     """``names = true_fn(*args) if pred else false_fn(*args)``."""
     if not is_var(pred):
-        return true_fn(*args) if _truth(pred) else false_fn(*args)
-    return _static_if(pred, true_fn, false_fn, args, names, _where())
+        return true_fn(*args) if truth(pred) else false_fn(*args)
+    return _static_if(pred, true_fn, false_fn, args, names, caller_line())
 
 
-def _static_if(pred, true_fn, false_fn, args, names, where):
+def _static_if(pred, true_fn, false_fn, args, names, where, merge=merge_branches):
+    """One ``cond`` op; lists and dicts the branches change are merged item by
+    item (a list whose length differs between the branches becomes a
+    TensorArray) and given back in place."""
     program = default_main_program()
-    tb, tvals, _ = _cf._build_block(program, lambda: list(true_fn(*args)), (), 'if branch',
-                                    convert=False)
-    fb, fvals, _ = _cf._build_block(program, lambda: list(false_fn(*args)), (), 'else branch',
-                                    convert=False)
-    tsel, fsel, plan = [], [], []
-    for name, t, f in zip(names, tvals, fvals):
-        kind = _merge_kind(name, t, f, where)
-        if kind == 'var':
-            tsel.append(_in_block(program, tb, t))
-            fsel.append(_in_block(program, fb, f))
-        plan.append((kind, t, f))
-    outs = iter(_cf.make_cond_op(program, pred, tb, fb, tsel, fsel, 'if at %s' % where))
-    result = []
-    for name, (kind, t, f) in zip(names, plan):
-        if kind == 'var':
-            result.append(next(outs))
-        elif kind == 'same':
-            result.append(t)
-        else:
-            result.append(Undefined(name))
-    return tuple(result)
+    tb, tvals = _branch(program, true_fn, args)
+    fb, fvals = _branch(program, false_fn, args)
+    plans = [merge(name, t, f, (tb, fb), where)
+             for name, t, f in zip(names, tvals, fvals)]
+    pairs = [p for ps, _ in plans for p in ps]
+    outs = iter(_cf.make_cond_op(program, pred, tb, fb, [t for t, _ in pairs],
+                                 [f for _, f in pairs], 'if at %s' % where))
+    return tuple(write_back(a, make(outs)) for a, (_, make) in zip(args, plans))
 
 
-def _merge_kind(name, t, f, where):
-    """How a variable leaves a tensor-dependent if: as a cond output ('var'),
-    unchanged ('same') or undefined afterwards ('undefined')."""
-    if t is f or (not is_var(t) and not is_var(f) and _py_equal(t, f)):
-        return 'same'
-    if isinstance(t, Undefined) or isinstance(f, Undefined):
-        return 'undefined'
-    if name.startswith(RETURN_VALUE_PREFIX) and (t is None or f is None):
-        return 'var'        # the return flag guards it: undefined on the other path is fine
-    if _tensorable(t) and _tensorable(f):
-        return 'var'
-    raise TypeError("%s: variable '%s' is %s in the if branch and %s in the else branch "
-                    "of a tensor-dependent if; both branches must give tensors (or the "
-                    "same Python value)" % (where, name, _kind(t), _kind(f)))
-
-
-def _py_equal(a, b):
+def _branch(program, fn, args):
+    """A new block holding ``fn`` run on its own copies of ``args``'s containers.
+    Variables updated in place in the branch (``x[i] = v``) get their old values
+    back afterwards; the branch's results hold the new ones."""
+    block = program._create_block()
+    program._begin_rebinds()
+    leaves = []
     try:
-        return bool(a == b) and type(a) is type(b)
-    except Exception:
-        return False
-
-
-def _tensorable(v):
-    return is_var(v) or isinstance(v, (bool, int, float, np.ndarray, np.generic)) \
-        or hasattr(v, '_grad_node')
-
-
-def _kind(v):
-    if is_var(v):
-        return 'a tensor'
-    if v is None:
-        return 'None'
-    return 'a %s (%r)' % (type(v).__name__, v)
-
-
-def _in_block(program, block, value):
-    """``value`` as a Variable usable as a branch output of ``block``."""
-    if value is None or is_var(value):
-        return value
-    prev = program.current_block_idx
-    program.current_block_idx = block.idx
-    try:
-        return _as_variable(value)
+        values = list(fn(*map(branch_copy, args)))
+        leaves, tree = _cf.flatten(values)
     finally:
-        program.current_block_idx = prev
-
-
-def _as_variable(value):
-    if is_var(value) or isinstance(value, _cf.UndefinedInit):
-        return value
-    if hasattr(value, '_grad_node'):          # an eager tensor used in the program
-        from ..static.program import capture_tensor
-        return capture_tensor(value)
-    arr = np.asarray(value)
-    if isinstance(value, float):
-        arr = arr.astype(np.float32)
-    return constant(arr)
+        leaves = program._end_rebinds(leaves)
+        program._rollback()
+    return block, _cf.unflatten(tree, leaves)
 
 
 def IfExp(pred, true_fn, false_fn):
     """``a if c else b``."""
     if not is_var(pred):
-        return true_fn() if _truth(pred) else false_fn()
-    res = _static_if(pred, lambda: (true_fn(),), lambda: (false_fn(),), (), ('<ternary>',),
-                     _where())
+        return true_fn() if truth(pred) else false_fn()
+    res = _static_if(pred, lambda _: (true_fn(),), lambda _: (false_fn(),), (None,), ('<ternary>',),
+                     caller_line())
     return res[0]
 
 
 # ---- logical operators ----------------------------------------------------------
+# ``a or b or c`` is ``a or (b or c)``: Python values keep short-circuiting
+# among themselves even after a tensor (``x > 1 or a is None or a > 1``).
 
 def And(*fns):
     """``a and b and ...`` with Python short-circuiting for Python values."""
     value = fns[0]()
-    for fn in fns[1:]:
-        if is_var(value):
-            from ..ops.math import logical_and
-            value = logical_and(_bool_var(value), _bool_var(fn()))
-        elif not _truth(value):
-            return value
-        else:
-            value = fn()
-    return value
+    if len(fns) == 1:
+        return value
+    if is_var(value):
+        from ..ops.math import logical_and
+        return logical_and(bool_var(value), bool_var(And(*fns[1:])))
+    if not truth(value):
+        return value
+    return And(*fns[1:])
 
 
 def Or(*fns):
     value = fns[0]()
-    for fn in fns[1:]:
-        if is_var(value):
-            from ..ops.math import logical_or
-            value = logical_or(_bool_var(value), _bool_var(fn()))
-        elif _truth(value):
-            return value
-        else:
-            value = fn()
-    return value
+    if len(fns) == 1:
+        return value
+    if is_var(value):
+        from ..ops.math import logical_or
+        return logical_or(bool_var(value), bool_var(Or(*fns[1:])))
+    if truth(value):
+        return value
+    return Or(*fns[1:])
 
 
 def Not(value):
     if is_var(value):
         from ..ops.math import logical_not
-        return logical_not(_bool_var(value))
-    return not _truth(value)
-
-
-def _bool_var(v):
-    if is_var(v):
-        if v.dtype != np.bool_:
-            from ..ops.manipulation import cast
-            return cast(v, 'bool')
-        return v
-    return constant(np.asarray(bool(_truth(v))))
-
-
-# ---- loops ----------------------------------------------------------------------
-
-def While(cond_fn, body_fn, args, names):
-    """``while cond_fn(*args): args = body_fn(*args)``."""
-    pred = cond_fn(*args)
-    if not is_var(pred):
-        where = _where()
-        while _truth(pred):
-            args = tuple(body_fn(*args))
-            pred = cond_fn(*args)
-            if is_var(pred):
-                raise TypeError(
-                    "%s: the condition of this Python while loop became a tensor after "
-                    "the first iteration; make it a tensor before the loop (e.g. "
-                    "paddle.to_tensor) so the loop converts to a static while" % where)
-        return tuple(args)
-    return _static_loop(cond_fn, body_fn, args, names, _where())
-
-
-def _static_loop(cond_fn, body_fn, args, names, where):
-    args = _lists_to_arrays(body_fn, list(args))
-    carried = [i for i, a in enumerate(args) if not isinstance(a, Undefined)
-               and (is_var(a) or _tensorable(a) or isinstance(a, TensorArray))]
-    for i, meta in _probe_undefined_results(body_fn, args, names):
-        args[i] = meta          # a return value first set inside the loop
-        carried.append(i)
-    carried.sort()
-    args = tuple(args)
-    full_out = {}
-
-    arrays = {i for i in carried if isinstance(args[i], TensorArray)}
-
-    def merge(lv):
-        vals = list(args)
-        for i, v in zip(carried, lv):
-            vals[i] = TensorArray(v) if i in arrays else v
-        return vals
-
-    def cond(*lv):
-        return _bool_var(cond_fn(*merge(lv)))
-
-    def body(*lv):
-        out = tuple(body_fn(*merge(lv)))
-        full_out['out'] = out
-        for i, (name, before, after) in enumerate(zip(names, args, out)):
-            if i in carried or after is before:
-                continue
-            if isinstance(before, Undefined):
-                continue          # assigned inside the loop only: undefined afterwards
-            raise TypeError("%s: variable '%s' is changed inside a tensor-dependent loop "
-                            "but is a %s, not a tensor; only tensors (and numbers) can be "
-                            "loop variables" % (where, name, type(before).__name__))
-        return [_loop_value(out[i]) for i in carried]
-
-    try:
-        finals = _cf.while_loop(cond, body, [_loop_value(args[i]) for i in carried])
-    except (ValueError, TypeError) as e:
-        msg = str(e)
-        for k, i in enumerate(carried):
-            msg = msg.replace("loop variable %d " % k, "loop variable '%s' " % names[i])
-        raise type(e)("%s: %s" % (where, msg)) from None
-    result = list(args)
-    for i, v in zip(carried, finals):
-        result[i] = TensorArray(v) if i in arrays else v
-    for i, (before, after) in enumerate(zip(args, full_out.get('out', args))):
-        if i not in carried and isinstance(before, Undefined) and after is not before:
-            result[i] = Undefined(names[i])
-    return tuple(result)
-
-
-def _loop_value(v):
-    if isinstance(v, TensorArray):
-        return v.var
-    return v if is_var(v) else _as_variable(v)
-
-
-class TensorArray:
-    """A Python list appended to inside a tensor-dependent loop: its items
-    stacked along a new first axis in one tensor (None while empty)."""
-
-    def __init__(self, var):
-        self.var = var
-
-    def append(self, x):
-        from ..ops.tensor_array import array_append_op
-        self.var = array_append_op(None if isinstance(self.var, _cf.UndefinedInit) else self.var,
-                                   _as_variable(x))
-
-    def pop(self, index=-1):
-        if index != -1:
-            raise NotImplementedError("pop(%r) on a list inside a tensor-dependent loop: only "
-                                      "pop() of the last item is supported" % (index,))
-        item = self.var[-1]
-        self.var = self.var[:-1]
-        return item
-
-    def __getitem__(self, index):
-        return self.var[index]
-
-    def stack(self, axis=0):
-        if axis in (0, -len(self.var.shape)):
-            return self.var
-        from ..ops.manipulation import moveaxis
-        return moveaxis(self.var, 0, axis)
-
-    def concat(self, axis=0):
-        from ..ops.manipulation import reshape, moveaxis
-        v = self.var if axis == 0 else moveaxis(self.var, 0, axis)
-        shape = list(v.shape)
-        rest = shape[axis + 2:] if axis >= 0 else shape[axis + 1 + len(shape):]
-        if any(d < 0 for d in shape[1:axis + 1]) or any(d < 0 for d in rest):
-            raise ValueError("concat of a tensor array needs its item shape known, got %s"
-                             % shape)
-        return reshape(v, shape[1:axis + 1] + [-1] + rest)
-
-    def __len__(self):
-        raise TypeError("len() of a list built inside a tensor-dependent loop is a tensor; "
-                        "it is available through len() in converted code")
-
-    def __repr__(self):
-        return '<tensor array %r>' % (self.var,)
-
-
-def _lists_to_arrays(body_fn, args):
-    """Python lists of tensors carried by a static loop become tensor arrays."""
-    lists = [i for i, a in enumerate(args) if isinstance(a, list)
-             and all(is_var(v) or hasattr(v, '_grad_node') for v in a)]
-    if not lists:
-        return args
-    from ..ops.manipulation import stack
-    for i in lists:
-        items = args[i]
-        args[i] = TensorArray(stack([_as_variable(v) for v in items]) if items else None)
-    empty = [i for i in lists if args[i].var is None]
-    if empty:
-        probed = _probe(body_fn, args)
-        for i in empty:
-            var = probed[i].var if isinstance(probed[i], TensorArray) else None
-            if var is None or not is_var(var):
-                args[i] = list()          # never appended to: stays a Python list
-                continue
-            elem = var.shape[1:]
-            if all(d >= 0 for d in elem):   # known item shape: a real, empty tensor
-                from ..ops.creation import zeros
-                z = zeros([0] + elem, str(var.dtype))
-                z._shape = (-1,) + tuple(elem)
-                args[i] = TensorArray(z)
-            else:
-                args[i] = TensorArray(_cf.UndefinedInit(var.shape, var.dtype))
-    return args
-
-
-def _probe(body_fn, args):
-    """The body's outputs, built once into scratch blocks that are then dropped."""
-    program = default_main_program()
-    first = len(program.blocks)
-    prev = program.current_block_idx
-    copies = [TensorArray(a.var) if isinstance(a, TensorArray) else a for a in args]
-    try:
-        _, outs, _ = _cf._build_block(program, lambda: list(body_fn(*copies)), (), 'loop body',
-                                      convert=False)
-    finally:
-        del program.blocks[first:]
-        program.current_block_idx = prev
-        program._bump()
-    return outs
-
-
-def _probe_undefined_results(body_fn, args, names):
-    """(index, UndefinedInit) for return values that are None before a
-    tensor-dependent loop and tensors after its body. Found by building the
-    body once into a scratch block that is then thrown away."""
-    want = [i for i, (n, a) in enumerate(zip(names, args))
-            if n.startswith(RETURN_VALUE_PREFIX) and a is None]
-    if not want:
-        return []
-    outs = _probe(body_fn, list(args))
-    return [(i, _cf.UndefinedInit(outs[i].shape, outs[i].dtype, names[i]))
-            for i in want if is_var(outs[i])]
-
-
-def For(iterable, body_fn, args, names, break_index=-1):
-    """``for item in iterable: args = body_fn(item, *args)`` (stops when the
-    break flag at ``break_index`` in ``args`` is set)."""
-    spec = _static_iteration(iterable)
-    if spec is None:
-        for item in iterable:
-            args = tuple(body_fn(item, *args))
-            if break_index >= 0:
-                flag = args[break_index]
-                if is_var(flag):
-                    raise TypeError("%s: a break under a tensor condition inside a loop over "
-                                    "a Python iterable; loop over a tensor or a tensor range "
-                                    "instead" % _where())
-                if _truth(flag):
-                    break
-        return tuple(args)
-    start, stop, step, get_item = spec
-    idx_name = '__jst_index'
-
-    def cond(i, *rest):
-        from ..ops.math import less_than, greater_than, logical_and, logical_not
-        test = less_than(i, stop) if not _negative(step) else greater_than(i, stop)
-        if break_index >= 0:
-            flag = rest[break_index]
-            if is_var(flag) or flag:
-                test = logical_and(test, logical_not(_bool_var(flag)))
-        return test
-
-    def body(i, *rest):
-        out = tuple(body_fn(get_item(i), *rest))
-        return (i + step,) + out
-
-    start_var = _as_variable(start) if not is_var(start) else start
-    res = _static_loop(cond, body, (start_var,) + tuple(args), (idx_name,) + tuple(names),
-                       _where())
-    return tuple(res[1:])
-
-
-def _negative(step):
-    return not is_var(step) and step < 0
-
-
-class _TensorRange:
-    def __init__(self, start, stop, step):
-        self.start, self.stop, self.step = start, stop, step
-
-    def __iter__(self):
-        return iter(range(self.start, self.stop, self.step))
-
-
-def Range(*args):
-    """``range`` whose bounds may be tensors (a loop over it converts to a while)."""
-    if any(is_var(a) for a in args):
-        if len(args) == 1:
-            return _TensorRange(0, args[0], 1)
-        if len(args) == 2:
-            return _TensorRange(args[0], args[1], 1)
-        return _TensorRange(*args)
-    return range(*(int(a) if hasattr(a, '_grad_node') else a for a in args))
-
-
-class _Enumerate:
-    def __init__(self, it, start):
-        self.it, self.start = it, start
-
-    def __iter__(self):
-        return enumerate(self.it, self.start)
-
-
-class _Zip:
-    def __init__(self, its):
-        self.its = its
-
-    def __iter__(self):
-        return zip(*self.its)
-
-
-def Enumerate(iterable, start=0):
-    return _Enumerate(iterable, start) if _static_iteration(iterable) else enumerate(iterable, start)
-
-
-def Zip(*iterables):
-    return _Zip(iterables) if any(_static_iteration(i) for i in iterables) else zip(*iterables)
-
-
-def _static_iteration(iterable):
-    """(start, stop, step, item(i)) when iterating needs a static while, else None."""
-    if isinstance(iterable, TensorArray):
-        iterable = iterable.var
-    if isinstance(iterable, _TensorRange):
-        return iterable.start, iterable.stop, iterable.step, lambda i: i
-    if is_var(iterable):
-        return 0, _length(iterable), 1, lambda i: iterable[i]
-    if isinstance(iterable, _Enumerate):
-        inner = _static_iteration(iterable.it)
-        if inner is None:
-            return None
-        s, e, st, get = inner
-        return s, e, st, lambda i: (i + iterable.start, get(i))
-    if isinstance(iterable, _Zip):
-        specs = [_static_iteration(i) for i in iterable.its]
-        if not any(specs):
-            return None
-        stops = []
-        getters = []
-        for it, sp in zip(iterable.its, specs):
-            if sp is None:
-                stops.append(len(it))
-                getters.append(lambda i, it=it: it[i])
-            else:
-                stops.append(sp[1])
-                getters.append(sp[3])
-        stop = stops[0]
-        from ..ops.math import minimum
-        for s in stops[1:]:
-            stop = minimum(_as_variable(stop), _as_variable(s))
-        return 0, stop, 1, lambda i: tuple(g(i) for g in getters)
-    return None
-
-
-def _length(x):
-    if x.shape and x.shape[0] >= 0:
-        return x.shape[0]
-    from ..ops.manipulation import shape as _shape_op
-    return _shape_op(x)[0]
+        return logical_not(bool_var(value))
+    return not truth(value)
 
 
 # ---- builtins ---------------------------------------------------------------------
@@ -530,33 +122,35 @@ def Shape(x):
 
 def Len(x):
     if isinstance(x, TensorArray):
-        x = x.var
+        return x.length()
     if is_var(x):
-        return _length(x)
+        return first_dim_length(x)
     return len(x)
 
 
-def Print(*args, **kwargs):
-    if not any(is_var(a) for a in args):
-        return print(*args, **kwargs)
-    from ..ops.control import print_op
-    texts = []
-    for a in args:
-        if is_var(a):
-            print_op(a, ' '.join(texts), 20, True, a.name)
-            texts = []
-        else:
-            texts.append(str(a))
-    if texts:
-        print(' '.join(texts))
+def Print(*args, sep=' ', end='\n', file=None, flush=False):
+    """``print`` in converted code. While a program is built, the line is
+    printed each time the program runs, as the eager call would print it each
+    time (tensors shown as eager ``print`` shows them; a print in a branch or
+    loop body prints when that runs); else an ordinary print."""
+    if _mode.static:
+        from ..ops.control import python_print
+        python_print(args, sep, end, file, flush, _print_header)
+        return
+    print(*args, sep=sep, end=end, file=file, flush=flush)
+
+
+def _print_header(t):
+    """What eager printing shows before a tensor's text (a parameter's line)."""
+    return '' if is_var(t) else getattr(t, 'print_header', '')
 
 
 def Assert(cond, message=None):
     if is_var(cond):
         from ..ops.control import assert_op
-        assert_op(_bool_var(cond), '' if message is None else str(message))
+        assert_op(bool_var(cond), '' if message is None else str(message))
         return
-    if not _truth(cond):
+    if not truth(cond):
         raise AssertionError(message) if message is not None else AssertionError()
 
 
@@ -640,3 +234,18 @@ def _array_aware(fn):
 
 def Undef(name):
     return Undefined(name)
+
+
+def GetAttr(obj, attr):
+    """``obj.attr`` carried by a converted if/loop (undefined if it has none)."""
+    return getattr(obj, attr, Undefined('%s attribute %s' % (type(obj).__name__, attr)))
+
+
+def SetAttr(obj, attr, value):
+    """``obj.attr = value`` for a converted if/loop; an undefined value removes it."""
+    if isinstance(value, Undefined):
+        if attr in getattr(obj, '__dict__', ()):
+            delattr(obj, attr)
+        return
+    if getattr(obj, attr, None) is not value:
+        setattr(obj, attr, value)

@@ -65,19 +65,8 @@ def _describe(tree):
     return '(%s)' % inner if kind == 'tuple' else '[%s]' % inner
 
 
-class UndefinedInit:
-    """A loop variable with no value before the loop (dy2static's return value
-    inside a loop): its placeholder has this shape/dtype and starts as None."""
-
-    def __init__(self, shape, dtype, name='undefined'):
-        self.shape = list(shape)
-        self.dtype = dtype
-        self.name = name
-        self.stop_gradient = True
-
-
 def _as_var(value, what):
-    if isinstance(value, (Variable, UndefinedInit)):
+    if isinstance(value, Variable):
         return value
     if value is None:
         return None
@@ -112,14 +101,21 @@ def outer_reads(program, blocks, extra=()):
     return sorted(n for n in read - defined if n)
 
 
-def _build_block(program, fn, args, what, convert=True):
+def _build_block(program, fn, args, what):
     block = program._create_block()
+    program._begin_rebinds()
+    ended = False
     try:
         result = fn(*args)
         leaves, tree = flatten(result)
-        if convert:
-            leaves = [_as_var(v, what) for v in leaves]
+        # Variables updated in place in the block (x[i] = v) get their old
+        # values back; the block's results hold the new ones
+        leaves = program._end_rebinds(leaves)
+        ended = True
+        leaves = [_as_var(v, what) for v in leaves]
     finally:
+        if not ended:
+            program._end_rebinds([])
         program._rollback()
     return block, leaves, tree
 
@@ -215,12 +211,14 @@ def _emit_cond(code, op):
         code.ref(n)
     outs = [code.new(n) for n in op.output('Out')]
     code.emit('if _pred(%s):' % pred, op)
+    written = codegen.persistable_writes(program, op)
     for side, last in (('true', False), ('false', True)):
+        code.forget(written)        # what the other branch wrote does not hold here
         sub = code.sub(program.block(op.attr(side + '_block')))
         sub.emit('pass')
         fwd = op.attr(side + '_fwd_block')
         if fwd is not None:          # a grad cond first recomputes the forward branch
-            sub.sub(program.block(fwd), 0).emit_ops(program.block(fwd).ops)
+            sub.sub(program.block(fwd), 0, replay=True).emit_ops(program.block(fwd).ops)
         sub.emit_ops(sub.block.ops)
         for o, src in zip(outs, op.attr(side + '_outs')):
             sub.emit('%s = %s' % (o, sub.ref(src) if src else 'None'))
@@ -312,7 +310,11 @@ def program_var(program, name):
 
 def while_loop(cond, body, loop_vars, is_test=False, name=None):
     """``while cond(*loop_vars): loop_vars = body(*loop_vars)``; returns the final
-    loop values. In static mode this builds one ``while`` op."""
+    loop values. In static mode this builds one ``while`` op.
+
+    A loop variable whose shape the body changes (``x = concat([x, x])``) gets
+    -1 in the dims that change; one whose dtype the body changes starts as the
+    body's dtype (its initial value is cast). Only its rank must stay."""
     if not callable(cond) or not callable(body):
         raise TypeError("static.nn.while_loop: cond and body must be callables")
     if not isinstance(loop_vars, (list, tuple)) or not loop_vars:
@@ -327,12 +329,27 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     parent = program.current_block()
     leaves, tree = flatten(list(loop_vars))
     inits = [_as_var(v, 'while_loop loop_vars') for v in leaves]
+    metas = [(tuple(v.shape), v.dtype) for v in inits]
+    # each retyping generalizes at least one dim or dtype, so this ends
+    for _ in range(sum(len(s) + 1 for s, _ in metas) + 1):
+        built = _build_loop(program, cond, body, tree, inits, metas)
+        new_metas = [_loop_var_meta(i, leaves[i], m, out)
+                     for i, (m, out) in enumerate(zip(metas, built['body_outs']))]
+        if new_metas == metas:
+            break
+        _discard(program, parent, built)
+        metas = new_metas
+    return _append_while(program, parent, tree, inits, built, is_test)
+
+
+def _build_loop(program, cond, body, tree, inits, metas):
+    """Placeholders with ``metas`` and the cond/body blocks built on them."""
+    parent = program.current_block()
     base = program._names('while')
-    placeholders = []
-    for i, v in enumerate(inits):
-        ph = parent.create_var('%s.loop_var_%d' % (base, i), v.shape, v.dtype,
-                               stop_gradient=v.stop_gradient)
-        placeholders.append(ph)
+    placeholders = [parent.create_var('%s.loop_var_%d' % (base, i), shape, dtype,
+                                      stop_gradient=v.stop_gradient)
+                    for i, (v, (shape, dtype)) in enumerate(zip(inits, metas))]
+    first_block = len(program.blocks)
     args = unflatten(tree, placeholders)
     cb, cleaves, _ = _build_block(program, cond, args, 'while_loop cond')
     if len(cleaves) != 1 or not isinstance(cleaves[0], Variable):
@@ -341,36 +358,65 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     if btree != tree and len(bleaves) != len(inits):
         raise ValueError("static.nn.while_loop: body must return the same structure as "
                          "loop_vars: got %s, expected %s" % (_describe(btree), _describe(tree)))
-    for i, (ph, new) in enumerate(zip(placeholders, bleaves)):
-        _check_loop_var(i, leaves[i], ph, new)
+    for i, new in enumerate(bleaves):
+        if not isinstance(new, Variable):
+            raise TypeError("static.nn.while_loop: body returned %r for loop variable %d ('%s')"
+                            % (new, i, placeholders[i].name))
+    return {'placeholders': placeholders, 'cond_block': cb, 'cond_out': cleaves[0],
+            'body_block': bb, 'body_outs': bleaves, 'first_block': first_block}
+
+
+class LoopVarRankError(ValueError):
+    """The body gives loop variable ``index`` another rank: ``value`` is what it gives."""
+
+    def __init__(self, message, index, value):
+        super().__init__(message)
+        self.index, self.value = index, value
+
+
+def _loop_var_meta(i, orig, meta, new):
+    """The (shape, dtype) a loop variable needs so that the body's value fits it."""
+    shape, dtype = meta
+    if len(shape) != len(new.shape):
+        raise LoopVarRankError(
+            "static.nn.while_loop: loop variable %d ('%s') changes shape from %s to %s in the "
+            "loop body; a loop variable must keep its rank"
+            % (i, getattr(orig, 'name', i), list(shape), list(new.shape)), i, new)
+    merged = tuple(a if a == b else -1 for a, b in zip(shape, new.shape))
+    return merged, new.dtype
+
+
+def _discard(program, parent, built):
+    """Forget a trial build: its blocks (always the last ones) and placeholders."""
+    del program.blocks[built['first_block']:]
+    for ph in built['placeholders']:
+        parent.vars.pop(ph.name, None)
+    program._bump()
+
+
+def _append_while(program, parent, tree, inits, built, is_test):
+    placeholders, bleaves = built['placeholders'], built['body_outs']
+    inits = [v if v.dtype == ph.dtype else _cast(v, ph.dtype)
+             for v, ph in zip(inits, placeholders)]
     outs = [parent.create_var(program._names('while.out'), ph.shape, ph.dtype,
                               stop_gradient=ph.stop_gradient and new.stop_gradient)
             for ph, new in zip(placeholders, bleaves)]
     ph_names = [p.name for p in placeholders]
     body_outs = [v.name for v in bleaves]
-    captured = [n for n in outer_reads(program, [cb, bb], body_outs + [cleaves[0].name])
+    cb, bb, cond_out = built['cond_block'], built['body_block'], built['cond_out']
+    captured = [n for n in outer_reads(program, [cb, bb], body_outs + [cond_out.name])
                 if n not in ph_names]
-    x_names = ['' if isinstance(v, UndefinedInit) else v.name for v in inits]
-    parent.append_op('while', {'X': x_names, 'Input': captured},
+    parent.append_op('while', {'X': [v.name for v in inits], 'Input': captured},
                      {'Out': [o.name for o in outs]},
                      {'cond_block': cb.idx, 'body_block': bb.idx, 'loop_vars': ph_names,
-                      'cond_out': cleaves[0].name, 'body_outs': body_outs,
+                      'cond_out': cond_out.name, 'body_outs': body_outs,
                       'save_history': False, 'is_test': bool(is_test), 'op_role': _role()})
     return unflatten(tree, outs)
 
 
-def _check_loop_var(i, orig, ph, new):
-    label = "loop variable %d ('%s')" % (i, getattr(orig, 'name', ph.name))
-    if not isinstance(new, Variable):
-        raise TypeError("static.nn.while_loop: body returned %r for %s"
-                        % (new, label))
-    if new.dtype != ph.dtype:
-        raise TypeError("static.nn.while_loop: %s changes dtype from %s to %s in the loop "
-                        "body" % (label, ph.dtype, new.dtype))
-    a, b = ph.shape, new.shape
-    if len(a) != len(b) or any(x >= 0 and y >= 0 and x != y for x, y in zip(a, b)):
-        raise ValueError("static.nn.while_loop: %s changes shape from %s to %s in the loop "
-                         "body; loop variables must keep their shape" % (label, a, b))
+def _cast(v, dtype):
+    from ..ops.manipulation import cast
+    return cast(v, dtype)
 
 
 def _emit_while(code, op):
@@ -378,7 +424,7 @@ def _emit_while(code, op):
     for n in op.input('Input'):
         code.ref(n)
     phs = op.attr('loop_vars')
-    inits = [code.ref(n) if n else 'None' for n in op.input('X')]
+    inits = [code.ref(n) for n in op.input('X')]
     ph_locs = [code.new(n) for n in phs]
     code.emit('%s = %s' % (', '.join(ph_locs) + ',', ', '.join(inits) + ','), op)
     hist = None
@@ -393,6 +439,8 @@ def _emit_while(code, op):
         c.emit('%s = _pred(%s)' % (flag, c.ref(op.attr('cond_out'))))
     emit_cond(code)
     code.emit('while %s:' % flag)
+    # parameters the body writes are loaded afresh in each iteration
+    code.forget(codegen.persistable_writes(program, op))
     body = code.sub(program.block(op.attr('body_block')))
     if hist is not None:
         body.emit('%s.append((%s))' % (hist, ', '.join(ph_locs) + ','))
@@ -407,7 +455,7 @@ def _emit_while(code, op):
 def _interpret_while(program, op, env, value_of, scope_vars, check):
     phs = op.attr('loop_vars')
     for ph, x in zip(phs, op.input('X')):
-        env[ph] = value_of(x) if x else None
+        env[ph] = value_of(x)
     hist = [] if op.attr('save_history') and op.output('History') else None
     cond_blk = program.block(op.attr('cond_block'))
     body_blk = program.block(op.attr('body_block'))
@@ -436,10 +484,6 @@ def _while_grad(block, op, grads, reach):
         return {}
     phs = [program_var(program, n) for n in op.attr('loop_vars')]
     xs = op.input('X')
-    if '' in xs:
-        raise NotImplementedError(
-            "gradients through a loop whose variable has no value before the loop (an early "
-            "return inside a tensor-dependent loop) are not supported yet")
     captured = [n for n in op.input('Input') if n in reach]
     want_x = [n for n in xs if n in reach]
     if not captured and not want_x:
@@ -505,12 +549,13 @@ def _emit_while_grad(code, op):
         code.emit('%s = _zeros_like(%s)' % (loc, code.ref(n)))
     phs = [code.new(n) for n in op.attr('loop_vars')]
     code.emit('for __snap in reversed(%s):' % hist)
-    body = code.sub(program.block(op.attr('body_block')))
+    code.forget(codegen.persistable_writes(program, op))
+    body = code.sub(program.block(op.attr('body_block')), replay=True)
     body.emit('%s = __snap' % (', '.join(phs) + ','))
     body.emit_ops(body.block.ops)
     for n, loc in zip(op.attr('out_grad_vars'), g):
         body.emit('%s = %s' % (body.new(n), loc))
-    gblk = body.sub(program.block(op.attr('grad_block')), 0)
+    gblk = body.sub(program.block(op.attr('grad_block')), 0, replay=False)
     gblk.emit_ops(gblk.block.ops)
     new_g = [body.ref(n) if n else '_zeros_like(%s)' % ph
              for n, ph in zip(op.attr('loop_var_grads'), phs)]

@@ -9,6 +9,7 @@ has a NaN or Inf.
 """
 import collections
 import contextlib
+import contextvars
 
 import numpy as np
 
@@ -69,21 +70,23 @@ class Scope:
         pass
 
 
-_global_scope = [Scope()]
+_PROCESS_SCOPE = Scope()
+# scope_guard switches the calling thread's scope only
+_scope = contextvars.ContextVar('framework_global_scope', default=None)
 
 
 def global_scope():
-    return _global_scope[0]
+    scope = _scope.get()
+    return _PROCESS_SCOPE if scope is None else scope
 
 
 @contextlib.contextmanager
 def scope_guard(scope):
-    prev = _global_scope[0]
-    _global_scope[0] = scope
+    token = _scope.set(scope)
     try:
         yield
     finally:
-        _global_scope[0] = prev
+        _scope.reset(token)
 
 
 # ---- build strategy -------------------------------------------------------------

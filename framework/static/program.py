@@ -11,6 +11,7 @@ errors are reported then, naming the op and the shapes.
 """
 import collections
 import contextlib
+import contextvars
 import itertools
 import os
 import sys
@@ -19,7 +20,10 @@ import numpy as np
 
 from .. import dtype as _dt
 from ..ops import registry
+from ..ops.grad_utils import scalar_array
+from ..ops.promotion import is_number, promote_inputs
 from ..ops.registry import OpError
+from .codegen import SIDE_EFFECT_OPS
 
 _SCALARS = (bool, int, float)
 
@@ -121,11 +125,42 @@ class Variable:
     def type(self):
         return 'LOD_TENSOR'
 
-    def _inplace_assign(self, result):
-        """``x[i] = v`` in static mode: the name now refers to the result."""
-        self.block._rename_output(result, self)
-        # a write inside a sub-block (a branch, a loop body) may not run
-        self._value = result._value if result.block is self.block else None
+    def _inplace_update(self, result):
+        """An in-place op in static mode (``x[i] = v``, ``x.add_(y)``): this
+        Python object stands for ``result`` from now on, as an eager tensor
+        would. Names stay single-assignment: ``result`` is a new variable and
+        the ops built before keep reading the old one. A persistable variable
+        (a parameter, a buffer) is written instead, so the write lasts."""
+        if self.persistable:
+            return self._write_persistable(result)
+        program = self.block.program
+        program._note_rebind(self)
+        old = type(self).__new__(type(self))
+        old.__dict__.update(self.__dict__)
+        old.block.vars[old.name] = old
+        self.__dict__.clear()
+        self.__dict__.update(result.__dict__)
+        self.block.vars[self.name] = self
+        return self
+
+    # Paddle's ``x._inplace_assign(y)`` (x takes over y, whatever its shape)
+    _inplace_assign = _inplace_update
+
+    def _write_captured(self, tensor):
+        """``t[i] = v`` on an eager tensor used while a program is built (a
+        parameter or buffer written inside ``@to_static``): this result is
+        written into the tensor's variable, so running the program updates
+        the tensor, as the eager write would."""
+        return capture_tensor(tensor)._write_persistable(self)
+
+    def _write_persistable(self, result):
+        """Make the op computing ``result`` write this persistable variable:
+        the executor stores it back (into the parameter), later ops read the
+        new value, and backward treats the write as a plain assignment of a
+        new value to the parameter (Paddle's rule: no gradient through it)."""
+        op = result.block._rename_output(result, self)
+        op.attrs['op_stop_gradient'] = True
+        self._value = None
         return self
 
     def __repr__(self):
@@ -366,7 +401,7 @@ class Block:
                     op.outputs[slot] = [target.name if n == result.name else n for n in names]
                     self.vars.pop(result.name, None)
                     self.program._bump()
-                    return
+                    return op
         raise ValueError("no op in block %d produces %s" % (self.idx, result.name))
 
     def __repr__(self):
@@ -392,6 +427,9 @@ class Program:
         self._is_test = False
         # eager tensors captured while building (dy2static parameters): name -> Tensor
         self._captured = collections.OrderedDict()
+        # one frame per sub-block being built: [(Variable, its state before)]
+        # for the Variables rebound there (see _note_rebind)
+        self._rebinds = []
 
     def _bump(self):
         self._version += 1
@@ -419,6 +457,33 @@ class Program:
 
     def _rollback(self):
         self.current_block_idx = self.current_block().parent_idx
+
+    # -- in-place updates while a sub-block is built ---------------------------------
+    # ``x[i] = v`` inside a branch or loop body rebinds the Python object ``x``
+    # to a variable of that sub-block. Other code (the other branch, the code
+    # after the if) must still see the value from before; the new value leaves
+    # the sub-block only as one of its outputs (dy2static carries ``x``).
+
+    def _begin_rebinds(self):
+        self._rebinds.append([])
+
+    def _note_rebind(self, var):
+        if self._rebinds and all(v is not var for v, _ in self._rebinds[-1]):
+            self._rebinds[-1].append((var, dict(var.__dict__)))
+
+    def _end_rebinds(self, values):
+        """Undo the rebinds of the sub-block being finished; ``values`` (what
+        it returns) are mapped to objects holding the new values."""
+        final = {}
+        for var, state in reversed(self._rebinds.pop()):
+            now = type(var).__new__(type(var))
+            now.__dict__.update(var.__dict__)
+            now.block.vars[now.name] = now
+            var.__dict__.clear()
+            var.__dict__.update(state)
+            var.block.vars[var.name] = var
+            final[id(var)] = now
+        return [final.get(id(v), v) for v in values]
 
     def list_vars(self):
         for b in self.blocks:
@@ -514,10 +579,46 @@ def _make_inference(program, drop_training_ops=True):
 
 # ---- default programs and guards ---------------------------------------------
 
-class _Defaults:
-    main = Program()
-    startup = Program()
-    op_role = 'forward'
+_main = contextvars.ContextVar('framework_main_program', default=None)
+_startup = contextvars.ContextVar('framework_startup_program', default=None)
+_op_role = contextvars.ContextVar('framework_op_role', default='forward')
+_PROCESS_PROGRAMS = (Program(), Program())    # what unguarded threads build into
+
+
+class _ThreadDefaults:
+    """The calling thread's default programs and op role. Guards change them
+    for that thread only (two threads can build two programs at once); a
+    thread that never set one shares the process-wide default programs."""
+    __slots__ = ()
+
+    @property
+    def main(self):
+        program = _main.get()
+        return _PROCESS_PROGRAMS[0] if program is None else program
+
+    @main.setter
+    def main(self, program):
+        _main.set(program)
+
+    @property
+    def startup(self):
+        program = _startup.get()
+        return _PROCESS_PROGRAMS[1] if program is None else program
+
+    @startup.setter
+    def startup(self, program):
+        _startup.set(program)
+
+    @property
+    def op_role(self):
+        return _op_role.get()
+
+    @op_role.setter
+    def op_role(self, role):
+        _op_role.set(role)
+
+
+_Defaults = _ThreadDefaults()
 
 
 def default_main_program():
@@ -534,25 +635,24 @@ def program_guard(main_program, startup_program=None):
     if not isinstance(main_program, Program):
         raise TypeError("program_guard: main_program must be a static.Program, got %s"
                         % type(main_program).__name__)
-    prev = (_Defaults.main, _Defaults.startup)
-    _Defaults.main = main_program
-    if startup_program is not None:
-        _Defaults.startup = startup_program
+    main_token = _main.set(main_program)
+    startup_token = _startup.set(startup_program) if startup_program is not None else None
     try:
         yield
     finally:
-        _Defaults.main, _Defaults.startup = prev
+        if startup_token is not None:
+            _startup.reset(startup_token)
+        _main.reset(main_token)
 
 
 @contextlib.contextmanager
 def op_role_guard(role):
     """Tag appended ops (``backward``, ``optimize``) so clone(for_test) can drop them."""
-    prev = _Defaults.op_role
-    _Defaults.op_role = role
+    token = _op_role.set(role)
     try:
         yield
     finally:
-        _Defaults.op_role = prev
+        _op_role.reset(token)
 
 
 # ---- building ops through the registry --------------------------------------
@@ -666,8 +766,8 @@ def _small(metas):
 def _fold_constants(op, in_vars, attrs, metas, out_vars):
     """Give the outputs of ``op`` their build-time values when all its inputs
     have one (or, for ops that read only shapes, when the shapes are known)."""
-    if op.random or op.inplace_map or not _small(metas):
-        return
+    if op.random or op.inplace_map or op.name in SIDE_EFFECT_OPS or not _small(metas):
+        return      # (a print or assert happens when the program runs, not now)
     if op.value_from_meta is not None:
         if not all(isinstance(v, Variable) and all(d >= 0 for d in v._shape) for v in in_vars):
             return
@@ -702,11 +802,21 @@ def _first_dtype(ins):
     return found[0] if found else None
 
 
+def _promote(op, ins):
+    """Cast the promoted inputs of ``op`` to their common dtype (``cast`` ops);
+    numbers become constants of that dtype, as the eager kernel gets them."""
+    ins, dtype = promote_inputs(op, ins)
+    return tuple([scalar_array(v, dtype) if i in op.promote and is_number(v) else v
+                  for i, v in enumerate(ins)])
+
+
 def static_append(op, args):
     """Append ``op`` to the current block; returns its output Variable(s)."""
     program = default_main_program()
     block = program.current_block()
     ins, attrs = op.split_args(args)
+    if op.promote is not None:
+        ins = _promote(op, ins)
     like = _first_dtype(ins)
     in_vars = []
     for i, v in enumerate(ins):

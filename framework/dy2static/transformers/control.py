@@ -5,8 +5,9 @@
     else:                  (y,) = _jst.IfElse(test, __jst_fn_true_1, __jst_fn_false_1,
         orelse                                 (y,), ('y',))
 
-The names passed in and out are the names the statement assigns; everything
-else is read through the closure. ``_jst`` decides at run time whether this
+The values passed in and out are the names the statement assigns or whose
+list/dict it changes in place, and the attributes of local objects it
+assigns (``foo.c = ...``); everything else is read through the closure. ``_jst`` decides at run time whether this
 becomes a static ``cond``/``while`` op or plain Python control flow.
 """
 import gast
@@ -24,23 +25,94 @@ def _carried(names):
     return [n for n in names if not n.startswith(GENERATED_PREFIX)]
 
 
-_LIST_MUTATORS = ('append', 'pop', 'extend', 'insert')
+_MUTATORS = ('append', 'pop', 'extend', 'insert', 'remove', 'clear', 'update', 'setdefault',
+             'popitem')
 
 
-def _mutated_lists(stmts):
-    """Names whose ``.append``/``.pop``/... is called in ``stmts``: a list
-    changed in a tensor-dependent loop must be carried (as a tensor array)."""
+def _root_name(node):
+    """``a`` for ``a``, ``a[i]``, ``a[i][j]``... (None for anything else)."""
+    while isinstance(node, gast.Subscript):
+        node = node.value
+    return node.id if isinstance(node, gast.Name) else None
+
+
+def _mutated_containers(stmts):
+    """Names whose list/dict the statements change in place (``a.append(x)``,
+    ``d[k] = v``, ``d[k].append(x)``, ``del a[i]``): a tensor-dependent if or
+    loop must carry them like assigned names."""
     found = []
     for s in stmts:
         for n in gast.walk(s):       # x.append(...), also as _jst.Call(x.append)(...)
-            if isinstance(n, gast.Attribute) and n.attr in _LIST_MUTATORS \
-                    and isinstance(n.value, gast.Name) and n.value.id not in found:
-                found.append(n.value.id)
+            root = None
+            if isinstance(n, gast.Attribute) and n.attr in _MUTATORS:
+                root = _root_name(n.value)
+            elif isinstance(n, gast.Subscript) and isinstance(n.ctx, (gast.Store, gast.Del)):
+                root = _root_name(n.value)
+            if root is not None and root not in found:
+                found.append(root)
     return found
 
 
 def _strings(names):
     return U.tuple_of([U.const(n) for n in names])
+
+
+def _attribute_path(node):
+    """['foo', 'a', 'c'] for ``foo.a.c`` (None unless a chain of names)."""
+    path = []
+    while isinstance(node, gast.Attribute):
+        path.append(node.attr)
+        node = node.value
+    if not isinstance(node, gast.Name):
+        return None
+    return [node.id] + path[::-1]
+
+
+def _object_of(path):
+    """The expression ``foo.a`` of the attribute path ['foo', 'a', 'c']."""
+    node = U.load(path[0])
+    for attr in path[1:-1]:
+        node = gast.Attribute(value=node, attr=attr, ctx=gast.Load())
+    return node
+
+
+class _Carried:
+    """What the functions generated for one statement take and give back: the
+    local names it changes, and the attributes of local objects it assigns,
+    which travel as extra values read with ``_jst.GetAttr`` and written back
+    with ``_jst.SetAttr``."""
+
+    def __init__(self, names, attributes):
+        self.names = names
+        self.attributes = [(U.fresh('attr'), path) for path in attributes]
+
+    def params(self):
+        return self.names + [p for p, _ in self.attributes]
+
+    def labels(self):
+        return _strings(self.names + ['.'.join(path) for _, path in self.attributes])
+
+    def _set(self, origin):
+        return [U.located(gast.Expr(value=U.call(U.jst('SetAttr'), [
+            _object_of(path), U.const(path[-1]), U.load(p)])), origin)
+            for p, path in self.attributes]
+
+    def values(self):
+        return U.tuple_of([U.load(n) for n in self.names] + [
+            U.call(U.jst('GetAttr'), [_object_of(path), U.const(path[-1])])
+            for _, path in self.attributes])
+
+    def function(self, name, body, origin, first=()):
+        """``def name(*first, *params): <set attributes>; body; return values``."""
+        stmts = self._set(origin) + body + [gast.Return(value=self.values())]
+        return U.located(U.function(name, list(first) + self.params(), stmts, origin), origin)
+
+    def call(self, value, origin):
+        """``params = value``, then the attributes written back."""
+        targets = self.params()
+        if not targets:
+            return [U.located(gast.Expr(value=value), origin)]
+        return [U.located(U.assign(targets, value), origin)] + self._set(origin)
 
 
 class ControlFlowTransformer(ScopeTransformer):
@@ -49,59 +121,66 @@ class ControlFlowTransformer(ScopeTransformer):
 
     def __init__(self, shadowed=()):
         self.carried = []
-        self.shadowed = set(shadowed)   # builtins the function rebinds (range = ...)
+        self.shadowed = set(shadowed)   # the local names (a local `range` is not the builtin)
 
     def _note(self, names):
         for n in names:
             if n not in self.carried:
                 self.carried.append(n)
 
-    def _result(self, names, value, origin):
-        if names:
-            return U.located(U.assign(names, value), origin)
-        return U.located(gast.Expr(value=value), origin)
+    def _changed(self, stmts, first=()):
+        """What ``stmts`` change: the names they assign or whose containers
+        they change in place, and the attributes they assign, of local
+        objects only (carrying a global would make it local)."""
+        names = list(first)
+        for n in U.assigned_names(stmts) + [m for m in _mutated_containers(stmts)
+                                            if m in self.shadowed]:
+            if n not in names:
+                names.append(n)
+        names = _carried(names)
+        self._note(names)
+        attributes = []
+        for s in stmts:
+            for n in gast.walk(s):
+                if isinstance(n, gast.Attribute) and isinstance(n.ctx, gast.Store):
+                    path = _attribute_path(n)
+                    if path and path[0] in self.shadowed and path[0] not in names \
+                            and path not in attributes:
+                        attributes.append(path)
+        return _Carried(names, attributes)
 
     def visit_If(self, node):
         self.generic_visit(node)
-        names = _carried(U.assigned_names(node.body) + [
-            n for n in U.assigned_names(node.orelse) if n not in U.assigned_names(node.body)])
-        self._note(names)
-        t = U.function(U.fresh('fn_true'), names, node.body + [U.ret(names)], node)
-        f = U.function(U.fresh('fn_false'), names, (node.orelse or [gast.Pass()]) + [U.ret(names)],
-                       node)
-        call = U.call(U.jst('IfElse'), [node.test, U.load(t.name), U.load(f.name),
-                                        U.names_tuple(names), _strings(names)])
-        return [U.located(t, node), U.located(f, node), self._result(names, call, node)]
+        c = self._changed(node.body + node.orelse)
+        t = c.function(U.fresh('fn_true'), node.body, node)
+        f = c.function(U.fresh('fn_false'), node.orelse or [gast.Pass()], node)
+        call = U.call(U.jst('IfElse'), [node.test, U.load(t.name), U.load(f.name), c.values(),
+                                        c.labels()])
+        return [t, f] + c.call(call, node)
 
     def visit_While(self, node):
         self.generic_visit(node)
-        assigned = U.assigned_names(node.body)
-        names = _carried(assigned + [n for n in _mutated_lists(node.body) if n not in assigned])
-        self._note(names)
-        c = U.function(U.fresh('fn_cond'), names,
-                       [gast.Return(value=node.test)], node)
-        b = U.function(U.fresh('fn_body'), names,
-                       node.body + [U.ret(names)], node)
-        call = U.call(U.jst('While'), [U.load(c.name), U.load(b.name), U.names_tuple(names),
-                                       _strings(names)])
-        return [U.located(c, node), U.located(b, node), self._result(names, call, node)]
+        c = self._changed(node.body)
+        cond = c.function(U.fresh('fn_cond'), [], node)
+        cond.body[-1] = U.located(gast.Return(value=node.test), node)
+        body = c.function(U.fresh('fn_body'), node.body, node)
+        call = U.call(U.jst('While'), [U.load(cond.name), U.load(body.name), c.values(),
+                                       c.labels()])
+        return [cond, body] + c.call(call, node)
 
     def visit_For(self, node):
         self.generic_visit(node)
         target_names = [n.id for n in gast.walk(node.target) if isinstance(n, gast.Name)]
-        body_names = U.assigned_names(node.body)
-        body_names += [n for n in _mutated_lists(node.body) if n not in body_names]
-        names = _carried(target_names + [n for n in body_names if n not in target_names])
-        self._note(names)
+        c = self._changed(node.body, target_names)
         item = U.fresh('item')
-        first = gast.Assign(targets=[node.target], value=U.load(item), type_comment=None)
-        b = U.function(U.fresh('fn_for'), [item] + names,
-                       [U.located(first, node)] + node.body + [U.ret(names)], node)
+        first = U.located(gast.Assign(targets=[node.target], value=U.load(item),
+                                      type_comment=None), node)
+        body = c.function(U.fresh('fn_for'), [first] + node.body, node, first=[item])
         flag = getattr(node, BREAK_ATTR, None)
-        index = names.index(flag) if flag in names else -1
-        call = U.call(U.jst('For'), [self._iterable(node.iter), U.load(b.name),
-                                     U.names_tuple(names), _strings(names), U.const(index)])
-        return [U.located(b, node), self._result(names, call, node)]
+        index = c.names.index(flag) if flag in c.names else -1
+        call = U.call(U.jst('For'), [self._iterable(node.iter), U.load(body.name), c.values(),
+                                     c.labels(), U.const(index)])
+        return [body] + c.call(call, node)
 
     def _iterable(self, it):
         """range/enumerate/zip become run-time helpers that accept tensors."""
