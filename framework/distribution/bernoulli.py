@@ -61,7 +61,7 @@ class Bernoulli(ExponentialFamily):
     def rsample(self, shape=(), temperature=1.0):
         """Relaxed (Gumbel-softmax / concrete) draws, returned as logits as
         Paddle does: (logit(u) + logits) / temperature, u ~ U(0, 1)."""
-        if not isinstance(temperature, float):
+        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)):
             raise TypeError("%s_rsample: temperature must be a float, got %s"
                             % (self.name, type(temperature)))
         shape = self._extend_shape(check_shape_arg(shape, self.name + '_rsample'))

@@ -8,7 +8,7 @@ from ..ops import math as _m
 from ..ops.creation import to_tensor
 from ..ops.grad_utils import is_value
 from ..ops.manipulation import stack
-from ..ops.special import digamma, lgamma
+from ..ops.special import lgamma
 from . import _math
 from .dirichlet import Dirichlet
 from .distribution import _as_value_tensor, iterable_shape
@@ -70,11 +70,6 @@ class Beta(ExponentialFamily):
     def _log_normalizer(self, x, y):
         return lgamma(x) + lgamma(y) - lgamma(x + y)
 
-    @property
-    def _mean_carrier_measure(self):
-        # the carrier is 1 / (x (1 - x)): E[log h] = -E[log x] - E[log(1 - x)]
-        total = digamma(self.alpha + self.beta)
-        return -(digamma(self.alpha) - total) - (digamma(self.beta) - total)
 
 
 def _number_or_tensor(v):

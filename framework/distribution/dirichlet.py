@@ -72,11 +72,6 @@ class Dirichlet(ExponentialFamily):
     def _log_normalizer(self, x):
         return _r.sum(lgamma(x), -1) - lgamma(_r.sum(x, -1))
 
-    @property
-    def _mean_carrier_measure(self):
-        # the carrier is prod 1/x_i: E[log h] = -sum E[log x_i]
-        c = self.concentration
-        return -_r.sum(digamma(c) - digamma(_r.sum(c, -1, keepdim=True)), -1)
 
 
 __all__ = ['Dirichlet']

@@ -11,7 +11,10 @@ class ExponentialFamily(Distribution):
 
     Subclasses give ``_natural_parameters`` (theta), ``_log_normalizer(*theta)``
     (F) and ``_mean_carrier_measure`` (E[log h(x)]); then
-    entropy = F(theta) - <theta, grad F(theta)> - E[log h(x)].
+    entropy = F(theta) - <theta, grad F(theta)> - E[log h(x)]. As in Paddle,
+    Beta and Dirichlet (whose carrier measures are not constant) leave the
+    last one out, so this generic entropy raises NotImplementedError for them;
+    their own ``entropy()`` is the closed form.
     """
 
     @property
@@ -24,14 +27,16 @@ class ExponentialFamily(Distribution):
 
     @property
     def _mean_carrier_measure(self):
-        raise NotImplementedError("%s does not define _mean_carrier_measure"
-                                  % type(self).__name__)
+        raise NotImplementedError("%s does not define _mean_carrier_measure, so its entropy has "
+                                  "no exponential-family form here; %s.entropy() gives it"
+                                  % ((type(self).__name__,) * 2))
 
     def entropy(self):
+        carrier = self._mean_carrier_measure
         params = fresh_leaves(self._natural_parameters)
         log_norm = self._log_normalizer(*params)
         grads = gradients_of(log_norm, params)
-        value = log_norm - self._mean_carrier_measure
+        value = log_norm - carrier
         for p, g in zip(params, grads):
             value = value - _math.sum_rightmost(p * g, len(self.event_shape))
         return value

@@ -21,12 +21,15 @@ from .exponential import Exponential
 from .exponential_family import ExponentialFamily, fresh_leaves, gradients_of
 from .gamma import Gamma
 from .geometric import Geometric
+from .gumbel import Gumbel
+from .independent import Independent
 from .laplace import Laplace
 from .lognormal import LogNormal
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .poisson import Poisson
 from .uniform import Uniform
+from ..ops import math as _m
 from ..ops.special import digamma, lgamma
 from ..ops import reduce as _r
 from ..ops.manipulation import unsqueeze
@@ -34,6 +37,7 @@ from ..ops.manipulation import unsqueeze
 __all__ = ['register_kl', 'kl_divergence']
 
 _REGISTER_TABLE = {}
+_EULER = 0.5772156649015329
 
 
 class KLNotRegisteredError(NotImplementedError):
@@ -133,6 +137,26 @@ def _kl_dirichlet_dirichlet(p, q):
 @register_kl(LogNormal, LogNormal)
 def _kl_lognormal_lognormal(p, q):
     return p._base.kl_divergence(q._base)
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p, q):
+    """With z ~ standard Gumbel: E[z] = Euler's gamma, E[e^(-t z)] = Gamma(1 + t);
+    not registered by Paddle 3.3."""
+    ratio = p.scale / q.scale
+    shift = (q.loc - p.loc) / q.scale
+    return (_m.log(q.scale / p.scale) - (1.0 + _EULER) + ratio * _EULER - shift
+            + _m.exp(shift + lgamma(1.0 + ratio)))
+
+
+@register_kl(Independent, Independent)
+def _kl_independent_independent(p, q):
+    """The base KL summed over the reinterpreted dims (not registered by Paddle 3.3)."""
+    if p._reinterpreted_batch_rank != q._reinterpreted_batch_rank:
+        raise KLNotRegisteredError(
+            "kl_divergence(Independent, Independent) needs the same reinterpreted_batch_rank, "
+            "got %d and %d" % (p._reinterpreted_batch_rank, q._reinterpreted_batch_rank))
+    return _math.sum_rightmost(kl_divergence(p._base, q._base), p._reinterpreted_batch_rank)
 
 
 @register_kl(ExponentialFamily, ExponentialFamily)

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..ops import math as _m
-from ..ops.creation import full_like, uniform_like_op
+from ..ops.creation import full_like, uniform_like_op, zeros_like
 from ..ops.manipulation import cast, expand, where
 from . import _math
 from .distribution import Distribution, iterable_shape
@@ -69,8 +69,10 @@ class Uniform(Distribution):
     def log_prob(self, value):
         value = self._check_values_dtype_in_probs(self.low, value)
         inside = self._inside(value)
-        lp = -_m.log(self.high - self.low) + 0.0 * value
-        return where(inside > 0, lp, full_like(lp, -np.inf))
+        # log(inside) - log(high - low), as Paddle (nan when high < low), without
+        # taking the log of 0
+        mask = where(inside > 0, zeros_like(inside), full_like(inside, -np.inf))
+        return mask - _m.log(self.high - self.low)
 
     def probs(self, value):
         value = self._check_values_dtype_in_probs(self.low, value)

@@ -42,7 +42,7 @@ def standard_gamma_op(x):
 
 
 @def_op('standard_gamma_grad', meta.broadcast, inputs=('out', 'x'), attrs={},
-        differentiable=False)
+        differentiable=False, promote=('out', 'x'))
 def standard_gamma_grad_op(out, x):
     """d out / d x of standard gamma samples ``out`` with shapes ``x``, at a fixed
     quantile of each sample."""

@@ -400,14 +400,16 @@ def _gammainc_meta(x, y):
     return Meta(m.shape, m.dtype if m.dtype.kind == 'f' else _dt.default_float())
 
 
-@def_op('gammainc', _gammainc_meta, inputs=('x', 'y'), attrs={}, no_grad_inputs=('x',))
+@def_op('gammainc', _gammainc_meta, inputs=('x', 'y'), attrs={}, no_grad_inputs=('x',),
+        promote=('x', 'y'))
 def gammainc_op(x, y):
     """P(x, y): the regularized lower incomplete gamma function."""
     _check_gammainc_args(x, y, 'gammainc')
     return gammainc_parts(x, y)[0].astype(_out_dtype(x, y), copy=False)
 
 
-@def_op('gammaincc', _gammainc_meta, inputs=('x', 'y'), attrs={}, no_grad_inputs=('x',))
+@def_op('gammaincc', _gammainc_meta, inputs=('x', 'y'), attrs={}, no_grad_inputs=('x',),
+        promote=('x', 'y'))
 def gammaincc_op(x, y):
     """Q(x, y) = 1 - P(x, y): the regularized upper incomplete gamma function."""
     _check_gammainc_args(x, y, 'gammaincc')
