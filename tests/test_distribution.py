@@ -676,6 +676,28 @@ def test_lkj_cholesky_log_prob_is_the_normalised_density_in_2d():
         LKJCholesky(1)
 
 
+def test_lkj_module_helpers_follow_paddle():
+    from framework.distribution.lkj_cholesky import (matrix_to_tril, mvlgamma, tril_indices,
+                                                     tril_matrix_to_vec, vec_to_tril_matrix)
+    m = t(np.arange(18.0).reshape(2, 3, 3))
+    v = tril_matrix_to_vec(m, -1)
+    close(v, [[3.0, 6.0, 7.0], [12.0, 15.0, 16.0]])
+    assert tril_matrix_to_vec(m).shape == [2, 6]
+    back = vec_to_tril_matrix(v.reshape([-1]), 3, 3, 6, (2,), -1)
+    assert back.shape == [2, 1, 3, 3]
+    close(back.numpy()[:, 0], np.tril(m.numpy(), -1))
+    close(matrix_to_tril(m), m.numpy()[np.broadcast_to(np.tril(np.ones((3, 3))) > 0, (2, 3, 3))])
+    rows, cols = tril_indices(3)
+    assert rows.numpy().tolist() == [0, 1, 1, 2, 2, 2]
+    assert cols.numpy().tolist() == [0, 0, 1, 0, 1, 2]
+    close(mvlgamma(t([2.5]), 3), paddle.multigammaln(t([2.5]), 3).numpy())
+    with pytest.raises(ValueError, match='diag'):
+        tril_matrix_to_vec(m, 3)
+    x = t(np.ones((3, 3)), grad=True)
+    g, = paddle.grad(tril_matrix_to_vec(x, -1).sum(), x)
+    close(g, np.tril(np.ones((3, 3)), -1))
+
+
 # ---- Independent, transforms, TransformedDistribution ---------------------------------
 
 def test_independent_sums_log_prob_and_entropy():

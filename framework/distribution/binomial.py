@@ -11,7 +11,7 @@ from ..ops.manipulation import cast, expand, reshape
 from ..ops.sampling import binomial as _binomial
 from ..ops.special import lgamma
 from . import _math
-from .distribution import Distribution, without_grad
+from .distribution import Distribution, value_as, without_grad
 
 
 class Binomial(Distribution):
@@ -70,8 +70,7 @@ class Binomial(Distribution):
         return -_r.sum(_m.exp(lp) * lp, 0)
 
     def log_prob(self, value):
-        value = cast(value, self.dtype) if hasattr(value, 'dtype') else \
-            to_tensor(np.asarray(value, self.dtype))
+        value = value_as(value, self.dtype)
         n = self.total_count
         log_comb = lgamma(n + 1.0) - lgamma(n - value + 1.0) - lgamma(value + 1.0)
         eps = _math.eps_of(self.probs.dtype)

@@ -6,9 +6,9 @@ import numpy as np
 from .. import dtype as _dt
 from ..ops import math as _m
 from ..ops.creation import full_like, ones_like, to_tensor, uniform_like_op, zeros_like
-from ..ops.manipulation import cast, expand, where
+from ..ops.manipulation import expand, where
 from . import _math
-from .distribution import Distribution, without_grad
+from .distribution import Distribution, value_as, without_grad
 
 
 class ContinuousBernoulli(Distribution):
@@ -81,9 +81,7 @@ class ContinuousBernoulli(Distribution):
         return self.icdf(uniform_like_op(expand(self.probs, out), 0.0, 1.0, 0))
 
     def _value(self, value):
-        if hasattr(value, 'dtype'):
-            return cast(value, self.dtype)
-        return to_tensor(np.asarray(value, self.dtype))
+        return value_as(value, self.dtype)
 
     def log_prob(self, value):
         value = self._value(value)

@@ -102,26 +102,9 @@ class Distribution:
 
     def _to_tensor(self, *args):
         """Numbers, lists and arrays as tensors broadcast to one shape. float64
-        arrays stay float64; other non-float32 data becomes float32 (with
-        Paddle's warning)."""
-        arrays = []
-        for arg in args:
-            if not isinstance(arg, (float, list, tuple, np.ndarray)) and not is_value(arg):
-                raise TypeError("%s: type of input args must be float, list, tuple, "
-                                "numpy.ndarray or Tensor, but received type %s"
-                                % (type(self).__name__, type(arg)))
-            arrays.append(arg)
-        values = []
-        for arg in arrays:
-            if is_value(arg):
-                values.append(arg)
-                continue
-            a = np.asarray(arg)
-            if a.dtype not in (np.float32, np.float64):
-                warnings.warn("data type of argument only support float32 and float64, your "
-                              "argument will be convert to float32.")
-                a = a.astype(np.float32)
-            values.append(a)
+        data stays float64 (the distributions then cast to their dtype); other
+        non-float32 data becomes float32, with Paddle's warning."""
+        values = [self._tensor_or_array(arg) for arg in args]
         dtype = np.result_type(*[v.dtype for v in values])
         shape = ()
         for v in values:
@@ -131,6 +114,19 @@ class Distribution:
                    to_tensor(np.broadcast_to(v, shape if known else v.shape).astype(dtype))
                    for v in values]
         return tuple(_math.broadcast_all(tensors))
+
+    def _tensor_or_array(self, arg):
+        if is_value(arg):
+            return arg
+        if not isinstance(arg, (float, list, tuple, np.ndarray)):
+            raise TypeError("%s: type of input args must be float, list, tuple, numpy.ndarray "
+                            "or Tensor, but received type %s" % (type(self).__name__, type(arg)))
+        a = np.asarray(arg)
+        if a.dtype not in (np.float32, np.float64):
+            warnings.warn("data type of argument only support float32 and float64, your "
+                          "argument will be convert to float32.")
+            a = a.astype(np.float32)
+        return a
 
     def _check_values_dtype_in_probs(self, param, value):
         """``value`` as a tensor of ``param``'s dtype (a float tensor of another
@@ -158,10 +154,7 @@ class Distribution:
         """Tensors broadcast to one shape; numbers take the dtype of the first
         tensor argument (the default float dtype when there is none)."""
         for arg in args:
-            if not isinstance(arg, (float, list, tuple, np.ndarray)) and not is_value(arg):
-                raise TypeError("%s: type of input args must be float, list, tuple, "
-                                "numpy.ndarray or Tensor, but received type %s"
-                                % (type(self).__name__, type(arg)))
+            self._tensor_or_array(arg)          # the type check
         dtype = next((a.dtype for a in args if is_value(a)), _dt.get_default_dtype())
         tensors = [a if is_value(a) else to_tensor(a, dtype=dtype) for a in args]
         return tuple(_math.broadcast_all(tensors))
@@ -175,6 +168,12 @@ def _as_value_tensor(value, dtype):
     if is_value(value):
         return value
     return to_tensor(np.asarray(value, dtype=np.dtype(dtype)))
+
+
+def value_as(value, dtype):
+    """A value passed to log_prob/cdf/... as a tensor of ``dtype`` (cast
+    silently, as Binomial/Poisson/... do in Paddle)."""
+    return _math.as_dtype(_as_value_tensor(value, dtype), dtype)
 
 
 def real_param(value, name, owner):

@@ -6,7 +6,7 @@ import numpy as np
 from ..ops import math as _m
 from ..ops.creation import full_like
 from . import _math
-from .distribution import iterable_shape, real_param, without_grad
+from .distribution import iterable_shape, real_param, value_as, without_grad
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 
@@ -47,10 +47,7 @@ class Gumbel(TransformedDistribution):
         return _m.sqrt(self.variance)
 
     def _z(self, value):
-        from .distribution import _as_value_tensor
-        from ._math import as_dtype
-        return (as_dtype(_as_value_tensor(value, self.loc.dtype), self.loc.dtype) - self.loc) \
-            / self.scale
+        return (value_as(value, self.loc.dtype) - self.loc) / self.scale
 
     def prob(self, value):
         return _m.exp(self.log_prob(value))

@@ -119,3 +119,52 @@ def _strict_lower_from_vector(vec, dim):
     return reshape(flat, list(vec.shape[:-1]) + [dim, dim])
 
 
+# ---- Paddle's module-level helpers of lkj_cholesky -------------------------------
+
+def mvlgamma(a, p):
+    """log of the multivariate gamma function of dimension p (``multigammaln``)."""
+    return multigammaln(a, p)
+
+
+def tril_indices(n, k=0):
+    """(rows, cols) int64 tensors of the entries on and below diagonal k of an
+    n x n matrix, row by row."""
+    rows, cols = np.tril_indices(n, k)
+    return to_tensor(rows.astype(np.int64)), to_tensor(cols.astype(np.int64))
+
+
+def _tril_selector(n, diag, dtype):
+    """A constant 0/1 [n*n, m] matrix picking the entries (i, j) with
+    j <= i + diag, row by row, out of a flattened n x n matrix."""
+    rows, cols = np.tril_indices(n, diag)
+    select = np.zeros((n * n, len(rows)), np.dtype(dtype))
+    select[rows * n + cols, np.arange(len(rows))] = 1.0
+    return to_tensor(select)
+
+
+def tril_matrix_to_vec(mat, diag=0):
+    """The entries of each matrix on and below diagonal ``diag``, row by row:
+    shape mat.shape[:-2] + [count]."""
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise ValueError("diag (%d) provided is outside [%d, %d]." % (diag, -n, n - 1))
+    flat = reshape(mat, list(mat.shape[:-2]) + [n * n])
+    return _m.matmul(flat, _tril_selector(n, diag, mat.dtype))
+
+
+def matrix_to_tril(x, diagonal=0):
+    """The entries on and below ``diagonal`` of every matrix of x, flattened
+    into one vector (matrix by matrix, row by row)."""
+    return reshape(tril_matrix_to_vec(x, diagonal), [-1])
+
+
+def vec_to_tril_matrix(p_flatten, dim, last_dim, flatten_shape, sample_shape=(), diag=0):
+    """Inverse of ``tril_matrix_to_vec(m, -1)`` on flattened data: ``p_flatten``
+    holds ``flatten_shape // last_dim`` groups of ``last_dim`` strictly lower
+    entries; the result has shape (*sample_shape, groups / prod(sample_shape),
+    dim, dim). (Paddle's helper; like it, the strictly lower triangle is filled
+    whatever ``diag`` is.)"""
+    groups = flatten_shape // last_dim
+    per_sample = groups // int(np.prod(sample_shape)) if len(sample_shape) else groups
+    mats = _strict_lower_from_vector(reshape(p_flatten, [groups, last_dim]), dim)
+    return reshape(mats, list(sample_shape) + [per_sample, dim, dim])

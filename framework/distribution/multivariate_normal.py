@@ -8,10 +8,10 @@ from .. import dtype as _dt
 from ..ops import math as _m
 from ..ops import reduce as _r
 from ..ops.creation import eye, normal_like_op, to_tensor
-from ..ops.manipulation import cast, expand, flip, reshape, squeeze, unsqueeze
+from ..ops.manipulation import expand, flip, reshape, squeeze, unsqueeze
 from . import _math
 from ._linalg import cholesky_op, swap_last, triangular_solve_op
-from .distribution import Distribution, without_grad
+from .distribution import Distribution, value_as, without_grad
 
 _LOG_2PI = math.log(2.0 * math.pi)
 
@@ -88,7 +88,7 @@ class MultivariateNormal(Distribution):
         return _r.sum(_m.log(_math.matrix_diagonal(self._unbroadcasted_scale_tril)), -1)
 
     def log_prob(self, value):
-        value = cast(value, self.dtype)
+        value = value_as(value, self.dtype)
         m = batch_mahalanobis(self._unbroadcasted_scale_tril, value - self.loc)
         return -0.5 * (self._event_shape[0] * _LOG_2PI + m) - self._half_log_det()
 

@@ -11,7 +11,7 @@ from ..ops.manipulation import cast, expand, reshape
 from ..ops.sampling import poisson as _poisson
 from ..ops.special import lgamma
 from . import _math
-from .distribution import Distribution, without_grad
+from .distribution import Distribution, value_as, without_grad
 
 
 class Poisson(Distribution):
@@ -62,8 +62,7 @@ class Poisson(Distribution):
         return proposed * cast(self.rate != 0.0, self.dtype)
 
     def log_prob(self, value):
-        value = cast(value, self.dtype) if hasattr(value, 'dtype') else \
-            to_tensor(np.asarray(value, self.dtype))
+        value = value_as(value, self.dtype)
         eps = _math.eps_of(self.rate.dtype)
         return _math.nan_to_num(-self.rate + value * _m.log(self.rate) - lgamma(value + 1.0),
                                 neginf=-eps)
