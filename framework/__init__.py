@@ -25,6 +25,8 @@ from .ops.reduce import *  # noqa: F401,F403
 from .ops.manipulation import *  # noqa: F401,F403
 from .ops.creation import *  # noqa: F401,F403
 from .ops.compare import *  # noqa: F401,F403
+from .ops.special import *  # noqa: F401,F403
+from .ops.sampling import *  # noqa: F401,F403
 
 dygraph.install_methods()
 dtype = _dtype_mod
@@ -52,5 +54,6 @@ from .linalg import norm  # noqa: E402
 from . import tensor, utils, base  # noqa: E402
 from . import framework  # noqa: E402,F811  (paddle.framework)
 from . import amp  # noqa: E402
+from . import distribution  # noqa: E402
 from .tensor.creation import fill_constant  # noqa: E402,F401
 Tensor.norm = static.Variable.norm = norm
