@@ -25,6 +25,7 @@ from .ops.reduce import *  # noqa: F401,F403
 from .ops.manipulation import *  # noqa: F401,F403
 from .ops.creation import *  # noqa: F401,F403
 from .ops.compare import *  # noqa: F401,F403
+from .ops.complex import *  # noqa: F401,F403
 
 dygraph.install_methods()
 dtype = _dtype_mod
@@ -46,7 +47,7 @@ from . import fluid  # noqa: E402
 from . import metric, hapi, callbacks  # noqa: E402
 from .hapi import Model, summary  # noqa: E402
 from . import autograd, incubate  # noqa: E402
-from . import linalg  # noqa: E402
+from . import linalg, fft  # noqa: E402
 from .linalg import norm  # noqa: E402
 from . import tensor, utils, base  # noqa: E402
 from . import framework  # noqa: E402,F811  (paddle.framework)
