@@ -8,6 +8,7 @@ and flags behave exactly as in the original code.
 """
 import numpy as np
 
+from ..ops.registry import mode as _mode
 from ..static import control_flow as _cf
 from ..static.program import default_main_program
 from .carried import (TensorArray, Undefined, bool_var, branch_copy, is_var, merge_branches,
@@ -41,12 +42,19 @@ def _static_if(pred, true_fn, false_fn, args, names, where, merge=merge_branches
 
 
 def _branch(program, fn, args):
-    """A new block holding ``fn`` run on its own copies of ``args``'s containers."""
+    """A new block holding ``fn`` run on its own copies of ``args``'s containers.
+    Variables updated in place in the branch (``x[i] = v``) get their old values
+    back afterwards; the branch's results hold the new ones."""
     block = program._create_block()
+    program._begin_rebinds()
+    leaves = []
     try:
-        return block, list(fn(*map(branch_copy, args)))
+        values = list(fn(*map(branch_copy, args)))
+        leaves, tree = _cf.flatten(values)
     finally:
+        leaves = program._end_rebinds(leaves)
         program._rollback()
+    return block, _cf.unflatten(tree, leaves)
 
 
 def IfExp(pred, true_fn, false_fn):
@@ -120,19 +128,21 @@ def Len(x):
     return len(x)
 
 
-def Print(*args, **kwargs):
-    if not any(is_var(a) for a in args):
-        return print(*args, **kwargs)
-    from ..ops.control import print_op
-    texts = []
-    for a in args:
-        if is_var(a):
-            print_op(a, ' '.join(texts), 20, True, a.name)
-            texts = []
-        else:
-            texts.append(str(a))
-    if texts:
-        print(' '.join(texts))
+def Print(*args, sep=' ', end='\n', file=None, flush=False):
+    """``print`` in converted code. While a program is built, the line is
+    printed each time the program runs, as the eager call would print it each
+    time (tensors shown as eager ``print`` shows them; a print in a branch or
+    loop body prints when that runs); else an ordinary print."""
+    if _mode.static:
+        from ..ops.control import python_print
+        python_print(args, sep, end, file, flush, _print_header)
+        return
+    print(*args, sep=sep, end=end, file=file, flush=flush)
+
+
+def _print_header(t):
+    """What eager printing shows before a tensor's text (a parameter's line)."""
+    return '' if is_var(t) else getattr(t, 'print_header', '')
 
 
 def Assert(cond, message=None):

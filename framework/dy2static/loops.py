@@ -135,6 +135,7 @@ def _trace_metas(body_fn, specs, args, where):
     program = default_main_program()
     first, prev = len(program.blocks), program.current_block_idx
     program._create_block()
+    program._begin_rebinds()     # in-place updates in the scratch trace are undone
     try:
         traced = []
         for s, a in zip(specs, args):
@@ -142,6 +143,7 @@ def _trace_metas(body_fn, specs, args, where):
             traced.append(C.build(s, iter(leaves)))
         return [C.meta_tree(o) for o in body_fn(*traced)]
     finally:
+        program._end_rebinds([])
         del program.blocks[first:]
         program.current_block_idx = prev
         program._bump()

@@ -113,10 +113,11 @@ class PartialProgram:
             if g is not None:
                 grad_of[v.name] = g.name
         fetch_grads = sorted(set(grad_of.values()))
+        # each plan keeps the prints/asserts/parameter writes of its own part
         fwd = compile_program(prog, tuple(self.input_names), tuple(self.output_names + saved),
-                              self.strategy)
+                              self.strategy, side_effects='forward')
         bwd = compile_program(prog, tuple(self.input_names + saved + [g.name for g in gouts]),
-                              tuple(fetch_grads), self.strategy, side_effects=False)
+                              tuple(fetch_grads), self.strategy, side_effects='backward')
         return {'program': prog, 'fwd': fwd, 'bwd': bwd, 'saved': saved,
                 'gouts': [g.name for g in gouts],
                 'targets': [t.name for t in targets], 'grad_of': grad_of,

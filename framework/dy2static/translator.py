@@ -175,7 +175,7 @@ def build_concrete_program(fn, args, kwargs, specs, arg_names, build_strategy=No
     main, startup = Program(), Program()
     leaves, rebuild = _flatten_args([args, kwargs])
     spec_iter = iter(specs)
-    inputs = []
+    input_names = []
     new_leaves = []
     with program_guard(main, startup), static_mode_guard(True), _layer_tracing():
         for i, leaf in enumerate(leaves):
@@ -189,7 +189,7 @@ def build_concrete_program(fn, args, kwargs, specs, arg_names, build_strategy=No
                                                    stop_gradient=not (isinstance(leaf, Tensor)
                                                                       and not leaf.stop_gradient),
                                                    is_data=True)
-                inputs.append(v)
+                input_names.append(v.name)
                 new_leaves.append(v)
             else:
                 new_leaves.append(leaf)
@@ -200,6 +200,10 @@ def build_concrete_program(fn, args, kwargs, specs, arg_names, build_strategy=No
         new_kwargs = {k: (v if not _has_tensor(v) else new_kwargs[k]) for k, v in kwargs.items()}
         out = fn(*new_args, **new_kwargs)
         _check_no_new_parameters(main)
+        # the feed variables by name: an input updated in place (x[i] = v) is a
+        # Python object that now stands for the updated value
+        gb = main.global_block()
+        inputs = [gb.var(name) for name in input_names]
         out_leaves, out_rebuild = _flatten_args([out])
         outputs = []
         for leaf in out_leaves:
@@ -470,7 +474,10 @@ class StaticFunction:
             if _is_tensor_arg(leaf):
                 spec = next(specs, None)
                 s = _spec_for(leaf, spec if isinstance(spec, InputSpec) else None)
-                key.append(('T', s.shape, str(s.dtype)))
+                # the program marks inputs that need no gradient (as Paddle does),
+                # so a tensor that needs one gets a program of its own
+                key.append(('T', s.shape, str(s.dtype),
+                            isinstance(leaf, Tensor) and not leaf.stop_gradient))
             elif isinstance(leaf, InputSpec):
                 key.append(('T', leaf.shape, str(leaf.dtype)))
             else:

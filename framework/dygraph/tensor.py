@@ -12,6 +12,7 @@ import weakref
 import numpy as np
 
 from .. import dtype as _dt
+from ..ops.control import tensor_repr
 from ..place import cpu_place
 from . import autograd
 from .state import grad_mode
@@ -234,11 +235,26 @@ class Tensor:
         if old is not None:
             node.ins = tuple(ins)
 
-    def _inplace_assign(self, result):
-        """Protocol for mode-agnostic in-place ops (``x[i] = v``): the eager
-        tensor takes over the result; a static Variable will rebind its name."""
+    def _inplace_update(self, result):
+        """Protocol for mode-agnostic in-place ops (``x[i] = v``, ``relu_``):
+        the eager tensor takes over the result (same shape; a leaf requiring
+        grad refuses, as in Paddle); a static Variable rebinds instead. While
+        a program is built from eager tensors (a parameter written inside
+        ``@to_static``), the result is a Variable and the write goes to the
+        variable standing for this tensor."""
+        if not isinstance(result, Tensor):
+            result._write_captured(self)
+            return self
         self._check_inplace('in-place assignment')
         return self._become(result)
+
+    def _inplace_assign(self, result):
+        """Paddle's ``x._inplace_assign(y)`` (and ``paddle.assign(y, x)``): x
+        takes over y's value, shape, dtype and graph position."""
+        if not isinstance(result, Tensor):
+            result._write_captured(self)
+            return self
+        return self._become_any(result)
 
     def set_value(self, value):
         """Overwrite the values (same shape); not recorded by autograd."""
@@ -282,10 +298,7 @@ class Tensor:
 
     # ---- printing ---------------------------------------------------------
     def __repr__(self):
-        body = np.array2string(self.data, separator=', ', prefix='       ',
-                               precision=8, threshold=1000, edgeitems=3)
-        return ("Tensor(shape=%s, dtype=%s, place=%s, stop_gradient=%s,\n       %s)"
-                % (self.shape, self.data.dtype, self.place, self.stop_gradient, body))
+        return tensor_repr(self.data, self.stop_gradient, self.place)
 
     __str__ = __repr__
 
@@ -320,8 +333,11 @@ class Parameter(Tensor):
     def trainable(self, value):
         self.stop_gradient = not value
 
+    # what printing shows before the tensor (also in converted code's print)
+    print_header = 'Parameter containing:\n'
+
     def __repr__(self):
-        return 'Parameter containing:\n' + Tensor.__repr__(self)
+        return self.print_header + Tensor.__repr__(self)
 
     __str__ = __repr__
 

@@ -12,12 +12,16 @@ import numpy as np
 
 from ..ops import registry
 from ..ops.grad_utils import scalar_array as _scalar_array
+from ..ops.promotion import is_number, promote_inputs
 from ..ops.registry import OpError
 from .autograd import GradNode
 from .state import grad_mode
 from .tensor import Tensor
 
 _ndarray = np.ndarray
+# numbers the hot paths pass to kernels as cached 0-d arrays (numpy scalars
+# count as numbers in type promotion, like Python's)
+_SCALARS = (float, int, bool, np.float64, np.float32, np.int64, np.int32, np.bool_)
 _new = Tensor.__new__
 _ref = weakref.ref
 
@@ -42,6 +46,48 @@ def _unwrap_list(op, name, items):
     return arrays, tuple(edges), need
 
 
+def _common_dtype(tensors):
+    """The dtype shared by a list of Tensors, else None."""
+    d = None
+    for t in tensors:
+        if type(t) is not Tensor:
+            return None
+        td = t.data.dtype
+        if d is None:
+            d = td
+        elif td is not d:
+            return None
+    return d
+
+
+def _promoted_dtype(op, ins):
+    """``(ins, dtype)``: the dtype the promoted inputs of ``op`` compute in,
+    tensors of other dtypes cast to it (``ops/promotion.py``). The common
+    cases, tensors that already share a dtype (and numbers that keep it),
+    cost one pass over them."""
+    promote = op.promote
+    if op.variadic[promote[0]]:            # concat, stack, add_n: one list input
+        d = _common_dtype(ins[promote[0]]) if len(promote) == 1 else None
+        return (ins, d) if d is not None else promote_inputs(op, ins)
+    d = None
+    number = None
+    for i in promote:
+        t = ins[i]
+        if type(t) is Tensor:
+            td = t.data.dtype
+            if d is None:
+                d = td
+            elif td is not d:
+                return promote_inputs(op, ins)
+        elif number is None and type(t) in _SCALARS:
+            number = t
+        else:
+            return promote_inputs(op, ins)
+    if d is None or number is not None and _scalar_array(number, d).dtype is not d:
+        return promote_inputs(op, ins)
+    return ins, d
+
+
 def apply_op(op, args):
     n = op.n_in
     if len(args) == n + op.n_attrs:
@@ -49,6 +95,9 @@ def apply_op(op, args):
         attrs = args[n:]
     else:
         ins, attrs = op.split_args(args)
+    promote = op.promote
+    if promote is not None:
+        ins, dtype = _promoted_dtype(op, ins)
     arrays = []
     edges = []
     versions = []
@@ -71,6 +120,8 @@ def apply_op(op, args):
         else:
             if type(t) in (list, tuple):
                 t = np.asarray(t)
+            elif promote is not None and i in promote and is_number(t):
+                t = _scalar_array(t, dtype)
             elif hasattr(t, '_is_static_var'):
                 raise OpError("op '%s': got a static Variable in dynamic (eager) mode; "
                               "call framework.enable_static() or use program_guard"
@@ -81,7 +132,7 @@ def apply_op(op, args):
     try:
         out = op.kernel(*arrays, *attrs)
     except OpError as e:
-        raise OpError("%s: %s" % (op.name, e) if not str(e).startswith(op.name) else str(e)) from None
+        raise _named(op, e) from None
     except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
         raise _kernel_error(op, arrays, attrs, e) from None
     record = need and grad_mode.enabled and op.differentiable
@@ -109,13 +160,21 @@ def _describe(a):
     return repr(a)
 
 
+def _named(op, err):
+    """``err`` as an OpError whose message starts with the op's name."""
+    msg = str(err)
+    return OpError(msg if msg.startswith(op.name) else "%s: %s" % (op.name, msg))
+
+
 def _kernel_error(op, arrays, attrs, err):
     """A clear message: infer_meta's if it has one, else the op and its arguments."""
+    if isinstance(err, OpError):
+        return _named(op, err)
     if op.infer_meta is not None:
         try:
             op.infer_meta(*arrays, *attrs)
         except OpError as e:
-            return OpError("%s: %s" % (op.name, e))
+            return _named(op, e)
         except Exception:
             pass
     args = ', '.join('%s=%s' % (n, _describe(a)) for n, a in zip(op.input_names, arrays))
@@ -167,15 +226,13 @@ def _unary(op):
     return apply
 
 
-_SCALARS = (float, int, bool)
-
-
 def _binary(op):
     """Hot path for two-input, attribute-free ops (add, multiply, ...);
     either operand may be a Python scalar (but not both)."""
     kernel = op.kernel
     differentiable = op.differentiable
     save = op.save_inputs
+    promote = op.promote is not None
 
     def apply(*args):
         if len(args) != 2:
@@ -202,6 +259,8 @@ def _binary(op):
             rx = False
         else:
             return apply_op(op, args)
+        if promote and xd.dtype is not yd.dtype:
+            return apply_op(op, args)    # mixed dtypes: cast first
         try:
             out = kernel(xd, yd)
         except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:

@@ -93,6 +93,7 @@ class StaticGraphAdapter:
             with program_guard(prog, self._startup):
                 inputs = self._feed_vars(m._inputs, 'input')
                 labels = self._feed_vars(m._labels, 'label') if mode != 'test' else []
+                input_names, label_names = [v.name for v in inputs], [v.name for v in labels]
                 outputs = _to_list(m.network(*inputs))
                 losses, metrics = [], []
                 if mode != 'test':
@@ -105,6 +106,10 @@ class StaticGraphAdapter:
                     m._optimizer.minimize(final)
         finally:
             m.network.train() if was_training else m.network.eval()
+        # the feed variables by name: a network that updates its input in place
+        # (x[i] = v) rebinds that Python object to the updated value
+        gb = prog.global_block()
+        inputs, labels = [[gb.var(n) for n in names] for names in (input_names, label_names)]
         if mode != 'train':
             prog = prog.clone(for_test=True)
         built = self._built[mode] = _Built(prog, inputs, labels, outputs, losses, metrics)

@@ -384,7 +384,8 @@ def _concat_meta(xs, axis):
     return Meta(out, meta.result_dtype(*xs))
 
 
-@def_op('concat', _concat_meta, inputs=('xs*',), attrs={'axis': 0}, save_inputs=False)
+@def_op('concat', _concat_meta, inputs=('xs*',), attrs={'axis': 0}, save_inputs=False,
+        promote=('xs',))
 def concat_op(xs, axis=0):
     return np.concatenate(xs, axis=axis)
 
@@ -480,7 +481,8 @@ def _stack_meta(xs, axis):
     return Meta(out[:ax] + [len(xs)] + out[ax:], meta.result_dtype(*xs))
 
 
-@def_op('stack', _stack_meta, inputs=('xs*',), attrs={'axis': 0}, save_inputs=False)
+@def_op('stack', _stack_meta, inputs=('xs*',), attrs={'axis': 0}, save_inputs=False,
+        promote=('xs',))
 def stack_op(xs, axis=0):
     return np.stack(xs, axis=axis)
 
@@ -1230,7 +1232,7 @@ def _where_meta(condition, x, y):
     return Meta(shape, meta.result_dtype(x, y))
 
 
-@def_op('where', _where_meta, no_grad_inputs=('condition',))
+@def_op('where', _where_meta, no_grad_inputs=('condition',), promote=('x', 'y'))
 def where_op(condition, x, y):
     return np.where(condition, x, y)
 
@@ -1604,13 +1606,13 @@ def clone(x, name=None):
 
 
 def _shape_meta(x):
-    return Meta((len(meta.shape_of(x)),), np.int32)
+    return Meta((len(meta.shape_of(x)),), np.int64)
 
 
 @def_op('shape', _shape_meta, differentiable=False,
-        value_from_meta=lambda x: np.asarray(meta.shape_of(x), np.int32))
+        value_from_meta=lambda x: np.asarray(meta.shape_of(x), np.int64))
 def shape_op(x):
-    return np.asarray(np.shape(x), np.int32)
+    return np.asarray(np.shape(x), np.int64)
 
 
 def _numel_meta(x):
@@ -1624,7 +1626,7 @@ def numel_op(x):
 
 
 def _shape_api(input):  # noqa: A002
-    """The shape of ``input`` as a 1-D int32 tensor (known at run time in static mode)."""
+    """The shape of ``input`` as a 1-D int64 tensor (known at run time in static mode)."""
     return shape_op(input)
 
 
@@ -1899,17 +1901,55 @@ def set_value_op(x, value, indices, items=()):
     return out
 
 
+def _may_repeat(items, indices):
+    """An integer-array index can name one position twice (x[[1, 1]] = v)."""
+    return any(it[0] == 'tensor' and np.dtype(indices[it[1]].dtype).kind != 'b' for it in items)
+
+
+def _written_mask(shape, idx):
+    """Over the region ``x[idx]``: True for the elements whose write lands
+    (of repeated positions only one, the same one numpy's assignment keeps)."""
+    region = np.shape(np.empty(shape, np.bool_)[idx])
+    ids = np.arange(int(np.prod(region)), dtype=np.int64).reshape(region)
+    owner = np.full(shape, -1, np.int64)
+    owner[idx] = ids
+    mask = np.zeros(ids.size, np.bool_)
+    mask[owner[owner >= 0]] = True
+    return mask.reshape(region)
+
+
+def _written_meta(x, indices, items):
+    return Meta(_index_shape(meta.shape_of(x), items, indices), np.bool_)
+
+
+@def_op('set_value_written', _written_meta, inputs=('x', 'indices*'), attrs={'items': ()},
+        differentiable=False, save_inputs=False)
+def set_value_written_op(x, indices, items=()):
+    """The mask of ``x[index]`` whose elements ``x[index] = value`` really
+    writes: a position named twice by an integer-array index takes one write."""
+    return _written_mask(np.shape(x), _np_index(items, indices))
+
+
 @set_value_op.def_grad
 def _set_value_grad(g, x, value, indices, out, items):
     gx = set_value_op(g, 0.0, indices, items)
-    gv = sum_like(getitem_op(g, indices, items), value) if is_value(value) else None
-    return gx, gv, None
+    if not is_value(value):
+        return gx, None, None
+    gr = getitem_op(g, indices, items)
+    if _may_repeat(items, indices):     # an overwritten write gets no gradient
+        gr = where_op(set_value_written_op(x, indices, items), gr, full_like_op(gr, 0.0))
+    return gx, sum_like(gr, value), None
 
 
 @set_value_op.def_fast_grad
 def _set_value_fast(g, x, value, indices, out, items):
     idx = _np_index(items, indices)
-    gv = ub(np.asarray(g[idx]), value) if type(value) is _ndarray else None
+    gv = None
+    if type(value) is _ndarray:
+        gr = np.asarray(g[idx])
+        if _may_repeat(items, indices):
+            gr = np.where(_written_mask(np.shape(x), idx), gr, 0)
+        gv = ub(gr, value)
     gx = g.copy()
     gx[idx] = 0
     return gx, gv, None
@@ -1939,17 +1979,24 @@ def _setitem_value(x, value, items, tensors):
         value = reshape_op(value, vs[extra:]) if is_value(value) else value.reshape(vs[extra:])
     if not is_value(value) and mode.static:
         value = to_tensor(value)
+    if is_value(value) and np.dtype(value.dtype) != np.dtype(x.dtype):
+        value = cast(value, x.dtype)    # x keeps its dtype; value's gradient comes back cast
     return value
+
+
+def set_items(x, index, value):
+    """The value ``x`` has after ``x[index] = value``, as a new tensor (x is
+    not changed)."""
+    items, tensors = _parse_index(index)
+    value = _setitem_value(x, value, items, tensors)
+    return set_value_op(x, value, tensors, items)
 
 
 def setitem(x, index, value):
     """``x[index] = value`` in place; ``value`` (number, array or tensor) is
-    broadcast to the indexed region. Gradients flow to x (outside the region)
-    and to value."""
-    items, tensors = _parse_index(index)
-    value = _setitem_value(x, value, items, tensors)
-    out = set_value_op(x, value, tensors, items)
-    x._inplace_assign(out)
+    broadcast to the indexed region and cast to x's dtype. Gradients flow to
+    x (outside the region) and to value."""
+    x._inplace_update(set_items(x, index, value))
 
 
 def _slice_items(ndim, axes, starts, ends, strides, api):
@@ -2279,7 +2326,7 @@ add_test_case(one_hot_op, np.array([[0, 2], [1, 3]]), 4,
               ref=lambda x, n: np.array([[[float(c == v) for c in range(n)] for v in row]
                                          for row in x], np.float32))
 add_test_case(assign_op, _r((2, 3)), ref=lambda x: x + 0.0)
-add_test_case(shape_op, _r((2, 3, 1)), ref=lambda x: np.array([2, 3, 1], np.int32))
+add_test_case(shape_op, _r((2, 3, 1)), ref=lambda x: np.array([2, 3, 1], np.int64))
 add_test_case(numel_op, _r((2, 3, 1)), ref=lambda x: np.array(6))
 # getitem: basic, negative steps, None/Ellipsis, int arrays (repeated), bool masks
 _x34 = _r((3, 4))
@@ -2331,3 +2378,40 @@ add_test_case(set_value_op, _r((3, 4)), _r((2, 1)), [np.array([2, 0])],
               [['tensor', 0], ['slice', 1, 3, None]], ref=_ref_set_value)
 add_test_case(set_value_op, _r((3, 4)), np.float64(0.5), [_cond], [['tensor', 0]],
               ref=_ref_set_value)
+# a repeated position: one write lands, the other value gets no gradient
+add_test_case(set_value_op, _r((3, 4)), _r((3, 4)), [np.array([1, 0, 1])], [['tensor', 0]],
+              ref=_ref_set_value)
+add_test_case(set_value_op, _r((2, 3)), _r((1, 2)), [np.array([[0, 0]])],
+              [['slice', None, None, None], ['tensor', 0]], ref=_ref_set_value)
+add_test_case(set_value_op, _r((2, 3)).astype(np.float32), _r((1, 2)).astype(np.float32),
+              [np.array([[0, 2]])], [_S, ['tensor', 0]], ref=_ref_set_value, grad=False)
+
+
+def _ref_written(x, indices, items):
+    marks = np.arange(x.size).reshape(x.shape)[_np_index(items, indices)]
+    seen = {}
+    for k, m in enumerate(np.asarray(marks).ravel()):
+        seen[m] = k                      # the last write to a position lands
+    mask = np.zeros(np.size(marks), bool)
+    mask[list(seen.values())] = True
+    return mask.reshape(np.shape(marks))
+
+
+add_test_case(set_value_written_op, _r((3, 4)), [np.array([1, 0, 1])], [['tensor', 0]],
+              ref=_ref_written)
+add_test_case(set_value_written_op, _r((2, 3)).astype(np.float32), [np.array([[2, 2], [0, 2]])],
+              [['int', -1], ['tensor', 0]], ref=_ref_written)
+add_test_case(set_value_written_op, _r((4,)), [_r((4,)) > 0], [['tensor', 0]], ref=_ref_written)
+add_test_case(set_value_written_op, _r((0, 3)), [np.zeros(0, np.int64)],
+              [['slice', None, None, None], ['tensor', 0]], ref=_ref_written)
+add_test_case(set_value_written_op, _r(()), [], [['none']], ref=_ref_written)
+
+# mixed dtypes: x and y (the list items) are cast to their promoted dtype first
+_mix = np.random.default_rng(9)
+add_test_case(where_op, _cond, _mix.integers(-3, 4, (3, 4)), _mix.standard_normal(4),
+              ref=lambda c, x, y: np.where(c, x, y))
+add_test_case(concat_op, [_mix.standard_normal((2, 3)).astype(np.float32),
+                          _mix.integers(-3, 4, (1, 3))], 0,
+              ref=lambda xs, a: np.vstack(xs).astype(np.float32))
+add_test_case(stack_op, [_mix.integers(-3, 4, 3), _mix.standard_normal(3)], 1,
+              ref=lambda xs, a: np.stack(xs, 1))

@@ -29,7 +29,7 @@ def _reduce():
 
 # ---- binary arithmetic ------------------------------------------------------
 
-@def_op('add', meta.broadcast, save_inputs=False)
+@def_op('add', meta.broadcast, save_inputs=False, promote=('x', 'y'))
 def add_op(x, y):
     return np.add(x, y)
 
@@ -44,7 +44,7 @@ def _add_fast(g, x, y, out):
     return ub(g, x), ub(g, y)
 
 
-@def_op('subtract', meta.broadcast, save_inputs=False)
+@def_op('subtract', meta.broadcast, save_inputs=False, promote=('x', 'y'))
 def subtract_op(x, y):
     return np.subtract(x, y)
 
@@ -59,7 +59,7 @@ def _subtract_fast(g, x, y, out):
     return ub(g, x), (ub(-g, y) if type(y) is _ndarray else None)
 
 
-@def_op('multiply', meta.broadcast)
+@def_op('multiply', meta.broadcast, promote=('x', 'y'))
 def multiply_op(x, y):
     return np.multiply(x, y)
 
@@ -80,16 +80,12 @@ def _multiply_fast(g, x, y, out):
 
 def _true_divide(x, y):
     out = np.true_divide(x, y)
-    if out.dtype == np.float64 and _all_int(x, y):
-        out = out.astype(np.float32)   # int / int gives the default float
+    if np.asarray(x).dtype.kind in 'biu' and np.asarray(y).dtype.kind in 'biu':
+        out = out.astype(_dt.default_float())   # int / int gives the default float
     return out
 
 
-def _all_int(*vals):
-    return all(not isinstance(v, float) and np.asarray(v).dtype.kind in 'iub' for v in vals)
-
-
-@def_op('divide', meta.broadcast_float)
+@def_op('divide', meta.broadcast_float, promote=('x', 'y'))
 def divide_op(x, y):
     return _true_divide(x, y)
 
@@ -106,12 +102,12 @@ def _divide_fast(g, x, y, out):
     return ub(gx, x), (ub(-gx * out, y) if type(y) is _ndarray else None)
 
 
-@def_op('floor_divide', meta.broadcast, differentiable=False)
+@def_op('floor_divide', meta.broadcast, differentiable=False, promote=('x', 'y'))
 def floor_divide_op(x, y):
     return np.floor_divide(x, y)
 
 
-@def_op('remainder', meta.broadcast)
+@def_op('remainder', meta.broadcast, promote=('x', 'y'))
 def remainder_op(x, y):
     return np.remainder(x, y)
 
@@ -121,7 +117,7 @@ def _remainder_grad(g, x, y, out):
     return sum_like(g, x), sum_like(-g * floor_divide_op(x, y), y)
 
 
-@def_op('elementwise_pow', meta.broadcast)
+@def_op('elementwise_pow', meta.broadcast, promote=('x', 'y'))
 def pow_op(x, y):
     return np.power(x, y)
 
@@ -140,7 +136,7 @@ def _pow_fast(g, x, y, out):
     return gx, gy
 
 
-@def_op('maximum', meta.broadcast)
+@def_op('maximum', meta.broadcast, promote=('x', 'y'))
 def maximum_op(x, y):
     return np.maximum(x, y)
 
@@ -157,7 +153,7 @@ def _maximum_fast(g, x, y, out):
     return ub(gx, x), ub(g - gx, y)
 
 
-@def_op('minimum', meta.broadcast)
+@def_op('minimum', meta.broadcast, promote=('x', 'y'))
 def minimum_op(x, y):
     return np.minimum(x, y)
 
@@ -180,7 +176,7 @@ def _lerp_meta(x, y, weight):
     return Meta(shape, meta.result_dtype(x, y, weight))
 
 
-@def_op('lerp', _lerp_meta)
+@def_op('lerp', _lerp_meta, promote=('x', 'y', 'weight'))
 def lerp_op(x, y, weight):
     """``x + weight * (y - x)``; ``weight`` is a tensor or a Python float."""
     return x + weight * (y - x)
@@ -208,7 +204,8 @@ def _add_n_meta(xs):
     return Meta(shape, meta.result_dtype(*xs))
 
 
-@def_op('add_n', _add_n_meta, inputs=('inputs*',), attrs={}, save_inputs=False)
+@def_op('add_n', _add_n_meta, inputs=('inputs*',), attrs={}, save_inputs=False,
+        promote=('inputs',))
 def add_n_op(inputs):
     """Sum of a list of tensors."""
     if len(inputs) == 1:
@@ -234,8 +231,11 @@ def _add_n_fast(g, inputs, out):
 
 # ---- comparisons, logic and bit ops (no gradient) ---------------------------
 
-def _no_grad_binary(name, fn, infer=meta.compare):
-    return def_op(name, infer, inputs=('x', 'y'), attrs={}, differentiable=False)(fn)
+def _no_grad_binary(name, fn, infer=meta.compare, promote=('x', 'y')):
+    """Comparisons and bit ops compute in the promoted dtype; logical ops
+    only look at truth values, so they take their inputs as they are."""
+    return def_op(name, infer, inputs=('x', 'y'), attrs={}, differentiable=False,
+                  promote=promote)(fn)
 
 
 def _no_grad_unary(name, fn, infer=meta.logical_unary):
@@ -248,9 +248,9 @@ less_than_op = _no_grad_binary('less_than', lambda x, y: np.less(x, y))
 less_equal_op = _no_grad_binary('less_equal', lambda x, y: np.less_equal(x, y))
 greater_than_op = _no_grad_binary('greater_than', lambda x, y: np.greater(x, y))
 greater_equal_op = _no_grad_binary('greater_equal', lambda x, y: np.greater_equal(x, y))
-logical_and_op = _no_grad_binary('logical_and', lambda x, y: np.logical_and(x, y))
-logical_or_op = _no_grad_binary('logical_or', lambda x, y: np.logical_or(x, y))
-logical_xor_op = _no_grad_binary('logical_xor', lambda x, y: np.logical_xor(x, y))
+logical_and_op = _no_grad_binary('logical_and', lambda x, y: np.logical_and(x, y), promote=())
+logical_or_op = _no_grad_binary('logical_or', lambda x, y: np.logical_or(x, y), promote=())
+logical_xor_op = _no_grad_binary('logical_xor', lambda x, y: np.logical_xor(x, y), promote=())
 logical_not_op = _no_grad_unary('logical_not', lambda x: np.logical_not(x))
 isnan_op = _no_grad_unary('isnan', lambda x: np.isnan(x))
 isinf_op = _no_grad_unary('isinf', lambda x: np.isinf(x))
@@ -656,12 +656,14 @@ def _matmul_meta(x, y, transpose_x=False, transpose_y=False):
         out.append(xe[-2])
     if len(ys) > 1:
         out.append(ye[-1])
-    return Meta(out, meta.result_dtype(x, y))
+    return Meta(out, meta.same_dtype('matmul', ('x', 'y'), x, y))
 
 
 @def_op('matmul', _matmul_meta)
 def matmul_op(x, y, transpose_x=False, transpose_y=False):
     """Matrix product with numpy semantics (1-D operands, batch broadcasting)."""
+    if x.dtype is not y.dtype:
+        meta.same_dtype('matmul', ('x', 'y'), x, y)
     if transpose_x and x.ndim > 1:
         x = x.swapaxes(-1, -2)
     if transpose_y and y.ndim > 1:
@@ -732,13 +734,13 @@ def _dot_meta(x, y):
             a != b and a != -1 and b != -1 for a, b in zip(xs, ys)):
         raise OpError("x and y must both be 1-D or both 2-D with the same shape, got "
                       "shapes %s and %s" % (xs, ys))
-    return Meta(xs[:-1], meta.result_dtype(x, y))
+    return Meta(xs[:-1], meta.same_dtype('dot', ('x', 'y'), x, y))
 
 
 @def_op('dot', _dot_meta)
 def dot_op(x, y):
     """Inner product of vectors; 2-D inputs are batches of row vectors."""
-    if x.shape != y.shape or x.ndim not in (1, 2):
+    if x.shape != y.shape or x.ndim not in (1, 2) or x.dtype is not y.dtype:
         _dot_meta(x, y)   # raises the clear error; numpy would broadcast
     if x.ndim == 1:
         return np.dot(x, y)
@@ -764,7 +766,7 @@ def _outer_meta(x, y):
     return Meta(xs + ys, meta.result_dtype(x, y))
 
 
-@def_op('outer', _outer_meta)
+@def_op('outer', _outer_meta, promote=('x', 'y'))
 def outer_op(x, y):
     if x.ndim != 1 or y.ndim != 1:
         _outer_meta(x, y)
@@ -1020,6 +1022,26 @@ add_test_case(cumsum_op, _r((3, 4)), -1, True, ref=_cumsum_ref)
 add_test_case(cumsum_op, _rng.integers(0, 5, (2, 5)).astype(np.int32), 1, ref=_cumsum_ref)
 add_test_case(cumsum_op, _r(6) > 0, 0, ref=_cumsum_ref)
 
+# mixed dtypes: promoted inputs are cast first (framework.dtype.result_type), so
+# infer_meta, the kernel and the gradient of the float input agree on dtypes
+_mix = np.random.default_rng(9)
+add_test_case(add_op, _mix.standard_normal((3, 4)), _mix.integers(-3, 4, 4),
+              ref=lambda x, y: x + y)
+add_test_case(multiply_op, _mix.integers(-3, 4, (2, 3)).astype(np.int32),
+              np.asarray(_mix.standard_normal()), ref=lambda x, y: x * y)
+add_test_case(subtract_op, _mix.standard_normal((2, 3)).astype(np.float32), 2,
+              ref=lambda x, y: x - y, grad=False)   # float32: too coarse for finite differences
+add_test_case(divide_op, _mix.integers(-6, 7, (2, 3)), _mix.integers(1, 4, 3).astype(np.int32),
+              ref=lambda x, y: (x / y).astype(np.float32))
+add_test_case(less_than_op, _mix.integers(-3, 4, (3, 4)), 0.5, ref=lambda x, y: x < y)
+add_test_case(maximum_op, _mix.integers(-3, 4, (3, 4)).astype(np.int32), _mix.integers(-3, 4, 4),
+              ref=lambda x, y: np.maximum(x, y))
+add_test_case(lerp_op, _mix.standard_normal((2, 3)).astype(np.float32),
+              _mix.standard_normal(3).astype(np.float32), np.asarray(0.25),
+              ref=lambda x, y, w: x + 0.25 * (y - x), grad_inputs=(2,))
+add_test_case(add_n_op, [_mix.standard_normal((2, 3)), _mix.integers(-3, 4, (2, 3))],
+              ref=lambda xs: xs[0] + xs[1])
+
 
 # ---- public API (Paddle 2.x names) -----------------------------------------
 
@@ -1272,6 +1294,7 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
 
 def mm(input, mat2, name=None):  # noqa: A002
     """Matrix product (``matmul`` without transposes)."""
+    meta.same_dtype('mm', ('input', 'mat2'), input, mat2)
     return matmul_op(input, mat2, False, False)
 
 
@@ -1284,6 +1307,7 @@ def bmm(x, y, name=None):
         raise OpError("bmm: batch sizes differ: x shape %s and y shape %s" % (xs, ys))
     if xs[2] != ys[1] and -1 not in (xs[2], ys[1]):
         raise OpError("bmm: x.shape[2] must equal y.shape[1], got shapes %s and %s" % (xs, ys))
+    meta.same_dtype('bmm', ('x', 'y'), x, y)
     return matmul_op(x, y, False, False)
 
 

@@ -931,12 +931,15 @@ def _linear_meta(x, weight, bias):
         bs = meta.shape_of(bias)
         if tuple(bs) not in ((ws[1],), (-1,)) and ws[1] != -1:
             raise OpError("bias must have shape [%d], got %s" % (ws[1], list(bs)))
-    return Meta(tuple(xs[:-1]) + (ws[1],), meta.result_dtype(x, weight))
+    return Meta(tuple(xs[:-1]) + (ws[1],),
+                meta.same_dtype('linear', ('x', 'weight', 'bias'), x, weight, bias))
 
 
 @def_op('linear', _linear_meta, inputs=('x', 'weight', 'bias?'), attrs={})
 def linear_op(x, weight, bias):
     """``x @ weight + bias`` with Paddle's weight layout [in_features, out_features]."""
+    if x.dtype is not weight.dtype or bias is not None and bias.dtype is not x.dtype:
+        meta.same_dtype('linear', ('x', 'weight', 'bias'), x, weight, bias)
     out = np.matmul(x, weight)
     if bias is not None:
         out += bias
@@ -1093,7 +1096,7 @@ def relu(x, name=None):
 
 def relu_(x, name=None):
     """In-place ``relu``."""
-    return x._inplace_assign(relu_op(x))
+    return x._inplace_update(relu_op(x))
 
 
 def relu6(x, name=None):
@@ -1113,7 +1116,7 @@ def elu(x, alpha=1.0, name=None):
 
 def elu_(x, alpha=1.0, name=None):
     """In-place ``elu``."""
-    return x._inplace_assign(elu(x, alpha))
+    return x._inplace_update(elu(x, alpha))
 
 
 def selu(x, scale=_SELU_SCALE, alpha=_SELU_ALPHA, name=None):
@@ -1262,7 +1265,7 @@ def softmax(x, axis=-1, dtype=None, name=None):
 
 def softmax_(x, axis=-1, dtype=None, name=None):
     """In-place ``softmax``."""
-    return x._inplace_assign(softmax(x, axis, dtype))
+    return x._inplace_update(softmax(x, axis, dtype))
 
 
 def log_softmax(x, axis=-1, dtype=None, name=None):

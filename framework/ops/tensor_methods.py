@@ -84,6 +84,35 @@ def methods():
     return table
 
 
+# In-place methods (``x.add_(y)``, ``x += y``): method name -> name of the
+# out-of-place method it updates from. Each mode installs them its own way
+# (eager: the tensor takes over the result; static: the Variable rebinds).
+INPLACE = {
+    'add_': 'add', 'subtract_': 'subtract', 'multiply_': 'multiply',
+    'divide_': 'divide', 'scale_': 'scale', 'clip_': 'clip', 'exp_': 'exp',
+    'sqrt_': 'sqrt', 'rsqrt_': 'rsqrt', 'tanh_': 'tanh', 'reciprocal_': 'reciprocal',
+    'floor_': 'floor', 'ceil_': 'ceil', 'round_': 'round', 'abs_': 'abs',
+    'neg_': 'neg', 'pow_': 'pow', 'remainder_': 'remainder', 'square_': 'square',
+    'sigmoid_': 'sigmoid', 'relu_': 'relu', 'log_': 'log',
+    'squeeze_': 'squeeze', 'unsqueeze_': 'unsqueeze', 'flatten_': 'flatten',
+    'reshape_': 'reshape', 'masked_fill_': 'masked_fill', 'cast_': 'cast',
+    'uniform_': 'uniform_like', 'normal_': 'normal_like',
+    '__iadd__': '__add__', '__isub__': '__sub__', '__imul__': '__mul__',
+    '__itruediv__': '__truediv__', '__ipow__': '__pow__', '__imod__': '__mod__',
+    '__ifloordiv__': '__floordiv__',
+}
+# the in-place methods that may change the shape or dtype
+SHAPE_CHANGING = {'squeeze_', 'unsqueeze_', 'flatten_', 'reshape_', 'cast_'}
+
+
+def install_inplace(cls, make):
+    """Attach ``make(name, base)`` for each in-place method whose base exists."""
+    available = set(methods()) | set(operators())
+    for name, base in INPLACE.items():
+        if base in available:
+            setattr(cls, name, make(name, base))
+
+
 def install(cls, skip=()):
     """Attach the shared methods and operators to ``cls``."""
     for name, fn in list(methods().items()) + list(operators().items()):

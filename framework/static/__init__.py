@@ -11,6 +11,7 @@ from .program import (Operator, Parameter, Program, Variable, default_main_progr
 from . import passes  # noqa: F401
 from . import control_flow, nn  # noqa: F401
 from .io import load, load_inference_model, save, save_inference_model
+from ..ops.control import Print  # noqa: F401
 
 
 def accuracy(input, label, k=1, correct=None, total=None):  # noqa: A002
@@ -46,9 +47,31 @@ def install_methods():
     """Attach the shared Tensor method/operator table to Variable."""
     from ..ops import tensor_methods
     tensor_methods.install(Variable, skip=('__hash__', '__setitem__'))
+    tensor_methods.install_inplace(Variable, _variable_inplace)
     Variable.__setitem__ = _variable_setitem
+
+
+def _variable_inplace(name, base):
+    """``x.add_(y)``, ``x += y`` on a Variable: x stands for the result (see
+    ``Variable._inplace_update``)."""
+    def method(self, *args, **kwargs):
+        return self._inplace_update(getattr(type(self), base)(self, *args, **kwargs))
+    method.__name__ = name
+    method.__doc__ = "In-place version of ``%s``." % base
+    return method
 
 
 def _variable_setitem(self, index, value):
     from ..ops.manipulation import setitem
     return setitem(self, index, value)
+
+
+def setitem(x, index, value):
+    """Paddle's ``static.setitem``: ``x`` with ``x[index] = value`` as a new
+    tensor in static mode (x itself unchanged); eagerly, x is updated in
+    place and returned."""
+    from ..ops import manipulation
+    if in_dynamic_mode():
+        manipulation.setitem(x, index, value)
+        return x
+    return manipulation.set_items(x, index, value)

@@ -124,6 +124,10 @@ def grad_vars(block, targets, target_grads, inputs, no_grad_set=()):
         for op in reversed(ops):
             if not reach.intersection(op.output_arg_names):
                 continue
+            if op.attrs.get('op_stop_gradient'):
+                # detach(), or a write into a parameter: its output may carry the
+                # parameter's name (so it is reachable) but no gradient flows back
+                continue
             handler = CONTROL_FLOW_GRAD.get(op.type)
             if handler is not None:
                 contrib = handler(block, op, grads, reach)

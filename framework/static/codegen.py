@@ -24,7 +24,7 @@ RUNTIME = {}
 # dies at this op). Attr ``op_free`` lists names whose last use is this op.
 INPLACE_KERNELS = {}
 # op types that must run even when nothing fetched depends on them
-SIDE_EFFECT_OPS = {'print', 'assert'}   # ops/control.py
+SIDE_EFFECT_OPS = {'print', 'python_print', 'assert'}   # ops/control.py
 
 
 def kernel_attr(v):
@@ -71,16 +71,57 @@ def _block_reads(program, op):
     return names
 
 
+def has_side_effects(program, block, op):
+    """Prints, asserts and writes of persistable variables, also inside the
+    sub-blocks (branches, loop bodies) of a control-flow op."""
+    if op.type in SIDE_EFFECT_OPS:
+        return True
+    for n in op.output_arg_names:
+        v = block._find_var(n)
+        if v is not None and v.persistable:
+            return True
+    return any(has_side_effects(program, sub, o)
+               for sub in _sub_blocks(program, op) for o in sub.ops)
+
+
+def _sub_blocks(program, op):
+    return [program.block(v) for k, v in op.attrs.items()
+            if (k.endswith('_block') or k == 'sub_block') and isinstance(v, int)
+            and not isinstance(v, bool)]
+
+
+def persistable_writes(program, op):
+    """Persistable variables written inside the sub-blocks of ``op``."""
+    names = set()
+    for sub in _sub_blocks(program, op):
+        for o in sub.ops:
+            for n in o.output_arg_names:
+                v = sub._find_var(n)
+                if v is not None and v.persistable:
+                    names.add(n)
+            names |= persistable_writes(program, o)
+    return names
+
+
+def _keeps_side_effects(side_effects, op):
+    """``side_effects``: True/False for all ops or none, or an op role:
+    'forward' (all but backward ops) or 'backward' (only backward ops)."""
+    if side_effects in (True, False):
+        return side_effects
+    backward = op.attrs.get('op_role') == 'backward'
+    return backward if side_effects == 'backward' else not backward
+
+
 def prune_block(program, block, needed, available=(), side_effects=True):
     """Keep the ops that produce ``needed`` names, write persistable variables
-    or have side effects; returns the kept ops (in order). Names in
+    or have side effects (of the kinds ``side_effects`` names, see
+    ``_keeps_side_effects``); returns the kept ops (in order). Names in
     ``available`` are fed, so their producers are not needed for them."""
     needed = set(needed) - set(available)
     kept = []
     for op in reversed(block.ops):
         outs = op.output_arg_names
-        side = side_effects and (op.type in SIDE_EFFECT_OPS or any(
-            block._find_var(n) is not None and block._find_var(n).persistable for n in outs))
+        side = _keeps_side_effects(side_effects, op) and has_side_effects(program, block, op)
         if available and not side and set(outs) <= set(available):
             continue
         if side or needed.intersection(outs):
@@ -133,17 +174,21 @@ def _is_literal(v):
 class _BlockCode:
     """Code for one block: variable name -> Python local name."""
 
-    def __init__(self, em, block, indent, feeds=(), local=None):
+    def __init__(self, em, block, indent, feeds=(), local=None, replay=False):
         self.em = em
         self.block = block
         self.indent = indent
         # variable names are unique program-wide, so nested blocks share one map
         self.local = {} if local is None else local
         self.feeds = set(feeds)
+        # a forward block run again by backward: its prints and asserts are skipped
+        self.replay = replay
 
-    def sub(self, block, extra_indent=1):
-        """Code for a sub-block, emitted inline (same function, same locals)."""
-        return _BlockCode(self.em, block, self.indent + extra_indent, self.feeds, self.local)
+    def sub(self, block, extra_indent=1, replay=None):
+        """Code for a sub-block, emitted inline (same function, same locals);
+        ``replay``: backward recomputing a forward block (default: as this one)."""
+        return _BlockCode(self.em, block, self.indent + extra_indent, self.feeds, self.local,
+                          self.replay if replay is None else replay)
 
     def emit(self, line, op=None):
         self.em.emit(line, self.indent, op)
@@ -174,9 +219,16 @@ class _BlockCode:
         return loc
 
     def emit_op(self, op):
+        if self.replay and op.type in SIDE_EFFECT_OPS:
+            return
         handler = CONTROL_FLOW.get(op.type)
         if handler is not None:
+            # a parameter written in a branch or loop body is read again from its
+            # storage afterwards (the local may hold a value of a path not taken)
+            written = persistable_writes(self.block.program, op)
+            self.forget(written)
             handler(self, op)
+            self.forget(written)
             return
         opdef = registry.lookup(op.type)
         parts = []
@@ -214,7 +266,14 @@ class _BlockCode:
         if dead:
             self.em.emit('del %s' % ', '.join(dead), self.indent)
 
+    def forget(self, names):
+        """Drop the locals of ``names``: the next use loads them from storage."""
+        for n in names:
+            self.local.pop(n, None)
+
     def store_persistable(self, outs):
+        if self.replay:
+            return          # backward recomputing a block must not write parameters again
         for n in outs:
             if n is None:
                 continue

@@ -103,11 +103,19 @@ def outer_reads(program, blocks, extra=()):
 
 def _build_block(program, fn, args, what):
     block = program._create_block()
+    program._begin_rebinds()
+    ended = False
     try:
         result = fn(*args)
         leaves, tree = flatten(result)
+        # Variables updated in place in the block (x[i] = v) get their old
+        # values back; the block's results hold the new ones
+        leaves = program._end_rebinds(leaves)
+        ended = True
         leaves = [_as_var(v, what) for v in leaves]
     finally:
+        if not ended:
+            program._end_rebinds([])
         program._rollback()
     return block, leaves, tree
 
@@ -203,12 +211,14 @@ def _emit_cond(code, op):
         code.ref(n)
     outs = [code.new(n) for n in op.output('Out')]
     code.emit('if _pred(%s):' % pred, op)
+    written = codegen.persistable_writes(program, op)
     for side, last in (('true', False), ('false', True)):
+        code.forget(written)        # what the other branch wrote does not hold here
         sub = code.sub(program.block(op.attr(side + '_block')))
         sub.emit('pass')
         fwd = op.attr(side + '_fwd_block')
         if fwd is not None:          # a grad cond first recomputes the forward branch
-            sub.sub(program.block(fwd), 0).emit_ops(program.block(fwd).ops)
+            sub.sub(program.block(fwd), 0, replay=True).emit_ops(program.block(fwd).ops)
         sub.emit_ops(sub.block.ops)
         for o, src in zip(outs, op.attr(side + '_outs')):
             sub.emit('%s = %s' % (o, sub.ref(src) if src else 'None'))
@@ -429,6 +439,8 @@ def _emit_while(code, op):
         c.emit('%s = _pred(%s)' % (flag, c.ref(op.attr('cond_out'))))
     emit_cond(code)
     code.emit('while %s:' % flag)
+    # parameters the body writes are loaded afresh in each iteration
+    code.forget(codegen.persistable_writes(program, op))
     body = code.sub(program.block(op.attr('body_block')))
     if hist is not None:
         body.emit('%s.append((%s))' % (hist, ', '.join(ph_locs) + ','))
@@ -537,12 +549,13 @@ def _emit_while_grad(code, op):
         code.emit('%s = _zeros_like(%s)' % (loc, code.ref(n)))
     phs = [code.new(n) for n in op.attr('loop_vars')]
     code.emit('for __snap in reversed(%s):' % hist)
-    body = code.sub(program.block(op.attr('body_block')))
+    code.forget(codegen.persistable_writes(program, op))
+    body = code.sub(program.block(op.attr('body_block')), replay=True)
     body.emit('%s = __snap' % (', '.join(phs) + ','))
     body.emit_ops(body.block.ops)
     for n, loc in zip(op.attr('out_grad_vars'), g):
         body.emit('%s = %s' % (body.new(n), loc))
-    gblk = body.sub(program.block(op.attr('grad_block')), 0)
+    gblk = body.sub(program.block(op.attr('grad_block')), 0, replay=False)
     gblk.emit_ops(gblk.block.ops)
     new_g = [body.ref(n) if n else '_zeros_like(%s)' % ph
              for n, ph in zip(op.attr('loop_var_grads'), phs)]

@@ -19,7 +19,10 @@ import numpy as np
 
 from .. import dtype as _dt
 from ..ops import registry
+from ..ops.grad_utils import scalar_array
+from ..ops.promotion import is_number, promote_inputs
 from ..ops.registry import OpError
+from .codegen import SIDE_EFFECT_OPS
 
 _SCALARS = (bool, int, float)
 
@@ -121,11 +124,42 @@ class Variable:
     def type(self):
         return 'LOD_TENSOR'
 
-    def _inplace_assign(self, result):
-        """``x[i] = v`` in static mode: the name now refers to the result."""
-        self.block._rename_output(result, self)
-        # a write inside a sub-block (a branch, a loop body) may not run
-        self._value = result._value if result.block is self.block else None
+    def _inplace_update(self, result):
+        """An in-place op in static mode (``x[i] = v``, ``x.add_(y)``): this
+        Python object stands for ``result`` from now on, as an eager tensor
+        would. Names stay single-assignment: ``result`` is a new variable and
+        the ops built before keep reading the old one. A persistable variable
+        (a parameter, a buffer) is written instead, so the write lasts."""
+        if self.persistable:
+            return self._write_persistable(result)
+        program = self.block.program
+        program._note_rebind(self)
+        old = type(self).__new__(type(self))
+        old.__dict__.update(self.__dict__)
+        old.block.vars[old.name] = old
+        self.__dict__.clear()
+        self.__dict__.update(result.__dict__)
+        self.block.vars[self.name] = self
+        return self
+
+    # Paddle's ``x._inplace_assign(y)`` (x takes over y, whatever its shape)
+    _inplace_assign = _inplace_update
+
+    def _write_captured(self, tensor):
+        """``t[i] = v`` on an eager tensor used while a program is built (a
+        parameter or buffer written inside ``@to_static``): this result is
+        written into the tensor's variable, so running the program updates
+        the tensor, as the eager write would."""
+        return capture_tensor(tensor)._write_persistable(self)
+
+    def _write_persistable(self, result):
+        """Make the op computing ``result`` write this persistable variable:
+        the executor stores it back (into the parameter), later ops read the
+        new value, and backward treats the write as a plain assignment of a
+        new value to the parameter (Paddle's rule: no gradient through it)."""
+        op = result.block._rename_output(result, self)
+        op.attrs['op_stop_gradient'] = True
+        self._value = None
         return self
 
     def __repr__(self):
@@ -366,7 +400,7 @@ class Block:
                     op.outputs[slot] = [target.name if n == result.name else n for n in names]
                     self.vars.pop(result.name, None)
                     self.program._bump()
-                    return
+                    return op
         raise ValueError("no op in block %d produces %s" % (self.idx, result.name))
 
     def __repr__(self):
@@ -392,6 +426,9 @@ class Program:
         self._is_test = False
         # eager tensors captured while building (dy2static parameters): name -> Tensor
         self._captured = collections.OrderedDict()
+        # one frame per sub-block being built: [(Variable, its state before)]
+        # for the Variables rebound there (see _note_rebind)
+        self._rebinds = []
 
     def _bump(self):
         self._version += 1
@@ -419,6 +456,33 @@ class Program:
 
     def _rollback(self):
         self.current_block_idx = self.current_block().parent_idx
+
+    # -- in-place updates while a sub-block is built ---------------------------------
+    # ``x[i] = v`` inside a branch or loop body rebinds the Python object ``x``
+    # to a variable of that sub-block. Other code (the other branch, the code
+    # after the if) must still see the value from before; the new value leaves
+    # the sub-block only as one of its outputs (dy2static carries ``x``).
+
+    def _begin_rebinds(self):
+        self._rebinds.append([])
+
+    def _note_rebind(self, var):
+        if self._rebinds and all(v is not var for v, _ in self._rebinds[-1]):
+            self._rebinds[-1].append((var, dict(var.__dict__)))
+
+    def _end_rebinds(self, values):
+        """Undo the rebinds of the sub-block being finished; ``values`` (what
+        it returns) are mapped to objects holding the new values."""
+        final = {}
+        for var, state in reversed(self._rebinds.pop()):
+            now = type(var).__new__(type(var))
+            now.__dict__.update(var.__dict__)
+            now.block.vars[now.name] = now
+            var.__dict__.clear()
+            var.__dict__.update(state)
+            var.block.vars[var.name] = var
+            final[id(var)] = now
+        return [final.get(id(v), v) for v in values]
 
     def list_vars(self):
         for b in self.blocks:
@@ -666,8 +730,8 @@ def _small(metas):
 def _fold_constants(op, in_vars, attrs, metas, out_vars):
     """Give the outputs of ``op`` their build-time values when all its inputs
     have one (or, for ops that read only shapes, when the shapes are known)."""
-    if op.random or op.inplace_map or not _small(metas):
-        return
+    if op.random or op.inplace_map or op.name in SIDE_EFFECT_OPS or not _small(metas):
+        return      # (a print or assert happens when the program runs, not now)
     if op.value_from_meta is not None:
         if not all(isinstance(v, Variable) and all(d >= 0 for d in v._shape) for v in in_vars):
             return
@@ -702,11 +766,21 @@ def _first_dtype(ins):
     return found[0] if found else None
 
 
+def _promote(op, ins):
+    """Cast the promoted inputs of ``op`` to their common dtype (``cast`` ops);
+    numbers become constants of that dtype, as the eager kernel gets them."""
+    ins, dtype = promote_inputs(op, ins)
+    return tuple([scalar_array(v, dtype) if i in op.promote and is_number(v) else v
+                  for i, v in enumerate(ins)])
+
+
 def static_append(op, args):
     """Append ``op`` to the current block; returns its output Variable(s)."""
     program = default_main_program()
     block = program.current_block()
     ins, attrs = op.split_args(args)
+    if op.promote is not None:
+        ins = _promote(op, ins)
     like = _first_dtype(ins)
     in_vars = []
     for i, v in enumerate(ins):

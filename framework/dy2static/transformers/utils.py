@@ -129,6 +129,40 @@ def assigned_names(stmts):
     return v.names
 
 
+class _SubscriptStores(_Assigned):
+    """Names whose items are assigned (``x[i] = v``, ``x[i] += v``,
+    ``del x[i]``, ``x[i][j] = v``), not looking inside nested scopes."""
+
+    def visit_Name(self, node):
+        pass
+
+    def visit_FunctionDef(self, node):
+        pass
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
+
+    def visit_Import(self, node):
+        pass
+
+    visit_ImportFrom = visit_Import
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        if isinstance(node.ctx, (gast.Store, gast.Del)):
+            base = node.value
+            while isinstance(base, gast.Subscript):
+                base = base.value
+            if isinstance(base, gast.Name):
+                self._add(base.id)
+
+
+def subscript_stored_names(stmts):
+    v = _SubscriptStores()
+    for s in stmts if isinstance(stmts, list) else [stmts]:
+        v.visit(s)
+    return v.names
+
+
 def read_names(node):
     return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)
             and isinstance(n.ctx, gast.Load)}
