@@ -70,7 +70,7 @@ def _imag_grad(g, x, out):
 
 @def_op('conj', meta.unchanged, save_inputs=False)
 def conj_op(x):
-    return np.conj(x)
+    return np.asarray(np.conj(x))   # a 0-D input stays an array, not a numpy scalar
 
 
 @conj_op.def_grad
@@ -154,7 +154,7 @@ def _angle_meta(x):
 @def_op('angle', _angle_meta)
 def angle_op(x):
     _angle_meta(x)
-    return np.angle(x).astype(real_dtype(x.dtype), copy=False)
+    return np.asarray(np.angle(x), real_dtype(x.dtype))
 
 
 @angle_op.def_grad
@@ -230,11 +230,44 @@ def is_complex(x):
     return is_complex_dtype(x.dtype)
 
 
+def view_as_real(input):  # noqa: A002  (Paddle's name)
+    """``as_real`` (the values; this framework's ops never alias their inputs)."""
+    return as_real_op(input)
+
+
+def view_as_complex(input):  # noqa: A002
+    """``as_complex`` (the values; this framework's ops never alias their inputs)."""
+    return as_complex_op(input)
+
+
+def isreal(x, name=None):
+    """True where the imaginary part is 0 (everywhere for real tensors)."""
+    from .math import equal
+    from .creation import full_like
+    if not is_complex_dtype(x.dtype):
+        return full_like(x, True, 'bool')
+    return equal(imag_op(x), 0.0)
+
+
+def sgn(x, name=None):
+    """x / |x| for complex x (0 where x is 0); sign(x) for real x."""
+    from . import math as _m
+    from .manipulation import where
+    if not is_complex_dtype(x.dtype):
+        return _m.sign(x)
+    mag = _m.abs(x)
+    safe = where(mag > 0, mag, mag * 0.0 + 1.0)
+    return x / complex_op(safe, safe * 0.0) * complex_op(_m.cast_like(mag > 0, mag),
+                                                         mag * 0.0)
+
+
 __all__ = ['real', 'imag', 'conj', 'angle', 'as_real', 'as_complex', 'complex', 'polar',
-           'is_complex']
+           'is_complex', 'view_as_real', 'view_as_complex', 'isreal', 'sgn']
 
 TENSOR_METHODS = {n: globals()[n] for n in ('real', 'imag', 'conj', 'angle', 'as_real',
-                                            'as_complex', 'is_complex')}
+                                            'as_complex', 'is_complex', 'polar',
+                                            'view_as_real', 'view_as_complex', 'isreal',
+                                            'sgn')}
 
 
 # ---- test cases ------------------------------------------------------------------
