@@ -11,10 +11,10 @@ with respect to z = a + ib is dL/da + i dL/db): complex inputs are perturbed
 in both parts, and a complex output k enters the objective as
 sum(Re(conj(cot_k) * out_k)), whose gradient with respect to out_k is cot_k.
 
-A case option ``symmetric=(i, ...)`` marks inputs that are symmetric matrices
-(batches of them), as ``cholesky`` and ``eigh`` expect: finite differences then
-move symmetric pairs of entries together, and the symmetric part of the
-analytic gradient is what they measure.
+A case option ``symmetric=(i, ...)`` marks inputs that are symmetric (complex:
+Hermitian) matrices, batches of them, as ``cholesky`` and ``eigh`` expect:
+finite differences then move pairs of entries together, keeping the input
+symmetric, and the symmetric part of the analytic gradient is what they measure.
 """
 import numpy as np
 
@@ -116,11 +116,15 @@ def inner(a, b):
     return float(np.sum(np.real(np.conj(a) * b)))
 
 
-def _cotangents(op, outs, rng):
+def _cotangents(op, outs, rng, only=None):
+    """Random cotangents of the differentiable outputs (``only``: of these output
+    indices; a case's ``grad_outputs`` leaves out outputs defined only up to a
+    phase, such as complex singular vectors)."""
     cots = []
     names = op.output_names * len(outs) if op.variadic_out else op.output_names
-    for name, o in zip(names, outs):
-        if name in op.nondiff_outputs or o.dtype.kind not in 'fc':
+    for k, (name, o) in enumerate(zip(names, outs)):
+        if name in op.nondiff_outputs or o.dtype.kind not in 'fc' or \
+                (only is not None and k not in only):
             cots.append(None)
         else:
             cots.append(random_like(o, rng))
@@ -158,10 +162,9 @@ def _replace(args, path, value):
 
 
 def _directions(arr, symmetric):
-    """(flat index, unit perturbation, partner flat index or None) for every
-    entry; for a symmetric input, the pair (i, j), (j, i) moves together and the
-    step is split between them, so the derivative measured is the symmetric
-    part of the gradient."""
+    """(flat index, partner flat index or None) for every entry; for a symmetric
+    input the pair (i, j), (j, i) moves together and the step is split between
+    them, so the derivative measured is the symmetric part of the gradient."""
     if not symmetric:
         for k in range(arr.size):
             yield k, None
@@ -185,24 +188,27 @@ def numeric_grad(f, args, path, arr, eps=EPS, symmetric=False):
             step = eps * unit
             plus = arr.copy().reshape(-1)
             minus = arr.copy().reshape(-1)
+            if partner == k and unit != 1.0:
+                continue   # a Hermitian matrix has a real diagonal
             if partner is None or partner == k:
                 plus[k] += step
                 minus[k] -= step
-            else:
+            else:   # the pair moves as (step, conj(step)) / 2: Hermitian stays Hermitian
                 plus[k] += step / 2
-                plus[partner] += step / 2
+                plus[partner] += np.conj(step) / 2
                 minus[k] -= step / 2
-                minus[partner] -= step / 2
+                minus[partner] -= np.conj(step) / 2
             fp = f(_replace(args, path, plus.reshape(arr.shape)))
             fm = f(_replace(args, path, minus.reshape(arr.shape)))
             flat[k] += unit * (fp - fm) / (2 * eps)
             if partner is not None and partner != k:
-                flat[partner] += unit * (fp - fm) / (2 * eps)
+                flat[partner] += np.conj(unit) * (fp - fm) / (2 * eps)
     return g
 
 
 def symmetric_part(g):
-    return (g + np.swapaxes(g, -1, -2)) / 2
+    """The symmetric (Hermitian, for complex g) part of a batch of matrices."""
+    return (g + np.conj(np.swapaxes(g, -1, -2))) / 2
 
 
 def _measured(got, path, opts):
@@ -230,7 +236,7 @@ def check_grad(op, args, opts, seed=1234):
         return
     rng = np.random.default_rng(7)
     _, outs = run_op(op, args, (), seed)
-    cots = _cotangents(op, outs, rng)
+    cots = _cotangents(op, outs, rng, opts.get('grad_outputs'))
     f = lambda a: _objective(op, a, cots, seed)  # noqa: E731
     rtol, atol = opts.get('grad_rtol', 1e-4), opts.get('grad_atol', 1e-5)
     sym = opts.get('symmetric', ())
@@ -255,7 +261,7 @@ def check_double_grad(op, args, opts, seed=1234):
         return
     rng = np.random.default_rng(11)
     _, outs = run_op(op, args, (), seed)
-    cots = _cotangents(op, outs, rng)
+    cots = _cotangents(op, outs, rng, opts.get('grad_outputs'))
     paths = list(_perturbable(op, args, idx))
     sym = opts.get('symmetric', ())
     ws = [random_like(arr, rng) for _, arr in paths]

@@ -51,12 +51,14 @@ def run(mode, fn, *arrays):
 
 
 def numeric_grad(f, a, eps=1e-6):
-    """d sum(f(a) * w) / da by central differences (w fixed inside f)."""
+    """Central differences of the scalar f; df/da + i df/db for a complex a."""
+    parts = (1.0, 1j) if np.iscomplexobj(a) else (1.0,)
     g = np.zeros_like(a)
     for i in np.ndindex(*a.shape):
-        d = np.zeros_like(a)
-        d[i] = eps
-        g[i] = (f(a + d) - f(a - d)) / (2 * eps)
+        for unit in parts:
+            d = np.zeros_like(a)
+            d[i] = eps * unit
+            g[i] += unit * (f(a + d) - f(a - d)) / (2 * eps)
     return g
 
 
@@ -79,9 +81,9 @@ def check_grad(fn, a, rtol=1e-5, atol=1e-7, symmetric=False):
     loss = sum((o * t(w)).sum() for o, w in zip(outs, ws))
     g, = paddle.grad(loss, [x])
     got = g.numpy()
-    if symmetric:
-        got = (got + np.swapaxes(got, -1, -2)) / 2
-        f = lambda v: value((v + np.swapaxes(v, -1, -2)) / 2)  # noqa: E731
+    if symmetric:   # symmetric (Hermitian) inputs: compare the symmetric parts
+        got = (got + np.conj(np.swapaxes(got, -1, -2))) / 2
+        f = lambda v: value((v + np.conj(np.swapaxes(v, -1, -2))) / 2)  # noqa: E731
     else:
         f = value
     np.testing.assert_allclose(got, numeric_grad(f, a), rtol=rtol, atol=atol)
@@ -285,6 +287,23 @@ def test_eigh_eigvalsh_and_uplo():
         LA.eigh(t(s), UPLO='X')
     check_grad(lambda x: LA.eigh(x)[0], spd(3, 3), symmetric=True)
     check_grad(lambda x: LA.eigh(x)[1] ** 2, spd(3, 3), symmetric=True)
+
+
+def test_complex_decompositions_differentiate_with_phase_invariant_losses():
+    b = RNG.standard_normal((3, 3)) + 1j * RNG.standard_normal((3, 3))
+    h = b @ np.conj(b.T) + 3 * np.eye(3)
+    c = RNG.standard_normal((4, 3)) + 1j * RNG.standard_normal((4, 3))
+
+    def re(v):
+        return paddle.real(v) if v.is_complex() else v
+    # singular vectors and eigenvectors are defined up to a phase each: |.|^2 is not
+    check_grad(lambda x: [LA.svd(x)[1], paddle.abs(LA.svd(x)[0]) ** 2,
+                          paddle.abs(LA.svd(x)[2]) ** 2], c)
+    check_grad(lambda x: re(LA.svd(x)[0] @ LA.svd(x)[2]), c)   # U V^H is unique
+    check_grad(lambda x: [LA.eigh(x)[0], paddle.abs(LA.eigh(x)[1]) ** 2], h, symmetric=True)
+    check_grad(lambda x: [re(m) for m in LA.qr(x)] + [paddle.imag(m) for m in LA.qr(x)], c)
+    check_grad(lambda x: [re(LA.cholesky(x)), paddle.imag(LA.cholesky(x))], h, symmetric=True)
+    check_grad(lambda x: [re(LA.inv(x)), paddle.imag(LA.det(x))], b)
 
 
 def test_eig_is_complex_and_differentiable():

@@ -26,7 +26,7 @@ triangle but return the symmetric gradient; their test cases say so with
 import numpy as np
 
 from . import meta
-from .complex import conj_op, is_complex_dtype, real_dtype, real_op
+from .complex import conj_op, imag_op, is_complex_dtype, real_dtype, real_op
 from .grad_utils import sum_like
 from .registry import Meta, OpError, add_test_case, def_op
 
@@ -147,6 +147,12 @@ def _off_diagonal_inverse(E):
     n = E.shape[-1]
     eye = _eye(n, E.dtype)
     return 1.0 / (E + eye) - eye
+
+
+def _real_diagonal(m):
+    """The matrix holding the real parts of m's diagonal (0 elsewhere)."""
+    d = real_op(diagonal_op(m, 0, -2, -1))
+    return _eye(m.shape[-1], m.dtype) * _unsq(_like(d, m), -2)
 
 
 def _pairwise_gaps(v):
@@ -338,7 +344,11 @@ def _cholesky_grad(g, x, out, upper):
     gL = _mH(g) if upper else g
     # gA = L^-H sym(tril(L^H gL)) L^-1 with the diagonal counted once
     phi = _tril(_mm(_mH(L), gL))
-    mid = 0.5 * (phi + _mH(_tril(phi, -1)))
+    if is_complex_dtype(x.dtype):   # L's diagonal is real: only its real part moves
+        low = _tril(phi, -1)
+        mid = 0.5 * (low + _mH(low) + _real_diagonal(phi))
+    else:
+        mid = 0.5 * (phi + _mT(_tril(phi, -1)))
     return _rsolve(_lsolve_h(L, mid, False), L, False)
 
 
@@ -440,6 +450,12 @@ def _svd_grad(gu, gs, gvh, x, u, s, vh, full_matrices):
     sc = _like(s, x)
     inner = j * _unsq(sc, -2) + _unsq(sc, -1) * kk + _eye(k, x.dtype) * _unsq(_like(gs, x), -2)
     ga = _mm(_mm(u, inner), vh)
+    if is_complex_dtype(x.dtype):
+        # the phases of the singular vectors: with V's fixed, U's diagonal rotation
+        # is i Im(diag(U^H dA V)) / s
+        from .complex import complex_op
+        im = imag_op(diagonal_op(uh_gu, 0, -2, -1)) / s
+        ga = ga + _mm(u * _unsq(complex_op(im * 0.0, im), -2), vh)
     if m > k:   # the part of gu outside the column space of U
         ga = ga + _mm((gu - _mm(u, uh_gu)) * _unsq(1.0 / sc, -2), vh)
     if n > k:
@@ -473,7 +489,10 @@ def qr_op(x, mode='reduced'):
 def _qr_tall_grad(gq, gr, q, r):
     """m >= n with R square: (gQ + Q copyltu(M)) R^-H, M = gR R^H - Q^H gQ."""
     mm = _mm(gr, _mH(r)) - _mm(_mH(q), gq)
-    n_mat = _triu(mm) + _mH(_triu(mm, 1))
+    if is_complex_dtype(q.dtype):   # R's diagonal is real (Householder QR)
+        n_mat = _triu(mm, 1) + _mH(_triu(mm, 1)) + _real_diagonal(mm)
+    else:
+        n_mat = _triu(mm) + _mT(_triu(mm, 1))
     return _rsolve_h(gq + _mm(q, n_mat), r, True)
 
 
@@ -1062,6 +1081,17 @@ def _ref_cholesky(a, upper):
 add_test_case(cholesky_op, _spd(3, 3), False, ref=_ref_cholesky, symmetric=(0,))
 add_test_case(cholesky_op, _spd(2, 3, 3), True, ref=_ref_cholesky, symmetric=(0,))
 add_test_case(cholesky_op, _r(0, 2, 2), False, ref=lambda a, u: np.zeros((0, 2, 2)))
+
+
+def _hpd(*shape):
+    b = _cx(*shape)
+    return b @ _mh(b) + shape[-1] * np.eye(shape[-1])
+
+
+add_test_case(cholesky_op, _hpd(3, 3), False, ref=lambda a, u: np.linalg.cholesky(a),
+              symmetric=(0,))
+add_test_case(cholesky_op, _hpd(2, 2), True, ref=lambda a, u: np.linalg.cholesky(a, upper=True),
+              symmetric=(0,))
 add_test_case(cholesky_op, _spd(2, 2).astype(np.float32), False,
               ref=lambda a, u: _ref_cholesky(a, u).astype(np.float32), rtol=1e-5, grad=False)
 
@@ -1081,6 +1111,8 @@ def _ref_eigh(a, uplo):
 
 add_test_case(eigh_op, _spd(3, 3), 'L', ref=_ref_eigh, symmetric=(0,))
 add_test_case(eigh_op, _spd(2, 3, 3) - 6 * np.eye(3), 'U', ref=_ref_eigh, symmetric=(0,))
+add_test_case(eigh_op, _hpd(3, 3), 'L', ref=lambda a, u: np.linalg.eigh(a, UPLO=u),
+              symmetric=(0,), grad_outputs=(0,))   # complex eigenvectors: up to a phase
 add_test_case(eigh_op, _r(0, 2, 2), 'L', ref=lambda a, u: (np.zeros((0, 2)), np.zeros((0, 2, 2))))
 add_test_case(eigh_op, _spd(3, 3).astype(np.float32), 'L',
               ref=lambda a, u: tuple(t.astype(np.float32) for t in _ref_eigh(a, u)),
@@ -1122,6 +1154,8 @@ add_test_case(svd_op, _r(4, 3), False, ref=_ref_svd)
 add_test_case(svd_op, -_r(2, 3, 4), False, ref=_ref_svd)
 add_test_case(svd_op, _r(3, 3), False, ref=_ref_svd)
 add_test_case(svd_op, _r(3, 2), True, ref=_ref_svd, grad=False)
+add_test_case(svd_op, _cx(3, 2), False, ref=lambda a, f: np.linalg.svd(a, full_matrices=f),
+              grad_outputs=(1,))
 add_test_case(svd_op, _r(0, 2, 3), False, ref=lambda a, f: (np.zeros((0, 2, 2)),
                                                             np.zeros((0, 2)),
                                                             np.zeros((0, 2, 3))))
@@ -1156,6 +1190,8 @@ add_test_case(qr_op, _r(4, 3), 'reduced', ref=_ref_qr)
 add_test_case(qr_op, -_r(2, 3, 3), 'reduced', ref=_ref_qr)
 add_test_case(qr_op, _r(3, 5), 'reduced', ref=_ref_qr)
 add_test_case(qr_op, _r(3, 3), 'complete', ref=_ref_qr)
+add_test_case(qr_op, _cx(4, 3), 'reduced', ref=lambda a, m: np.linalg.qr(a, mode=m))
+add_test_case(qr_op, _cx(2, 3), 'reduced', ref=lambda a, m: np.linalg.qr(a, mode=m))
 add_test_case(qr_op, _r(0, 3, 2), 'reduced', ref=lambda a, m: (np.zeros((0, 3, 2)),
                                                                np.zeros((0, 2, 2))))
 add_test_case(qr_op, _r(3, 2).astype(np.float32), 'reduced',
