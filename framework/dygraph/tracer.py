@@ -147,7 +147,7 @@ def apply_op(op, args):
     for i, o in enumerate(outs):
         t = _new(Tensor)
         diff = record and (not op.n_out or op.output_names[i] not in op.nondiff_outputs)
-        t._init(o, (node, i) if diff else None, not diff)
+        t._init(o, node.edge(i) if diff else None, not diff)
         results.append(t)
     if record:
         node.out_refs = tuple(_ref(t) for t in results)
@@ -198,9 +198,9 @@ def _finish(op, out, ins, attrs, edges, versions, record):
     t.persistable = False
     if record:
         node = GradNode(op, ins, attrs, (out,), edges, versions)
-        t._grad_node = (node, 0)
+        t._grad_node = node            # a one-output node is its own edge
         t.stop_gradient = False
-        node.out_refs = (_ref(t),)
+        node.out_refs = _ref(t)
     else:
         t._grad_node = None
         t.stop_gradient = True
