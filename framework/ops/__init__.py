@@ -4,3 +4,4 @@ from . import math, reduce, manipulation, creation, nn, loss, conv, optim, init_
 from . import compare, control, tensor_array  # noqa: F401
 from . import tensor_methods  # noqa: F401
 from .registry import OpError, all_ops, def_op, lookup  # noqa: F401
+from . import detection  # noqa: F401,E402
