@@ -4,16 +4,17 @@ distribute_fpn_proposals (Paddle's ``paddle.vision.ops``), none differentiable.
 They follow Paddle's CPU kernels, conventions included: boxes are
 ``(x1, y1, x2, y2)``; "unnormalized" / ``pixel_offset`` boxes count their
 end pixels (width ``x2 - x1 + 1``); float attributes are float32 numbers, as
-Paddle stores them; where Paddle's C++ sorts are unstable, ties keep the
-lower index first, except in matrix_nms, which reproduces the order of
-libstdc++'s ``std::partial_sort`` that Paddle's kernel uses.
+Paddle stores them; tied scores come out in Paddle's order, its kernels'
+libstdc++ sorts replayed (``cxx_sort``).
 """
 import numpy as np
 
 from .. import meta
 from ..registry import Meta, OpError, add_test_case, def_op
 from . import reference as ref
-from .common import check_float, check_int, check_shape, partial_sort_descending
+from .common import check_float, check_int, check_shape
+from .cxx_sort import (partial_sort_descending, select_descending, sort_descending,
+                       top_k_descending)
 
 __all__ = ['nms', 'matrix_nms', 'box_coder', 'prior_box', 'generate_proposals',
            'distribute_fpn_proposals']
@@ -22,11 +23,6 @@ __all__ = ['nms', 'matrix_nms', 'box_coder', 'prior_box', 'generate_proposals',
 def _f32(value, dtype):
     """A float attribute as the kernel sees it: float32, then the data's dtype."""
     return np.float32(value).astype(dtype)
-
-
-def _descending(scores):
-    """Indices sorting ``scores`` from high to low, ties by index."""
-    return np.argsort(-np.asarray(scores), kind='stable')
 
 
 def _area(boxes, offset):
@@ -95,10 +91,12 @@ def nms_op(boxes, scores, category_idxs, iou_threshold, categories, top_k):
     in box order without scores; by descending score with them; per category
     (``categories`` lists the ones to keep) then by score, at most ``top_k``."""
     _nms_meta(boxes, scores, category_idxs, iou_threshold, categories, top_k)
+    # the sorts are Paddle's eager ones (argsort: std::sort, topk: its
+    # partial sort / nth_element), so tied scores come out in Paddle's order
     if scores is None:
         return greedy_nms(boxes, iou_threshold).astype(np.int64)
     if category_idxs is None:
-        order = _descending(scores)
+        order = sort_descending(scores)
         return order[greedy_nms(boxes[order], iou_threshold)].astype(np.int64)
     if top_k >= 0 and top_k > len(boxes):
         raise OpError("nms: top_k (%d) should be smaller equal than the number of boxes (%d)"
@@ -106,11 +104,12 @@ def nms_op(boxes, scores, category_idxs, iou_threshold, categories, top_k):
     kept = np.zeros(len(boxes), bool)
     for category in categories:
         members = np.flatnonzero(category_idxs == category)
-        order = members[_descending(scores[members])]
+        order = members[sort_descending(scores[members])]
         kept[order[greedy_nms(boxes[order], iou_threshold)]] = True
     keep = np.flatnonzero(kept)
-    keep = keep[_descending(scores[keep])]
-    return (keep if top_k < 0 else keep[:top_k]).astype(np.int64)
+    if top_k < 0:
+        return keep[sort_descending(scores[keep])].astype(np.int64)
+    return keep[top_k_descending(scores[keep], top_k)].astype(np.int64)
 
 
 def nms(boxes, iou_threshold=0.3, scores=None, category_idxs=None, categories=None,
@@ -542,9 +541,11 @@ def _proposals_one_image(scores, deltas, im_shape, anchors, variances, pre_nms_t
                          post_nms_top_n, nms_thresh, min_size, eta, pixel_offset):
     dt = scores.dtype
     offset = dt.type(1 if pixel_offset else 0)
-    order = _descending(scores)
+    # as Paddle's kernel: std::sort, or std::nth_element for the top n (unsorted)
     if 0 < pre_nms_top_n < len(scores):
-        order = order[:pre_nms_top_n]
+        order = select_descending(scores, pre_nms_top_n)
+    else:
+        order = sort_descending(scores)
     scores, deltas, anchors, variances = (a[order] for a in (scores, deltas, anchors, variances))
     props = _decode_proposals(anchors, deltas, variances, offset)
     im_h, im_w = im_shape[0], im_shape[1]
