@@ -25,6 +25,9 @@ from .ops.reduce import *  # noqa: F401,F403
 from .ops.manipulation import *  # noqa: F401,F403
 from .ops.creation import *  # noqa: F401,F403
 from .ops.compare import *  # noqa: F401,F403
+from .ops.elementwise import *  # noqa: F401,F403
+from .ops.bessel import *  # noqa: F401,F403
+from .ops.stat import *  # noqa: F401,F403
 
 dygraph.install_methods()
 dtype = _dtype_mod

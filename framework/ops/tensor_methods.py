@@ -4,9 +4,11 @@ Every ops module exports ``TENSOR_METHODS`` ({method name: function}); this
 module merges them and adds the Python operators, so ``x.sum()``, ``x + y``
 and ``x[1:]`` mean the same op in both modes.
 """
-from . import compare, creation, manipulation, math, nn, reduce
+import inspect
 
-_MODULES = [math, reduce, creation, manipulation, nn, compare]
+from . import bessel, compare, creation, elementwise, manipulation, math, nn, reduce, stat
+
+_MODULES = [math, reduce, creation, manipulation, nn, compare, elementwise, bessel, stat]
 
 
 def register_module(module):
@@ -105,12 +107,38 @@ INPLACE = {
 SHAPE_CHANGING = {'squeeze_', 'unsqueeze_', 'flatten_', 'reshape_', 'cast_'}
 
 
+def inplace_table():
+    """{in-place method: out-of-place method}: ``INPLACE`` above plus each ops
+    module's ``INPLACE_METHODS``."""
+    table = dict(INPLACE)
+    for mod in _MODULES:
+        table.update(getattr(mod, 'INPLACE_METHODS', {}))
+    return table
+
+
+def inplace_signature(fn):
+    """The signature an in-place method shows: its base function's, without
+    the keyword-only ``out`` (the tensor itself is the output)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    params = [p for p in sig.parameters.values()
+              if not (p.name == 'out' and p.kind is p.KEYWORD_ONLY)]
+    return sig.replace(parameters=params)
+
+
 def install_inplace(cls, make):
     """Attach ``make(name, base)`` for each in-place method whose base exists."""
-    available = set(methods()) | set(operators())
-    for name, base in INPLACE.items():
+    funcs = methods()
+    available = set(funcs) | set(operators())
+    for name, base in inplace_table().items():
         if base in available:
-            setattr(cls, name, make(name, base))
+            method = make(name, base)
+            sig = inplace_signature(funcs[base]) if callable(funcs.get(base)) else None
+            if sig is not None:
+                method.__signature__ = sig
+            setattr(cls, name, method)
 
 
 def install(cls, skip=()):
