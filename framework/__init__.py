@@ -28,8 +28,12 @@ from .ops.compare import *  # noqa: F401,F403
 from .ops.elementwise import *  # noqa: F401,F403
 from .ops.bessel import *  # noqa: F401,F403
 from .ops.stat import *  # noqa: F401,F403
+from .ops.cumulative import *  # noqa: F401,F403
+from .ops.products import *  # noqa: F401,F403
+from .ops.distance import *  # noqa: F401,F403
 
 dygraph.install_methods()
+globals().update(ops.tensor_methods.inplace_functions())   # paddle.squeeze_(x), ...
 dtype = _dtype_mod
 
 __version__ = '0.1.0'

@@ -44,11 +44,14 @@ def _asymptotic(ax, n, scaled):
     for k in range(1, _ASYMPTOTIC_TERMS):
         term = term * (-(mu - (2 * k - 1) ** 2) / k) * inv
         total += term
-    log_scale = -0.5 * np.log(2.0 * math.pi * ax)
-    if not scaled:
-        log_scale = log_scale + ax      # e^x / sqrt(2 pi x), overflowing only when the value does
+    total /= np.sqrt(2.0 * math.pi * ax)
+    if scaled:
+        return total
+    # e^x itself is correctly rounded; past its overflow point the value may
+    # still be finite, so fold the prefactor into the exponent there
     with np.errstate(over='ignore'):
-        return total * np.exp(log_scale)
+        return np.where(ax < 709.0, np.exp(np.minimum(ax, 709.0)) * total,
+                        np.exp(ax + np.log(total)))
 
 
 def _bessel_i(n, scaled):

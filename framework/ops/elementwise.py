@@ -720,11 +720,21 @@ def bitwise_right_shift(x, y, is_arithmetic=True, out=None, name=None):
     return r if out is None else write_out(out, r)
 
 
+def increment(x, value=1.0, name=None):
+    """``x += value`` in place for a one-element tensor (a loop counter);
+    x keeps its dtype. Returns x."""
+    from .math import scale_op
+    size = int(np.prod(x.shape)) if all(d >= 0 for d in x.shape) else 1
+    if size != 1:
+        raise OpError("increment: x must hold exactly one element, got shape %s" % list(x.shape))
+    return x._inplace_update(scale_op(x, 1.0, float(value), True))
+
+
 __all__ = ['acosh', 'asinh', 'atanh', 'expm1', 'sinc', 'deg2rad', 'rad2deg', 'frac', 'sgn',
            'signbit', 'isposinf', 'isneginf', 'isreal', 'positive', 'negative', 'nan_to_num',
            'frexp', 'atan2', 'hypot', 'logaddexp', 'copysign', 'nextafter', 'ldexp',
            'heaviside', 'fmax', 'fmin', 'gcd', 'lcm', 'bitwise_left_shift',
-           'bitwise_right_shift']
+           'bitwise_right_shift', 'increment']
 TENSOR_METHODS = {n: globals()[n] for n in __all__}
 INPLACE_METHODS = {
     'acosh_': 'acosh', 'asinh_': 'asinh', 'atanh_': 'atanh', 'expm1_': 'expm1',

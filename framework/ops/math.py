@@ -1569,3 +1569,19 @@ __all__ = ['add', 'subtract', 'multiply', 'divide', 'true_divide', 'floor_divide
 
 # every public function is also a Tensor method (``x.add_n()`` sums [x], as in Paddle)
 TENSOR_METHODS = {n: globals()[n] for n in __all__}
+
+# in-place methods (see tensor_methods.INPLACE for add_, exp_, clip_ ...)
+INPLACE_METHODS = {
+    'sin_': 'sin', 'cos_': 'cos', 'tan_': 'tan', 'asin_': 'asin', 'acos_': 'acos',
+    'atan_': 'atan', 'sinh_': 'sinh', 'cosh_': 'cosh', 'erf_': 'erf', 'erfinv_': 'erfinv',
+    'log1p_': 'log1p', 'log2_': 'log2', 'log10_': 'log10', 'trunc_': 'trunc', 'lerp_': 'lerp',
+    'logit_': 'logit', 'mul_': 'multiply', 'sub_': 'subtract', 'div_': 'divide',
+    'mod_': 'mod', 'floor_mod_': 'floor_mod', 'floor_divide_': 'floor_divide',
+    'clamp_': 'clamp', 'bitwise_and_': 'bitwise_and', 'bitwise_or_': 'bitwise_or',
+    'bitwise_xor_': 'bitwise_xor', 'bitwise_not_': 'bitwise_not',
+    'bitwise_invert_': 'bitwise_invert', 'equal_': 'equal', 'not_equal_': 'not_equal',
+    'less_than_': 'less_than', 'less_': 'less', 'less_equal_': 'less_equal',
+    'greater_than_': 'greater_than', 'greater_equal_': 'greater_equal',
+    'logical_and_': 'logical_and', 'logical_or_': 'logical_or', 'logical_xor_': 'logical_xor',
+    'logical_not_': 'logical_not',
+}

@@ -724,8 +724,19 @@ def reduce_as(x, target, name=None):
     return reduce_as_op(x, target)
 
 
+def softmax(input, dim=None, dtype=None, *, out=None):  # noqa: A002  (Paddle's names)
+    """``exp(x) / sum(exp(x))`` along ``dim`` (``paddle.softmax``; None picks
+    0 for 0-, 1- and 3-D input and 1 otherwise, PyTorch's legacy rule);
+    ``dtype`` casts the input first."""
+    from .nn import softmax as _softmax
+    if dim is None:
+        dim = 0 if len(input.shape) in (0, 1, 3) else 1
+    r = _softmax(input, int(dim), dtype)
+    return r if out is None else write_out(out, r)
+
+
 __all__ = ['sum', 'mean', 'max', 'min', 'amax', 'amin', 'prod', 'argmax', 'argmin',
            'logsumexp', 'var', 'std', 'all', 'any', 'nansum', 'nanmean', 'count_nonzero',
-           'reduce_as']
+           'reduce_as', 'softmax']
 
 TENSOR_METHODS = {n: globals()[n] for n in __all__}

@@ -6,9 +6,11 @@ and ``x[1:]`` mean the same op in both modes.
 """
 import inspect
 
-from . import bessel, compare, creation, elementwise, manipulation, math, nn, reduce, stat
+from . import (bessel, compare, creation, cumulative, distance, elementwise, manipulation, math,
+               nn, products, reduce, stat)
 
-_MODULES = [math, reduce, creation, manipulation, nn, compare, elementwise, bessel, stat]
+_MODULES = [math, reduce, creation, manipulation, nn, compare, elementwise, bessel, stat,
+            cumulative, products, distance]
 
 
 def register_module(module):
@@ -118,13 +120,12 @@ def inplace_table():
 
 def inplace_signature(fn):
     """The signature an in-place method shows: its base function's, without
-    the keyword-only ``out`` (the tensor itself is the output)."""
+    ``out`` (the tensor itself is the output)."""
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
         return None
-    params = [p for p in sig.parameters.values()
-              if not (p.name == 'out' and p.kind is p.KEYWORD_ONLY)]
+    params = [p for p in sig.parameters.values() if p.name != 'out']
     return sig.replace(parameters=params)
 
 
@@ -139,6 +140,30 @@ def install_inplace(cls, make):
             if sig is not None:
                 method.__signature__ = sig
             setattr(cls, name, method)
+
+
+def inplace_functions():
+    """``paddle.squeeze_(x, ...)`` and the other module-level forms of the
+    in-place methods: each calls the method on its first argument, so it
+    works on eager tensors and static Variables alike, and shows the
+    method's signature."""
+    funcs = methods()
+    out = {}
+    for name, base in inplace_table().items():
+        if not name.startswith('__') and callable(funcs.get(base)):
+            out[name] = _inplace_function(name, funcs[base])
+    return out
+
+
+def _inplace_function(name, base_fn):
+    def fn(x, *args, **kwargs):
+        return getattr(x, name)(*args, **kwargs)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = "In-place version of ``%s``: updates and returns ``x``." % base_fn.__name__
+    sig = inplace_signature(base_fn)
+    if sig is not None:
+        fn.__signature__ = sig
+    return fn
 
 
 def install(cls, skip=()):
