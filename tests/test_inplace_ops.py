@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import framework as paddle
-from framework.ops import (bessel, cumulative, distance, elementwise, math, products, stat,
-                           tensor_methods)
+from framework.ops import (bessel, cumulative, distance, elementwise, math, products, special,
+                           stat, tensor_methods)
 
 from test_math_more import t
 
@@ -47,13 +47,17 @@ CASES = {
     'mod_': ('remainder', ('Y',), (0.5, 2)), 'floor_mod_': ('remainder', ('Y',), (0.5, 2)),
     'floor_divide_': ('floor_divide', ('Y',), (0.5, 2)), 'hypot_': ('hypot', ('Y',), (-2, 2)),
     'copysign_': ('copysign', ('Y',), (-2, 2)), 'ldexp_': ('ldexp', ('Y',), (-2, 2)),
+    'lgamma_': ('lgamma', (), (-2.5, 3)), 'gammaln_': ('gammaln', (), (0.5, 3)),
+    'digamma_': ('digamma', (), (0.5, 3)), 'polygamma_': ('polygamma', (1,), (0.5, 3)),
+    'multigammaln_': ('multigammaln', (3,), (1.5, 3)),
+    'gammainc_': ('gammainc', ('Y',), (0.5, 2)), 'gammaincc_': ('gammaincc', ('Y',), (0.5, 2)),
 }
 TABLE = tensor_methods.inplace_table()
 # the math in-place names: the core ones of tensor_methods.INPLACE and the math modules' tables
 MATH_INPLACE = {'add_', 'subtract_', 'multiply_', 'divide_', 'scale_', 'clip_', 'exp_', 'sqrt_',
                 'rsqrt_', 'tanh_', 'reciprocal_', 'floor_', 'ceil_', 'round_', 'abs_', 'neg_',
                 'pow_', 'remainder_', 'square_', 'sigmoid_', 'log_'}
-for _mod in (math, elementwise, bessel, stat, cumulative, products, distance):
+for _mod in (math, elementwise, bessel, stat, cumulative, products, distance, special):
     MATH_INPLACE |= set(getattr(_mod, 'INPLACE_METHODS', {}))
 
 

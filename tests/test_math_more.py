@@ -330,14 +330,6 @@ def test_clip_of_integers_with_float_bounds_computes_in_float32():
     assert x.clamp(max=4).tolist() == [1, 4, 4]
 
 
-def test_increment():
-    counter = paddle.to_tensor([1])
-    assert paddle.increment(counter, 2.0) is counter and counter.tolist() == [3]
-    assert counter.dtype == paddle.int64
-    with pytest.raises(OpError, match='one element'):
-        paddle.increment(t([1.0, 2.0]))
-
-
 def test_bad_input_errors_name_the_function():
     with pytest.raises(OpError, match='atan2'):
         paddle.atan2(t(np.ones((2, 3))), t(np.ones((4,))))

@@ -100,8 +100,6 @@ isposinf_op = _predicate('isposinf', lambda x: np.isposinf(x) if x.dtype.kind in
                          else np.zeros(x.shape, bool))
 isneginf_op = _predicate('isneginf', lambda x: np.isneginf(x) if x.dtype.kind in 'f'
                          else np.zeros(x.shape, bool))
-isreal_op = _predicate('isreal', lambda x: np.imag(x) == 0 if x.dtype.kind == 'c'
-                       else np.ones(x.shape, bool))
 
 
 # ---- nan_to_num ------------------------------------------------------------------
@@ -445,8 +443,6 @@ add_test_case(signbit_op, np.array([[-3, 0], [2, -1]]), ref=lambda x: x < 0)
 add_test_case(isposinf_op, _SPECIAL, ref=_vec(lambda v: v == math.inf, bool))
 add_test_case(isneginf_op, _SPECIAL.reshape(7, 1), ref=_vec(lambda v: v == -math.inf, bool))
 add_test_case(isneginf_op, np.array([-3, 0]), ref=lambda x: np.zeros(2, bool))
-add_test_case(isreal_op, np.array([1 + 0j, 2j, -1 - 0j]), ref=lambda x: np.array([1, 0, 1], bool))
-add_test_case(isreal_op, _r((2, 3)), ref=lambda x: np.ones((2, 3), bool))
 
 
 def _frexp_ref(x):
@@ -597,15 +593,6 @@ def frac(x, name=None, *, out=None):
     return r if out is None else write_out(out, r)
 
 
-def sgn(x, name=None):
-    """``sign(x)`` for real tensors; ``x / |x|`` (0 at 0) for complex ones."""
-    if np.dtype(x.dtype).kind != 'c':
-        return sign_op(x)
-    mag = abs_op(x)
-    zero = equal_op(mag, 0.0)
-    return _where(zero, 0.0, x / cast_like(_where(zero, 1.0, mag), x))
-
-
 def signbit(x, name=None):
     """True where the sign bit is set (negative numbers and -0.0)."""
     return signbit_op(x)
@@ -617,11 +604,6 @@ def isposinf(x, name=None):
 
 def isneginf(x, name=None):
     return isneginf_op(x)
-
-
-def isreal(x, name=None):
-    """True where the imaginary part is 0 (everywhere for real dtypes)."""
-    return isreal_op(x)
 
 
 def positive(x, name=None):
@@ -720,21 +702,11 @@ def bitwise_right_shift(x, y, is_arithmetic=True, out=None, name=None):
     return r if out is None else write_out(out, r)
 
 
-def increment(x, value=1.0, name=None):
-    """``x += value`` in place for a one-element tensor (a loop counter);
-    x keeps its dtype. Returns x."""
-    from .math import scale_op
-    size = int(np.prod(x.shape)) if all(d >= 0 for d in x.shape) else 1
-    if size != 1:
-        raise OpError("increment: x must hold exactly one element, got shape %s" % list(x.shape))
-    return x._inplace_update(scale_op(x, 1.0, float(value), True))
-
-
-__all__ = ['acosh', 'asinh', 'atanh', 'expm1', 'sinc', 'deg2rad', 'rad2deg', 'frac', 'sgn',
-           'signbit', 'isposinf', 'isneginf', 'isreal', 'positive', 'negative', 'nan_to_num',
+__all__ = ['acosh', 'asinh', 'atanh', 'expm1', 'sinc', 'deg2rad', 'rad2deg', 'frac',
+           'signbit', 'isposinf', 'isneginf', 'positive', 'negative', 'nan_to_num',
            'frexp', 'atan2', 'hypot', 'logaddexp', 'copysign', 'nextafter', 'ldexp',
            'heaviside', 'fmax', 'fmin', 'gcd', 'lcm', 'bitwise_left_shift',
-           'bitwise_right_shift', 'increment']
+           'bitwise_right_shift']
 TENSOR_METHODS = {n: globals()[n] for n in __all__}
 INPLACE_METHODS = {
     'acosh_': 'acosh', 'asinh_': 'asinh', 'atanh_': 'atanh', 'expm1_': 'expm1',

@@ -1,6 +1,6 @@
 """Order statistics and counting: median, nanmedian, quantile, nanquantile,
-kthvalue, mode, histogram, histogram_bin_edges, histogramdd, bincount, cov
-and corrcoef.
+kthvalue, mode, histogram, histogram_bin_edges, histogramdd and bincount
+(cov and corrcoef are linalg's, ``ops/linalg_api.py``).
 
 Selections are split in two: a registered, non-differentiable op finds the
 index of the selected element (``kthvalue_index``, ``mode_index``,
@@ -679,64 +679,6 @@ def histogramdd(x, bins=10, ranges=None, density=False, weights=None, name=None)
     return hist, edges
 
 
-# ---- covariance and correlation ------------------------------------------------------------
-
-def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
-    """Covariance matrix of the variables in the rows of ``x`` (columns with
-    ``rowvar=False``); ``fweights``/``aweights`` are integer frequency and
-    real observation weights; ``ddof`` subtracts one degree of freedom (the
-    weighted rule of numpy.cov). A single variable gives a 0-D tensor."""
-    M = _manip()
-    nd = len(x.shape)
-    if nd > 2:
-        raise OpError("cov: x must be 1-D or 2-D, got shape %s" % list(x.shape))
-    if np.dtype(x.dtype).kind not in 'fc':
-        x = M.cast(x, _dt.default_float())
-    if nd < 2:
-        x = M.reshape(x, [1, -1])
-    if not rowvar and x.shape[0] != 1:     # numpy.cov's rule: a single row stays a row
-        x = M.transpose_op(x, (1, 0))
-    w = None
-    if fweights is not None:
-        w = _m.cast_like(fweights, x)
-    if aweights is not None:
-        a = _m.cast_like(aweights, x)
-        w = a if w is None else w * a
-    if w is None:
-        n = x.shape[1]
-        avg = _r.mean_op(x, (1,), True)
-        fact = float(n - 1 if ddof else n)
-        xc = x - avg
-        c = _m.matmul_op(xc, xc, False, True) / fact
-    else:
-        w_sum = _r.sum_op(w, None, False)
-        avg = _r.sum_op(x * w, (1,), True) / w_sum
-        if not ddof:
-            fact = w_sum
-        elif aweights is None:
-            fact = w_sum - 1.0
-        else:
-            fact = w_sum - _r.sum_op(w * a, None, False) / w_sum
-        xc = x - avg
-        c = _m.matmul_op(xc * w, xc, False, True) / fact
-    if x.shape[0] == 1:
-        return M.reshape(c, [])
-    return c
-
-
-def corrcoef(x, rowvar=True, name=None):
-    """Pearson correlation coefficients of the variables in the rows of ``x``
-    (columns with ``rowvar=False``), clipped to [-1, 1]."""
-    c = cov(x, rowvar)
-    if not c.shape:
-        return c / c
-    M = _manip()
-    from .creation import diag
-    d = _m.sqrt_op(diag(c))
-    c = c / M.reshape(d, [-1, 1]) / M.reshape(d, [1, -1])
-    return _m.clip_op(c, -1.0, 1.0)
-
-
 __all__ = ['kthvalue', 'mode', 'median', 'nanmedian', 'quantile', 'nanquantile', 'bincount',
            'histogram', 'histogram_bin_edges', 'histogramdd']
-TENSOR_METHODS = {n: globals()[n] for n in __all__ + ['cov', 'corrcoef']}
+TENSOR_METHODS = {n: globals()[n] for n in __all__}

@@ -6,11 +6,11 @@ and ``x[1:]`` mean the same op in both modes.
 """
 import inspect
 
-from . import (bessel, compare, creation, cumulative, distance, elementwise, manipulation, math,
-               nn, products, reduce, stat)
+from . import (bessel, compare, complex, creation, cumulative, distance, elementwise, linalg_api,
+               manipulation, math, nn, products, reduce, signal, stat)
 
-_MODULES = [math, reduce, creation, manipulation, nn, compare, elementwise, bessel, stat,
-            cumulative, products, distance]
+_MODULES = [math, reduce, creation, manipulation, nn, compare, complex, linalg_api, signal,
+            elementwise, bessel, stat, cumulative, products, distance]
 
 
 def register_module(module):
