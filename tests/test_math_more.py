@@ -206,8 +206,7 @@ def test_binary_functions_broadcast_and_differentiate(name, fn):
     np.testing.assert_allclose(getattr(paddle, name)(t(x), t(y)).numpy(), fn(x, y), rtol=1e-12)
     np.testing.assert_allclose(getattr(t(x), name)(t(y)).numpy(), fn(x, y), rtol=1e-12)
     check_grad(getattr(paddle, name), x, y, wrt=0)
-    if name != 'copysign':      # copysign has no gradient in its sign argument
-        check_grad(getattr(paddle, name), x, y, wrt=1)
+    check_grad(getattr(paddle, name), x, y, wrt=1)     # copysign: 0, yet connected (Paddle)
 
 
 def test_binary_dtypes_follow_paddle():
@@ -242,6 +241,9 @@ def test_heaviside_copysign_nextafter_special_values():
     gy, = paddle.grad(paddle.heaviside(t([0.0, 2.0]), v).sum(), v)
     assert gy.tolist() == [1.0, 0.0]
     assert paddle.copysign(t([1.5, -2.0]), t([-0.0, 0.0])).tolist() == [-1.5, 2.0]
+    x, y = t([1.5, -2.0], grad=True), t([-1.0, 3.0], grad=True)
+    gx, gy = paddle.grad(paddle.copysign(x, y).sum(), [x, y])   # y's gradient: zeros
+    assert gx.tolist() == [-1.0, -1.0] and gy.tolist() == [0.0, 0.0]
     nxt = paddle.nextafter(t([1.0, 0.0], 'float32'), t([2.0, -1.0], 'float32')).numpy()
     np.testing.assert_array_equal(nxt, np.nextafter(np.float32([1, 0]), np.float32([2, -1])))
     with pytest.raises(OpError, match='nextafter'):

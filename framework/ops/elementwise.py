@@ -264,12 +264,14 @@ def _copysign_grad(g, x, y, out):
     # d|x|/dx = sign(x) (0 at 0, as Paddle), times the sign taken from y
     from .math import multiply_op
     flip = cast_like(signbit_op(y), g) * -2.0 + 1.0
-    return sum_like(g * multiply_op(sign_op(x), flip), x), None
+    # y only lends its sign: its gradient is 0, a connected zero as in Paddle
+    return sum_like(g * multiply_op(sign_op(x), flip), x), sum_like(g * 0.0, y)
 
 
 @copysign_op.def_fast_grad
 def _copysign_fast(g, x, y, out):
-    return ub(g * np.sign(x) * np.where(np.signbit(y), -1.0, 1.0), x), None
+    return (ub(g * np.sign(x) * np.where(np.signbit(y), -1.0, 1.0), x),
+            ub(np.zeros_like(g), y))
 
 
 @def_op('nextafter', meta.broadcast, promote=('x', 'y'), differentiable=False)

@@ -7,8 +7,11 @@ index of the selected element (``kthvalue_index``, ``mode_index``,
 ``median_index``) and ``take_along_axis`` reads the value, so the gradient
 goes to the selected element, as in Paddle, with no new grad rule. The
 average median spreads each half of its gradient evenly over the elements
-equal to the two middle values (``take_tied``), as Paddle does, so ties need
-no arbitrary choice. Ties are otherwise broken by position: the k-th value is
+equal to the two middle values (``take_tied``): Paddle does so where the
+median equals an element (odd counts, equal middle values); where the two
+middle values differ and repeat, Paddle's kernel sends each half to one of
+the copies, which one being unspecified, and the even spread needs no
+arbitrary choice. Ties are otherwise broken by position: the k-th value is
 the k-th of a stable sort (NaN last); Paddle's CPU kernels use an unstable
 ``std::nth_element``, whose choice among equal values is unspecified.
 Quantiles are the composition Paddle uses (sort, then interpolate between
