@@ -175,6 +175,19 @@ def test_inplace_signatures_are_the_functions_without_out():
     assert str(inspect.signature(paddle.sin_)) == '(x, name=None)'
     assert str(inspect.signature(paddle.divide_)) == '(x, y, name=None, *, rounding_mode=None)'
     assert TABLE['sub_'] == 'subtract' and TABLE['clamp_'] == 'clamp'
+    # Paddle's in-place forms whose arguments differ from their base's
+    assert str(inspect.signature(paddle.Tensor.cumprod_)) == '(x, dim=None, dtype=None, name=None)'
+    assert str(inspect.signature(paddle.cumprod_)) == '(x, dim=None, dtype=None, name=None)'
+    assert str(inspect.signature(paddle.Tensor.bitwise_left_shift_)) == \
+        '(x, y, is_arithmetic=True, out=None, name=None)'
+    assert str(inspect.signature(paddle.bitwise_and_)) == '(x, y, name=None)'
+    x0 = rng.uniform(-2, 2, (2, 3))
+    x = t(x0)
+    assert x.cumprod_(1, 'float64') is x          # dtype positional, as Paddle's cumprod_
+    np.testing.assert_allclose(x.numpy(), np.cumprod(x0, 1), rtol=1e-12)
+    x = paddle.to_tensor([3, 5])
+    assert paddle.bitwise_right_shift_(x, paddle.to_tensor([1, 2]), False) is x
+    assert x.tolist() == [1, 1]
     x = t([7.0, -7.0])
     assert x.divide_(t([2.0, 2.0]), rounding_mode='floor').tolist() == [3.0, -4.0]
 
@@ -197,6 +210,7 @@ def _inplace_chain(x, y):
     z.clamp_(-1.0, 2.5)
     paddle.mul_(z, y)
     z.expm1_()
+    paddle.cumprod_(z, 1, 'float64')        # an in-place form with its own arguments
     w = z.greater_than(y * 0.5)
     return z + w.astype(z.dtype)
 

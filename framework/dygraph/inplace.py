@@ -25,7 +25,7 @@ def _same_kind(a, b):
 
 def _make(name, base):
     def method(self, *args, **kwargs):
-        result = getattr(type(self), base)(self, *args, **kwargs)
+        result = tensor_methods.inplace_base(type(self), base)(self, *args, **kwargs)
         if not isinstance(result, Tensor):
             result._write_captured(self)
             return self
@@ -34,7 +34,8 @@ def _make(name, base):
             return self._become_any(result)
         return self._become(result, keep_dtype=_same_kind(self.data.dtype, result.data.dtype))
     method.__name__ = name
-    method.__doc__ = "In-place version of ``%s`` (bumps the version counter)." % base
+    method.__doc__ = "In-place version of ``%s`` (bumps the version counter)." % getattr(
+        base, '__name__', base)
     return method
 
 

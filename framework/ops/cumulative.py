@@ -412,4 +412,11 @@ def cumulative_trapezoid(y, x=None, dx=None, axis=-1, name=None):
 __all__ = ['cumprod', 'logcumsumexp', 'cummax', 'cummin', 'diff', 'trapezoid',
            'cumulative_trapezoid']
 TENSOR_METHODS = {n: globals()[n] for n in __all__}
-INPLACE_METHODS = {'cumprod_': 'cumprod', 'cumsum_': 'cumsum'}
+
+
+def _cumprod_inplace_form(x, dim=None, dtype=None, name=None):
+    """``cumprod`` with the arguments of Paddle's ``cumprod_`` (dtype positional)."""
+    return cumprod(x, dim, dtype=dtype)
+
+
+INPLACE_METHODS = {'cumprod_': _cumprod_inplace_form, 'cumsum_': 'cumsum'}

@@ -714,5 +714,6 @@ INPLACE_METHODS = {
     'acosh_': 'acosh', 'asinh_': 'asinh', 'atanh_': 'atanh', 'expm1_': 'expm1',
     'sinc_': 'sinc', 'frac_': 'frac', 'nan_to_num_': 'nan_to_num', 'hypot_': 'hypot',
     'copysign_': 'copysign', 'ldexp_': 'ldexp', 'gcd_': 'gcd', 'lcm_': 'lcm',
-    'bitwise_left_shift_': 'bitwise_left_shift', 'bitwise_right_shift_': 'bitwise_right_shift',
+    # Paddle's in-place shifts keep the base's arguments, ``out`` included
+    'bitwise_left_shift_': bitwise_left_shift, 'bitwise_right_shift_': bitwise_right_shift,
 }

@@ -111,11 +111,30 @@ SHAPE_CHANGING = {'squeeze_', 'unsqueeze_', 'flatten_', 'reshape_', 'cast_'}
 
 def inplace_table():
     """{in-place method: out-of-place method}: ``INPLACE`` above plus each ops
-    module's ``INPLACE_METHODS``."""
+    module's ``INPLACE_METHODS``. A module may give a function instead of a
+    method name where Paddle's in-place form takes other arguments than its
+    base (``cumprod_`` takes dtype positionally); the form then calls it and
+    shows its signature as it is."""
     table = dict(INPLACE)
     for mod in _MODULES:
         table.update(getattr(mod, 'INPLACE_METHODS', {}))
     return table
+
+
+def inplace_base(cls, base):
+    """The function an in-place form of ``cls`` computes its result with."""
+    return base if callable(base) else getattr(cls, base)
+
+
+def _base_function(funcs, base):
+    return base if callable(base) else funcs.get(base)
+
+
+def _shown_signature(funcs, base):
+    if callable(base):
+        return inspect.signature(base)
+    fn = funcs.get(base)
+    return inplace_signature(fn) if callable(fn) else None
 
 
 def inplace_signature(fn):
@@ -134,9 +153,9 @@ def install_inplace(cls, make):
     funcs = methods()
     available = set(funcs) | set(operators())
     for name, base in inplace_table().items():
-        if base in available:
+        if callable(base) or base in available:
             method = make(name, base)
-            sig = inplace_signature(funcs[base]) if callable(funcs.get(base)) else None
+            sig = _shown_signature(funcs, base)
             if sig is not None:
                 method.__signature__ = sig
             setattr(cls, name, method)
@@ -150,17 +169,17 @@ def inplace_functions():
     funcs = methods()
     out = {}
     for name, base in inplace_table().items():
-        if not name.startswith('__') and callable(funcs.get(base)):
-            out[name] = _inplace_function(name, funcs[base])
+        base_fn = _base_function(funcs, base)
+        if not name.startswith('__') and callable(base_fn):
+            out[name] = _inplace_function(name, base_fn, _shown_signature(funcs, base))
     return out
 
 
-def _inplace_function(name, base_fn):
+def _inplace_function(name, base_fn, sig):
     def fn(x, *args, **kwargs):
         return getattr(x, name)(*args, **kwargs)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = "In-place version of ``%s``: updates and returns ``x``." % base_fn.__name__
-    sig = inplace_signature(base_fn)
     if sig is not None:
         fn.__signature__ = sig
     return fn
