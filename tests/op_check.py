@@ -135,7 +135,7 @@ def _replace(args, path, value):
 
 
 def numeric_grad(f, args, path, arr, eps=EPS):
-    g = np.zeros_like(arr, dtype=np.float64)
+    g = np.zeros(arr.shape, np.float64)    # C order: flat is a view of g
     flat = g.reshape(-1)
     for k in range(arr.size):
         plus = arr.copy().reshape(-1)

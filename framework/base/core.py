@@ -46,3 +46,4 @@ class VarDesc:
         COMPLEX64 = _dt.complex64
         COMPLEX128 = _dt.complex128
         LOD_TENSOR = 'LOD_TENSOR'
+        DENSE_TENSOR = 'DENSE_TENSOR'

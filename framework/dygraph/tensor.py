@@ -14,6 +14,7 @@ import numpy as np
 from .. import dtype as _dt
 from ..ops.control import tensor_repr
 from ..place import cpu_place
+from ..size import Size
 from . import autograd
 from .state import grad_mode
 
@@ -57,7 +58,7 @@ class Tensor:
 
     @property
     def shape(self):
-        return list(self.data.shape)
+        return Size(self.data.shape)
 
     @property
     def dtype(self):
@@ -67,16 +68,13 @@ class Tensor:
     def ndim(self):
         return self.data.ndim
 
-    def dim(self):
-        return self.data.ndim
+    def dim(var: 'Tensor'):  # noqa: N805  (Paddle's argument name)
+        return var.data.ndim
 
     ndimension = dim
 
     @property
     def size(self):
-        return int(self.data.size)
-
-    def numel(self):
         return int(self.data.size)
 
     @property
@@ -95,11 +93,56 @@ class Tensor:
     def inplace_version(self):
         return self._version
 
+    # ---- storage: the facts of the numpy array behind the tensor -----------
+    @property
+    def type(self):
+        return 'DENSE_TENSOR'
+
+    @property
+    def layout(self):
+        return 'NCHW'
+
+    def data_ptr(self):
+        """The address of the first element."""
+        return int(self.data.ctypes.data)
+
+    def stride(self, dim=None):
+        """The step, in elements, between neighbours along each dim (or ``dim``)."""
+        strides = self.get_strides()
+        if dim is None:
+            return strides
+        if not -max(len(strides), 1) <= dim < max(len(strides), 1):
+            raise IndexError("stride(): dim %d is out of range for a tensor with %d dims"
+                             % (dim, len(strides)))
+        return strides[dim]
+
+    def get_strides(self):
+        size = self.data.itemsize
+        return [s // size for s in self.data.strides]
+
+    @property
+    def strides(self):
+        return self.get_strides()
+
+    @property
+    def offset(self):
+        """Bytes from the start of the storage this tensor's values live in to
+        its first element (non-zero for a slice that kept its base's memory)."""
+        root = self.data
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        return int(self.data.ctypes.data - root.ctypes.data)
+
+    def retain_grads(self):
+        """Keep ``.grad`` of this non-leaf tensor after backward: every
+        non-leaf tensor the user holds already keeps it here."""
+        return None
+
     # ---- conversion -------------------------------------------------------
     def numpy(self):
         return self.data.copy()
 
-    def item(self, *index):
+    def item(self: 'Tensor', *index):
         if index:
             return self.data.item(*index)
         if self.data.size != 1:
@@ -107,8 +150,8 @@ class Tensor:
                              "to a Python scalar, got shape %s" % self.shape)
         return self.data.item()
 
-    def tolist(self):
-        return self.data.tolist()
+    def tolist(x: 'Tensor'):  # noqa: N805
+        return x.data.tolist()
 
     def __array__(self, dtype=None, copy=None):
         return self.data if dtype is None else self.data.astype(dtype)
@@ -151,13 +194,17 @@ class Tensor:
     __hash__ = object.__hash__
 
     # ---- autograd ---------------------------------------------------------
-    def backward(self, grad_tensor=None, retain_graph=False):
+    def backward(self: 'Tensor', grad_tensor=None, retain_graph=False, *,
+                 dump_backward_graph_path=None):
+        """Gradients of this tensor with respect to the leaves that need them
+        (``dump_backward_graph_path`` is accepted and ignored: there is no
+        graph dump here)."""
         autograd.backward([self], [grad_tensor], retain_graph)
 
-    def gradient(self):
+    def gradient(self: 'Tensor'):
         return None if self.grad is None else self.grad.data.copy()
 
-    def clear_grad(self, set_to_zero=True):
+    def clear_grad(self: 'Tensor', set_to_zero=True):
         if self.grad is not None:
             if set_to_zero:
                 # a zero-stride view reads as zeros without filling memory; the
@@ -169,9 +216,11 @@ class Tensor:
             else:
                 self.grad = None
 
-    clear_gradient = clear_grad
+    def clear_gradient(self, set_to_zero=True):
+        """The same as ``clear_grad``."""
+        self.clear_grad(set_to_zero)
 
-    def register_hook(self, hook):
+    def register_hook(self: 'Tensor', hook):
         return autograd.register_hook(self, hook)
 
     def detach(self):
@@ -256,7 +305,7 @@ class Tensor:
             return self
         return self._become_any(result)
 
-    def set_value(self, value):
+    def set_value(self: 'Tensor', value):
         """Overwrite the values (same shape); not recorded by autograd."""
         arr = value.data if isinstance(value, Tensor) else np.asarray(value)
         if tuple(arr.shape) != self.data.shape:
@@ -269,15 +318,15 @@ class Tensor:
         self.set_value(other)
         return self
 
-    def zero_(self):
-        self.data = np.zeros_like(self.data)
-        self._version += 1
-        return self
+    def zero_(x: 'Tensor'):  # noqa: N805
+        x.data = np.zeros_like(x.data)
+        x._version += 1
+        return x
 
-    def fill_(self, value):
-        self.data = np.full_like(self.data, value)
-        self._version += 1
-        return self
+    def fill_(x: 'Tensor', value):  # noqa: N805
+        x.data = np.full_like(x.data, value)
+        x._version += 1
+        return x
 
     # ---- copying ----------------------------------------------------------
     def __deepcopy__(self, memo):

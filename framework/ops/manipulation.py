@@ -322,7 +322,14 @@ def _transpose_fast(g, x, out, perm):
 
 
 def transpose(x, perm, name=None):
-    """Permute the dims of ``x``: output dim i is input dim ``perm[i]``."""
+    """Permute the dims of ``x``: output dim i is input dim ``perm[i]``.
+    ``transpose(x, 0, 1)`` swaps two dims (Paddle 3's ``swapaxes`` form)."""
+    if isinstance(perm, (int, np.integer)) and isinstance(name, (int, np.integer)):
+        nd = len(x.shape)
+        swapped = list(range(nd))
+        a, b = (meta.normalize_axis(int(v), nd, 'transpose dim') for v in (perm, name))
+        swapped[a], swapped[b] = swapped[b], swapped[a]
+        return transpose_op(x, tuple(swapped))
     perm = _int_list(perm, 'transpose', 'perm')
     nd = len(x.shape)
     return transpose_op(x, tuple(p % nd if nd and -nd <= p < 0 else p for p in perm))
@@ -344,12 +351,12 @@ def moveaxis(x, source, destination, name=None):
     return transpose_op(x, tuple(p if p is not None else next(it) for p in perm))
 
 
-def t(x, name=None):
+def t(input, name=None):  # noqa: A002  (Paddle's argument name)
     """Transpose of a tensor with at most 2 dims (Paddle's ``paddle.t``)."""
-    nd = len(x.shape)
+    nd = len(input.shape)
     if nd > 2:
-        raise OpError("t: x must have at most 2 dims, got shape %s" % list(x.shape))
-    return x if nd < 2 else transpose_op(x, (1, 0))
+        raise OpError("t: input must have at most 2 dims, got shape %s" % list(input.shape))
+    return input if nd < 2 else transpose_op(input, (1, 0))
 
 
 def _T(x):
@@ -527,14 +534,24 @@ def _tensor_list(x, api):
     return list(x)
 
 
-def concat(x, axis=0, name=None):
+def _out(out, result):
+    """``result``, or ``out`` taking it over when given (Paddle's ``out=``)."""
+    if out is None:
+        return result
+    from .out_param import write_out
+    return write_out(out, result)
+
+
+def concat(x, axis=0, name=None, *, out=None):
     """Join tensors along an existing axis."""
-    return concat_op(_tensor_list(x, 'concat'), _as_int(axis, 'concat', 'axis'))
+    r = concat_op(_tensor_list(x, 'concat'), _as_int(axis, 'concat', 'axis'))
+    return r if out is None else _out(out, r)
 
 
-def stack(x, axis=0, name=None):
+def stack(x, axis=0, name=None, *, out=None):
     """Join same-shaped tensors along a new axis."""
-    return stack_op(_tensor_list(x, 'stack'), _as_int(axis, 'stack', 'axis'))
+    r = stack_op(_tensor_list(x, 'stack'), _as_int(axis, 'stack', 'axis'))
+    return r if out is None else _out(out, r)
 
 
 def split(x, num_or_sections, axis=0, name=None):
@@ -1033,19 +1050,24 @@ def _norm_axis(x, axis, api):
     return axis % nd if nd else 0
 
 
-def gather(x, index, axis=None, name=None):
+def gather(x, index, axis=None, name=None, out=None):
     """Slices of ``x`` along ``axis`` (default 0) picked by a 1-D index tensor."""
-    return gather_op(x, index, _norm_axis(x, 0 if axis is None else axis, 'gather'))
+    r = gather_op(x, index, _norm_axis(x, 0 if axis is None else axis, 'gather'))
+    return r if out is None else _out(out, r)
 
 
-def index_select(x, index, axis=0, name=None):
+def index_select(x, index, axis=0, name=None, *, out=None):
     """Slices of ``x`` along ``axis`` picked by a 1-D index tensor."""
-    return gather_op(x, index, _norm_axis(x, axis, 'index_select'))
+    r = gather_op(x, index, _norm_axis(x, axis, 'index_select'))
+    return r if out is None else _out(out, r)
 
 
-def index_add(x, index, axis, value, name=None):
-    """``x`` with ``value`` added at ``index`` along ``axis``."""
-    return index_add_op(x, index, value, _norm_axis(x, axis, 'index_add'))
+def index_add(x, index, axis, value, alpha=1, name=None, *, out=None):
+    """``x`` with ``alpha * value`` added at ``index`` along ``axis``."""
+    if alpha != 1:
+        value = value * alpha
+    r = index_add_op(x, index, value, _norm_axis(x, axis, 'index_add'))
+    return r if out is None else _out(out, r)
 
 
 # ---- gather_nd / scatter_nd_add ---------------------------------------------------
@@ -1215,15 +1237,6 @@ def _scatter_fast(g, x, index, updates, out, overwrite):
     return gx, None, gu
 
 
-def scatter(x, index, updates, overwrite=True, name=None):
-    """Paddle's scatter: rows ``index`` of ``x`` get ``updates``.
-
-    With ``overwrite=True`` a repeated index keeps its last update; with
-    False the indexed rows are zeroed and then all their updates added.
-    """
-    return scatter_op(x, index, updates, bool(overwrite))
-
-
 # ---- where / nonzero / masked ops -----------------------------------------------
 
 def _where_meta(condition, x, y):
@@ -1263,17 +1276,17 @@ def nonzero_op(x):
     return np.argwhere(x).astype(np.int64, copy=False)
 
 
-def nonzero(x, as_tuple=False):
+def nonzero(x, as_tuple=False, *, out=None):
     """Indices of the non-zero elements: ``[z, ndim]`` int64, or with
     ``as_tuple=True`` a tuple of ``[z, 1]`` tensors, one per dim (as Paddle)."""
     idx = nonzero_op(x)
     if not as_tuple:
-        return idx
+        return idx if out is None else _out(out, idx)
     return tuple(getitem_op(idx, [], [['slice', None, None, None], ['slice', i, i + 1, None]])
                  for i in range(len(x.shape)))
 
 
-def where(condition, x=None, y=None, name=None):
+def where(condition, x=None, y=None, name=None, *, out=None):
     """Elements of ``x`` where ``condition`` holds, else of ``y``; with only
     ``condition``, the indices of its true elements (``nonzero(as_tuple=True)``)."""
     if x is None and y is None:
@@ -1282,7 +1295,8 @@ def where(condition, x=None, y=None, name=None):
         raise OpError("where: give both x and y, or neither")
     if isinstance(x, _SCALARS) and isinstance(y, _SCALARS):
         x = to_tensor(x)    # both scalars: Paddle's dtype defaults, not numpy's
-    return where_op(condition, x, y)
+    r = where_op(condition, x, y)
+    return r if out is None else _out(out, r)
 
 
 def _masked_fill_meta(x, mask, value):
@@ -1321,7 +1335,7 @@ def masked_fill(x, mask, value, name=None):
     return masked_fill_op(x, mask, value)
 
 
-def masked_select(x, mask, name=None):
+def masked_select(x, mask, name=None, *, out=None):
     """1-D tensor of the elements of ``x`` where ``mask`` is true (broadcasting)."""
     xs, ms = tuple(x.shape), tuple(mask.shape)
     if xs != ms:
@@ -1330,7 +1344,8 @@ def masked_select(x, mask, name=None):
         mask = mask if ms == shape else expand_op(mask, shape)
     if np.dtype(mask.dtype) != np.bool_:
         raise OpError("masked_select: mask must be a bool tensor, got dtype %s" % mask.dtype)
-    return getitem_op(x, [mask], [['tensor', 0]])
+    r = getitem_op(x, [mask], [['tensor', 0]])
+    return r if out is None else _out(out, r)
 
 
 # ---- sort / argsort / topk / take_along_axis / put_along_axis ---------------------
@@ -1494,37 +1509,27 @@ def _topk_fast(g, g_idx, x, out, indices, k, axis, largest, sorted):
     return z
 
 
-def argsort(x, axis=-1, descending=False, name=None):
-    """Indices (int64) that sort ``x`` along ``axis`` (stable)."""
+def argsort(x, axis=-1, descending=False, stable=False, name=None):
+    """Indices (int64) that sort ``x`` along ``axis``. The sort is always
+    stable (equal elements keep their order), which ``stable=False`` allows."""
     return argsort_op(x, _norm_axis(x, axis, 'argsort'), bool(descending))
 
 
-def sort(x, axis=-1, descending=False, name=None):
-    """``x`` sorted along ``axis`` (differentiable)."""
+def sort(x, axis=-1, descending=False, stable=False, name=None):
+    """``x`` sorted along ``axis`` (differentiable; always a stable sort)."""
     axis = _norm_axis(x, axis, 'sort')
     return take_along_axis_op(x, argsort_op(x, axis, bool(descending)), axis)
 
 
-def topk(x, k, axis=None, largest=True, sorted=True, name=None):  # noqa: A002
+def topk(x, k, axis=None, largest=True, sorted=True, name=None, *, out=None):  # noqa: A002
     """``(values, indices)`` of the ``k`` largest (or smallest) elements along
-    ``axis`` (default: the last); indices are int64."""
+    ``axis`` (default: the last); indices are int64. ``out`` is a (values,
+    indices) pair of tensors that take the results."""
     axis = _norm_axis(x, -1 if axis is None else axis, 'topk')
-    return topk_op(x, _as_int(k, 'topk', 'k'), axis, bool(largest), bool(sorted))
-
-
-def take_along_axis(arr, indices, axis, broadcast=True):
-    """``arr`` values at ``indices`` along ``axis`` (numpy's take_along_axis)."""
-    return take_along_axis_op(arr, indices, _norm_axis(arr, axis, 'take_along_axis'))
-
-
-def put_along_axis(arr, indices, values, axis, reduce='assign', include_self=True,
-                   broadcast=True):
-    """``arr`` with ``values`` put ('assign') or added ('add') at ``indices`` along ``axis``."""
-    if reduce not in ('assign', 'add'):
-        raise OpError("put_along_axis: reduce must be 'assign' or 'add', got %r" % (reduce,))
-    if isinstance(values, np.generic):
-        values = values.item()
-    return put_along_axis_op(arr, indices, values, _norm_axis(arr, axis, 'put_along_axis'), reduce)
+    result = topk_op(x, _as_int(k, 'topk', 'k'), axis, bool(largest), bool(sorted))
+    if out is None:
+        return result
+    return tuple(_out(o, r) for o, r in zip(out, result))
 
 
 # ---- one_hot / assign / clone / shape / numel --------------------------------------
@@ -2052,9 +2057,9 @@ shape = _shape_api
 __all__ = ['cast', 'reshape', 'squeeze', 'unsqueeze', 'flatten', 'transpose', 'moveaxis', 't',
            'concat', 'stack', 'split', 'chunk', 'unbind', 'unstack', 'expand', 'broadcast_to',
            'expand_as', 'broadcast_tensors', 'tile', 'flip', 'roll', 'pad', 'gather',
-           'index_select', 'index_add', 'gather_nd', 'scatter_nd_add', 'scatter_nd', 'scatter',
+           'index_select', 'index_add', 'gather_nd', 'scatter_nd_add', 'scatter_nd',
            'where', 'nonzero', 'masked_fill', 'masked_select', 'argsort', 'sort', 'topk',
-           'take_along_axis', 'put_along_axis', 'one_hot', 'assign', 'clone', 'shape', 'numel',
+           'one_hot', 'assign', 'clone', 'shape', 'numel',
            'slice', 'strided_slice', 'getitem', 'setitem', 'tolist']
 
 TENSOR_METHODS = {
@@ -2065,11 +2070,10 @@ TENSOR_METHODS = {
     'expand': expand, 'expand_as': expand_as, 'broadcast_to': broadcast_to, 'tile': tile,
     'flip': flip, 'roll': roll,
     'gather': gather, 'gather_nd': gather_nd, 'index_select': index_select,
-    'index_add': index_add, 'scatter': scatter, 'scatter_nd_add': scatter_nd_add,
+    'index_add': index_add, 'scatter_nd_add': scatter_nd_add,
     'where': where, 'nonzero': nonzero, 'masked_fill': masked_fill,
     'masked_select': masked_select,
     'sort': sort, 'argsort': argsort, 'topk': topk,
-    'take_along_axis': take_along_axis, 'put_along_axis': put_along_axis,
     'clone': clone,
 }
 

@@ -4,9 +4,13 @@ Every ops module exports ``TENSOR_METHODS`` ({method name: function}); this
 module merges them and adds the Python operators, so ``x.sum()``, ``x + y``
 and ``x[1:]`` mean the same op in both modes.
 """
+import inspect
+
 from . import compare, creation, manipulation, math, nn, reduce
+from . import indexing, layout, matrices, random_fill, sets, tensor_api
 
 _MODULES = [math, reduce, creation, manipulation, nn, compare]
+_MODULES += [layout, indexing, sets, matrices, tensor_api, random_fill]
 
 
 def register_module(module):
@@ -102,15 +106,65 @@ INPLACE = {
     '__ifloordiv__': '__floordiv__',
 }
 # the in-place methods that may change the shape or dtype
-SHAPE_CHANGING = {'squeeze_', 'unsqueeze_', 'flatten_', 'reshape_', 'cast_'}
+SHAPE_CHANGING = {'squeeze_', 'unsqueeze_', 'flatten_', 'reshape_', 'cast_', 'transpose_', 't_'}
+
+
+def inplace_table():
+    """{in-place method: out-of-place method}: ``INPLACE`` above plus each ops
+    module's ``INPLACE_METHODS``."""
+    table = dict(INPLACE)
+    for mod in _MODULES:
+        table.update(getattr(mod, 'INPLACE_METHODS', {}))
+    return table
+
+
+def inplace_signature(fn):
+    """The signature an in-place method shows: its base function's, without
+    the keyword-only ``out`` (the tensor itself is the output)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    params = [p for p in sig.parameters.values()
+              if not (p.name == 'out' and p.kind is p.KEYWORD_ONLY)]
+    return sig.replace(parameters=params)
 
 
 def install_inplace(cls, make):
     """Attach ``make(name, base)`` for each in-place method whose base exists."""
-    available = set(methods()) | set(operators())
-    for name, base in INPLACE.items():
+    funcs = methods()
+    available = set(funcs) | set(operators())
+    for name, base in inplace_table().items():
         if base in available:
-            setattr(cls, name, make(name, base))
+            method = make(name, base)
+            sig = inplace_signature(funcs[base]) if callable(funcs.get(base)) else None
+            if sig is not None:
+                method.__signature__ = sig
+            setattr(cls, name, method)
+
+
+def inplace_functions():
+    """``paddle.squeeze_(x, ...)`` and the other module-level forms of the
+    in-place methods: each calls the method on its first argument, so it
+    works on eager tensors and static Variables alike, and shows the
+    method's signature."""
+    funcs = methods()
+    out = {}
+    for name, base in inplace_table().items():
+        if not name.startswith('__') and callable(funcs.get(base)):
+            out[name] = _inplace_function(name, funcs[base])
+    return out
+
+
+def _inplace_function(name, base_fn):
+    def fn(x, *args, **kwargs):
+        return getattr(x, name)(*args, **kwargs)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = "In-place version of ``%s``: updates and returns ``x``." % base_fn.__name__
+    sig = inplace_signature(base_fn)
+    if sig is not None:
+        fn.__signature__ = sig
+    return fn
 
 
 def install(cls, skip=()):
