@@ -619,3 +619,23 @@ def test_multiplex_picks_rows():
     np.testing.assert_array_equal(out, np.where(idx == 1, b, a))
     with pytest.raises(ValueError, match='shape'):
         paddle.multiplex([T(a), T(b)], T([1, 0, 1]))
+
+
+def test_msort_and_increment():
+    a = _r(3, 2)
+    np.testing.assert_array_equal(check_api(paddle.msort, a)[0], np.sort(a, axis=0))
+    i = T(1, 'int64')
+    assert paddle.increment(i) is i and int(i) == 2 and i.dtype == paddle.int64
+    f = T([1.5])
+    paddle.increment(f, 2)
+    assert f.numpy().tolist() == [3.5]
+    with pytest.raises(ValueError, match='exactly one element'):
+        paddle.increment(paddle.ones([2]))
+
+    @paddle.jit.to_static
+    def count(n):
+        i = paddle.zeros([1], 'int64')
+        while i < n:
+            i = paddle.increment(i)     # the converter tracks assigned loop variables
+        return i
+    assert int(count(T([4]))) == 4

@@ -448,6 +448,29 @@ def rank(input):  # noqa: A002
     return to_tensor(np.asarray(len(input.shape), np.int32))
 
 
+def msort(input, *, out=None):  # noqa: A002
+    """``input`` sorted along its first dim."""
+    from .manipulation import _out, sort
+    if len(input.shape) == 0:
+        raise OpError("msort: input must have at least 1 dim, got a 0-D tensor")
+    r = sort(input, 0)
+    return r if out is None else _out(out, r)
+
+
+def increment(x, value=1.0, name=None):
+    """In place: ``x`` (one element) becomes ``x + value`` (a loop counter's
+    step, Paddle's ``increment``); returns x."""
+    n = int(np.prod(x.shape)) if all(d >= 0 for d in x.shape) else -1
+    if n != 1 and n != -1:
+        raise OpError("increment: x must have exactly one element, got shape %s"
+                      % list(x.shape))
+    from .manipulation import cast
+    step = x + value
+    if np.dtype(step.dtype) != np.dtype(x.dtype):
+        step = cast(step, x.dtype)
+    return x._inplace_update(step)
+
+
 def check_shape(shape, op_name, expected_shape_type=(list, tuple),
                 expected_element_type=(int,), expected_tensor_dtype=('int32', 'int64')):
     """Check a shape argument while a program is built (a list or tuple of
@@ -489,7 +512,7 @@ __all__ = ['view', 'view_as', 'permute', 'narrow', 'unflatten', 'ravel',
            'tensor_split', 'hsplit', 'vsplit', 'dsplit', 'atleast_1d', 'atleast_2d',
            'atleast_3d', 'hstack', 'vstack', 'row_stack', 'dstack', 'column_stack', 'rot90',
            'reverse', 'crop', 'unfold', 'as_strided', 'broadcast_shape', 'broadcast_shapes',
-           'rank', 'check_shape']
+           'rank', 'check_shape', 'msort', 'increment']
 
 TENSOR_METHODS = {
     'view': view, 'view_as': view_as, 'permute': permute,
@@ -499,7 +522,8 @@ TENSOR_METHODS = {
     'atleast_3d': atleast_3d, 'rot90': rot90, 'reverse': reverse, 'unfold': unfold,
     'as_strided': as_strided, 'broadcast_shape': broadcast_shape,
     'broadcast_shapes': broadcast_shapes, 'rank': rank, 'repeat': repeat,
-    'concat': concat, 'swapaxes': transpose, 'swapdims': transpose,
+    'concat': concat, 'swapaxes': transpose, 'swapdims': transpose, 'msort': msort,
+    'increment': increment,
 }
 INPLACE_METHODS = {'transpose_': 'transpose', 't_': 't'}
 
