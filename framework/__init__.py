@@ -37,6 +37,8 @@ from .ops.sets import *  # noqa: F401,F403
 from .ops.matrices import *  # noqa: F401,F403
 from .ops.tensor_api import *  # noqa: F401,F403
 from .ops.random_fill import *  # noqa: F401,F403
+from .ops.special import *  # noqa: F401,F403
+from .ops.sampling import *  # noqa: F401,F403
 from .ops.printing import set_printoptions  # noqa: F401
 from .size import Size  # noqa: F401
 from .ops.indexing import put_along_axis, scatter, take_along_axis  # noqa: F401
@@ -70,5 +72,6 @@ from .linalg import norm  # noqa: E402
 from . import tensor, utils, base  # noqa: E402
 from . import framework  # noqa: E402,F811  (paddle.framework)
 from . import amp  # noqa: E402
+from . import distribution  # noqa: E402
 from .tensor.creation import fill_constant  # noqa: E402,F401
 Tensor.norm = static.Variable.norm = norm

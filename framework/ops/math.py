@@ -342,6 +342,8 @@ atan_op = float_unary('atan', np.arctan, lambda g, x, out: g / (1 + x * x), 'sam
 
 def _rsqrt(x):
     out = np.sqrt(x)
+    if out.ndim == 0:     # numpy returns a scalar for a 0-d input: no buffer to reuse
+        return np.divide(1, out)
     return np.divide(1, out, out=out)
 
 
@@ -351,6 +353,8 @@ rsqrt_op = float_unary('rsqrt', _rsqrt, lambda g, x, out: g * -0.5 * out * out *
 def _sigmoid(x):
     # 1 / (1 + e^-x) = exp(-log(1 + e^-x)); logaddexp computes the log stably,
     # so nothing overflows and tiny results keep their relative precision
+    if x.ndim == 0:      # the in-place steps below need an array, not a scalar
+        return _sigmoid(x.reshape(1)).reshape(())
     out = np.negative(x)
     np.logaddexp(0, out, out=out)
     out *= -1
@@ -859,6 +863,7 @@ add_test_case(log2_op, _u(0.5, 4, (3, 4)), ref=_vec(math.log2))
 add_test_case(log10_op, _u(0.5, 20, (3, 4)), ref=_vec(math.log10))
 add_test_case(sqrt_op, _u(0.5, 3, (3, 4)), ref=_vec(math.sqrt))
 add_test_case(rsqrt_op, _u(0.5, 3, (3, 4)), ref=_vec(lambda v: 1 / math.sqrt(v)))
+add_test_case(rsqrt_op, np.array(2.5), ref=_vec(lambda v: 1 / math.sqrt(v)))
 add_test_case(square_op, _r((3, 4)), ref=_vec(lambda v: v * v))
 add_test_case(square_op, np.array([[-3, 2], [0, 7]]), ref=_vec(lambda v: v * v, np.int64))
 add_test_case(reciprocal_op, _u(0.5, 2, (3, 4)) * np.sign(_r((3, 4))), ref=_vec(lambda v: 1 / v))
@@ -871,6 +876,7 @@ add_test_case(atan_op, _r((3, 4)) * 3, ref=_vec(math.atan))
 add_test_case(sinh_op, _r((3, 4)), ref=_vec(math.sinh))
 add_test_case(cosh_op, _r((3, 4)), ref=_vec(math.cosh))
 add_test_case(sigmoid_op, _r((3, 4)) * 3, ref=_vec(lambda v: 1 / (1 + math.exp(-v))))
+add_test_case(sigmoid_op, np.array(-0.7), ref=_vec(lambda v: 1 / (1 + math.exp(-v))))
 add_test_case(sigmoid_op, np.array([-800.0, -40.0, 0.0, 40.0, 800.0]),
               ref=_vec(lambda v: math.exp(v) / (1 + math.exp(v)) if v < 0
                        else 1 / (1 + math.exp(-v))), grad=False, rtol=1e-12, atol=0)
