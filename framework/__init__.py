@@ -41,6 +41,9 @@ from .ops.special import *  # noqa: F401,F403
 from .ops.sampling import *  # noqa: F401,F403
 from .ops.printing import set_printoptions  # noqa: F401
 from .size import Size  # noqa: F401
+from .reader import batch  # noqa: F401
+from .storage import MmapStorage  # noqa: F401
+from .base.core import disable_signal_handler  # noqa: E402,F401
 from .ops.indexing import put_along_axis, scatter, take_along_axis  # noqa: F401
 from .ops.layout import transpose as swapaxes, transpose as swapdims  # noqa: F401
 from .ops.manipulation import concat as cat, concat as concatenate  # noqa: F401

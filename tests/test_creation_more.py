@@ -303,3 +303,35 @@ def test_log_normal():
     assert x.dtype == paddle.float32
     assert abs(np.log(x.numpy()).mean() - 1.0) < 0.02
     assert paddle.log_normal(shape=[3]).shape == [3]
+
+
+def test_mmap_storage_reads_slices_of_a_file(tmp_path):
+    a = np.arange(20, dtype=np.float32)
+    path = str(tmp_path / 'w.pp')
+    a.tofile(path)
+    store = paddle.MmapStorage(path, a.nbytes)
+    whole = store.get_slice(dtype=paddle.float32, start=0, stop=a.size).reshape([4, 5])
+    np.testing.assert_array_equal(whole.numpy(), a.reshape(4, 5))
+    np.testing.assert_array_equal(store.get_slice('float32', 2, 8, 2).numpy(), a[2:8:2])
+    np.testing.assert_array_equal(store.get_slice('float32', 15).numpy(), a[15:])
+    assert store.get_slice().dtype == paddle.uint8 and store.get_slice().shape == [80]
+    whole[0, 0] = 100.0                       # the values are copied out of the file
+    assert np.fromfile(path, np.float32)[0] == 0.0
+    with pytest.raises(ValueError, match='nbytes'):
+        paddle.MmapStorage(path, 81)
+    with pytest.raises(FileNotFoundError):
+        paddle.MmapStorage(str(tmp_path / 'none'), 4)
+    with pytest.raises(ValueError, match='whole number'):
+        paddle.MmapStorage(path, 6).get_slice('float32')
+
+
+def test_batch_reader():
+    def reader():
+        yield from range(5)
+    assert list(paddle.batch(reader, 2)()) == [[0, 1], [2, 3], [4]]
+    assert list(paddle.batch(reader, 2, drop_last=True)()) == [[0, 1], [2, 3]]
+    assert list(paddle.batch(reader, 5)()) == [[0, 1, 2, 3, 4]]
+    for bad in (0, -1, 1.5):
+        with pytest.raises(ValueError, match='batch_size'):
+            paddle.batch(reader, bad)
+    paddle.disable_signal_handler()           # nothing to reset: no handlers installed

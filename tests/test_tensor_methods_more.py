@@ -299,3 +299,48 @@ def test_check_shape_checks_only_while_a_program_is_built():
             paddle.check_shape(paddle.static.data('f', [2], 'float32'), 'op')
     finally:
         paddle.disable_static()
+
+
+def test_get_tensor_is_a_handle_on_the_values():
+    t = paddle.to_tensor([1.0, 2.0])
+    h = t.get_tensor()
+    assert h.shape() == [2] and h._dtype() == np.float32 and h._is_initialized()
+    np.testing.assert_array_equal(np.array(h), [1.0, 2.0])
+    h.set(np.array([[5, 6, 7]], np.float32), paddle.CPUPlace())   # writes through
+    assert t.shape == [1, 3] and t.numpy().tolist() == [[5, 6, 7]]
+    alone = paddle.base.core.DenseTensor()
+    assert not alone._is_initialized()
+    alone.set(np.arange(3))
+    assert alone.shape() == [3] and alone.lod() == []
+    with pytest.raises(RuntimeError, match='no values'):
+        paddle.base.core.DenseTensor().shape()
+
+
+def test_scope_variables_give_the_same_handle():
+    scope = paddle.static.Scope()
+    scope.var('w')
+    scope.find_var('w').get_tensor().set(np.ones((2, 2), np.float32), paddle.CPUPlace())
+    np.testing.assert_array_equal(np.array(scope.find_var('w').get_tensor()), np.ones((2, 2)))
+
+
+def test_reconstruct_from_and_grad_alias():
+    a, b = paddle.to_tensor([1.0, 2.0]), paddle.to_tensor([[3, 4, 5]])
+    assert a.reconstruct_from_(b) is None
+    assert a.dtype == paddle.int64 and a.numpy().tolist() == [[3, 4, 5]]
+    b[0, 0] = 9                                   # a deep copy: b's later writes stay in b
+    assert int(a[0, 0]) == 3
+    with pytest.raises(TypeError, match='reconstruct_from_'):
+        a.reconstruct_from_([1])
+    x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    (x * x).sum().backward()
+    assert x.grad_ is x.grad
+    np.testing.assert_array_equal(x.grad_.numpy(), [2.0, 4.0])
+    x.grad_ = paddle.to_tensor([9.0, 9.0])
+    assert x.grad.numpy().tolist() == [9.0, 9.0]
+
+
+def test_local_tensors_have_no_shard_facts():
+    t = paddle.ones([2])
+    assert t.num_shard is None and t.placements is None and t.process_mesh is None
+    p = paddle.Tensor.create_parameter([2, 3], "float32")
+    assert isinstance(p, paddle.Tensor) and p.shape == [2, 3] and not p.stop_gradient

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import dtype as _dt
 from ..ops.control import tensor_repr
+from ..dense_tensor import DenseTensor
 from ..place import cpu_place
 from ..size import Size
 from . import autograd
@@ -313,6 +314,32 @@ class Tensor:
                              % (list(arr.shape), self.shape))
         self.data = arr.astype(self.data.dtype, copy=True)
         self._version += 1
+
+    def reconstruct_from_(self, other):
+        """In place: this tensor becomes a deep copy of ``other`` (its values,
+        shape and dtype; not recorded by autograd); returns None, as Paddle."""
+        if not isinstance(other, Tensor):
+            raise TypeError("reconstruct_from_: other must be a Tensor, got %s"
+                            % type(other).__name__)
+        self.data = other.data.copy()
+        self._version += 1
+
+    def get_tensor(self):
+        """A handle on the values (Paddle's DenseTensor): ``np.array(h)``,
+        ``h.shape()``; ``h.set(array, place)`` replaces this tensor's values."""
+        def write(array):
+            self.data = array
+            self._version += 1
+        return DenseTensor(lambda: self.data, write)
+
+    @property
+    def grad_(self):
+        """The gradient (``grad``, also assignable under this name)."""
+        return self.grad
+
+    @grad_.setter
+    def grad_(self, value):
+        self.grad = value
 
     def copy_(self, other, blocking=True):
         self.set_value(other)

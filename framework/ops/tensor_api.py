@@ -271,6 +271,11 @@ def _false(self):
     return False
 
 
+def _not_distributed(self):
+    # the shard facts of a distributed tensor: a tensor here is never sharded
+    return None
+
+
 def value(self: 'Tensor'):
     """The dense tensor holding the values: this tensor itself."""
     return self
@@ -280,10 +285,12 @@ __all__ = ['is_tensor', 'is_floating_point', 'is_complex', 'is_integer', 'is_emp
 
 def _attached():
     """Functions Paddle also offers as Tensor methods (first argument: the tensor)."""
+    from ..nn.layer import create_parameter
     from .creation import multinomial
     from .manipulation import broadcast_tensors, scatter_nd, slice, stack, strided_slice
     return {'broadcast_tensors': broadcast_tensors, 'scatter_nd': scatter_nd, 'slice': slice,
-            'stack': stack, 'strided_slice': strided_slice, 'multinomial': multinomial}
+            'stack': stack, 'strided_slice': strided_slice, 'multinomial': multinomial,
+            'create_parameter': create_parameter}
 
 
 TENSOR_METHODS = {name: _converter(name, d) for name, d in _CONVERSIONS.items()}
@@ -300,7 +307,8 @@ TENSOR_METHODS.update({
     'is_dist': _false, 'is_sparse': _false, 'is_sparse_coo': _false, 'is_sparse_csr': _false,
     'is_selected_rows': _false, 'value': value, 'is_contiguous': is_contiguous,
     'contiguous': contiguous, 'astype': astype, 'clone': _clone_method, 'resize_': resize_,
-    'set_': set_,
+    'set_': set_, 'num_shard': property(_not_distributed),
+    'placements': property(_not_distributed), 'process_mesh': property(_not_distributed),
 })
 
 

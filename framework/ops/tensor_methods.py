@@ -7,10 +7,10 @@ and ``x[1:]`` mean the same op in both modes.
 import inspect
 
 from . import compare, creation, manipulation, math, nn, reduce
-from . import indexing, layout, matrices, random_fill, sets, tensor_api
+from . import indexing, layout, matrices, nucleus, random_fill, sets, tensor_api
 
 _MODULES = [math, reduce, creation, manipulation, nn, compare]
-_MODULES += [layout, indexing, sets, matrices, tensor_api, random_fill]
+_MODULES += [layout, indexing, sets, matrices, tensor_api, random_fill, nucleus]
 
 
 def register_module(module):
