@@ -68,7 +68,18 @@ def test_full_dtype_defaults_follow_paddle_3():
     assert paddle.full([2], 7).dtype == paddle.float32
     assert paddle.full([2], True).dtype == paddle.bool
     assert paddle.full([2], 3, dtype='int32').dtype == paddle.int32
-    assert paddle.full([2], 1 + 2j).dtype == paddle.complex64
+    assert paddle.full([2], 1 + 2j).dtype == paddle.complex128      # as Paddle 3.3.1
+
+
+def test_python_complex_data_follows_the_default_float():
+    assert paddle.to_tensor(1 + 2j).dtype == paddle.complex64
+    assert paddle.to_tensor([1j, 2]).dtype == paddle.complex64
+    assert paddle.to_tensor(np.array([1j])).dtype == paddle.complex128   # numpy keeps its dtype
+    paddle.set_default_dtype('float64')
+    try:
+        assert paddle.to_tensor([1j]).dtype == paddle.complex128
+    finally:
+        paddle.set_default_dtype('float32')
 
 
 def test_uniform_defaults_to_zero_one():
@@ -335,3 +346,4 @@ def test_batch_reader():
         with pytest.raises(ValueError, match='batch_size'):
             paddle.batch(reader, bad)
     paddle.disable_signal_handler()           # nothing to reset: no handlers installed
+    paddle.framework.disable_signal_handler()

@@ -639,3 +639,19 @@ def test_msort_and_increment():
             i = paddle.increment(i)     # the converter tracks assigned loop variables
         return i
     assert int(count(T([4]))) == 4
+
+
+def test_nonzero_as_tuple_gives_1d_indices():
+    a = np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]], np.float32)
+    rows, cols = paddle.nonzero(T(a), as_tuple=True)
+    assert rows.shape == [3] and cols.shape == [3]
+    np.testing.assert_array_equal(rows.numpy(), np.nonzero(a)[0])
+    np.testing.assert_array_equal(cols.numpy(), np.nonzero(a)[1])
+    np.testing.assert_array_equal(T(a)[paddle.where(T(a) > 0)].numpy(), a[a > 0])
+    with pytest.raises(ValueError, match='at least 1 dim'):
+        paddle.nonzero(T(1.0))
+
+    @paddle.jit.to_static
+    def picked(x):
+        return paddle.nonzero(x, as_tuple=True)[1]
+    np.testing.assert_array_equal(picked(T(a)).numpy(), np.nonzero(a)[1])

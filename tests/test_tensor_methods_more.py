@@ -342,5 +342,7 @@ def test_reconstruct_from_and_grad_alias():
 def test_local_tensors_have_no_shard_facts():
     t = paddle.ones([2])
     assert t.num_shard is None and t.placements is None and t.process_mesh is None
+    assert paddle.ones([2, 3, 4]).dense_dim() == 3 and t.sparse_dim() == 0
+    assert paddle.to_tensor(1.0).dense_dim() == 0
     p = paddle.Tensor.create_parameter([2, 3], "float32")
     assert isinstance(p, paddle.Tensor) and p.shape == [2, 3] and not p.stop_gradient

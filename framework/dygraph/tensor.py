@@ -438,6 +438,8 @@ def to_array(data, dtype=None):
         if dtype is None:
             if arr.dtype == np.float64:
                 arr = arr.astype(_dt.default_float())
+            elif arr.dtype == np.complex128:     # complex64 under the float32 default
+                arr = arr.astype(_dt.default_complex())
             elif arr.dtype.kind == 'i' and arr.dtype != np.int64:
                 arr = arr.astype(np.int64)
             elif arr.dtype.kind in 'US' or arr.dtype == object:

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import dtype as _dt
 from .. import random as _random
+from .compat_args import aliases, size_args
 from . import meta
 from .grad_utils import is_value
 from .registry import Meta, OpError, add_test_case, def_op, mode
@@ -131,8 +132,8 @@ def _value_dtype(value, dtype):
         return str(_dt.convert_dtype(dtype))
     if isinstance(value, (bool, np.bool_)):
         return 'bool'
-    if isinstance(value, (complex, np.complexfloating)):
-        return str(_dt.default_complex())
+    if isinstance(value, complex):
+        return 'complex128'           # Paddle's full: a Python complex is complex128
     return str(_dt.default_float())   # ints too: Paddle 3's full([2], 7) is float32
 
 
@@ -160,6 +161,7 @@ def _full(shape, value, dtype, api):
     return full_op(tuple(ints), value, dtype)
 
 
+@aliases(shape=('size',))
 def full(shape, fill_value, dtype=None, name=None, *, out=None, device=None,
          requires_grad=False, pin_memory=False):
     """A tensor of ``shape`` filled with ``fill_value`` (shape entries and the
@@ -187,6 +189,7 @@ def _full_of_tensor(shape, value, dtype):
     return expand(value, shape)
 
 
+@size_args
 def zeros(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=False,
           pin_memory=False):
     """A tensor of ``shape`` filled with 0 (the default float dtype unless given)."""
@@ -194,6 +197,7 @@ def zeros(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=
                    requires_grad, pin_memory)
 
 
+@size_args
 def ones(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=False,
          pin_memory=False):
     """A tensor of ``shape`` filled with 1 (the default float dtype unless given)."""
@@ -201,6 +205,7 @@ def ones(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=F
                    requires_grad, pin_memory)
 
 
+@size_args
 def empty(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=False,
           pin_memory=False):
     """A tensor of ``shape`` whose values are not to be relied on (zeros here:
@@ -222,6 +227,7 @@ def full_like_op(x, value=0.0, dtype=None):
     return np.full(np.shape(x), value, dtype=dtype if dtype is not None else x.dtype)
 
 
+@aliases(x=('input',))
 def full_like(x, fill_value, dtype=None, name=None, *, device=None, requires_grad=False,
               pin_memory=False):
     """A tensor of x's shape (and dtype, unless given) filled with ``fill_value``."""
@@ -230,17 +236,20 @@ def full_like(x, fill_value, dtype=None, name=None, *, device=None, requires_gra
                    pin_memory)
 
 
+@aliases(x=('input',))
 def zeros_like(x, dtype=None, name=None, *, device=None, requires_grad=False,
                pin_memory=False):
     return full_like(x, 0, dtype, device=device, requires_grad=requires_grad,
                      pin_memory=pin_memory)
 
 
+@aliases(x=('input',))
 def ones_like(x, dtype=None, name=None, *, device=None, requires_grad=False, pin_memory=False):
     return full_like(x, 1, dtype, device=device, requires_grad=requires_grad,
                      pin_memory=pin_memory)
 
 
+@aliases(x=('input',))
 def empty_like(x, dtype=None, name=None, *, device=None, requires_grad=False,
                pin_memory=False):
     """Like ``empty``: zeros of x's shape (and dtype, unless given)."""
@@ -327,6 +336,7 @@ def linspace_op(start=0.0, stop=1.0, num=1, dtype='float32'):
     return np.linspace(start, stop, num).astype(dtype, copy=False)
 
 
+@aliases(stop=('end',), num=('steps',))
 def linspace(start, stop, num, dtype=None, name=None, *, out=None, device=None,
              requires_grad=False):
     """``num`` evenly spaced values from ``start`` to ``stop`` (inclusive)."""
@@ -347,6 +357,7 @@ def eye_op(num_rows=1, num_columns=1, dtype='float32'):
     return np.eye(num_rows, num_columns, dtype=dtype)
 
 
+@aliases(num_rows=('n',), num_columns=('m',))
 def eye(num_rows, num_columns=None, dtype=None, name=None, *, out=None, device=None,
         requires_grad=False, pin_memory=False):
     """A ``num_rows x num_columns`` matrix with ones on the diagonal."""
@@ -596,6 +607,7 @@ def _draw(kind, shape, a, b, dtype, seed, api):
     return op(tuple(ints), a, b, dtype, seed)
 
 
+@size_args
 def rand(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=False,
          pin_memory=False):
     """Uniform samples in [0, 1) (default float dtype)."""
@@ -603,6 +615,7 @@ def rand(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=F
                    device, requires_grad, pin_memory)
 
 
+@size_args
 def randn(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=False,
           pin_memory=False):
     """Standard normal samples (default float dtype)."""
@@ -627,6 +640,7 @@ def uniform(shape, dtype=None, min=0, max=1.0, seed=0, name=None, *, out=None,  
                    'uniform', out, device, requires_grad)
 
 
+@aliases(shape=('size',))
 def normal(mean=0.0, std=1.0, shape=None, name=None, *, out=None):
     """Normal samples; ``mean``/``std`` may be tensors (then the output has
     their broadcast shape and is differentiable with respect to them)."""
@@ -678,6 +692,7 @@ def bernoulli(x, p=None, name=None):
     return bernoulli_op(x)
 
 
+@aliases(x=('input',))
 def multinomial(x, num_samples=1, replacement=False, name=None, *, out=None):
     """``num_samples`` category indices per row of probabilities ``x``."""
     return _finish(multinomial_op(x, int(num_samples), bool(replacement)), 'multinomial', out)
@@ -824,6 +839,7 @@ def rand_like(input, name=None, *, dtype=None, device=None, requires_grad=False)
                    requires_grad)
 
 
+@aliases(x=('input',))
 def randn_like(x, dtype=None, name=None, *, device=None, requires_grad=False):
     """Standard normal samples with x's shape (and dtype, unless given)."""
     return _finish(_random_like(x, 'gaussian', dtype, 'randn_like'), 'randn_like', None, device,

@@ -16,6 +16,7 @@
 """
 import numpy as np
 
+from .compat_args import aliases
 from . import meta
 from .creation import full_like_op, to_tensor
 from .grad_utils import is_value
@@ -298,6 +299,7 @@ def put_along_axis(arr, indices, values, axis, reduce='assign', include_self=Tru
     return _scatter_reduce(arr, indices, values, axis, name, include_self, api)
 
 
+@aliases(arr=('input',), axis=('dim',))
 def take_along_axis(arr, indices, axis, broadcast=True, *, out=None):
     """``arr`` at ``indices`` along ``axis``: with ``broadcast`` indices
     broadcast against arr (numpy's take_along_axis); without, the output has

@@ -19,6 +19,7 @@ Paddle's.
 import numpy as np
 
 from .. import dtype as _dt
+from .compat_args import aliases, dims_after_tensor
 from . import meta
 from .creation import to_tensor
 from .grad_utils import is_value
@@ -63,6 +64,8 @@ def view_dtype_op(x, dtype='float32'):
     return (x if x.flags.c_contiguous else x.copy(order='C')).view(dtype)
 
 
+@aliases(shape_or_dtype=('dtype', 'size'))
+@dims_after_tensor('shape_or_dtype')
 def view(x, shape_or_dtype, name=None):
     """``x`` with a new shape (like ``reshape``), or its bytes reinterpreted as
     another dtype (the last dim scales with the item size, as Paddle's view).
@@ -131,6 +134,7 @@ def narrow(input, dim, start, length):  # noqa: A002
     return strided_slice(input, [dim], [start], [start + length], [1], api='narrow')
 
 
+@aliases(x=('input',), axis=('dim',), shape=('sizes',))
 def unflatten(x, axis, shape, name=None):
     """Split dim ``axis`` of ``x`` into the dims ``shape`` (one may be -1)."""
     in_shape = list(x.shape)
@@ -186,6 +190,7 @@ def _split_bounds(n, num_or_indices, api):
     return bounds
 
 
+@aliases(x=('input',), axis=('dim',), num_or_indices=('indices_or_sections', 'indices', 'sections'))
 def tensor_split(x, num_or_indices, axis=0, name=None):
     """Split ``x`` along ``axis`` into ``num`` parts as equal as possible (the
     first ``n % num`` get one more), or at the given indices (numpy's
@@ -370,6 +375,7 @@ def crop(x, shape=None, offsets=None, name=None):
 
 # ---- gathers at build-time positions: unfold, as_strided -----------------------------------
 
+@aliases(axis=('dimension',))
 def unfold(x, axis, size, step, name=None):
     """Sliding windows: dim ``axis`` becomes the number of windows of ``size``
     taken every ``step`` entries, and a last dim of ``size`` is added

@@ -12,10 +12,12 @@ Indices are stored as JSON-able attributes: a list of items ``['int', i]``,
 integer or bool array), so a static Program can serialise them.
 """
 import builtins
+import inspect
 
 import numpy as np
 
 from .. import dtype as _dt
+from .compat_args import aliases, dims_after_tensor, torch_order
 from . import meta
 from .creation import _holds_value, full_like_op, to_tensor
 from .grad_utils import expand_as as expand_as_op
@@ -258,6 +260,8 @@ dynamic_reshape_op.def_fast_grad(
     lambda g, x, shape_tensor, out, shape: (g.reshape(np.shape(x)), None))
 
 
+@aliases(x=('input',))
+@dims_after_tensor('shape')
 def reshape(x, shape, name=None):
     """``x`` with a new shape: one dim may be -1 (inferred), 0 copies x's dim.
     Entries (or the whole shape) may be tensors, also ones whose value is known
@@ -272,17 +276,20 @@ def reshape(x, shape, name=None):
     return reshape_op(x, tuple(ints))
 
 
+@aliases(x=('input',), axis=('dim',))
 def squeeze(x, axis=None, name=None):
     """Remove size-1 dims (all of them, or those listed in ``axis``)."""
     axis = _axis_list(axis, 'squeeze')
     return squeeze_op(x, tuple(axis) if axis else ())
 
 
+@aliases(x=('input',), axis=('dim',))
 def unsqueeze(x, axis, name=None):
     """Insert size-1 dims at ``axis`` (an int or a list, applied in order)."""
     return unsqueeze_op(x, tuple(_int_list(axis, 'unsqueeze', 'axis')))
 
 
+@aliases(x=('input',), start_axis=('start_dim',), stop_axis=('end_dim',))
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
     """Merge dims ``start_axis..stop_axis`` into one."""
     return flatten_op(x, _as_int(start_axis, 'flatten', 'start_axis'),
@@ -542,12 +549,14 @@ def _out(out, result):
     return write_out(out, result)
 
 
+@aliases(x=('tensors',), axis=('dim',))
 def concat(x, axis=0, name=None, *, out=None):
     """Join tensors along an existing axis."""
     r = concat_op(_tensor_list(x, 'concat'), _as_int(axis, 'concat', 'axis'))
     return r if out is None else _out(out, r)
 
 
+@aliases(x=('tensors',), axis=('dim',))
 def stack(x, axis=0, name=None, *, out=None):
     """Join same-shaped tensors along a new axis."""
     r = stack_op(_tensor_list(x, 'stack'), _as_int(axis, 'stack', 'axis'))
@@ -574,11 +583,13 @@ def split(x, num_or_sections, axis=0, name=None):
     return split_op(x, num, (), axis)
 
 
+@aliases(x=('input',), axis=('dim',))
 def chunk(x, chunks, axis=0, name=None):
     """Split ``x`` into ``chunks`` equal parts along ``axis``."""
     return split(x, _as_int(chunks, 'chunk', 'chunks'), axis)
 
 
+@aliases(axis=('dim',))
 def unbind(input, axis=0):  # noqa: A002  (Paddle's argument name)
     """The slices of ``input`` along ``axis``, as a list (that dim removed)."""
     axis = _as_int(axis, 'unbind', 'axis')
@@ -745,11 +756,14 @@ def _expand(x, shape, api):
     return expand_op(x, tuple(ints))
 
 
+@aliases(x=('input',), shape=('size',))
+@dims_after_tensor('shape')
 def expand(x, shape, name=None):
     """Broadcast ``x`` to ``shape``; -1 keeps x's dim. Entries may be tensors."""
     return _expand(x, shape, 'expand')
 
 
+@aliases(x=('input',), shape=('size',))
 def broadcast_to(x, shape, name=None):
     """Broadcast ``x`` to ``shape`` (same as ``expand``)."""
     return _expand(x, shape, 'broadcast_to')
@@ -785,6 +799,7 @@ dynamic_tile_op.def_fast_grad(
                                                   None))
 
 
+@aliases(x=('input',), repeat_times=('dims',))
 def tile(x, repeat_times, name=None):
     """Repeat ``x`` ``repeat_times[i]`` times along dim i (entries may be tensors)."""
     reps, tensor = shape_arg(repeat_times, 'tile', 'repeat_times')
@@ -833,6 +848,7 @@ def flip(x, axis, name=None):
     return flip_op(x, tuple(meta.normalize_axis(a, nd) for a in _int_list(axis, 'flip', 'axis')))
 
 
+@aliases(x=('input',), axis=('dims',))
 def roll(x, shifts, axis=None, name=None):
     """Shift elements circularly; with ``axis=None`` over the flattened tensor."""
     shifts = _int_list(shifts, 'roll', 'shifts')
@@ -1050,18 +1066,40 @@ def _norm_axis(x, axis, api):
     return axis % nd if nd else 0
 
 
-def gather(x, index, axis=None, name=None, out=None):
+def _gather(x, index, axis=None, name=None, out=None):
     """Slices of ``x`` along ``axis`` (default 0) picked by a 1-D index tensor."""
     r = gather_op(x, index, _norm_axis(x, 0 if axis is None else axis, 'gather'))
     return r if out is None else _out(out, r)
 
 
+def _torch_gather(input, dim, index, out=None):  # noqa: A002
+    from .indexing import take_along_axis
+    return take_along_axis(input, index, dim, broadcast=False, out=out)
+
+
+def gather(*args, **kwargs):
+    """``gather(x, index, axis=None)``: slices of x picked by a 1-D index; or
+    PyTorch's ``gather(input, dim, index)`` (an int second argument or
+    ``dim=``): ``take_along_axis(input, index, dim, broadcast=False)``, as
+    Paddle 3 reads it."""
+    torch_form = (len(args) >= 2 and isinstance(args[1], (int, np.integer))
+                  and not isinstance(args[1], bool)) or (len(args) < 2 and 'dim' in kwargs)
+    return _torch_gather(*args, **kwargs) if torch_form else _gather(*args, **kwargs)
+
+
+gather.__signature__ = inspect.signature(_gather)
+
+
+@aliases(x=('input',), axis=('dim',))
+@torch_order('axis', 'index')
 def index_select(x, index, axis=0, name=None, *, out=None):
     """Slices of ``x`` along ``axis`` picked by a 1-D index tensor."""
     r = gather_op(x, index, _norm_axis(x, axis, 'index_select'))
     return r if out is None else _out(out, r)
 
 
+@aliases(x=('input',), axis=('dim',), value=('source',))
+@torch_order('axis', 'index', 'value')
 def index_add(x, index, axis, value, alpha=1, name=None, *, out=None):
     """``x`` with ``alpha * value`` added at ``index`` along ``axis``."""
     if alpha != 1:
@@ -1276,16 +1314,20 @@ def nonzero_op(x):
     return np.argwhere(x).astype(np.int64, copy=False)
 
 
+@aliases(x=('input',))
 def nonzero(x, as_tuple=False, *, out=None):
     """Indices of the non-zero elements: ``[z, ndim]`` int64, or with
-    ``as_tuple=True`` a tuple of ``[z, 1]`` tensors, one per dim (as Paddle)."""
+    ``as_tuple=True`` a tuple of 1-D ``[z]`` tensors, one per dim (as Paddle)."""
+    if len(x.shape) == 0:
+        raise OpError("nonzero: x must have at least 1 dim, got a 0-D tensor")
     idx = nonzero_op(x)
     if not as_tuple:
         return idx if out is None else _out(out, idx)
-    return tuple(getitem_op(idx, [], [['slice', None, None, None], ['slice', i, i + 1, None]])
+    return tuple(getitem_op(idx, [], [['slice', None, None, None], ['int', i]])
                  for i in range(len(x.shape)))
 
 
+@aliases(x=('input',), y=('other',))
 def where(condition, x=None, y=None, name=None, *, out=None):
     """Elements of ``x`` where ``condition`` holds, else of ``y``; with only
     ``condition``, the indices of its true elements (``nonzero(as_tuple=True)``)."""
@@ -1335,6 +1377,7 @@ def masked_fill(x, mask, value, name=None):
     return masked_fill_op(x, mask, value)
 
 
+@aliases(x=('input',))
 def masked_select(x, mask, name=None, *, out=None):
     """1-D tensor of the elements of ``x`` where ``mask`` is true (broadcasting)."""
     xs, ms = tuple(x.shape), tuple(mask.shape)
@@ -1509,6 +1552,7 @@ def _topk_fast(g, g_idx, x, out, indices, k, axis, largest, sorted):
     return z
 
 
+@aliases(x=('input',), axis=('dim',))
 def argsort(x, axis=-1, descending=False, stable=False, name=None):
     """Indices (int64) that sort ``x`` along ``axis``. The sort is always
     stable (equal elements keep their order), which ``stable=False`` allows."""
@@ -1521,6 +1565,7 @@ def sort(x, axis=-1, descending=False, stable=False, name=None):
     return take_along_axis_op(x, argsort_op(x, axis, bool(descending)), axis)
 
 
+@aliases(x=('input',), axis=('dim',))
 def topk(x, k, axis=None, largest=True, sorted=True, name=None, *, out=None):  # noqa: A002
     """``(values, indices)`` of the ``k`` largest (or smallest) elements along
     ``axis`` (default: the last); indices are int64. ``out`` is a (values,

@@ -11,6 +11,7 @@ import itertools
 import numpy as np
 
 from .. import dtype as _dt
+from .compat_args import aliases
 from . import meta
 from .creation import diag_op, full_op, meshgrid, to_tensor
 from .grad_utils import is_value
@@ -225,6 +226,7 @@ def repeat_interleave_index_op(repeats, n=0, output_size=None):
     return index
 
 
+@aliases(x=('input',), axis=('dim',))
 def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
     """Each slice of ``x`` along ``axis`` (of the flattened x when ``axis`` is
     None) repeated ``repeats`` times in place: an int, or a tensor with one

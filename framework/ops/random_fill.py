@@ -9,6 +9,7 @@ repeat. The samples carry no gradient (as in Paddle).
 import numpy as np
 
 from .. import random as _random
+from .compat_args import aliases
 from . import meta
 from .creation import bernoulli_op, full_like_op, normal, normal_like_op, uniform_like_op
 from .grad_utils import is_value
@@ -45,6 +46,7 @@ def log_normal(mean=1.0, std=2.0, shape=None, name=None):
 
 # ---- in-place samplers ----------------------------------------------------------------------
 
+@aliases(lam=('lambd',))
 def exponential_(x, lam=1.0, name=None):
     """Fill ``x`` with exponential samples of rate ``lam``."""
     _float_input(x, 'exponential_')

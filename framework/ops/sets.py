@@ -8,6 +8,7 @@ unique depend on the values: -1 in ``infer_meta``.
 import numpy as np
 
 from .. import dtype as _dt
+from .compat_args import aliases
 from . import meta
 from .grad_utils import is_value
 from .manipulation import _norm_axis, _out, nonzero, take_along_axis_op
@@ -106,6 +107,7 @@ def unique_consecutive_op(x, axis=None, dtype='int64'):
     return out, inverse.astype(dtype), counts.astype(dtype)
 
 
+@aliases(x=('input',), axis=('dim',))
 def unique_consecutive(x, return_inverse=False, return_counts=False, axis=None,
                        dtype='int64', name=None):
     """``x`` with consecutive repeats removed (flattened, or slices along
@@ -152,6 +154,7 @@ def searchsorted_op(sorted_sequence, values, out_int32=False, right=False):
     return np.asarray(out, np.int32 if out_int32 else np.int64)
 
 
+@aliases(values=('input',))
 def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=None, *,
                  side=None, out=None, sorter=None):
     """Insertion indices of ``values`` into ``sorted_sequence`` (sorted along
@@ -168,6 +171,7 @@ def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=Non
     return _out(out, searchsorted_op(sorted_sequence, values, bool(out_int32), bool(right)))
 
 
+@aliases(x=('input',), sorted_sequence=('boundaries',))
 def bucketize(x, sorted_sequence, out_int32=False, right=False, name=None, *, out=None):
     """The bucket of each element of ``x`` given 1-D boundaries ``sorted_sequence``
     (``searchsorted(sorted_sequence, x)``)."""

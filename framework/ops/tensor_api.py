@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import dtype as _dt
 from ..place import check_device
+from .compat_args import aliases
 from .grad_utils import is_value
 from .manipulation import assign_op, cast, numel_op
 from .math import equal_op
@@ -47,12 +48,14 @@ def is_tensor(x):
     return is_value(x)
 
 
+@aliases(x=('input',))
 def is_floating_point(x):
     """True when ``x`` has a floating point dtype."""
     _need_tensor(x, 'is_floating_point')
     return np.dtype(x.dtype).kind == 'f'
 
 
+@aliases(x=('input',))
 def is_complex(x):
     """True when ``x`` has a complex dtype."""
     _need_tensor(x, 'is_complex')
@@ -271,6 +274,16 @@ def _false(self):
     return False
 
 
+def dense_dim(self):
+    """The number of dense dims: all of them (no tensor here is sparse)."""
+    return len(self.shape)
+
+
+def sparse_dim(self):
+    """The number of sparse dims: 0 (no tensor here is sparse)."""
+    return 0
+
+
 def _not_distributed(self):
     # the shard facts of a distributed tensor: a tensor here is never sharded
     return None
@@ -307,7 +320,7 @@ TENSOR_METHODS.update({
     'is_dist': _false, 'is_sparse': _false, 'is_sparse_coo': _false, 'is_sparse_csr': _false,
     'is_selected_rows': _false, 'value': value, 'is_contiguous': is_contiguous,
     'contiguous': contiguous, 'astype': astype, 'clone': _clone_method, 'resize_': resize_,
-    'set_': set_, 'num_shard': property(_not_distributed),
+    'set_': set_, 'dense_dim': dense_dim, 'sparse_dim': sparse_dim, 'num_shard': property(_not_distributed),
     'placements': property(_not_distributed), 'process_mesh': property(_not_distributed),
 })
 
