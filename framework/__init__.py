@@ -8,6 +8,9 @@
 """
 from ._memory import tune_allocator as _tune_allocator
 _tune_allocator()
+from . import threads as _threads
+_threads.apply_default()
+from .threads import get_num_threads, set_num_threads
 from . import dtype as _dtype_mod
 from .dtype import (bool_ as bool, complex64, complex128, float16, float32, float64,  # noqa: A001
                     get_default_dtype, int8, int16, int32, int64, set_default_dtype, uint8)
@@ -44,7 +47,11 @@ from .size import Size  # noqa: F401
 from .reader import batch  # noqa: F401
 from .storage import MmapStorage  # noqa: F401
 from .base.core import disable_signal_handler  # noqa: E402,F401
+from .ops.complex import *  # noqa: F401,F403
+from .ops.linalg_api import (cholesky, cross, diagonal, eigvalsh, inverse,  # noqa: F401
+                             matrix_transpose, norm, vecdot)
 from .ops.indexing import put_along_axis, scatter, take_along_axis  # noqa: F401
+from .ops.tensor_api import is_complex  # noqa: F401  (checks its argument, takes input=)
 from .ops.layout import transpose as swapaxes, transpose as swapdims  # noqa: F401
 from .ops.manipulation import concat as cat, concat as concatenate  # noqa: F401
 
@@ -70,11 +77,9 @@ from . import fluid  # noqa: E402
 from . import metric, hapi, callbacks  # noqa: E402
 from .hapi import Model, summary  # noqa: E402
 from . import autograd, incubate  # noqa: E402
-from . import linalg  # noqa: E402
-from .linalg import norm  # noqa: E402
+from . import linalg, fft, signal  # noqa: E402
 from . import tensor, utils, base  # noqa: E402
 from . import framework  # noqa: E402,F811  (paddle.framework)
 from . import amp  # noqa: E402
 from . import distribution  # noqa: E402
 from .tensor.creation import fill_constant  # noqa: E402,F401
-Tensor.norm = static.Variable.norm = norm

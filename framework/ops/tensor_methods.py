@@ -6,10 +6,10 @@ and ``x[1:]`` mean the same op in both modes.
 """
 import inspect
 
-from . import compare, creation, manipulation, math, nn, reduce
+from . import compare, complex, creation, linalg_api, manipulation, math, nn, reduce, signal
 from . import indexing, layout, matrices, nucleus, random_fill, sets, tensor_api
 
-_MODULES = [math, reduce, creation, manipulation, nn, compare]
+_MODULES = [math, reduce, creation, manipulation, nn, compare, complex, linalg_api, signal]
 _MODULES += [layout, indexing, sets, matrices, tensor_api, random_fill, nucleus]
 
 
