@@ -1540,7 +1540,7 @@ def _embedding_renorm_(ids, weight, max_norm, norm_type):
         else:
             norm = R.sum(a ** norm_type, axis=1, keepdim=True) ** (1.0 / norm_type)
         scale = M.where(norm > max_norm, max_norm / (norm + 1e-7), ones_like(norm))
-        renormed = M.scatter(weight, flat, rows * scale, overwrite=True).detach()
+        renormed = M.scatter_op(weight, flat, rows * scale, True).detach()
     if mode.static:
         return renormed + (weight - weight.detach())
     weight.data = renormed.data
