@@ -23,7 +23,7 @@ from ..dygraph.state import no_grad
 from ..dygraph.tensor import Tensor
 from ..ops import creation as _creation
 from ..ops import init_ops as _init_ops
-from .layer import set_global_initializer
+from .layer.layers import set_global_initializer
 
 __all__ = ['Initializer', 'Constant', 'Normal', 'TruncatedNormal', 'Uniform', 'XavierNormal',
            'XavierUniform', 'KaimingNormal', 'KaimingUniform', 'Assign', 'Orthogonal', 'Dirac',

@@ -386,6 +386,132 @@ log_softmax_op = _act('log_softmax', _log_softmax_k, _log_softmax_grad, _log_sof
                       infer=meta.unchanged_float, save_inputs=False)
 
 
+# ---- randomized activations ----------------------------------------------------
+
+def _rrelu_meta(x, lower=0.125, upper=1 / 3, is_test=False):
+    return Meta(meta.shape_of(x), meta.dtype_of(x)), Meta(meta.shape_of(x), meta.dtype_of(x))
+
+
+@def_op('rrelu', _rrelu_meta, outputs=('out', 'noise'), nondiff_outputs=('noise',),
+        random=True, save_inputs=False)
+def rrelu_op(x, lower=0.125, upper=1 / 3, is_test=False):
+    """Randomized leaky relu: negative inputs are scaled by a slope drawn from
+    U(lower, upper) per element (training) or by (lower + upper) / 2 (test);
+    ``noise`` holds the factor each element was multiplied by."""
+    from ..random import generator
+    if is_test:
+        slope = np.asarray((lower + upper) / 2, x.dtype)
+    else:
+        slope = generator().uniform(lower, upper, x.shape).astype(x.dtype, copy=False)
+    noise = np.where(x >= 0, np.asarray(1, x.dtype), slope).astype(x.dtype, copy=False)
+    return x * noise, noise
+
+
+rrelu_op.def_grad(lambda g, gn, x, out, noise, lower, upper, is_test: g * noise)
+rrelu_op.def_fast_grad(lambda g, gn, x, out, noise, lower, upper, is_test: g * noise)
+
+
+def _gumbel_meta(x, noise, temperature=1.0, hard=False, axis=-1):
+    meta.broadcast_shapes(meta.shape_of(x), meta.shape_of(noise), 'gumbel_softmax: x and noise')
+    return Meta(meta.shape_of(x), meta.dtype_of(x))
+
+
+@def_op('gumbel_softmax', _gumbel_meta, no_grad_inputs=('noise',), save_inputs=False)
+def gumbel_softmax_op(x, noise, temperature=1.0, hard=False, axis=-1):
+    """``softmax((x + noise) / temperature)`` along ``axis`` (``noise`` is Gumbel
+    noise drawn by the caller); ``hard`` turns each result into the one-hot of
+    its maximum. The gradient is the softmax gradient at the output, as in
+    Paddle's kernel (so a hard output passes no gradient)."""
+    z = ((x + noise) / temperature).astype(x.dtype, copy=False)
+    if z.ndim == 0:                    # one class: probability 1
+        return np.ones_like(z)
+    y = _softmax_k(z, axis)
+    if hard and y.size:
+        k = np.expand_dims(np.argmax(y, axis=axis), axis)
+        y = np.zeros_like(y)
+        np.put_along_axis(y, k, 1, axis=axis)
+    return y
+
+
+@gumbel_softmax_op.def_grad
+def _gumbel_grad(g, x, noise, out, temperature, hard, axis):
+    if len(out.shape) == 0:
+        return g * 0, None
+    return _softmax_grad(g, None, out, axis) / temperature, None
+
+
+@gumbel_softmax_op.def_fast_grad
+def _gumbel_fast(g, x, noise, out, temperature, hard, axis):
+    if out.ndim == 0:
+        return g * 0, None
+    return _softmax_fast(g, None, out, axis) / np.asarray(temperature, g.dtype), None
+
+
+# ---- class center sampling ----------------------------------------------------
+
+def _ccs_meta(label, num_classes=1, num_samples=1):
+    meta.check_rank('class_center_sample', 'label', label, (1,))
+    return Meta(meta.shape_of(label), meta.dtype_of(label)), Meta((-1,), meta.dtype_of(label))
+
+
+@def_op('class_center_sample', _ccs_meta, outputs=('remapped_label', 'sampled_class_center'),
+        differentiable=False, random=True)
+def class_center_sample_op(label, num_classes=1, num_samples=1):
+    """The sorted classes present in ``label``, then randomly chosen absent
+    classes up to ``num_samples`` centers; labels remapped to center indices."""
+    from ..random import generator
+    if label.size and (label.min() < 0 or label.max() >= num_classes):
+        raise OpError("class_center_sample: labels must be in [0, num_classes=%d), got values "
+                      "in [%d, %d]" % (num_classes, label.min(), label.max()))
+    positive, remapped = np.unique(label, return_inverse=True)
+    extra = max(num_samples - positive.size, 0)
+    if extra:
+        negative = np.setdiff1d(np.arange(num_classes), positive)
+        positive = np.concatenate([positive, generator().permutation(negative)[:extra]])
+    return remapped.reshape(label.shape).astype(label.dtype), positive.astype(label.dtype)
+
+
+# ---- sequence helpers (masks, beam back-tracing) ---------------------------------
+
+def _sequence_mask_meta(x, maxlen=-1, dtype='int64'):
+    return Meta(tuple(meta.shape_of(x)) + (maxlen if maxlen >= 0 else -1,), dtype)
+
+
+@def_op('sequence_mask', _sequence_mask_meta, differentiable=False)
+def sequence_mask_op(x, maxlen=-1, dtype='int64'):
+    """``out[..., j] = j < x[...]`` with ``maxlen`` columns (-1: ``max(x)``)."""
+    if maxlen < 0:
+        maxlen = int(x.max()) if x.size else 0
+    return (np.arange(maxlen) < np.asarray(x)[..., None]).astype(dtype)
+
+
+def _gather_tree_meta(ids, parents):
+    if list(meta.shape_of(ids)) != list(meta.shape_of(parents)) or len(meta.shape_of(ids)) != 3:
+        raise OpError("gather_tree: ids and parents must both be [max_time, batch, beam], got "
+                      "%s and %s" % (list(meta.shape_of(ids)), list(meta.shape_of(parents))))
+    return Meta(meta.shape_of(ids), meta.dtype_of(ids))
+
+
+@def_op('gather_tree', _gather_tree_meta, differentiable=False)
+def gather_tree_op(ids, parents):
+    """Full beam-search paths from per-step ids and parent beam indices, traced
+    back from the last step: ``out[t, b, k]`` is the id at step t on the path
+    that ends in beam k."""
+    out = np.empty_like(ids)
+    if ids.size == 0:
+        return out
+    steps, batch, beam = ids.shape
+    if parents.min() < 0 or parents.max() >= beam:
+        raise OpError("gather_tree: parents must be in [0, beam_size=%d), got values in "
+                      "[%d, %d]" % (beam, parents.min(), parents.max()))
+    rows = np.arange(batch)[:, None]
+    parent = np.broadcast_to(np.arange(beam), (batch, beam))
+    for t in range(steps - 1, -1, -1):
+        out[t] = ids[t][rows, parent]
+        parent = parents[t][rows, parent]
+    return out
+
+
 # ---- prelu ------------------------------------------------------------------
 
 _CHANNEL_LAST = ('NLC', 'NHWC', 'NDHWC')
@@ -1758,6 +1884,85 @@ add_test_case(log_softmax_op, _rng.standard_normal((3, 5)), -1,
               ref=lambda x, a: np.log(_softmax_ref(x, a)))
 add_test_case(log_softmax_op, _rng.standard_normal((2, 3, 2)), 0,
               ref=lambda x, a: np.log(_softmax_ref(x, a)))
+
+
+def _rrelu_ref(x, lower, upper, is_test):
+    slope = ((lower + upper) / 2 if is_test
+             else np.random.default_rng(1234).uniform(lower, upper, x.shape))  # seed(1234)
+    noise = np.where(x >= 0, 1.0, slope).astype(x.dtype)
+    return x * noise, noise
+
+
+add_test_case(rrelu_op, _away((3, 4)), 0.1, 0.3, False, ref=_rrelu_ref)
+add_test_case(rrelu_op, _away((2, 3, 2)).astype(np.float32), 0.2, 0.5, True, ref=_rrelu_ref,
+              grad=False)
+add_test_case(rrelu_op, np.array(-1.5), 0.1, 0.3, False, ref=_rrelu_ref)
+add_test_case(rrelu_op, np.zeros((0, 3)), 0.1, 0.3, False, ref=_rrelu_ref)
+
+
+def _gumbel_ref(x, noise, t, hard, axis):
+    if x.ndim == 0:
+        return np.ones_like(x)
+    y = _softmax_ref((x + noise) / t, axis)
+    if hard:
+        y = (y == y.max(axis=axis, keepdims=True)).astype(x.dtype)
+    return y
+
+
+add_test_case(gumbel_softmax_op, _rng.standard_normal((3, 4)), _rng.gumbel(size=(3, 4)), 0.5,
+              False, -1, ref=_gumbel_ref)
+add_test_case(gumbel_softmax_op, _rng.standard_normal((2, 3, 2)).astype(np.float32),
+              _rng.gumbel(size=(2, 3, 2)).astype(np.float32), 1.0, False, 1, ref=_gumbel_ref,
+              grad=False)
+add_test_case(gumbel_softmax_op, _rng.standard_normal((2, 3, 4)), _rng.gumbel(size=(1, 3, 4)),
+              2.0, True, -1, ref=_gumbel_ref)          # broadcast noise; hard
+add_test_case(gumbel_softmax_op, np.array(0.7), np.array(-0.2), 1.0, False, -1, ref=_gumbel_ref)
+add_test_case(gumbel_softmax_op, np.zeros((0, 4)), np.zeros((0, 4)), 1.0, True, -1,
+              ref=_gumbel_ref)
+
+
+def _ccs_ref(label, num_classes, num_samples):
+    positive = sorted(set(label.tolist()))
+    remapped = np.array([positive.index(v) for v in label.tolist()], label.dtype)
+    negative = [c for c in range(num_classes) if c not in positive]
+    extra = np.random.default_rng(1234).permutation(negative)[:max(num_samples - len(positive), 0)]
+    return remapped, np.array(positive + list(extra), label.dtype)
+
+
+add_test_case(class_center_sample_op, np.array([0, 5, 3, 5]), 10, 6, ref=_ccs_ref)
+add_test_case(class_center_sample_op, np.array([7, 2, 2, 9], np.int32), 12, 2, ref=_ccs_ref)
+
+
+def _sequence_mask_ref(x, maxlen, dtype):
+    n = int(x.max()) if maxlen < 0 else maxlen
+    out = np.zeros(x.shape + (n,), dtype)
+    for idx in np.ndindex(*x.shape):
+        out[idx][:x[idx]] = 1
+    return out
+
+
+add_test_case(sequence_mask_op, np.array([1, 3, 0]), 4, 'int64', ref=_sequence_mask_ref)
+add_test_case(sequence_mask_op, np.array([[1, 3], [2, 0]], np.int32), -1, 'float32',
+              ref=_sequence_mask_ref)
+add_test_case(sequence_mask_op, np.array(2), 3, 'bool', ref=_sequence_mask_ref)
+
+
+def _gather_tree_ref(ids, parents):
+    out = np.zeros_like(ids)
+    for b in range(ids.shape[1]):
+        for k in range(ids.shape[2]):
+            beam = k
+            for t in range(ids.shape[0] - 1, -1, -1):
+                out[t, b, k] = ids[t, b, beam]
+                beam = parents[t, b, beam]
+    return out
+
+
+add_test_case(gather_tree_op, np.array([[[2, 2], [6, 1]], [[3, 9], [6, 1]], [[0, 1], [9, 0]]]),
+              np.array([[[0, 0], [1, 1]], [[1, 0], [1, 0]], [[0, 0], [0, 1]]]),
+              ref=_gather_tree_ref)
+add_test_case(gather_tree_op, _rng.integers(0, 9, (4, 3, 3)).astype(np.int32),
+              _rng.integers(0, 3, (4, 3, 3)).astype(np.int32), ref=_gather_tree_ref)
 
 
 def _prelu_ref(x, w, data_format):

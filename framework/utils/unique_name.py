@@ -11,7 +11,7 @@ def guard(new_generator=None):
 def switch(new_generator=None, new_para_name_checker=None):
     """Start fresh name counters (Paddle returns the old generator; here the counters
     themselves are module state, so this resets them)."""
-    from ..nn import layer
+    from ..nn.layer import layers as layer
     import collections
     import itertools
     old = layer._name_counters

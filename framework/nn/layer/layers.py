@@ -28,11 +28,11 @@ import warnings
 
 import numpy as np
 
-from .. import dtype as _dt
-from ..dygraph.state import no_grad
-from ..dygraph.tensor import Parameter, Tensor
-from ..ops.registry import mode as _mode
-from ..param_attr import ParamAttr
+from ... import dtype as _dt
+from ...dygraph.state import no_grad
+from ...dygraph.tensor import Parameter, Tensor
+from ...ops.registry import mode as _mode
+from ...param_attr import ParamAttr
 
 __all__ = ['Layer']
 
@@ -76,7 +76,7 @@ _global_initializer = {'weight': None, 'bias': None}
 def set_global_initializer(weight_init, bias_init=None):
     """Initializers used for every parameter whose ParamAttr sets none; they take
     precedence over a layer's own default (as in Paddle). ``None`` resets."""
-    from .initializer import Initializer
+    from ..initializer import Initializer
     for what, init in (('weight_init', weight_init), ('bias_init', bias_init)):
         if init is not None and not isinstance(init, Initializer):
             raise TypeError("set_global_initializer: %s must be an Initializer or None, "
@@ -129,7 +129,7 @@ def _create_parameter(shape, dtype, attr, is_bias, default_initializer, name_pre
     """Initializer precedence: ``attr.initializer`` > the global initializer >
     ``default_initializer`` > Xavier-uniform (weights) / zeros (biases).
     Returns None when ``attr`` is False."""
-    from . import initializer as I
+    from .. import initializer as I
     attr = ParamAttr._to_attr(attr)
     if attr is False:
         return None
@@ -145,7 +145,7 @@ def _create_parameter(shape, dtype, attr, is_bias, default_initializer, name_pre
     if _mode.static:
         # a persistable Variable of the main program, initialised by the
         # startup program (framework.static owns that bookkeeping)
-        from ..static import create_parameter as static_parameter
+        from ...static import create_parameter as static_parameter
         attr.name = name
         attr.initializer = init
         return static_parameter(shape, str(dtype), name=name, attr=attr, is_bias=is_bias,
@@ -188,14 +188,14 @@ class _OpAttrRecorder:
 
     def _before(self, layer, inputs):
         if _mode.static:
-            from ..static.program import default_main_program
+            from ...static.program import default_main_program
             block = default_main_program().current_block()
             self.start = (block, len(block.ops))
 
     def _after(self, layer, inputs, outputs):
         if self.start is None:
             return
-        from ..static.passes.analysis import sub_block_ids
+        from ...static.passes.analysis import sub_block_ids
         block, first = self.start
         ops = list(block.ops[first:])
         while ops:                     # ops of branch/loop bodies included
@@ -680,7 +680,7 @@ class Layer:
         parameters and buffers to ``dtype``, in place (the Parameter objects
         an optimizer holds stay valid)."""
         if device is not None:
-            from ..place import CPUPlace
+            from ...place import CPUPlace
             if not (isinstance(device, CPUPlace) or str(device).startswith('cpu')):
                 raise ValueError("Layer.to: device %r is not available; this framework "
                                  "runs on the CPU only" % (device,))

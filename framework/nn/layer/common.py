@@ -3,13 +3,13 @@ from ... import dtype as _dt
 from ...dygraph.state import no_grad
 from ...ops.registry import mode as _mode
 from .. import functional as F
-from ..layer import Layer
+from .layers import Layer
 from ._utils import check_device
 
 __all__ = ['Linear', 'Bilinear', 'Embedding', 'Dropout', 'Dropout2D', 'Dropout3D',
            'AlphaDropout', 'Flatten', 'Unflatten', 'Identity', 'Pad1D', 'Pad2D', 'Pad3D',
            'ZeroPad2D', 'Upsample', 'UpsamplingNearest2D', 'UpsamplingBilinear2D',
-           'PixelShuffle', 'CosineSimilarity']
+           'CosineSimilarity', 'Unfold', 'Fold']
 
 
 def _ops():
@@ -379,42 +379,6 @@ class UpsamplingBilinear2D(Upsample):
         super().__init__(size, scale_factor, 'bilinear', True, 0, data_format)
 
 
-class PixelShuffle(Layer):
-    """``[N, C*r*r, H, W] -> [N, C, H*r, W*r]``."""
-
-    def __init__(self, upscale_factor, data_format='NCHW', name=None):
-        super().__init__()
-        if data_format not in ('NCHW', 'NHWC'):
-            raise ValueError("PixelShuffle: data_format must be 'NCHW' or 'NHWC', got %r"
-                             % (data_format,))
-        self._r = int(upscale_factor)
-        self._data_format = data_format
-
-    def forward(self, x):
-        ops, r = _ops(), self._r
-        if x.ndim != 4:
-            raise ValueError("PixelShuffle: expected a 4-D input, got shape %s" % x.shape)
-        if self._data_format == 'NCHW':
-            n, c, h, w = x.shape
-            self._check_channels(c)
-            y = ops.reshape(x, [n, c // (r * r), r, r, h, w])
-            y = ops.transpose(y, [0, 1, 4, 2, 5, 3])
-            return ops.reshape(y, [n, c // (r * r), h * r, w * r])
-        n, h, w, c = x.shape
-        self._check_channels(c)
-        y = ops.reshape(x, [n, h, w, c // (r * r), r, r])
-        y = ops.transpose(y, [0, 1, 4, 2, 5, 3])
-        return ops.reshape(y, [n, h * r, w * r, c // (r * r)])
-
-    def _check_channels(self, c):
-        if c % (self._r * self._r):
-            raise ValueError("PixelShuffle: the channel count %d is not divisible by "
-                             "upscale_factor**2 = %d" % (c, self._r * self._r))
-
-    def extra_repr(self):
-        return 'upscale_factor=%d, data_format=%s' % (self._r, self._data_format)
-
-
 class CosineSimilarity(Layer):
     def __init__(self, axis=1, eps=1e-8):
         super().__init__()
@@ -426,3 +390,48 @@ class CosineSimilarity(Layer):
 
     def extra_repr(self):
         return 'axis=%d, eps=%s' % (self._axis, self._eps)
+
+
+class Unfold(Layer):
+    """``F.unfold`` as a layer: sliding blocks of ``[N, C, H, W]`` as columns.
+
+    >>> import framework as paddle
+    >>> paddle.nn.Unfold([2, 2])(paddle.ones([1, 3, 4, 4])).shape
+    [1, 12, 9]
+    """
+
+    def __init__(self, kernel_sizes, dilations=1, paddings=0, strides=1, name=None):
+        super().__init__()
+        self.kernel_sizes = kernel_sizes
+        self.dilations = dilations
+        self.paddings = paddings
+        self.strides = strides
+
+    def forward(self, input):
+        return F.unfold(input, kernel_sizes=self.kernel_sizes, strides=self.strides,
+                        paddings=self.paddings, dilations=self.dilations)
+
+    def extra_repr(self):
+        return 'kernel_size=%s, dilation=%s, padding=%s, stride=%s' % (
+            self.kernel_sizes, self.dilations, self.paddings, self.strides)
+
+
+class Fold(Layer):
+    """``F.fold`` as a layer: columns summed back into ``[N, C, *output_sizes]``."""
+
+    def __init__(self, output_sizes, kernel_sizes, dilations=1, paddings=0, strides=1,
+                 name=None):
+        super().__init__()
+        self.output_sizes = output_sizes
+        self.kernel_sizes = kernel_sizes
+        self.dilations = dilations
+        self.paddings = paddings
+        self.strides = strides
+
+    def forward(self, input):
+        return F.fold(input, self.output_sizes, self.kernel_sizes, strides=self.strides,
+                      paddings=self.paddings, dilations=self.dilations)
+
+    def extra_repr(self):
+        return 'output_sizes=%s, kernel_size=%s, dilation=%s, padding=%s, stride=%s' % (
+            self.output_sizes, self.kernel_sizes, self.dilations, self.paddings, self.strides)

@@ -9,8 +9,8 @@
 import collections
 from collections import OrderedDict
 
-from ..dygraph.tensor import Parameter
-from .layer import Layer
+from ...dygraph.tensor import Parameter
+from .layers import Layer
 
 __all__ = ['Sequential', 'LayerList', 'LayerDict', 'ParameterList', 'ParameterDict']
 

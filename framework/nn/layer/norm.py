@@ -13,7 +13,7 @@ from ... import dtype as _dt
 from ...param_attr import ParamAttr
 from .. import functional as F
 from ..initializer import Constant
-from ..layer import Layer
+from .layers import Layer
 from ._utils import affine_parameters, check_device
 
 

@@ -11,10 +11,11 @@ import numpy as np
 from ... import dtype as _dt
 from .. import functional as F
 from ..initializer import Normal
-from ..layer import Layer
+from .layers import Layer
 from ._utils import check_device, ntuple
 
-__all__ = ['Conv1D', 'Conv2D', 'Conv1DTranspose', 'Conv2DTranspose']
+__all__ = ['Conv1D', 'Conv2D', 'Conv3D', 'Conv1DTranspose', 'Conv2DTranspose',
+           'Conv3DTranspose']
 
 _FORMATS = {1: ('NCL', 'NLC'), 2: ('NCHW', 'NHWC'), 3: ('NCDHW', 'NDHWC')}
 _PAD_MODES = ('zeros', 'reflect', 'replicate', 'circular')
@@ -171,6 +172,28 @@ class Conv2D(_Conv):
         return F.conv2d(*args, **kwargs)
 
 
+class Conv3D(_Conv):
+    """3-D convolution over ``[N, C, D, H, W]`` (or ``NDHWC``) inputs.
+
+    >>> import framework as paddle
+    >>> conv = paddle.nn.Conv3D(4, 6, (3, 3, 3))
+    >>> conv(paddle.ones([2, 4, 8, 8, 8])).shape
+    [2, 6, 6, 6, 6]
+    """
+    _dims = 3
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 dilation=1, groups=1, padding_mode='zeros', weight_attr=None,
+                 bias_attr=None, data_format='NCDHW', *, bias=True, device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, padding_mode, weight_attr, bias_attr, data_format, bias=bias,
+                         device=device, dtype=dtype)
+
+    @staticmethod
+    def _conv(*args, **kwargs):
+        return F.conv3d(*args, **kwargs)
+
+
 class _ConvTranspose(_ConvNd):
     _transposed = True
 
@@ -226,3 +249,26 @@ class Conv2DTranspose(_ConvTranspose):
     @staticmethod
     def _conv(*args, **kwargs):
         return F.conv2d_transpose(*args, **kwargs)
+
+
+class Conv3DTranspose(_ConvTranspose):
+    """Transposed 3-D convolution; weight ``[C_in, C_out / groups, kD, kH, kW]``.
+
+    >>> import framework as paddle
+    >>> up = paddle.nn.Conv3DTranspose(4, 2, 3, stride=2)
+    >>> up(paddle.ones([1, 4, 2, 3, 3])).shape
+    [1, 2, 5, 7, 7]
+    """
+    _dims = 3
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, dilation=1, groups=1, weight_attr=None, bias_attr=None,
+                 data_format='NCDHW'):
+        super().__init__(in_channels, out_channels, kernel_size, stride=stride,
+                         padding=padding, output_padding=output_padding, groups=groups,
+                         dilation=dilation, weight_attr=weight_attr, bias_attr=bias_attr,
+                         data_format=data_format)
+
+    @staticmethod
+    def _conv(*args, **kwargs):
+        return F.conv3d_transpose(*args, **kwargs)

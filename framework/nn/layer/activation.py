@@ -7,7 +7,7 @@
 from ... import dtype as _dt
 from .. import functional as F
 from ..initializer import Constant
-from ..layer import Layer
+from .layers import Layer
 
 __all__ = ['ReLU', 'ReLU6', 'LeakyReLU', 'ELU', 'CELU', 'SELU', 'GELU', 'Sigmoid', 'Tanh',
            'Softmax', 'LogSoftmax', 'SiLU', 'Swish', 'Hardswish', 'Hardsigmoid', 'Hardtanh',

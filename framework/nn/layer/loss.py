@@ -6,7 +6,7 @@
 2.0
 """
 from .. import functional as F
-from ..layer import Layer
+from .layers import Layer
 
 __all__ = ['CrossEntropyLoss', 'MSELoss', 'L1Loss', 'NLLLoss', 'BCELoss', 'BCEWithLogitsLoss',
            'SmoothL1Loss', 'KLDivLoss', 'MarginRankingLoss', 'HingeEmbeddingLoss']

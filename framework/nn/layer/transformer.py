@@ -26,8 +26,8 @@ from ...ops.manipulation import cast, concat, reshape, transpose
 from ...ops.math import matmul, scale
 from ...param_attr import ParamAttr
 from .. import functional as F
-from ..container import LayerList
-from ..layer import Layer
+from .container import LayerList
+from .layers import Layer
 from .common import Dropout, Linear
 from .norm import LayerNorm
 from .rnn import _batch_full

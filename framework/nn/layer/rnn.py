@@ -39,9 +39,9 @@ from ...ops.manipulation import (cast, concat, reshape, split, stack, strided_sl
                                  unsqueeze, unstack)
 from ...ops.math import less_than, matmul
 from .. import functional as F
-from ..container import LayerList
+from .container import LayerList
 from ..initializer import Constant, Uniform
-from ..layer import Layer
+from .layers import Layer
 
 __all__ = ['RNNCellBase', 'SimpleRNNCell', 'LSTMCell', 'GRUCell', 'RNN', 'BiRNN',
            'SimpleRNN', 'LSTM', 'GRU']
