@@ -1091,17 +1091,66 @@ def _linear_grad(g, x, weight, bias, out):
 # ---- interpolation ------------------------------------------------------------
 
 _LINEAR_MODES = ('linear', 'bilinear', 'trilinear')
-_MODE_RANK = {'linear': 3, 'bilinear': 4, 'trilinear': 5, 'nearest': (3, 4, 5)}
+_MODE_RANK = {'linear': 3, 'bilinear': 4, 'trilinear': 5, 'bicubic': 4,
+              'nearest': (3, 4, 5), 'area': (3, 4, 5)}
 
 
 def _spatial_axes(ndim, data_format):
     return list(range(1, ndim - 1)) if data_format in _CHANNEL_LAST else list(range(2, ndim))
 
 
-def _interp_matrix(n_in, n_out, mode, align_corners, align_mode, scale):
+def _cubic_weights(t, a=-0.75):
+    """The four cubic-convolution weights of taps -1, 0, 1, 2 at offset ``t``."""
+    def near(x):                       # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):                        # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return [far(t + 1.0), near(t), near(1.0 - t), far(2.0 - t)]
+
+
+def _antialias_matrix(n_in, n_out, mode, align_corners, scale):
+    """Anti-aliased resampling (Pillow's, as Paddle's ``interp_antialias``
+    kernel): the filter is widened by the downscale factor and each output
+    pixel's weights are normalised to sum to one."""
+    if align_corners:
+        ratio = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    else:
+        ratio = 1.0 / scale if scale and scale > 0 else n_in / n_out
+    size = 2 if mode == 'bilinear' else 4
+    support = size * 0.5 * ratio if ratio >= 1.0 else size * 0.5
+    invscale = 1.0 / ratio if ratio >= 1.0 else 1.0
+    a = -0.5
+
+    def kernel(x):
+        x = abs(x)
+        if mode == 'bilinear':
+            return max(0.0, 1.0 - x)
+        if x < 1.0:
+            return ((a + 2) * x - (a + 3)) * x * x + 1
+        if x < 2.0:
+            return (((x - 5) * x + 8) * x - 4) * a
+        return 0.0
+    m = np.zeros((n_out, n_in))
+    for i in range(n_out):
+        center = ratio * (i + 0.5)
+        lo = max(int(center - support + 0.5), 0)
+        hi = min(int(center + support + 0.5), n_in)
+        w = np.array([kernel((j + lo - center + 0.5) * invscale) for j in range(hi - lo)])
+        total = w.sum()
+        m[i, lo:hi] = w / total if total else w
+    return m
+
+
+def _interp_matrix(n_in, n_out, mode, align_corners, align_mode, scale, antialias=False):
     """(n_out, n_in) matrix of one axis's interpolation with Paddle's index
     rules, mirroring its float32 ratio (and double half-pixel source
     coordinate) so that index truncation matches its kernels."""
+    if antialias:
+        return _antialias_matrix(n_in, n_out, mode, align_corners, scale)
+    if mode == 'area':
+        from .conv.pool import _avg_matrix
+        return _avg_matrix(n_in, n_out, np.float64)
     f = np.float32
     ratio = f(0)
     if n_out > 1:
@@ -1111,6 +1160,12 @@ def _interp_matrix(n_in, n_out, mode, align_corners, align_mode, scale):
             ratio = f(1.0 / scale) if scale and scale > 0 else f(n_in) / f(n_out)
     k = np.arange(n_out)
     m = np.zeros((n_out, n_in))
+    if mode == 'bicubic':
+        src = ratio * k.astype(f) if align_corners else ratio * (k.astype(f) + f(0.5)) - f(0.5)
+        base = np.floor(src).astype(np.int64)
+        for tap, w in zip(range(-1, 3), _cubic_weights((src - base).astype(np.float64))):
+            np.add.at(m, (k, np.clip(base + tap, 0, n_in - 1)), w)
+        return m
     if mode == 'nearest':
         src = ratio * k.astype(f)
         if align_corners:
@@ -1132,15 +1187,15 @@ def _interp_matrix(n_in, n_out, mode, align_corners, align_mode, scale):
 
 
 def _interp_apply(x, in_size, out_size, scales, mode, align_corners, align_mode,
-                  data_format, adjoint):
+                  data_format, adjoint, antialias=False):
     """Apply (or, with ``adjoint``, the transpose of) the separable
     interpolation along each spatial axis."""
     axes = _spatial_axes(x.ndim, data_format)
-    if tuple(in_size) == tuple(out_size):
+    if tuple(in_size) == tuple(out_size) and not (antialias and scales):
         return x.copy()
     for i, ax in enumerate(axes):
         m = _interp_matrix(in_size[i], out_size[i], mode, align_corners, align_mode,
-                           scales[i] if scales else None)
+                           scales[i] if scales else None, antialias)
         if adjoint:
             m = m.T
         if mode == 'nearest' and not adjoint:
@@ -1152,7 +1207,7 @@ def _interp_apply(x, in_size, out_size, scales, mode, align_corners, align_mode,
 
 
 def _interp_meta(x, in_size=(), out_size=(), scales=None, mode='nearest',
-                 align_corners=False, align_mode=0, data_format='NCHW'):
+                 align_corners=False, align_mode=0, data_format='NCHW', antialias=False):
     xs = list(meta.shape_of(x))
     axes = _spatial_axes(len(xs), data_format)
     if len(axes) != len(out_size):
@@ -1164,7 +1219,7 @@ def _interp_meta(x, in_size=(), out_size=(), scales=None, mode='nearest',
 
 
 def _interp_grad_meta(g, in_size=(), out_size=(), scales=None, mode='nearest',
-                      align_corners=False, align_mode=0, data_format='NCHW'):
+                      align_corners=False, align_mode=0, data_format='NCHW', antialias=False):
     gs = list(meta.shape_of(g))
     for ax, s in zip(_spatial_axes(len(gs), data_format), in_size):
         gs[ax] = s
@@ -1172,23 +1227,27 @@ def _interp_grad_meta(g, in_size=(), out_size=(), scales=None, mode='nearest',
 
 
 _INTERP_ATTRS = {'in_size': (), 'out_size': (), 'scales': None, 'mode': 'nearest',
-                 'align_corners': False, 'align_mode': 0, 'data_format': 'NCHW'}
+                 'align_corners': False, 'align_mode': 0, 'data_format': 'NCHW',
+                 'antialias': False}
 
 
 @def_op('interpolate', _interp_meta, inputs=('x',), attrs=_INTERP_ATTRS, save_inputs=False)
-def interpolate_op(x, in_size, out_size, scales, mode, align_corners, align_mode, data_format):
-    """Nearest / (bi,tri)linear resize of the spatial axes (Paddle's index rules)."""
+def interpolate_op(x, in_size, out_size, scales, mode, align_corners, align_mode, data_format,
+                   antialias=False):
+    """Nearest / (bi,tri)linear / bicubic / area resize of the spatial axes
+    (Paddle's index rules); ``antialias`` widens bilinear and bicubic filters
+    when downscaling."""
     return _interp_apply(x, in_size, out_size, scales, mode, align_corners, align_mode,
-                         data_format, False)
+                         data_format, False, antialias)
 
 
 @def_op('interpolate_grad', _interp_grad_meta, inputs=('g',), attrs=_INTERP_ATTRS,
         save_inputs=False)
 def interpolate_grad_op(g, in_size, out_size, scales, mode, align_corners, align_mode,
-                        data_format):
+                        data_format, antialias=False):
     """The transpose of ``interpolate`` (its gradient; linear in ``g``)."""
     return _interp_apply(g, in_size, out_size, scales, mode, align_corners, align_mode,
-                         data_format, True).astype(g.dtype, copy=False)
+                         data_format, True, antialias).astype(g.dtype, copy=False)
 
 
 def _interp_adjoint_args(fn):
@@ -1701,11 +1760,14 @@ def _as_int(v):
 
 
 def interpolate(x, size=None, scale_factor=None, mode='nearest', align_corners=False,
-                align_mode=0, data_format=None, recompute_scale_factor=None, name=None):
+                align_mode=0, data_format=None, recompute_scale_factor=None, antialias=False,
+                name=None):
     """Resize the spatial axes of a 3-D/4-D/5-D input (Paddle's ``F.interpolate``).
 
-    Modes: 'nearest' (3-D/4-D/5-D), 'linear' (3-D), 'bilinear' (4-D),
-    'trilinear' (5-D), with Paddle's ``align_corners``/``align_mode`` index rules.
+    Modes: 'nearest' and 'area' (adaptive average pooling; 3-D/4-D/5-D),
+    'linear' (3-D), 'bilinear' and 'bicubic' (4-D), 'trilinear' (5-D), with
+    Paddle's ``align_corners``/``align_mode`` index rules; ``antialias``
+    (bilinear and bicubic) widens the filter when downscaling, as Pillow does.
     Give exactly one of ``size`` (ints or 1-element tensors) and ``scale_factor``.
     ``data_format`` None means channels first (NCW, NCHW or NCDHW by rank).
     With ``scale_factor``, source coordinates use that factor unless
@@ -1717,7 +1779,12 @@ def interpolate(x, size=None, scale_factor=None, mode='nearest', align_corners=F
         data_format = {3: 'NCW', 4: 'NCHW', 5: 'NCDHW'}.get(nd, 'NCHW')
     if mode not in _MODE_RANK:
         raise OpError("interpolate: mode %r is not supported; use 'nearest', 'linear', "
-                      "'bilinear' or 'trilinear'" % (mode,))
+                      "'bilinear', 'bicubic', 'trilinear' or 'area'" % (mode,))
+    if antialias and mode not in ('bilinear', 'bicubic'):
+        raise OpError("interpolate: antialias is only supported with mode 'bilinear' or "
+                      "'bicubic', got %r" % (mode,))
+    if mode == 'area' and size is None:
+        raise OpError("interpolate: output size can not be None in AREA mode")
     ranks = _MODE_RANK[mode]
     if nd not in (ranks if isinstance(ranks, tuple) else (ranks,)):
         raise OpError("interpolate: mode %r needs a %s-D input, got shape %s"
@@ -1726,9 +1793,9 @@ def interpolate(x, size=None, scale_factor=None, mode='nearest', align_corners=F
     if data_format not in formats:
         raise OpError("interpolate: data_format must be %s or %s for a %d-D input, got %r"
                       % (formats[0], formats[1], nd, data_format))
-    if align_corners and mode == 'nearest':
+    if align_corners and mode in ('nearest', 'area'):
         raise OpError("interpolate: align_corners option can only be set with the "
-                      "interpolating modes: linear | bilinear | trilinear")
+                      "interpolating modes: linear | bilinear | bicubic | trilinear")
     if align_mode not in (0, 1):
         raise OpError("interpolate: align_mode must be 0 or 1, got %r" % (align_mode,))
     fmt = 'NLC' if data_format == 'NWC' else data_format
@@ -1761,7 +1828,7 @@ def interpolate(x, size=None, scale_factor=None, mode='nearest', align_corners=F
     if any(s <= 0 for s in out_size):
         raise OpError("interpolate: output size %s must be positive" % out_size)
     return interpolate_op(x, tuple(in_size), tuple(out_size), scales, mode,
-                          bool(align_corners), int(align_mode), fmt)
+                          bool(align_corners), int(align_mode), fmt, bool(antialias))
 
 
 def upsample(x, size=None, scale_factor=None, mode='nearest', align_corners=False,
@@ -2160,6 +2227,21 @@ def _paddle_taps(n_in, n_out, mode, align_corners, align_mode, scale):
         ratio = f(0)
     taps = []
     for k in range(n_out):
+        if mode == 'area':
+            lo, hi = (k * n_in) // n_out, -((-(k + 1) * n_in) // n_out)
+            taps.append([(i, 1.0 / (hi - lo)) for i in range(lo, hi)])
+            continue
+        if mode == 'bicubic':
+            src = float(ratio * f(k)) if align_corners else float(ratio * (f(k) + f(0.5)) - f(0.5))
+            base = math.floor(src)
+            t = src - base
+            a = -0.75
+            w = [((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a,
+                 ((a + 2) * t - (a + 3)) * t * t + 1,
+                 ((a + 2) * (1 - t) - (a + 3)) * (1 - t) ** 2 + 1,
+                 ((a * (2 - t) - 5 * a) * (2 - t) + 8 * a) * (2 - t) - 4 * a]
+            taps.append([(min(max(base - 1 + j, 0), n_in - 1), w[j]) for j in range(4)])
+            continue
         if mode == 'nearest':
             i = int(float(ratio * f(k)) + 0.5) if align_corners else int(ratio * f(k))
             taps.append([(i, 1.0)])
@@ -2174,17 +2256,41 @@ def _paddle_taps(n_in, n_out, mode, align_corners, align_mode, scale):
     return taps
 
 
-def _interp_ref(x, in_size, out_size, scales, mode, ac, am, fmt, adjoint=False):
+def _aa_taps(n_in, n_out, mode, scale):
+    """Pillow's anti-aliased taps: a (bi)linear or cubic (a = -0.5) filter
+    stretched by the downscale factor, normalised per output pixel."""
+    ratio = 1.0 / scale if scale else n_in / n_out
+    support = (1.0 if mode == 'bilinear' else 2.0) * max(ratio, 1.0)
+    taps = []
+    for k in range(n_out):
+        center = ratio * (k + 0.5)
+        pts = range(max(int(center - support + 0.5), 0), min(int(center + support + 0.5), n_in))
+        w = []
+        for i in pts:
+            d = abs((i - center + 0.5) / max(ratio, 1.0))
+            if mode == 'bilinear':
+                w.append(max(0.0, 1 - d))
+            else:
+                w.append(1.5 * d ** 3 - 2.5 * d ** 2 + 1 if d < 1
+                         else -0.5 * d ** 3 + 2.5 * d ** 2 - 4 * d + 2 if d < 2 else 0.0)
+        taps.append([(i, v / sum(w)) for i, v in zip(pts, w)])
+    return taps
+
+
+def _interp_ref(x, in_size, out_size, scales, mode, ac, am, fmt, antialias=False,
+                adjoint=False):
     last = fmt in _CHANNEL_LAST
     xf = np.moveaxis(x, -1, 1) if last else x
     k = xf.ndim - 2
     src_sizes, dst_sizes = (out_size, in_size) if adjoint else (in_size, out_size)
     out = np.zeros(xf.shape[:2] + tuple(dst_sizes))
-    if tuple(in_size) == tuple(out_size):
+    if tuple(in_size) == tuple(out_size) and not antialias:
         out = xf.copy()
     else:
-        taps = [_paddle_taps(in_size[i], out_size[i], mode, ac, am,
-                             scales[i] if scales else None) for i in range(k)]
+        taps = [_aa_taps(in_size[i], out_size[i], mode, scales[i] if scales else None)
+                if antialias else
+                _paddle_taps(in_size[i], out_size[i], mode, ac, am, scales[i] if scales else None)
+                for i in range(k)]
         for o in np.ndindex(*out_size):
             combos = [[]]
             for i in range(k):
@@ -2199,10 +2305,11 @@ def _interp_ref(x, in_size, out_size, scales, mode, ac, am, fmt, adjoint=False):
     return np.moveaxis(out, 1, -1) if last else out
 
 
-def _interp_case(shape, in_size, out_size, scales, mode, ac=False, am=0, fmt='NCHW'):
+def _interp_case(shape, in_size, out_size, scales, mode, ac=False, am=0, fmt='NCHW', aa=False,
+                 **options):
     x = _rng.standard_normal(shape)
-    add_test_case(interpolate_op, x, in_size, out_size, scales, mode, ac, am, fmt,
-                  ref=_interp_ref)
+    add_test_case(interpolate_op, x, in_size, out_size, scales, mode, ac, am, fmt, aa,
+                  ref=_interp_ref, **options)
 
 
 _interp_case((1, 2, 2, 3), (2, 3), (4, 6), (2.0, 2.0), 'nearest')
@@ -2214,8 +2321,20 @@ _interp_case((1, 1, 4, 5), (4, 5), (2, 3), None, 'bilinear')
 _interp_case((1, 3, 2, 2), (3, 2), (5, 3), (1.7, 1.7), 'bilinear', False, 0, 'NHWC')
 _interp_case((2, 1, 3), (3,), (5,), None, 'linear', False, 0, 'NCW')
 _interp_case((1, 1, 2, 2, 2), (2, 2, 2), (3, 3, 2), None, 'trilinear', False, 0, 'NCDHW')
+_interp_case((1, 2, 4, 5), (4, 5), (6, 3), None, 'bicubic')
+_interp_case((1, 1, 3, 4), (3, 4), (5, 7), None, 'bicubic', True, 0, 'NCHW')
+_interp_case((2, 5, 4, 1), (5, 4), (3, 2), None, 'area', False, 0, 'NHWC')
+_interp_case((1, 2, 7), (7,), (3,), None, 'area', False, 0, 'NCW')
+_interp_case((1, 1, 8, 6), (8, 6), (3, 4), None, 'bilinear', False, 0, 'NCHW', True)
+_interp_case((1, 2, 7, 5), (7, 5), (3, 9), None, 'bicubic', False, 0, 'NCHW', True)
+add_test_case(interpolate_op, _rng.standard_normal((1, 2, 3, 3)).astype(np.float32), (3, 3),
+              (2, 5), None, 'bicubic', False, 0, 'NCHW', False, ref=_interp_ref, grad=False,
+              rtol=1e-5)
 add_test_case(interpolate_grad_op, _rng.standard_normal((1, 2, 3, 5)), (2, 3), (3, 5), None,
               'bilinear', False, 0, 'NCHW',
+              ref=lambda g, *a: _interp_ref(g, *a, adjoint=True))
+add_test_case(interpolate_grad_op, _rng.standard_normal((1, 1, 3, 4)), (8, 6), (3, 4), None,
+              'bicubic', False, 0, 'NCHW', True,
               ref=lambda g, *a: _interp_ref(g, *a, adjoint=True))
 add_test_case(interpolate_grad_op, _rng.standard_normal((1, 1, 5, 4)), (3, 3), (5, 4), None,
               'nearest', True, 0, 'NCHW',

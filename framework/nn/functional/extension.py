@@ -3,7 +3,7 @@ from ... import dtype as _dt
 from ...ops import nn as _nn
 from ...ops.registry import OpError
 
-__all__ = ['gather_tree', 'sequence_mask', 'temporal_shift']
+__all__ = ['diag_embed', 'gather_tree', 'sequence_mask', 'temporal_shift']
 
 
 def sequence_mask(x, maxlen=None, dtype='int64', name=None):
@@ -65,3 +65,34 @@ def temporal_shift(x, seg_num, shift_ratio=0.25, name=None, data_format='NCHW'):
     fwd = ops.concat([v[:, 1:, c1:c2], zero[:, :, c1:c2]], axis=1)        # from t + 1
     out = ops.reshape(ops.concat([back, fwd, v[:, :, c2:]], axis=2), [-1, c, h, w])
     return ops.transpose(out, [0, 2, 3, 1]) if data_format == 'NHWC' else out
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002
+    """Tensors whose ``(dim1, dim2)`` planes hold the last dim of ``input`` on
+    their ``offset`` diagonal (above it for ``offset > 0``), zeros elsewhere.
+
+    >>> import framework as paddle, framework.nn.functional as F
+    >>> F.diag_embed(paddle.to_tensor([1.0, 2.0])).numpy().tolist()
+    [[1.0, 0.0], [0.0, 2.0]]
+    """
+    import numpy as np
+    import framework as ops
+    nd = len(input.shape) + 1
+    d1, d2 = dim1 % nd, dim2 % nd
+    if d1 == d2:
+        raise OpError("diag_embed: dim1 and dim2 must differ, got %d and %d" % (dim1, dim2))
+    n = input.shape[-1]
+    size = n + abs(offset)
+    # selection[k, r, c] = 1 where (r, c) is the k-th entry of the diagonal
+    sel = np.zeros((n, size, size), np.dtype(input.dtype))
+    k = np.arange(n)
+    sel[k, k + max(-offset, 0), k + max(offset, 0)] = 1
+    out = ops.matmul(ops.unsqueeze(input, -2),
+                     ops.reshape(ops.to_tensor(sel), [n, size * size]))
+    out = ops.reshape(out, list(input.shape[:-1]) + [size, size])
+    # the two new axes are last; move them to (dim1, dim2)
+    rest = [a for a in range(nd) if a not in (d1, d2)]
+    perm = [0] * nd
+    for src, dst in enumerate(rest + [d1, d2]):
+        perm[dst] = src
+    return ops.transpose(out, perm)

@@ -7,6 +7,8 @@ raise the RuntimeError Paddle's CPU build raises.
 """
 from .sdpa import math_attention
 
+# ``flash_attention`` stays in this module only: ``F.flash_attention`` is the module, as in
+# Paddle
 __all__ = ['flash_attention_v3_varlen', 'flash_attn_qkvpacked', 'flash_attn_varlen_qkvpacked',
            'flashmask_attention']
 
@@ -14,6 +16,15 @@ __all__ = ['flash_attention_v3_varlen', 'flash_attn_qkvpacked', 'flash_attn_varl
 def _no_cpu_kernel(kernel):
     raise RuntimeError("(NotFound) The kernel `%s` is not registered: it needs a CUDA build "
                        "(this framework runs on the CPU, as Paddle's CPU build)" % kernel)
+
+
+def flash_attention(query, key, value, dropout=0.0, causal=False, return_softmax=False, *,
+                    fixed_seed_offset=None, rng_name='', training=True, name=None,
+                    softmax_scale=None):
+    """Attention of ``[batch, seq, heads, dim]`` inputs: ``(out, softmax or
+    None)``, computed as Paddle's CPU build does (its math attention)."""
+    return math_attention(query, key, value, None, dropout, causal, return_softmax, training,
+                          softmax_scale)
 
 
 def flash_attn_qkvpacked(qkv, dropout=0.0, causal=False, return_softmax=False, *,

@@ -12,7 +12,7 @@ from .layers import Layer
 __all__ = ['ReLU', 'ReLU6', 'LeakyReLU', 'ELU', 'CELU', 'SELU', 'GELU', 'Sigmoid', 'Tanh',
            'Softmax', 'LogSoftmax', 'SiLU', 'Swish', 'Hardswish', 'Hardsigmoid', 'Hardtanh',
            'Hardshrink', 'Softshrink', 'Softplus', 'Softsign', 'Mish', 'PReLU', 'LogSigmoid',
-           'Tanhshrink', 'ThresholdedReLU', 'Maxout', 'GLU', 'Softmax2D']
+           'Tanhshrink', 'ThresholdedReLU', 'Maxout', 'GLU', 'Softmax2D', 'Silu', 'RReLU']
 
 
 class _Activation(Layer):
@@ -122,6 +122,28 @@ class SiLU(_Activation):
 
     def __init__(self, inplace=False, name=None):
         super().__init__(name, inplace=inplace)
+
+
+Silu = SiLU      # Paddle's name for the same class
+
+
+class RReLU(Layer):
+    """Randomized leaky relu: negative inputs are scaled by a slope drawn from
+    ``U(lower, upper)`` while training and by ``(lower + upper) / 2`` in eval mode."""
+
+    def __init__(self, lower=1.0 / 8.0, upper=1.0 / 3.0, name=None):
+        super().__init__()
+        self._lower = lower
+        self._upper = upper
+        self._name = name
+
+    def forward(self, x):
+        return F.rrelu(x, lower=self._lower, upper=self._upper, training=self.training)
+
+    def extra_repr(self):
+        return 'lower=%s, upper=%s, training=%s%s' % (
+            self._lower, self._upper, self.training,
+            ', name=%s' % self._name if self._name else '')
 
 
 class Swish(_Activation):

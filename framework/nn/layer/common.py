@@ -7,8 +7,12 @@ from .layers import Layer
 from ._utils import check_device
 
 __all__ = ['Linear', 'Bilinear', 'Embedding', 'Dropout', 'Dropout2D', 'Dropout3D',
-           'AlphaDropout', 'Flatten', 'Unflatten', 'Identity', 'Pad1D', 'Pad2D', 'Pad3D',
-           'ZeroPad2D', 'Upsample', 'UpsamplingNearest2D', 'UpsamplingBilinear2D',
+           'AlphaDropout', 'FeatureAlphaDropout', 'Flatten', 'Unflatten', 'Identity', 'Pad1D',
+           'Pad2D', 'Pad3D', 'ZeroPad1D', 'ZeroPad2D', 'ZeroPad3D', 'ConstantPad1D',
+           'ConstantPad2D', 'ConstantPad3D', 'ReflectionPad1D', 'ReflectionPad2D',
+           'ReflectionPad3D', 'ReplicationPad1D', 'ReplicationPad2D', 'ReplicationPad3D',
+           'CircularPad1D', 'CircularPad2D', 'CircularPad3D', 'Upsample',
+           'UpsamplingNearest2D', 'UpsamplingBilinear2D',
            'CosineSimilarity', 'Unfold', 'Fold']
 
 
@@ -228,6 +232,22 @@ class AlphaDropout(Layer):
         return 'p=%s' % self.p
 
 
+class FeatureAlphaDropout(Layer):
+    """Alpha dropout of whole channels while training (see
+    ``F.feature_alpha_dropout``); the identity in eval mode."""
+
+    def __init__(self, p=0.5, name=None):
+        super().__init__()
+        self.p = p
+        self.name = name
+
+    def forward(self, input):
+        return F.feature_alpha_dropout(input, p=self.p, training=self.training)
+
+    def extra_repr(self):
+        return 'p=%s%s' % (self.p, ', name=%s' % self.name if self.name else '')
+
+
 class Flatten(Layer):
     """Flattens dims ``start_axis..stop_axis`` into one."""
 
@@ -332,9 +352,109 @@ class Pad3D(_PadNd):
         super().__init__(padding, mode, value, data_format, name)
 
 
+class ZeroPad1D(Pad1D):
+    """Pads with zeros (see ``Pad1D`` for ``padding``)."""
+
+    def __init__(self, padding, data_format='NCL', name=None):
+        super().__init__(padding, 'constant', 0.0, data_format, name)
+
+
 class ZeroPad2D(Pad2D):
+    """Pads with zeros (see ``Pad2D`` for ``padding``)."""
+
     def __init__(self, padding, data_format='NCHW', name=None):
         super().__init__(padding, 'constant', 0.0, data_format, name)
+
+
+class ZeroPad3D(Pad3D):
+    """Pads with zeros (see ``Pad3D`` for ``padding``)."""
+
+    def __init__(self, padding, data_format='NCDHW', name=None):
+        super().__init__(padding, 'constant', 0.0, data_format, name)
+
+
+class ConstantPad1D(Pad1D):
+    """Pads with the constant ``value`` (see ``Pad1D`` for ``padding``)."""
+
+    def __init__(self, padding, value, data_format='NCL', name=None):
+        super().__init__(padding, 'constant', value, data_format, name)
+
+
+class ConstantPad2D(Pad2D):
+    """Pads with the constant ``value`` (see ``Pad2D`` for ``padding``)."""
+
+    def __init__(self, padding, value, data_format='NCHW', name=None):
+        super().__init__(padding, 'constant', value, data_format, name)
+
+
+class ConstantPad3D(Pad3D):
+    """Pads with the constant ``value`` (see ``Pad3D`` for ``padding``)."""
+
+    def __init__(self, padding, value, data_format='NCDHW', name=None):
+        super().__init__(padding, 'constant', value, data_format, name)
+
+
+class ReflectionPad1D(Pad1D):
+    """Pads with reflection of the input at its borders (see ``Pad1D`` for ``padding``)."""
+
+    def __init__(self, padding, data_format='NCL', name=None):
+        super().__init__(padding, 'reflect', 0.0, data_format, name)
+
+
+class ReflectionPad2D(Pad2D):
+    """Pads with reflection of the input at its borders (see ``Pad2D`` for ``padding``)."""
+
+    def __init__(self, padding, data_format='NCHW', name=None):
+        super().__init__(padding, 'reflect', 0.0, data_format, name)
+
+
+class ReflectionPad3D(Pad3D):
+    """Pads with reflection of the input at its borders (see ``Pad3D`` for ``padding``)."""
+
+    def __init__(self, padding, data_format='NCDHW', name=None):
+        super().__init__(padding, 'reflect', 0.0, data_format, name)
+
+
+class ReplicationPad1D(Pad1D):
+    """Pads with copies of the input's border values (see ``Pad1D`` for ``padding``)."""
+
+    def __init__(self, padding, data_format='NCL', name=None):
+        super().__init__(padding, 'replicate', 0.0, data_format, name)
+
+
+class ReplicationPad2D(Pad2D):
+    """Pads with copies of the input's border values (see ``Pad2D`` for ``padding``)."""
+
+    def __init__(self, padding, data_format='NCHW', name=None):
+        super().__init__(padding, 'replicate', 0.0, data_format, name)
+
+
+class ReplicationPad3D(Pad3D):
+    """Pads with copies of the input's border values (see ``Pad3D`` for ``padding``)."""
+
+    def __init__(self, padding, data_format='NCDHW', name=None):
+        super().__init__(padding, 'replicate', 0.0, data_format, name)
+
+
+class CircularPad1D(Pad1D):
+    """Pads with the input wrapped around (periodic) (see ``Pad1D`` for ``padding``)."""
+
+    def __init__(self, padding, data_format='NCL', name=None):
+        super().__init__(padding, 'circular', 0.0, data_format, name)
+
+
+class CircularPad2D(Pad2D):
+    """Pads with the input wrapped around (periodic) (see ``Pad2D`` for ``padding``)."""
+
+    def __init__(self, padding, data_format='NCHW', name=None):
+        super().__init__(padding, 'circular', 0.0, data_format, name)
+
+
+class CircularPad3D(Pad3D):
+    """Pads with the input wrapped around (periodic) (see ``Pad3D`` for ``padding``)."""
+
+    def __init__(self, padding, data_format='NCDHW', name=None):
+        super().__init__(padding, 'circular', 0.0, data_format, name)
 
 
 class Upsample(Layer):

@@ -1,4 +1,4 @@
-"""Normalisation layers: batch, layer, group and instance norm.
+"""Normalisation layers: batch, layer, group, instance and spectral norm.
 
 Batch norm keeps its running statistics as parameters named ``_mean`` and
 ``_variance`` that are not trainable (``trainable=False``, ``stop_gradient=True``),
@@ -22,7 +22,7 @@ def _layer_dtype(dtype):
 
 __all__ = ['BatchNorm', 'BatchNorm1D', 'BatchNorm2D', 'BatchNorm3D', 'SyncBatchNorm',
            'LayerNorm', 'GroupNorm', 'InstanceNorm1D', 'InstanceNorm2D', 'InstanceNorm3D',
-           'LocalResponseNorm']
+           'LocalResponseNorm', 'SpectralNorm']
 
 
 class _BatchNormBase(Layer):
@@ -354,3 +354,66 @@ class LocalResponseNorm(Layer):
 
     def extra_repr(self):
         return 'size=%s, alpha=%s, beta=%s, k=%s' % (self.size, self.alpha, self.beta, self.k)
+
+
+class SpectralNorm(Layer):
+    """Spectral normalisation of a weight tensor given to ``forward``: the weight
+    (as a ``[shape[dim], -1]`` matrix) divided by its largest singular value,
+    estimated by ``power_iters`` power-iteration steps from the non-trainable
+    ``weight_u`` / ``weight_v`` (which, as in Paddle's kernel, are not updated).
+
+    >>> import framework as paddle
+    >>> sn = paddle.nn.SpectralNorm([2, 3], power_iters=50)
+    >>> w = paddle.to_tensor([[3.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    >>> [round(float(v), 4) for v in sn(w).numpy().ravel()[[0, 4]]]
+    [1.0, 0.3333]
+    """
+
+    def __init__(self, weight_shape, dim=0, power_iters=1, eps=1e-12, dtype='float32'):
+        super().__init__()
+        from ..initializer import Normal
+        self._power_iters = power_iters
+        self._eps = eps
+        self._dim = dim
+        self._dtype = dtype
+        self._weight_shape = list(weight_shape)
+        if int(np.prod(self._weight_shape)) <= 0:
+            raise ValueError("SpectralNorm: no dimension of weight_shape may be 0, got %s"
+                             % self._weight_shape)
+        if not 0 <= dim < len(self._weight_shape):
+            raise ValueError("SpectralNorm: dim must be in [0, %d), got %d"
+                             % (len(self._weight_shape), dim))
+        h = self._weight_shape[dim]
+        w = int(np.prod(self._weight_shape)) // h
+        self.weight_u = self.create_parameter([h], attr=ParamAttr(), dtype=dtype,
+                                              default_initializer=Normal(0.0, 1.0))
+        self.weight_u.stop_gradient = True
+        self.weight_v = self.create_parameter([w], attr=ParamAttr(), dtype=dtype,
+                                              default_initializer=Normal(0.0, 1.0))
+        self.weight_v.stop_gradient = True
+
+    def forward(self, x):
+        import framework as ops
+        from ...dygraph.state import no_grad
+        if list(x.shape) != self._weight_shape:
+            raise ValueError("SpectralNorm: the weight has shape %s but the layer was built "
+                             "for %s" % (list(x.shape), self._weight_shape))
+        perm = [self._dim] + [d for d in range(len(x.shape)) if d != self._dim]
+        mat = ops.reshape(ops.transpose(x, perm) if self._dim else x,
+                          [self._weight_shape[self._dim], -1])
+        u, v = self.weight_u, self.weight_v
+        with no_grad():
+            # power iteration on copies (Paddle's kernel keeps U and V unchanged);
+            # normalised by norm + eps as that kernel does
+            m = mat.detach()
+            for _ in range(self._power_iters):
+                v = ops.matmul(m, u, transpose_x=True)
+                v = v / (ops.sqrt(ops.sum(v * v)) + self._eps)
+                u = ops.matmul(m, v)
+                u = u / (ops.sqrt(ops.sum(u * u)) + self._eps)
+        sigma = ops.dot(u, ops.matmul(mat, v))
+        return x / sigma
+
+    def extra_repr(self):
+        return 'weight_shape=%s, dim=%d, power_iters=%d' % (self._weight_shape, self._dim,
+                                                          self._power_iters)
