@@ -74,3 +74,108 @@ def is_floating(dtype):
 
 def is_integer(dtype):
     return np.dtype(dtype).kind in 'iu'
+
+
+def default_complex():
+    """The complex dtype matching the default float (complex64 for float32)."""
+    return complex128 if _default_dtype[0] == float64 else complex64
+
+
+# ---- type promotion -------------------------------------------------------------
+#
+# PyTorch's rule (torch.result_type), used by every elementwise op in both modes.
+# Dtypes fall in categories bool < integer < floating < complex. Operands come in
+# three priority groups: tensors with dims, 0-d tensors, and numbers (Python or
+# numpy scalars: a numpy scalar counts as a number of its category, so
+# ``x * np.float64(2)`` keeps a float32 x). A lower group decides the dtype only
+# when it brings a higher category, so float32 data never silently becomes float64.
+
+_CATEGORY = {'b': 0, 'u': 1, 'i': 1, 'f': 2, 'c': 3}
+_promoted = {}
+
+
+def category(dtype):
+    """0 bool, 1 integer, 2 floating, 3 complex."""
+    d = np.dtype(dtype)
+    try:
+        return _CATEGORY[d.kind]
+    except KeyError:
+        raise TypeError("dtype %s takes no part in arithmetic; use a bool, integer, "
+                        "float or complex dtype" % d) from None
+
+
+def promote_types(a, b):
+    """The smallest dtype that holds both ``a`` and ``b`` (torch.promote_types):
+    the higher category wins, an integer meeting a float gives that float
+    (int64 with float16 is float16, where numpy says float64), and within a
+    category (or floating with complex) the wider type wins."""
+    if a is b:
+        return a
+    key = (a, b)
+    hit = _promoted.get(key)
+    if hit is None:
+        ca, cb = category(a), category(b)
+        if ca == cb or ca + cb == 5:       # same category, or floating with complex
+            hit = np.promote_types(a, b)
+        else:
+            hit = np.dtype(a if ca > cb else b)
+        _promoted[key] = hit
+    return hit
+
+
+def number_dtype(value):
+    """The dtype a number (Python or numpy scalar) takes part in promotion
+    with: bool, int64, the default float or the default complex; None for
+    anything else."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool_
+    if isinstance(value, (int, np.integer)):
+        return int64
+    if isinstance(value, (float, np.floating)):
+        return _default_dtype[0]
+    if isinstance(value, (complex, np.complexfloating)):
+        return default_complex()
+    return None
+
+
+def _combine(higher, lower):
+    """The dtype of a higher-priority group next to a lower one: the lower
+    group only counts when its category is higher."""
+    if higher is None:
+        return lower
+    if lower is None or category(higher) >= category(lower):
+        return higher
+    return promote_types(higher, lower)
+
+
+def result_type(*operands):
+    """The dtype an elementwise op computes in, for operands that are tensors
+    (anything with ``dtype`` and ``shape``: Tensor, Variable, Meta, numpy
+    array), bare dtypes (taken as tensors), numbers, or None (ignored).
+
+    >>> import framework as paddle
+    >>> x = paddle.ones([2], 'int32')
+    >>> str(paddle.dtype.result_type(x, 1.5)), str(paddle.dtype.result_type(x, paddle.ones([], 'int64')))
+    ('float32', 'int32')
+    """
+    dims = zero = numbers = None
+    for v in operands:
+        if v is None:
+            continue
+        d = number_dtype(v)
+        if d is not None:
+            numbers = d if numbers is None else promote_types(numbers, d)
+            continue
+        if isinstance(v, np.dtype):
+            d, ndim = v, 1
+        else:
+            try:
+                d, ndim = np.dtype(v.dtype), len(v.shape)
+            except AttributeError:
+                raise TypeError("type promotion: expected a tensor or a number, got %s"
+                                % type(v).__name__) from None
+        if ndim:
+            dims = d if dims is None else promote_types(dims, d)
+        else:
+            zero = d if zero is None else promote_types(zero, d)
+    return _combine(dims, _combine(zero, numbers))

@@ -347,6 +347,23 @@ def return_in_if(x):
     return x * 3
 
 
+def return_tuple_early(x):
+    if x.sum() > 0:
+        a = x * 2
+        return a, x + 1
+    elif x.sum() > -2:
+        return x * 3, x - 1
+    return x * 4, x - 2
+
+
+def tuple_assigned_in_branches(x):
+    if x.mean() > 0:
+        pair = (x * 2, x.sum())
+    else:
+        pair = (x - 1, x.mean())
+    return pair[0] + pair[1]
+
+
 def return_in_loop(x, n):
     s = x * 0
     for i in range(n):
@@ -459,6 +476,35 @@ def test_nested_loops_with_break():
 
 def test_return_inside_branch():
     check(return_in_if, [(T([1.0]),), (T([-1.0]),)], has=('cond',))
+
+
+def test_early_return_of_a_tuple_from_a_tensor_if():
+    # the returned tuple is one value per path: each leaf becomes a cond output
+    check(return_tuple_early, [(T([1.0, 2.0]),), (T([-0.5, -0.5]),), (T([-3.0, 1.0]),)],
+          has=('cond',))
+
+
+def test_tuple_variable_assigned_in_both_branches():
+    sf = check(tuple_assigned_in_branches, [(T([1.0, 2.0]),), (T([-1.0, -3.0]),)],
+               has=('cond',))
+    for v in ([1.0, 2.0], [-1.0, -3.0]):
+        xe, xs = T(v, grad=True), T(v, grad=True)
+        tuple_assigned_in_branches(xe).sum().backward()
+        sf(xs).sum().backward()
+        np.testing.assert_allclose(xs.grad.numpy(), xe.grad.numpy())
+
+
+def test_gradients_after_a_call_that_needed_none():
+    # the first call traces with an input that needs no gradient; an input that
+    # needs one must not reuse that program (its gradient came back as NaN)
+    for fn in (if_else, tuple_assigned_in_branches):
+        sf = to_static(fn)
+        sf(T([1.0, 2.0]))
+        xe, xs = T([1.0, 2.0], grad=True), T([1.0, 2.0], grad=True)
+        fn(xe).sum().backward()
+        sf(xs).sum().backward()
+        np.testing.assert_allclose(xs.grad.numpy(), xe.grad.numpy())
+        assert len(sf.program_cache) == 2
 
 
 def test_early_return_inside_loop():

@@ -429,7 +429,7 @@ def test_assign_clone_shape_numel():
     out = paddle.zeros([2, 3], 'float64')
     paddle.assign(_t(a), output=out)
     np.testing.assert_array_equal(out.numpy(), a)
-    assert paddle.shape(_t(a)).tolist() == [2, 3] and paddle.shape(_t(a)).dtype == paddle.int32
+    assert paddle.shape(_t(a)).tolist() == [2, 3] and paddle.shape(_t(a)).dtype == paddle.int64
     assert paddle.numel(_t(a)).item() == 6
 
 

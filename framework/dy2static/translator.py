@@ -474,7 +474,10 @@ class StaticFunction:
             if _is_tensor_arg(leaf):
                 spec = next(specs, None)
                 s = _spec_for(leaf, spec if isinstance(spec, InputSpec) else None)
-                key.append(('T', s.shape, str(s.dtype)))
+                # the program marks inputs that need no gradient (as Paddle does),
+                # so a tensor that needs one gets a program of its own
+                key.append(('T', s.shape, str(s.dtype),
+                            isinstance(leaf, Tensor) and not leaf.stop_gradient))
             elif isinstance(leaf, InputSpec):
                 key.append(('T', leaf.shape, str(leaf.dtype)))
             else:

@@ -10,14 +10,20 @@ import weakref
 
 import numpy as np
 
+from .. import flags
 from ..ops import registry
 from ..ops.grad_utils import scalar_array as _scalar_array
+from ..ops.promotion import is_number, promote_inputs
 from ..ops.registry import OpError
+from . import nan_check
 from .autograd import GradNode
-from .state import grad_mode
+from .state import grad_enabled
 from .tensor import Tensor
 
 _ndarray = np.ndarray
+# numbers the hot paths pass to kernels as cached 0-d arrays (numpy scalars
+# count as numbers in type promotion, like Python's)
+_SCALARS = (float, int, bool, np.float64, np.float32, np.int64, np.int32, np.bool_)
 _new = Tensor.__new__
 _ref = weakref.ref
 
@@ -42,6 +48,48 @@ def _unwrap_list(op, name, items):
     return arrays, tuple(edges), need
 
 
+def _common_dtype(tensors):
+    """The dtype shared by a list of Tensors, else None."""
+    d = None
+    for t in tensors:
+        if type(t) is not Tensor:
+            return None
+        td = t.data.dtype
+        if d is None:
+            d = td
+        elif td is not d:
+            return None
+    return d
+
+
+def _promoted_dtype(op, ins):
+    """``(ins, dtype)``: the dtype the promoted inputs of ``op`` compute in,
+    tensors of other dtypes cast to it (``ops/promotion.py``). The common
+    cases, tensors that already share a dtype (and numbers that keep it),
+    cost one pass over them."""
+    promote = op.promote
+    if op.variadic[promote[0]]:            # concat, stack, add_n: one list input
+        d = _common_dtype(ins[promote[0]]) if len(promote) == 1 else None
+        return (ins, d) if d is not None else promote_inputs(op, ins)
+    d = None
+    number = None
+    for i in promote:
+        t = ins[i]
+        if type(t) is Tensor:
+            td = t.data.dtype
+            if d is None:
+                d = td
+            elif td is not d:
+                return promote_inputs(op, ins)
+        elif number is None and type(t) in _SCALARS:
+            number = t
+        else:
+            return promote_inputs(op, ins)
+    if d is None or number is not None and _scalar_array(number, d).dtype is not d:
+        return promote_inputs(op, ins)
+    return ins, d
+
+
 def apply_op(op, args):
     n = op.n_in
     if len(args) == n + op.n_attrs:
@@ -49,6 +97,9 @@ def apply_op(op, args):
         attrs = args[n:]
     else:
         ins, attrs = op.split_args(args)
+    promote = op.promote
+    if promote is not None:
+        ins, dtype = _promoted_dtype(op, ins)
     arrays = []
     edges = []
     versions = []
@@ -71,6 +122,8 @@ def apply_op(op, args):
         else:
             if type(t) in (list, tuple):
                 t = np.asarray(t)
+            elif promote is not None and i in promote and is_number(t):
+                t = _scalar_array(t, dtype)
             elif hasattr(t, '_is_static_var'):
                 raise OpError("op '%s': got a static Variable in dynamic (eager) mode; "
                               "call framework.enable_static() or use program_guard"
@@ -81,10 +134,10 @@ def apply_op(op, args):
     try:
         out = op.kernel(*arrays, *attrs)
     except OpError as e:
-        raise OpError("%s: %s" % (op.name, e) if not str(e).startswith(op.name) else str(e)) from None
+        raise _named(op, e) from None
     except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
         raise _kernel_error(op, arrays, attrs, e) from None
-    record = need and grad_mode.enabled and op.differentiable
+    record = need and grad_enabled() and op.differentiable
     if op.n_out == 1:
         return _finish(op, out, ins, attrs, edges, versions if op.save_inputs else (), record)
     outs = tuple(o if type(o) is _ndarray else np.asarray(o) for o in out)
@@ -109,13 +162,21 @@ def _describe(a):
     return repr(a)
 
 
+def _named(op, err):
+    """``err`` as an OpError whose message starts with the op's name."""
+    msg = str(err)
+    return OpError(msg if msg.startswith(op.name) else "%s: %s" % (op.name, msg))
+
+
 def _kernel_error(op, arrays, attrs, err):
     """A clear message: infer_meta's if it has one, else the op and its arguments."""
+    if isinstance(err, OpError):
+        return _named(op, err)
     if op.infer_meta is not None:
         try:
             op.infer_meta(*arrays, *attrs)
         except OpError as e:
-            return OpError("%s: %s" % (op.name, e))
+            return _named(op, e)
         except Exception:
             pass
     args = ', '.join('%s=%s' % (n, _describe(a)) for n, a in zip(op.input_names, arrays))
@@ -160,14 +221,11 @@ def _unary(op):
             out = kernel(x.data)
         except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
             raise _kernel_error(op, [x.data], (), e) from None
-        if x.stop_gradient or not differentiable or not grad_mode.enabled:
+        if x.stop_gradient or not differentiable or not grad_enabled():
             return _finish(op, out, None, (), None, None, False)
         return _finish(op, out, (x,), (), (x._grad_node or x,),
                        (x._version,) if save else (), True)
     return apply
-
-
-_SCALARS = (float, int, bool)
 
 
 def _binary(op):
@@ -176,6 +234,7 @@ def _binary(op):
     kernel = op.kernel
     differentiable = op.differentiable
     save = op.save_inputs
+    promote = op.promote is not None
 
     def apply(*args):
         if len(args) != 2:
@@ -202,11 +261,13 @@ def _binary(op):
             rx = False
         else:
             return apply_op(op, args)
+        if promote and xd.dtype is not yd.dtype:
+            return apply_op(op, args)    # mixed dtypes: cast first
         try:
             out = kernel(xd, yd)
         except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
             raise _kernel_error(op, [xd, yd], (), e) from None
-        if not (rx or ry) or not differentiable or not grad_mode.enabled:
+        if not (rx or ry) or not differentiable or not grad_enabled():
             return _finish(op, out, None, (), None, None, False)
         edges = ((x._grad_node or x) if rx else None,
                  (y._grad_node or y) if ry else None)
@@ -218,13 +279,19 @@ def _binary(op):
 
 def make_eager(op):
     """The eager function for ``op``: a specialised hot path when it has one
-    or two plain inputs, one output and no attributes; else ``apply_op``."""
+    or two plain inputs, one output and no attributes; else ``apply_op``.
+    With ``FLAGS_check_nan_inf`` on, wrapped in the NaN/Inf check."""
     plain = op.n_attrs == 0 and op.n_out == 1 and not any(op.variadic)
     if plain and op.n_in == 1:
-        return _unary(op)
-    if plain and op.n_in == 2:
-        return _binary(op)
-    return lambda *args: apply_op(op, args)
+        fn = _unary(op)
+    elif plain and op.n_in == 2:
+        fn = _binary(op)
+    else:
+        def fn(*args):
+            return apply_op(op, args)
+    if flags.flag('FLAGS_check_nan_inf'):
+        fn = nan_check.checking(op, fn)
+    return fn
 
 
 registry.mode.make_eager = make_eager

@@ -1,6 +1,7 @@
 """Helpers for writing grad rules: undoing broadcasting, in numpy and as ops."""
 import numpy as np
 
+from .. import dtype as _dt
 from . import meta
 from .registry import Meta, add_test_case, def_op
 
@@ -33,15 +34,19 @@ _scalar_arrays = {}
 
 
 def scalar_array(value, dtype):
-    """A Python scalar as a 0-d array of the dtype numpy's weak-scalar promotion
-    gives it next to ``dtype`` (cached). numpy's ufuncs take a slow path for
-    Python floats; a 0-d array is faster and computes the same values."""
+    """A number as a 0-d array of the dtype type promotion gives it next to a
+    tensor of ``dtype`` (``framework.dtype.result_type``; cached). Integers
+    wrap around in a narrower integer dtype, as in PyTorch. numpy's ufuncs take
+    a slow path for Python floats; a 0-d array is faster and computes the same."""
     key = (value, type(value), dtype)
     arr = _scalar_arrays.get(key)
     if arr is None:
         if len(_scalar_arrays) > 4096:
             _scalar_arrays.clear()
-        arr = _scalar_arrays[key] = np.asarray(value, dtype=np.result_type(dtype, value))
+        with np.errstate(over='ignore'):
+            arr = np.asarray(value).astype(_dt.result_type(dtype, value))
+        arr.flags.writeable = False
+        _scalar_arrays[key] = arr
     return arr
 
 

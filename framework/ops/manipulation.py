@@ -36,6 +36,8 @@ def _cast_meta(x, dtype):
 
 @def_op('cast', _cast_meta, save_inputs=False)
 def cast_op(x, dtype='float32'):
+    if np.iscomplexobj(x) and np.dtype(dtype).kind != 'c':
+        x = np.real(x)   # complex -> real keeps the real part (what the gradient of real -> complex is)
     return x.astype(dtype, copy=False) if isinstance(x, np.ndarray) else np.asarray(x, dtype)
 
 
@@ -48,7 +50,11 @@ def _cast_grad(g, x, out, dtype):
 
 @cast_op.def_fast_grad
 def _cast_fast(g, x, out, dtype):
-    return g.astype(x.dtype, copy=False) if x.dtype.kind in 'fc' else None
+    if x.dtype.kind not in 'fc':
+        return None
+    if g.dtype.kind == 'c' and x.dtype.kind != 'c':
+        g = g.real
+    return g.astype(x.dtype, copy=False)
 
 
 def cast(x, dtype):
@@ -384,7 +390,8 @@ def _concat_meta(xs, axis):
     return Meta(out, meta.result_dtype(*xs))
 
 
-@def_op('concat', _concat_meta, inputs=('xs*',), attrs={'axis': 0}, save_inputs=False)
+@def_op('concat', _concat_meta, inputs=('xs*',), attrs={'axis': 0}, save_inputs=False,
+        promote=('xs',))
 def concat_op(xs, axis=0):
     return np.concatenate(xs, axis=axis)
 
@@ -480,7 +487,8 @@ def _stack_meta(xs, axis):
     return Meta(out[:ax] + [len(xs)] + out[ax:], meta.result_dtype(*xs))
 
 
-@def_op('stack', _stack_meta, inputs=('xs*',), attrs={'axis': 0}, save_inputs=False)
+@def_op('stack', _stack_meta, inputs=('xs*',), attrs={'axis': 0}, save_inputs=False,
+        promote=('xs',))
 def stack_op(xs, axis=0):
     return np.stack(xs, axis=axis)
 
@@ -1230,7 +1238,7 @@ def _where_meta(condition, x, y):
     return Meta(shape, meta.result_dtype(x, y))
 
 
-@def_op('where', _where_meta, no_grad_inputs=('condition',))
+@def_op('where', _where_meta, no_grad_inputs=('condition',), promote=('x', 'y'))
 def where_op(condition, x, y):
     return np.where(condition, x, y)
 
@@ -1604,13 +1612,13 @@ def clone(x, name=None):
 
 
 def _shape_meta(x):
-    return Meta((len(meta.shape_of(x)),), np.int32)
+    return Meta((len(meta.shape_of(x)),), np.int64)
 
 
 @def_op('shape', _shape_meta, differentiable=False,
-        value_from_meta=lambda x: np.asarray(meta.shape_of(x), np.int32))
+        value_from_meta=lambda x: np.asarray(meta.shape_of(x), np.int64))
 def shape_op(x):
-    return np.asarray(np.shape(x), np.int32)
+    return np.asarray(np.shape(x), np.int64)
 
 
 def _numel_meta(x):
@@ -1624,7 +1632,7 @@ def numel_op(x):
 
 
 def _shape_api(input):  # noqa: A002
-    """The shape of ``input`` as a 1-D int32 tensor (known at run time in static mode)."""
+    """The shape of ``input`` as a 1-D int64 tensor (known at run time in static mode)."""
     return shape_op(input)
 
 
@@ -2324,7 +2332,7 @@ add_test_case(one_hot_op, np.array([[0, 2], [1, 3]]), 4,
               ref=lambda x, n: np.array([[[float(c == v) for c in range(n)] for v in row]
                                          for row in x], np.float32))
 add_test_case(assign_op, _r((2, 3)), ref=lambda x: x + 0.0)
-add_test_case(shape_op, _r((2, 3, 1)), ref=lambda x: np.array([2, 3, 1], np.int32))
+add_test_case(shape_op, _r((2, 3, 1)), ref=lambda x: np.array([2, 3, 1], np.int64))
 add_test_case(numel_op, _r((2, 3, 1)), ref=lambda x: np.array(6))
 # getitem: basic, negative steps, None/Ellipsis, int arrays (repeated), bool masks
 _x34 = _r((3, 4))
@@ -2403,3 +2411,13 @@ add_test_case(set_value_written_op, _r((4,)), [_r((4,)) > 0], [['tensor', 0]], r
 add_test_case(set_value_written_op, _r((0, 3)), [np.zeros(0, np.int64)],
               [['slice', None, None, None], ['tensor', 0]], ref=_ref_written)
 add_test_case(set_value_written_op, _r(()), [], [['none']], ref=_ref_written)
+
+# mixed dtypes: x and y (the list items) are cast to their promoted dtype first
+_mix = np.random.default_rng(9)
+add_test_case(where_op, _cond, _mix.integers(-3, 4, (3, 4)), _mix.standard_normal(4),
+              ref=lambda c, x, y: np.where(c, x, y))
+add_test_case(concat_op, [_mix.standard_normal((2, 3)).astype(np.float32),
+                          _mix.integers(-3, 4, (1, 3))], 0,
+              ref=lambda xs, a: np.vstack(xs).astype(np.float32))
+add_test_case(stack_op, [_mix.integers(-3, 4, 3), _mix.standard_normal(3)], 1,
+              ref=lambda xs, a: np.stack(xs, 1))

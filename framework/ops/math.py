@@ -29,7 +29,7 @@ def _reduce():
 
 # ---- binary arithmetic ------------------------------------------------------
 
-@def_op('add', meta.broadcast, save_inputs=False)
+@def_op('add', meta.broadcast, save_inputs=False, promote=('x', 'y'))
 def add_op(x, y):
     return np.add(x, y)
 
@@ -44,7 +44,7 @@ def _add_fast(g, x, y, out):
     return ub(g, x), ub(g, y)
 
 
-@def_op('subtract', meta.broadcast, save_inputs=False)
+@def_op('subtract', meta.broadcast, save_inputs=False, promote=('x', 'y'))
 def subtract_op(x, y):
     return np.subtract(x, y)
 
@@ -59,18 +59,36 @@ def _subtract_fast(g, x, y, out):
     return ub(g, x), (ub(-g, y) if type(y) is _ndarray else None)
 
 
-@def_op('multiply', meta.broadcast)
+@def_op('multiply', meta.broadcast, promote=('x', 'y'))
 def multiply_op(x, y):
     return np.multiply(x, y)
 
 
+def _conj(v):
+    """The complex conjugate of a complex operand (graph value, array or number);
+    real ones unchanged. The gradient of a product is the cotangent times the
+    conjugate of the other factor (the convention of ops/complex.py)."""
+    if isinstance(v, complex):
+        return v.conjugate()
+    if not np.dtype(getattr(v, 'dtype', np.float64)).kind == 'c':
+        return v
+    if type(v) is _ndarray:
+        return np.asarray(np.conj(v))   # keep 0-D arrays arrays (the fast paths test the type)
+    if isinstance(v, np.generic):
+        return np.conj(v)
+    from .complex import conj_op
+    return conj_op(v)
+
+
 @multiply_op.def_grad
 def _multiply_grad(g, x, y, out):
-    return sum_like(g * y, x), sum_like(g * x, y)
+    return sum_like(g * _conj(y), x), sum_like(g * _conj(x), y)
 
 
 @multiply_op.def_fast_grad
 def _multiply_fast(g, x, y, out):
+    if g.dtype.kind == 'c':
+        x, y = _conj(x), _conj(y)
     if type(y) is not _ndarray:          # x * scalar: the common case
         return ub(g * scalar_array(y, g.dtype), x), None
     if type(x) is not _ndarray:
@@ -80,38 +98,36 @@ def _multiply_fast(g, x, y, out):
 
 def _true_divide(x, y):
     out = np.true_divide(x, y)
-    if out.dtype == np.float64 and _all_int(x, y):
-        out = out.astype(np.float32)   # int / int gives the default float
+    if np.asarray(x).dtype.kind in 'biu' and np.asarray(y).dtype.kind in 'biu':
+        out = out.astype(_dt.default_float())   # int / int gives the default float
     return out
 
 
-def _all_int(*vals):
-    return all(not isinstance(v, float) and np.asarray(v).dtype.kind in 'iub' for v in vals)
-
-
-@def_op('divide', meta.broadcast_float)
+@def_op('divide', meta.broadcast_float, promote=('x', 'y'))
 def divide_op(x, y):
     return _true_divide(x, y)
 
 
 @divide_op.def_grad
 def _divide_grad(g, x, y, out):
-    gx = g / y
-    return sum_like(gx, x), sum_like(-gx * out, y)
+    gx = g / _conj(y)
+    return sum_like(gx, x), sum_like(-gx * _conj(out), y)
 
 
 @divide_op.def_fast_grad
 def _divide_fast(g, x, y, out):
+    if g.dtype.kind == 'c':
+        y, out = _conj(y), _conj(out)
     gx = g / (y if type(y) is _ndarray else scalar_array(y, g.dtype))
     return ub(gx, x), (ub(-gx * out, y) if type(y) is _ndarray else None)
 
 
-@def_op('floor_divide', meta.broadcast, differentiable=False)
+@def_op('floor_divide', meta.broadcast, differentiable=False, promote=('x', 'y'))
 def floor_divide_op(x, y):
     return np.floor_divide(x, y)
 
 
-@def_op('remainder', meta.broadcast)
+@def_op('remainder', meta.broadcast, promote=('x', 'y'))
 def remainder_op(x, y):
     return np.remainder(x, y)
 
@@ -121,7 +137,7 @@ def _remainder_grad(g, x, y, out):
     return sum_like(g, x), sum_like(-g * floor_divide_op(x, y), y)
 
 
-@def_op('elementwise_pow', meta.broadcast)
+@def_op('elementwise_pow', meta.broadcast, promote=('x', 'y'))
 def pow_op(x, y):
     return np.power(x, y)
 
@@ -140,7 +156,7 @@ def _pow_fast(g, x, y, out):
     return gx, gy
 
 
-@def_op('maximum', meta.broadcast)
+@def_op('maximum', meta.broadcast, promote=('x', 'y'))
 def maximum_op(x, y):
     return np.maximum(x, y)
 
@@ -157,7 +173,7 @@ def _maximum_fast(g, x, y, out):
     return ub(gx, x), ub(g - gx, y)
 
 
-@def_op('minimum', meta.broadcast)
+@def_op('minimum', meta.broadcast, promote=('x', 'y'))
 def minimum_op(x, y):
     return np.minimum(x, y)
 
@@ -180,7 +196,7 @@ def _lerp_meta(x, y, weight):
     return Meta(shape, meta.result_dtype(x, y, weight))
 
 
-@def_op('lerp', _lerp_meta)
+@def_op('lerp', _lerp_meta, promote=('x', 'y', 'weight'))
 def lerp_op(x, y, weight):
     """``x + weight * (y - x)``; ``weight`` is a tensor or a Python float."""
     return x + weight * (y - x)
@@ -208,7 +224,8 @@ def _add_n_meta(xs):
     return Meta(shape, meta.result_dtype(*xs))
 
 
-@def_op('add_n', _add_n_meta, inputs=('inputs*',), attrs={}, save_inputs=False)
+@def_op('add_n', _add_n_meta, inputs=('inputs*',), attrs={}, save_inputs=False,
+        promote=('inputs',))
 def add_n_op(inputs):
     """Sum of a list of tensors."""
     if len(inputs) == 1:
@@ -234,8 +251,11 @@ def _add_n_fast(g, inputs, out):
 
 # ---- comparisons, logic and bit ops (no gradient) ---------------------------
 
-def _no_grad_binary(name, fn, infer=meta.compare):
-    return def_op(name, infer, inputs=('x', 'y'), attrs={}, differentiable=False)(fn)
+def _no_grad_binary(name, fn, infer=meta.compare, promote=('x', 'y')):
+    """Comparisons and bit ops compute in the promoted dtype; logical ops
+    only look at truth values, so they take their inputs as they are."""
+    return def_op(name, infer, inputs=('x', 'y'), attrs={}, differentiable=False,
+                  promote=promote)(fn)
 
 
 def _no_grad_unary(name, fn, infer=meta.logical_unary):
@@ -248,9 +268,9 @@ less_than_op = _no_grad_binary('less_than', lambda x, y: np.less(x, y))
 less_equal_op = _no_grad_binary('less_equal', lambda x, y: np.less_equal(x, y))
 greater_than_op = _no_grad_binary('greater_than', lambda x, y: np.greater(x, y))
 greater_equal_op = _no_grad_binary('greater_equal', lambda x, y: np.greater_equal(x, y))
-logical_and_op = _no_grad_binary('logical_and', lambda x, y: np.logical_and(x, y))
-logical_or_op = _no_grad_binary('logical_or', lambda x, y: np.logical_or(x, y))
-logical_xor_op = _no_grad_binary('logical_xor', lambda x, y: np.logical_xor(x, y))
+logical_and_op = _no_grad_binary('logical_and', lambda x, y: np.logical_and(x, y), promote=())
+logical_or_op = _no_grad_binary('logical_or', lambda x, y: np.logical_or(x, y), promote=())
+logical_xor_op = _no_grad_binary('logical_xor', lambda x, y: np.logical_xor(x, y), promote=())
 logical_not_op = _no_grad_unary('logical_not', lambda x: np.logical_not(x))
 isnan_op = _no_grad_unary('isnan', lambda x: np.isnan(x))
 isinf_op = _no_grad_unary('isinf', lambda x: np.isinf(x))
@@ -342,6 +362,8 @@ atan_op = float_unary('atan', np.arctan, lambda g, x, out: g / (1 + x * x), 'sam
 
 def _rsqrt(x):
     out = np.sqrt(x)
+    if out.ndim == 0:     # numpy returns a scalar for a 0-d input: no buffer to reuse
+        return np.divide(1, out)
     return np.divide(1, out, out=out)
 
 
@@ -351,6 +373,8 @@ rsqrt_op = float_unary('rsqrt', _rsqrt, lambda g, x, out: g * -0.5 * out * out *
 def _sigmoid(x):
     # 1 / (1 + e^-x) = exp(-log(1 + e^-x)); logaddexp computes the log stably,
     # so nothing overflows and tiny results keep their relative precision
+    if x.ndim == 0:      # the in-place steps below need an array, not a scalar
+        return _sigmoid(x.reshape(1)).reshape(())
     out = np.negative(x)
     np.logaddexp(0, out, out=out)
     out *= -1
@@ -656,12 +680,14 @@ def _matmul_meta(x, y, transpose_x=False, transpose_y=False):
         out.append(xe[-2])
     if len(ys) > 1:
         out.append(ye[-1])
-    return Meta(out, meta.result_dtype(x, y))
+    return Meta(out, meta.same_dtype('matmul', ('x', 'y'), x, y))
 
 
 @def_op('matmul', _matmul_meta)
 def matmul_op(x, y, transpose_x=False, transpose_y=False):
     """Matrix product with numpy semantics (1-D operands, batch broadcasting)."""
+    if x.dtype is not y.dtype:
+        meta.same_dtype('matmul', ('x', 'y'), x, y)
     if transpose_x and x.ndim > 1:
         x = x.swapaxes(-1, -2)
     if transpose_y and y.ndim > 1:
@@ -675,6 +701,7 @@ def _matmul_grad(g, x, y, out, transpose_x, transpose_y):
     if xd == 1 or yd == 1:
         return _matmul_vector_grad(g, x, y, xd, yd, transpose_x, transpose_y)
     tx, ty = transpose_x, transpose_y
+    x, y = _conj(x), _conj(y)   # complex: dX' = g @ Y'^H, dY' = X'^H @ g
     # out = X' @ Y'; dX' = g @ Y'^T and dY' = X'^T @ g, transposed back when
     # the operand was given transposed
     gx = matmul_op(y, g, ty, True) if tx else matmul_op(g, y, False, not ty)
@@ -685,6 +712,7 @@ def _matmul_grad(g, x, y, out, transpose_x, transpose_y):
 def _matmul_vector_grad(g, x, y, xd, yd, tx, ty):
     """Grads when an operand is 1-D: the vector is broadcast against the
     matrix along its contracted axis ``ka`` and products are summed."""
+    x, y = _conj(x), _conj(y)
     if xd == 1 and yd == 1:
         return g * y, g * x
     R = _reduce()
@@ -701,6 +729,8 @@ def _matmul_vector_grad(g, x, y, xd, yd, tx, ty):
 
 @matmul_op.def_fast_grad
 def _matmul_fast(g, x, y, out, transpose_x, transpose_y):
+    if g.dtype.kind == 'c':
+        x, y = _conj(x), _conj(y)
     xv, yv = x.ndim == 1, y.ndim == 1
     # promote vectors to matrices and work on the effective operands X', Y'
     X = x[None, :] if xv else (x.swapaxes(-1, -2) if transpose_x else x)
@@ -732,13 +762,13 @@ def _dot_meta(x, y):
             a != b and a != -1 and b != -1 for a, b in zip(xs, ys)):
         raise OpError("x and y must both be 1-D or both 2-D with the same shape, got "
                       "shapes %s and %s" % (xs, ys))
-    return Meta(xs[:-1], meta.result_dtype(x, y))
+    return Meta(xs[:-1], meta.same_dtype('dot', ('x', 'y'), x, y))
 
 
 @def_op('dot', _dot_meta)
 def dot_op(x, y):
     """Inner product of vectors; 2-D inputs are batches of row vectors."""
-    if x.shape != y.shape or x.ndim not in (1, 2):
+    if x.shape != y.shape or x.ndim not in (1, 2) or x.dtype is not y.dtype:
         _dot_meta(x, y)   # raises the clear error; numpy would broadcast
     if x.ndim == 1:
         return np.dot(x, y)
@@ -748,13 +778,13 @@ def dot_op(x, y):
 @dot_op.def_grad
 def _dot_grad(g, x, y, out):
     ge = _reduce().expand_reduced(g, x, (len(x.shape) - 1,), False)
-    return ge * y, ge * x
+    return ge * _conj(y), ge * _conj(x)
 
 
 @dot_op.def_fast_grad
 def _dot_fast(g, x, y, out):
     ge = g[..., None]
-    return ge * y, ge * x
+    return ge * _conj(y), ge * _conj(x)
 
 
 def _outer_meta(x, y):
@@ -764,7 +794,7 @@ def _outer_meta(x, y):
     return Meta(xs + ys, meta.result_dtype(x, y))
 
 
-@def_op('outer', _outer_meta)
+@def_op('outer', _outer_meta, promote=('x', 'y'))
 def outer_op(x, y):
     if x.ndim != 1 or y.ndim != 1:
         _outer_meta(x, y)
@@ -773,12 +803,12 @@ def outer_op(x, y):
 
 @outer_op.def_grad
 def _outer_grad(g, x, y, out):
-    return matmul_op(g, y), matmul_op(g, x, True, False)
+    return matmul_op(g, _conj(y)), matmul_op(g, _conj(x), True, False)
 
 
 @outer_op.def_fast_grad
 def _outer_fast(g, x, y, out):
-    return g @ y, x @ g
+    return g @ _conj(y), _conj(x) @ g
 
 
 # ---- cumulative sum -------------------------------------------------------------
@@ -857,6 +887,7 @@ add_test_case(log2_op, _u(0.5, 4, (3, 4)), ref=_vec(math.log2))
 add_test_case(log10_op, _u(0.5, 20, (3, 4)), ref=_vec(math.log10))
 add_test_case(sqrt_op, _u(0.5, 3, (3, 4)), ref=_vec(math.sqrt))
 add_test_case(rsqrt_op, _u(0.5, 3, (3, 4)), ref=_vec(lambda v: 1 / math.sqrt(v)))
+add_test_case(rsqrt_op, np.array(2.5), ref=_vec(lambda v: 1 / math.sqrt(v)))
 add_test_case(square_op, _r((3, 4)), ref=_vec(lambda v: v * v))
 add_test_case(square_op, np.array([[-3, 2], [0, 7]]), ref=_vec(lambda v: v * v, np.int64))
 add_test_case(reciprocal_op, _u(0.5, 2, (3, 4)) * np.sign(_r((3, 4))), ref=_vec(lambda v: 1 / v))
@@ -869,6 +900,7 @@ add_test_case(atan_op, _r((3, 4)) * 3, ref=_vec(math.atan))
 add_test_case(sinh_op, _r((3, 4)), ref=_vec(math.sinh))
 add_test_case(cosh_op, _r((3, 4)), ref=_vec(math.cosh))
 add_test_case(sigmoid_op, _r((3, 4)) * 3, ref=_vec(lambda v: 1 / (1 + math.exp(-v))))
+add_test_case(sigmoid_op, np.array(-0.7), ref=_vec(lambda v: 1 / (1 + math.exp(-v))))
 add_test_case(sigmoid_op, np.array([-800.0, -40.0, 0.0, 40.0, 800.0]),
               ref=_vec(lambda v: math.exp(v) / (1 + math.exp(v)) if v < 0
                        else 1 / (1 + math.exp(-v))), grad=False, rtol=1e-12, atol=0)
@@ -1019,6 +1051,26 @@ add_test_case(cumsum_op, _r((3, 4, 2)), 0, True, ref=_cumsum_ref)
 add_test_case(cumsum_op, _r((3, 4)), -1, True, ref=_cumsum_ref)
 add_test_case(cumsum_op, _rng.integers(0, 5, (2, 5)).astype(np.int32), 1, ref=_cumsum_ref)
 add_test_case(cumsum_op, _r(6) > 0, 0, ref=_cumsum_ref)
+
+# mixed dtypes: promoted inputs are cast first (framework.dtype.result_type), so
+# infer_meta, the kernel and the gradient of the float input agree on dtypes
+_mix = np.random.default_rng(9)
+add_test_case(add_op, _mix.standard_normal((3, 4)), _mix.integers(-3, 4, 4),
+              ref=lambda x, y: x + y)
+add_test_case(multiply_op, _mix.integers(-3, 4, (2, 3)).astype(np.int32),
+              np.asarray(_mix.standard_normal()), ref=lambda x, y: x * y)
+add_test_case(subtract_op, _mix.standard_normal((2, 3)).astype(np.float32), 2,
+              ref=lambda x, y: x - y, grad=False)   # float32: too coarse for finite differences
+add_test_case(divide_op, _mix.integers(-6, 7, (2, 3)), _mix.integers(1, 4, 3).astype(np.int32),
+              ref=lambda x, y: (x / y).astype(np.float32))
+add_test_case(less_than_op, _mix.integers(-3, 4, (3, 4)), 0.5, ref=lambda x, y: x < y)
+add_test_case(maximum_op, _mix.integers(-3, 4, (3, 4)).astype(np.int32), _mix.integers(-3, 4, 4),
+              ref=lambda x, y: np.maximum(x, y))
+add_test_case(lerp_op, _mix.standard_normal((2, 3)).astype(np.float32),
+              _mix.standard_normal(3).astype(np.float32), np.asarray(0.25),
+              ref=lambda x, y, w: x + 0.25 * (y - x), grad_inputs=(2,))
+add_test_case(add_n_op, [_mix.standard_normal((2, 3)), _mix.integers(-3, 4, (2, 3))],
+              ref=lambda xs: xs[0] + xs[1])
 
 
 # ---- public API (Paddle 2.x names) -----------------------------------------
@@ -1272,6 +1324,7 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
 
 def mm(input, mat2, name=None):  # noqa: A002
     """Matrix product (``matmul`` without transposes)."""
+    meta.same_dtype('mm', ('input', 'mat2'), input, mat2)
     return matmul_op(input, mat2, False, False)
 
 
@@ -1284,6 +1337,7 @@ def bmm(x, y, name=None):
         raise OpError("bmm: batch sizes differ: x shape %s and y shape %s" % (xs, ys))
     if xs[2] != ys[1] and -1 not in (xs[2], ys[1]):
         raise OpError("bmm: x.shape[2] must equal y.shape[1], got shapes %s and %s" % (xs, ys))
+    meta.same_dtype('bmm', ('x', 'y'), x, y)
     return matmul_op(x, y, False, False)
 
 
@@ -1407,3 +1461,21 @@ __all__ = ['add', 'subtract', 'multiply', 'divide', 'floor_divide', 'remainder',
 
 # every public function is also a Tensor method except the list-taking add_n
 TENSOR_METHODS = {n: globals()[n] for n in __all__ if n != 'add_n'}
+
+# complex operands: the gradient of a product is the cotangent times the
+# conjugate of the other factor
+_crng = np.random.default_rng(2)
+
+
+def _c(shape):
+    return _crng.standard_normal(shape) + 1j * _crng.standard_normal(shape)
+
+
+add_test_case(multiply_op, _c((2, 3)), _c(3), ref=lambda x, y: x * y)
+add_test_case(multiply_op, _c((2, 3)), 1.5 - 2j, ref=lambda x, y: x * y)
+add_test_case(divide_op, _c((2, 3)), _c(3) + 2, ref=lambda x, y: x / y)
+add_test_case(matmul_op, _c((2, 3, 4)), _c((4, 2)), ref=_matmul_ref)
+add_test_case(matmul_op, _c((3, 4)), _c(4), False, False, ref=_matmul_ref)
+add_test_case(matmul_op, _c((4, 3)), _c((2, 4)), True, True, ref=_matmul_ref)
+add_test_case(dot_op, _c((2, 3)), _c((2, 3)), ref=lambda x, y: (x * y).sum(-1))
+add_test_case(outer_op, _c(3), _c(2), ref=np.outer)

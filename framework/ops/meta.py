@@ -8,6 +8,7 @@ Errors are ``OpError``s; the caller adds the op's name.
 """
 import numpy as np
 
+from .. import dtype as _dt
 from .registry import Meta, OpError
 
 _SCALARS = (bool, int, float, complex)
@@ -23,12 +24,28 @@ def shape_of(m):
 
 def dtype_of(m):
     if isinstance(m, _SCALARS):
-        return m  # a weak Python scalar: promotion treats it as numpy does
+        return m  # a number: its dtype comes from promotion (result_dtype)
     return np.dtype(m.dtype)
 
 
 def result_dtype(*ms):
-    return np.result_type(*[dtype_of(m) for m in ms if m is not None])
+    """The dtype elementwise ops compute ``ms`` in (``framework.dtype.result_type``,
+    PyTorch's promotion rule); ops declared with ``promote=`` cast their inputs to it."""
+    return _dt.result_type(*ms)
+
+
+def same_dtype(api, names, *ms):
+    """The common dtype of inputs that must agree (matmul, linear, conv: neither
+    Paddle nor PyTorch promotes them); a clear error otherwise."""
+    given = [(n, m) for n, m in zip(names, ms) if m is not None]
+    first = np.dtype(dtype_of(given[0][1]))
+    for n, m in given[1:]:
+        d = np.dtype(dtype_of(m))
+        if d != first:
+            raise OpError("%s: input '%s' has dtype %s but '%s' has dtype %s; %s does not "
+                          "promote dtypes, cast one of them first (paddle.cast or .astype)"
+                          % (api, given[0][0], first, n, d, api))
+    return first
 
 
 def is_scalar(m):
@@ -83,19 +100,19 @@ def unchanged(x, *attrs):
 def unchanged_float(x, *attrs):
     """Same shape; integer inputs give the default float dtype (sqrt(int))."""
     d = np.dtype(dtype_of(x))
-    return Meta(shape_of(x), d if d.kind in 'fc' else np.float32)
+    return Meta(shape_of(x), d if d.kind in 'fc' else _dt.default_float())
 
 
 def broadcast(x, y, *attrs):
-    """Elementwise binary op with numpy broadcasting and promotion."""
+    """Elementwise binary op with numpy broadcasting and type promotion."""
     return Meta(broadcast_shapes(shape_of(x), shape_of(y)), result_dtype(x, y))
 
 
 def broadcast_float(x, y, *attrs):
     """Broadcasting binary op that always gives a float (true division)."""
-    d = np.dtype(result_dtype(x, y))
+    d = result_dtype(x, y)
     return Meta(broadcast_shapes(shape_of(x), shape_of(y)),
-                d if d.kind in 'fc' else np.float32)
+                d if d.kind in 'fc' else _dt.default_float())
 
 
 def compare(x, y, *attrs):

@@ -1057,12 +1057,15 @@ def _linear_meta(x, weight, bias):
         bs = meta.shape_of(bias)
         if tuple(bs) not in ((ws[1],), (-1,)) and ws[1] != -1:
             raise OpError("bias must have shape [%d], got %s" % (ws[1], list(bs)))
-    return Meta(tuple(xs[:-1]) + (ws[1],), meta.result_dtype(x, weight))
+    return Meta(tuple(xs[:-1]) + (ws[1],),
+                meta.same_dtype('linear', ('x', 'weight', 'bias'), x, weight, bias))
 
 
 @def_op('linear', _linear_meta, inputs=('x', 'weight', 'bias?'), attrs={})
 def linear_op(x, weight, bias):
     """``x @ weight + bias`` with Paddle's weight layout [in_features, out_features]."""
+    if x.dtype is not weight.dtype or bias is not None and bias.dtype is not x.dtype:
+        meta.same_dtype('linear', ('x', 'weight', 'bias'), x, weight, bias)
     out = np.matmul(x, weight)
     if bias is not None:
         out += bias

@@ -19,27 +19,45 @@ An ``OpDef`` carries everything either mode needs:
                Variables (emitting grad ops) alike.
 * ``fast_grad`` the same signature on numpy arrays; an optional fused
                first-order path used when no graph is being built.
+* ``promote``  names of the inputs an elementwise op computes in one dtype
+               (``framework.dtype.result_type``); both modes cast them to it
+               before the kernel runs (``ops/promotion.py``), so kernels,
+               grad rules and ``infer_meta`` see a single dtype.
 
 Calling an OpDef (``op(*inputs, *attrs)``) dispatches to whichever mode is
 active; the modes install their handlers with ``set_handlers`` so this module
 depends on neither.
 """
+import contextvars
 import inspect
 
 import numpy as np
 
 _OPS = {}
 
+# static (building a Program) or dynamic (eager) mode, per thread as Paddle's
+# tracer is: enable_static() in one thread leaves the others eager
+_static_mode = contextvars.ContextVar('framework_static_mode', default=False)
+in_static = _static_mode.get        # the hot path calls this
+
 
 class _Mode:
-    """Which mode ops dispatch to. dygraph and static install the handlers."""
-    __slots__ = ('static', 'static_append', 'make_tensor', 'make_eager')
+    """Which mode ops dispatch to. dygraph and static install the handlers
+    (process-wide); ``static`` is the calling thread's mode."""
+    __slots__ = ('static_append', 'make_tensor', 'make_eager')
 
     def __init__(self):
-        self.static = False
         self.static_append = None
         self.make_tensor = None
         self.make_eager = None   # op -> specialised eager function (the hot path)
+
+    @property
+    def static(self):
+        return _static_mode.get()
+
+    @static.setter
+    def static(self, on):
+        _static_mode.set(bool(on))
 
 
 mode = _Mode()
@@ -60,12 +78,12 @@ class OpDef:
                  'kernel', 'infer_meta', 'grad', 'fast_grad', 'differentiable',
                  'no_grad_inputs', 'nondiff_outputs', 'random', 'inplace_map',
                  'save_inputs', 'doc', 'test_cases', 'eager_fn', 'variadic_out',
-                 'value_from_meta')
+                 'value_from_meta', 'promote')
 
     def __init__(self, name, kernel, infer_meta, inputs, outputs, attrs,
                  grad=None, fast_grad=None, differentiable=True,
                  no_grad_inputs=(), nondiff_outputs=(), random=False,
-                 inplace_map=None, save_inputs=True, value_from_meta=None):
+                 inplace_map=None, save_inputs=True, value_from_meta=None, promote=()):
         self.name = name
         self.input_names = tuple(n.rstrip('*?') for n in inputs)
         self.variadic = tuple(n.endswith('*') for n in inputs)
@@ -96,13 +114,15 @@ class OpDef:
         # value_from_meta(*in_metas, *attrs) -> the output array, so the value
         # is known while a program is built even when the inputs' values are not
         self.value_from_meta = value_from_meta
+        # indices of the inputs cast to their promoted dtype, or None
+        self.promote = tuple(self.input_names.index(n) for n in promote) or None
         self.doc = kernel.__doc__
         self.test_cases = []
         self.eager_fn = None
 
     def __call__(self, *args):
         """Run (eager) or append (static) the op: ``op(*inputs, *attrs)``."""
-        if mode.static:
+        if in_static():
             return mode.static_append(self, args)
         fn = self.eager_fn
         if fn is None:   # specialised once, on first eager use

@@ -7,8 +7,8 @@ finds the same names here.
 """
 # layers first: every other module subclasses Layer
 from .layers import Layer  # noqa: F401
-from .layers import (create_parameter, set_global_initializer, tracing,  # noqa: F401
-                     unique_name, unique_name_guard)
+from .layers import (create_parameter, name_counters, set_global_initializer,  # noqa: F401
+                     set_name_counters, tracing, unique_name, unique_name_guard)
 from . import container, rnn, transformer  # noqa: F401
 from .activation import *  # noqa: F401,F403
 from .common import *  # noqa: F401,F403

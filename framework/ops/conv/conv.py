@@ -83,8 +83,13 @@ def _transpose_spatial(xsp, ksp, stride, padding, output_padding, dilation):
                                                       output_padding))]
 
 
-def _float_dtype(api, *ms):
-    dt = np.dtype(meta.result_dtype(*[m for m in ms if m is not None]))
+_XWB = ('x', 'weight', 'bias')
+
+
+def _float_dtype(api, names, *ms):
+    """The dtype a convolution computes in: its inputs' common float dtype
+    (mismatched dtypes are an error, as in Paddle and PyTorch)."""
+    dt = meta.same_dtype(api, names, *ms)
     if dt.kind != 'f':
         raise OpError("%s: expects floating point inputs, got %s"
                       % (api, ', '.join(str(meta.dtype_of(m)) for m in ms if m is not None)))
@@ -203,14 +208,14 @@ def _conv_meta(x, w, bias, stride, padding, dilation, groups, data_format):
     check_conv_shapes('conv', xs, ws, groups, data_format)
     _check_bias('conv', bias, ws[0])
     spatial = _conv_spatial(P.spatial_shape(xs, data_format), ws[2:], stride, padding, dilation)
-    return Meta(_out_shape(xs[0], ws[0], spatial, data_format), _float_dtype('conv', x, w))
+    return Meta(_out_shape(xs[0], ws[0], spatial, data_format), _float_dtype('conv', _XWB, x, w, bias))
 
 
 @def_op('conv', _conv_meta, inputs=('x', 'weight', 'bias?'), attrs=_CONV_ATTRS)
 def conv_op(x, weight, bias, stride, padding, dilation, groups, data_format):
     """N-D convolution (cross-correlation), Paddle's conv1d/conv2d."""
     check_conv_shapes('conv', x.shape, weight.shape, groups, data_format)
-    x, weight, bias = _as_float(_float_dtype('conv', x, weight), x, weight, bias)
+    x, weight, bias = _as_float(_float_dtype('conv', _XWB, x, weight, bias), x, weight, bias)
     y = np_conv(x, weight, stride, padding, dilation, groups, data_format)
     return P.from_nchw(_add_bias(y, bias), data_format)
 
@@ -264,7 +269,7 @@ def _transpose_meta(x, w, bias, stride, padding, output_padding, dilation, group
     spatial = _transpose_spatial(P.spatial_shape(xs, data_format), ws[2:], stride, padding,
                                  output_padding, dilation)
     return Meta(_out_shape(xs[0], oc, spatial, data_format),
-                _float_dtype('conv_transpose', x, w))
+                _float_dtype('conv_transpose', _XWB, x, w, bias))
 
 
 @def_op('conv_transpose', _transpose_meta, inputs=('x', 'weight', 'bias?'),
@@ -274,7 +279,7 @@ def conv_transpose_op(x, weight, bias, stride, padding, output_padding, dilation
     """Transposed convolution: the adjoint of ``conv`` in its input.
     ``weight`` is ``[C_in, C_out/groups, *kernel]`` (Paddle's layout)."""
     check_conv_shapes('conv_transpose', x.shape, weight.shape, groups, data_format, True)
-    x, weight, bias = _as_float(_float_dtype('conv_transpose', x, weight), x, weight, bias)
+    x, weight, bias = _as_float(_float_dtype('conv_transpose', _XWB, x, weight, bias), x, weight, bias)
     y = np_conv_transpose(x, weight, stride, padding, output_padding, dilation, groups,
                           data_format)
     return P.from_nchw(_add_bias(y, bias), data_format)
@@ -321,14 +326,14 @@ def _filter_meta(x, out_grad, kernel_size, stride, padding, dilation, groups, da
         raise OpError("conv_filter_grad: input channels %d (x shape %s) must be divisible by "
                       "groups=%d" % (c, list(xs), groups))
     return Meta([oc, c // groups if c >= 0 else -1] + list(kernel_size),
-                _float_dtype('conv_filter_grad', x, out_grad))
+                _float_dtype('conv_filter_grad', ('x', 'out_grad'), x, out_grad))
 
 
 @def_op('conv_filter_grad', _filter_meta, inputs=('x', 'out_grad'), attrs=_FILTER_ATTRS)
 def conv_filter_grad_op(x, out_grad, kernel_size, stride, padding, dilation, groups,
                         data_format):
     """Weight gradient of ``conv``: correlation of the input with the output grad."""
-    x, out_grad = _as_float(_float_dtype('conv_filter_grad', x, out_grad), x, out_grad)
+    x, out_grad = _as_float(_float_dtype('conv_filter_grad', ('x', 'out_grad'), x, out_grad), x, out_grad)
     return np_filter_grad(x, out_grad, kernel_size, stride, padding, dilation, groups,
                           data_format)
 
