@@ -72,7 +72,7 @@ def test_weight_norm_gradient_by_finite_differences():
     x = rng.standard_normal((2, 3))
 
     def f(v, g):
-        fc = nn.Linear(3, 4)
+        fc = nn.Linear(3, 4, bias_attr=False)    # float64 weight: no float32 bias to mix in
         nn.utils.weight_norm(fc, dim=1)
         del fc._parameters['weight_v'], fc._parameters['weight_g']
         object.__setattr__(fc, 'weight_v', v)

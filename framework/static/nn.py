@@ -1,10 +1,18 @@
-"""``framework.static.nn``: control flow as single ops with sub-blocks, and the
-layer-building helpers of Paddle's static API (``fc``)."""
+"""``framework.static.nn``: control flow as single ops with sub-blocks, the
+layer-building functions of Paddle's static API (``fc`` here, the others in
+``nn_layers``), Python code in programs (``py_func``, ``static_pylayer``) and
+the LoD sequence layers as Paddle 3 answers them (``sequence_lod``)."""
 import numpy as np
 
 from .control_flow import case, cond, switch_case, while_loop  # noqa: F401
+from .nn_layers import *  # noqa: F401,F403
+from .nn_layers import __all__ as _layer_names
+from .py_func import py_func, static_pylayer  # noqa: F401
+from .sequence_lod import *  # noqa: F401,F403
+from .sequence_lod import __all__ as _sequence_names
 
-__all__ = ['cond', 'while_loop', 'case', 'switch_case', 'fc']
+__all__ = ['cond', 'while_loop', 'case', 'switch_case', 'fc', 'py_func',
+           'static_pylayer'] + _layer_names + _sequence_names
 
 
 def fc(x, size, num_flatten_dims=1, weight_attr=None, bias_attr=None, activation=None,

@@ -393,27 +393,35 @@ class SpectralNorm(Layer):
         self.weight_v.stop_gradient = True
 
     def forward(self, x):
-        import framework as ops
-        from ...dygraph.state import no_grad
         if list(x.shape) != self._weight_shape:
             raise ValueError("SpectralNorm: the weight has shape %s but the layer was built "
                              "for %s" % (list(x.shape), self._weight_shape))
-        perm = [self._dim] + [d for d in range(len(x.shape)) if d != self._dim]
-        mat = ops.reshape(ops.transpose(x, perm) if self._dim else x,
-                          [self._weight_shape[self._dim], -1])
-        u, v = self.weight_u, self.weight_v
-        with no_grad():
-            # power iteration on copies (Paddle's kernel keeps U and V unchanged);
-            # normalised by norm + eps as that kernel does
-            m = mat.detach()
-            for _ in range(self._power_iters):
-                v = ops.matmul(m, u, transpose_x=True)
-                v = v / (ops.sqrt(ops.sum(v * v)) + self._eps)
-                u = ops.matmul(m, v)
-                u = u / (ops.sqrt(ops.sum(u * u)) + self._eps)
-        sigma = ops.dot(u, ops.matmul(mat, v))
-        return x / sigma
+        return spectral_normalize(x, self.weight_u, self.weight_v, self._dim,
+                                  self._power_iters, self._eps)
 
     def extra_repr(self):
         return 'weight_shape=%s, dim=%d, power_iters=%d' % (self._weight_shape, self._dim,
                                                           self._power_iters)
+
+
+def spectral_normalize(weight, u, v, dim, power_iters, eps):
+    """``weight`` divided by its largest singular value as a ``[shape[dim],
+    -1]`` matrix, estimated by ``power_iters`` power-iteration steps from
+    ``u`` ``[shape[dim]]`` and ``v`` ``[rest]``. The iteration runs on copies
+    without gradient (Paddle's kernel keeps U and V unchanged and treats them
+    as constants), normalising by ``norm + eps`` as that kernel does."""
+    import framework as ops
+    from ...dygraph.state import no_grad
+    nd = len(weight.shape)
+    perm = [dim] + [d for d in range(nd) if d != dim]
+    mat = ops.reshape(ops.transpose(weight, perm) if dim else weight,
+                      [weight.shape[dim], -1])
+    with no_grad():
+        m = mat.detach()
+        for _ in range(power_iters):
+            v = ops.matmul(m, u, transpose_x=True)
+            v = v / (ops.sqrt(ops.sum(v * v)) + eps)
+            u = ops.matmul(m, v)
+            u = u / (ops.sqrt(ops.sum(u * u)) + eps)
+    sigma = ops.dot(u, ops.matmul(mat, v))
+    return weight / sigma
