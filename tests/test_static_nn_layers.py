@@ -343,6 +343,18 @@ def test_py_func_forward_backward_and_skip(static_mode):
     assert calls == [(2, 3)]
 
 
+def test_static_nn_module_layout_is_paddles():
+    from framework.static.nn.common import conv2d, fc, py_func
+    from framework.static.nn.control_flow import cond
+    from framework.static.nn.loss import nce
+    from framework.static.nn.sequence_lod import sequence_pool
+    from framework.static.nn.static_pylayer import static_pylayer
+    assert (conv2d, fc, cond, nce, sequence_pool, static_pylayer) == (
+        static.nn.conv2d, static.nn.fc, static.nn.cond, static.nn.nce, static.nn.sequence_pool,
+        static.nn.static_pylayer)
+    assert py_func is static.nn.py_func is static.py_func
+
+
 def test_py_func_multiple_outputs_and_errors(static_mode):
     main, startup = static.Program(), static.Program()
     with static.program_guard(main, startup):

@@ -12,7 +12,7 @@ arguments, and so do these. Variable-length sequences are written as padded
 dense tensors with lengths or masks instead (``nn.functional.sequence_mask``,
 the RNN layers' ``sequence_length``).
 """
-from ..ops.registry import mode
+from ...ops.registry import mode
 
 __all__ = ['sequence_conv', 'sequence_expand', 'sequence_first_step', 'sequence_last_step',
            'sequence_pool', 'sequence_softmax']

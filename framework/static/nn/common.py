@@ -1,21 +1,22 @@
-"""The layer-building functions of Paddle's ``paddle.static.nn`` (its
-``common.py`` and ``loss.py``): each creates its parameters in the main
-program (initializers in the startup program) and appends the computation
-on the given Variables, with the parameter shapes, default initializers and
-names (``conv2d_0.w_0``, ``batch_norm_0.w_1`` ...) of Paddle's old static
-mode -- the mode these functions belong to (Paddle 3.3's PIR default refuses
-most of them; its ``FLAGS_enable_pir_api=0`` mode runs them).
+"""The layer-building functions of Paddle's ``paddle.static.nn.common``, and
+``py_func`` (Python code as an op of the program, see ``ops.py_func``).
+Each builder creates its parameters in the main program (initializers in the
+startup program) and appends the computation on the given Variables, with the
+parameter shapes, default initializers and names (``conv2d_0.w_0``,
+``batch_norm_0.w_1`` ...) of Paddle's old static mode -- the mode these
+functions belong to (Paddle 3.3's PIR default refuses most of them; its
+``FLAGS_enable_pir_api=0`` mode runs them).
 
 The computations are the registered ops of ``nn.functional``, so programs
 built here train (``append_backward``/optimizers) like any other.
 """
 import numpy as np
 
-from ..ops.registry import mode
+from ...ops.registry import mode
 
 __all__ = ['batch_norm', 'bilinear_tensor_product', 'conv2d', 'conv2d_transpose', 'conv3d',
-           'conv3d_transpose', 'embedding', 'group_norm', 'instance_norm', 'layer_norm', 'nce',
-           'prelu', 'row_conv', 'sparse_embedding', 'spectral_norm']
+           'conv3d_transpose', 'embedding', 'fc', 'group_norm', 'instance_norm', 'layer_norm',
+           'prelu', 'py_func', 'row_conv', 'sparse_embedding', 'spectral_norm']
 
 
 def _ops():
@@ -36,11 +37,11 @@ class _Params:
     them: ``<api>_<n>.w_<i>`` for weights, ``<api>_<n>.b_<i>`` for biases."""
 
     def __init__(self, api):
-        from ..nn.layer import unique_name
+        from ...nn.layer import unique_name
         self.prefix = unique_name(api)
 
     def make(self, shape, dtype, attr=None, is_bias=False, default_initializer=None):
-        from ..nn.layer.layers import _create_parameter
+        from ...nn.layer.layers import _create_parameter
         return _create_parameter(list(shape), dtype, attr, is_bias, default_initializer,
                                  self.prefix)
 
@@ -48,7 +49,7 @@ class _Params:
 def _activate(out, act, api):
     if act is None:
         return out
-    from ..nn import functional as F
+    from ...nn import functional as F
     fn = getattr(F, act, None) if isinstance(act, str) else None
     if fn is None:
         raise ValueError("static.nn.%s: unknown activation %r" % (api, act))
@@ -94,8 +95,8 @@ def _groups(groups, channels, api):
 
 def _conv(api, nd, input, num_filters, filter_size, stride, padding, dilation, groups,  # noqa
           param_attr, bias_attr, act, data_format):
-    from ..nn import functional as F
-    from ..nn.initializer import Normal
+    from ...nn import functional as F
+    from ...nn.initializer import Normal
     _static_only(api)
     c = _channels(input, nd, data_format, api)
     if param_attr is False:
@@ -129,7 +130,7 @@ def _explicit_pads(padding, nd, data_format):
 
 def _conv_transpose(api, nd, input, num_filters, output_size, filter_size, padding,  # noqa
                     stride, dilation, groups, param_attr, bias_attr, act, data_format):
-    from ..nn import functional as F
+    from ...nn import functional as F
     _static_only(api)
     c = _channels(input, nd, data_format, api)
     groups = 1 if groups is None else _groups(groups, c, api)
@@ -204,9 +205,9 @@ def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05,  # n
     non-trainable moving mean (zeros) and variance (ones), which a training
     run (``is_test=False`` and not ``use_global_stats``) updates in place:
     ``moving = momentum * moving + (1 - momentum) * batch_stat``."""
-    from ..nn import functional as F
-    from ..nn.initializer import Constant
-    from ..param_attr import ParamAttr
+    from ...nn import functional as F
+    from ...nn.initializer import Constant
+    from ...param_attr import ParamAttr
     api = 'batch_norm'
     _static_only(api)
     if bias_attr is False:
@@ -239,8 +240,8 @@ def layer_norm(input, scale=True, shift=True, begin_norm_axis=1, epsilon=1e-05, 
                param_attr=None, bias_attr=None, act=None, name=None):
     """Layer normalisation over the dims from ``begin_norm_axis`` on, with a
     scale (ones) and shift (zeros) of their flattened size."""
-    from ..nn import functional as F
-    from ..nn.initializer import Constant
+    from ...nn import functional as F
+    from ...nn.initializer import Constant
     api = 'layer_norm'
     _static_only(api)
     shape = list(input.shape)
@@ -275,8 +276,8 @@ def instance_norm(input, epsilon=1e-05, param_attr=None, bias_attr=None, name=No
     """Instance normalisation (each sample and channel over its spatial dims).
     As in Paddle, the scale (ones) and bias (zeros) exist only when both
     ``param_attr`` and ``bias_attr`` are given (truthy); by default there are none."""
-    from ..nn import functional as F
-    from ..nn.initializer import Constant
+    from ...nn import functional as F
+    from ...nn.initializer import Constant
     api = 'instance_norm'
     _static_only(api)
     if param_attr is False and bias_attr is not False:
@@ -299,8 +300,8 @@ def group_norm(input, groups, epsilon=1e-05, param_attr=None, bias_attr=None, ac
                data_layout='NCHW', name=None):
     """Group normalisation. As in Paddle, the scale (ones) exists only when
     ``param_attr`` is given (truthy) and the bias only when ``bias_attr`` is."""
-    from ..nn import functional as F
-    from ..nn.initializer import Constant
+    from ...nn import functional as F
+    from ...nn.initializer import Constant
     api = 'group_norm'
     _static_only(api)
     if len(input.shape) < 2:
@@ -326,8 +327,8 @@ def prelu(x, mode, param_attr=None, data_format='NCHW', name=None):
     """Parametric relu with one slope (``mode='all'``), one per channel
     (``'channel'``) or one per element of a sample (``'element'``), all 0.25
     at first."""
-    from ..nn import functional as F
-    from ..nn.initializer import Constant
+    from ...nn import functional as F
+    from ...nn.initializer import Constant
     api = 'prelu'
     _static_only(api)
     if mode not in ('all', 'channel', 'element'):
@@ -379,7 +380,7 @@ def embedding(input, size, is_sparse=False, is_distributed=False, padding_idx=No
     ``padding_idx`` read as zeros and get no gradient. ``is_sparse`` and
     ``is_distributed`` choose gradient storage / table sharding, which a
     single CPU process does not need."""
-    from ..nn import functional as F
+    from ...nn import functional as F
     _static_only('embedding')
     table, pad = _embedding_table('embedding', size, padding_idx, param_attr, dtype)
     return F.embedding(input, table, padding_idx=pad if pad >= 0 else None)
@@ -392,7 +393,7 @@ def sparse_embedding(input, size, padding_idx=None, is_test=False, entry=None,  
     ``[..., size[1]]``. With one process the table is local (as the
     ``MemorySparseTable`` of a single-trainer run), so this is ``embedding``
     with Paddle's ``[..., 1]`` id shape."""
-    from ..nn import functional as F
+    from ...nn import functional as F
     api = 'sparse_embedding'
     _static_only(api)
     if table_class not in ('MemorySparseTable', 'SSDSparseTable'):
@@ -409,7 +410,7 @@ def sparse_embedding(input, size, padding_idx=None, is_test=False, entry=None,  
 def bilinear_tensor_product(x, y, size, act=None, name=None, param_attr=None, bias_attr=None):
     """``out[n, k] = x[n] W[k] y[n]^T + b[k]`` with ``W`` ``[size, Dx, Dy]``
     (Xavier by default) and ``b`` ``[1, size]`` unless ``bias_attr=False``."""
-    from ..nn import functional as F
+    from ...nn import functional as F
     api = 'bilinear_tensor_product'
     _static_only(api)
     if len(x.shape) != 2 or len(y.shape) != 2:
@@ -427,8 +428,8 @@ def spectral_norm(weight, dim=0, power_iters=1, eps=1e-12, name=None):
     -1]`` matrix), estimated by ``power_iters`` power iterations from the
     non-trainable N(0, 1) vectors ``weight_u`` / ``weight_v`` (created here;
     as in Paddle's kernel they are not updated)."""
-    from ..nn.initializer import Normal
-    from ..nn.layer.norm import spectral_normalize
+    from ...nn.initializer import Normal
+    from ...nn.layer.norm import spectral_normalize
     shape = list(weight.shape)
     if not 0 <= dim < len(shape):
         raise ValueError("static.nn.spectral_norm: dim must be in [0, %d), got %d"
@@ -470,67 +471,76 @@ def row_conv(input, future_context_size, param_attr=None, act=None):  # noqa: A0
     return _activate(out, act, api)
 
 
-def _sampler_probs(sampler, num_classes, custom_dist):
-    """Each class's probability under nce's negative sampler."""
-    if sampler == 'uniform':
-        return np.full(num_classes, 1.0 / num_classes)
-    if sampler == 'log_uniform':
-        k = np.arange(num_classes, dtype=np.float64)
-        return (np.log(k + 2) - np.log(k + 1)) / np.log(num_classes + 1)
-    if sampler == 'custom_dist':
-        if custom_dist is None:
-            raise ValueError("static.nn.nce: sampler 'custom_dist' needs custom_dist")
-        p = np.asarray(custom_dist, np.float64).reshape(-1)
-        if p.size != num_classes or p.min() < 0:
-            raise ValueError("static.nn.nce: custom_dist must hold %d non-negative "
-                             "probabilities, got %d values" % (num_classes, p.size))
-        return p
-    raise ValueError("static.nn.nce: Unsupported sampler type %r (use 'uniform', "
-                     "'log_uniform' or 'custom_dist')" % (sampler,))
+def fc(x, size, num_flatten_dims=1, weight_attr=None, bias_attr=None, activation=None,
+       name=None):
+    """A fully connected layer on a static Variable: ``act(x @ W + b)`` with the
+    parameters in the main program and their initializers in the startup one.
+    ``num_flatten_dims`` leading dims are kept; the rest are flattened."""
+    from ...nn import functional as F
+    from ...ops import manipulation as M, math as X
+    from .. import create_parameter
+    in_dim = int(np.prod(x.shape[num_flatten_dims:]))
+    if in_dim <= 0:
+        raise ValueError("static.nn.fc: the dims after num_flatten_dims=%d must be known, got "
+                         "shape %s" % (num_flatten_dims, x.shape))
+    if len(x.shape) != num_flatten_dims + 1:
+        x = M.reshape(x, [0] * num_flatten_dims + [in_dim])
+    w = create_parameter([in_dim, size], str(x.dtype), attr=weight_attr)
+    out = X.matmul(x, w)
+    if bias_attr is not False:
+        out = out + create_parameter([size], str(x.dtype), attr=bias_attr, is_bias=True)
+    if activation is None:
+        return out
+    fn = getattr(F, activation, None)
+    if fn is None:
+        raise ValueError("static.nn.fc: unknown activation %r" % activation)
+    return fn(out)
 
 
-def nce(input, label, num_total_classes, sample_weight=None, param_attr=None,  # noqa: A002
-        bias_attr=None, num_neg_samples=None, name=None, sampler='uniform', custom_dist=None,
-        seed=0, is_sparse=False):
-    """Noise-contrastive estimation loss ``[N, 1]``: each sample's true
-    labels and ``num_neg_samples`` (default 10) classes drawn from
-    ``sampler`` are scored by ``o = sigmoid(w_c . x + b_c)`` (weight
-    ``[num_total_classes, D]``, bias ``[num_total_classes, 1]``); with
-    ``q = num_neg_samples * P_sampler(c)`` the cost is
-    ``-log(o / (o + q))`` per true label and ``-log(q / (o + q))`` per drawn
-    one, times ``sample_weight``, divided by ``num_neg_samples + 1`` (Paddle's
-    kernel). Negatives come from the framework's random generator (seed it
-    with ``paddle.seed``)."""
-    ops = _ops()
-    api = 'nce'
-    _static_only(api)
-    if len(input.shape) != 2:
-        raise ValueError("static.nn.nce: The rank of `input` must be 2, but received %d."
-                         % len(input.shape))
-    if np.dtype(label.dtype) != np.int64:
-        raise TypeError("static.nn.nce: label must be int64, got %s" % label.dtype)
-    num_neg = 10 if num_neg_samples is None else int(num_neg_samples)
-    probs = _sampler_probs(sampler, int(num_total_classes), custom_dist)
-    params = _Params(api)
-    w = params.make([num_total_classes, input.shape[1]], str(input.dtype), param_attr)
-    b = params.make([num_total_classes, 1], str(input.dtype), bias_attr, is_bias=True)
-    num_true = label.shape[1]
-    # one row of sampler probabilities per sample, so the draws follow the batch size
-    rows = ops.ones_like(input[:, :1]) * ops.to_tensor(probs.astype(input.dtype)[None, :])
-    drawn = ops.multinomial(rows, num_neg, replacement=True)
-    classes = ops.concat([label, drawn], axis=1)                       # [N, T + S]
-    flat = ops.reshape(classes, [-1])
-    n_cls = num_true + num_neg
-    picked = ops.reshape(ops.gather(w, flat), [-1, n_cls, input.shape[1]])
-    logits = ops.sum(picked * ops.unsqueeze(input, 1), axis=-1)
-    if b is not None:
-        logits = logits + ops.reshape(ops.gather(ops.reshape(b, [-1]), flat), [-1, n_cls])
-    o = ops.nn.functional.sigmoid(logits)
-    q = ops.reshape(ops.gather(ops.to_tensor((probs * num_neg).astype(input.dtype)), flat),
-                    [-1, n_cls])
-    is_true = np.arange(n_cls) < num_true
-    cost = -ops.log(ops.where(ops.to_tensor(is_true), o, q) / (o + q))
-    cost = ops.sum(cost, axis=1, keepdim=True)
-    if sample_weight is not None:
-        cost = cost * ops.reshape(sample_weight, [-1, 1])
-    return cost / (num_neg + 1)
+# ---- py_func ---------------------------------------------------------------------------
+
+def _as_var_list(v, what):
+    if v is None:
+        return []
+    vs = list(v) if isinstance(v, (list, tuple)) else [v]
+    for x in vs:
+        if not getattr(x, '_is_static_var', False):
+            raise TypeError("static.nn.py_func: %s must be Variables, got %s"
+                            % (what, type(x).__name__))
+    return vs
+
+
+def py_func(func, x, out, backward_func=None, skip_vars_in_backward_input=None):
+    """Run ``func`` (numpy arrays in, arrays out) as an op of the program.
+
+    ``out`` are Variables the caller created with the outputs' shapes and
+    dtypes (``block.create_var``); ``func``'s results are written into them.
+    ``backward_func`` receives the inputs, outputs and output gradients (less
+    ``skip_vars_in_backward_input``) and returns one gradient per input.
+    Returns ``out``.
+    """
+    from ...ops.py_func import py_func_op, register_py_func
+    _static_only('py_func')
+    if not callable(func):
+        raise TypeError("static.nn.py_func: func must be a Python function, got %r" % (func,))
+    if backward_func is not None and not callable(backward_func):
+        raise TypeError("static.nn.py_func: backward_func must be callable, got %r"
+                        % (backward_func,))
+    xs = _as_var_list(x, 'x')
+    outs = _as_var_list(out, 'out')
+    skip = {v.name for v in _as_var_list(skip_vars_in_backward_input,
+                                          'skip_vars_in_backward_input')}
+    known = {v.name for v in xs + outs}
+    if skip - known:
+        raise ValueError("static.nn.py_func: skip_vars_in_backward_input %s are neither in x "
+                         "nor in out" % sorted(skip - known))
+    keep = tuple(v.name not in skip for v in xs + outs)
+    backward_id = register_py_func(backward_func) if backward_func is not None else -1
+    results = py_func_op(xs, register_py_func(func), tuple(tuple(o.shape) for o in outs),
+                         tuple(str(np.dtype(o.dtype)) for o in outs), backward_id, keep)
+    block = outs[0].block if outs else None
+    for r, o in zip(results, outs):
+        block._rename_output(r, o)
+        if backward_func is None:
+            o.stop_gradient = True
+    return out
