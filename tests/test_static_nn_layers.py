@@ -102,6 +102,30 @@ def test_conv_transpose_filter_from_output_size_is_the_adjoint(static_mode):
         run(lambda x: static.nn.conv2d_transpose(x, 2), {'x': x})
 
 
+def test_deform_conv2d_zero_offsets_is_conv_and_mask_scales(static_mode):
+    x = rng.standard_normal((2, 4, 5, 5)).astype('float32')
+    off = np.zeros((2, 18, 3, 3), 'float32')
+    mask = np.full((2, 9, 3, 3), 0.5, 'float32')
+    (y, ym), params, _ = run(lambda x, o, m: (
+        static.nn.deform_conv2d(x, o, None, 3, 3, weight_attr=paddle.ParamAttr(name='dw')),
+        static.nn.deform_conv2d(x, o, m, 3, 3, weight_attr=paddle.ParamAttr(name='dw2'),
+                                bias_attr=False)), {'x': x, 'o': off, 'm': mask})
+    w, w2 = params['dw'], params['dw2']
+    assert w.shape == (3, 4, 3, 3) and len(params) == 3      # one bias only
+    b = next(v for k, v in params.items() if k.startswith('deformable_conv_'))
+    np.testing.assert_allclose(y, conv_ref(x, w) + b[:, None, None], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(ym, 0.5 * conv_ref(x, w2), rtol=1e-4, atol=1e-5)
+    # a whole-pixel offset moves every tap: dy = 1 everywhere samples row i + 1
+    # (zeros below the last row)
+    shift = np.zeros((2, 18, 3, 3), 'float32')
+    shift[:, 0::2] = 1.0
+    (ys,), params, _ = run(lambda x, o: static.nn.deform_conv2d(
+        x, o, None, 3, 3, bias_attr=False), {'x': x, 'o': shift})
+    w, = params.values()
+    below = np.concatenate([x[:, :, 1:], np.zeros_like(x[:, :, :1])], axis=2)
+    np.testing.assert_allclose(ys, conv_ref(below, w), rtol=1e-4, atol=1e-5)
+
+
 def test_batch_norm_trains_its_moving_statistics(static_mode):
     x = rng.standard_normal((8, 3, 2, 2)).astype('float32') * 2 + 1
     main, startup = static.Program(), static.Program()

@@ -15,7 +15,7 @@ import numpy as np
 from ...ops.registry import mode
 
 __all__ = ['batch_norm', 'bilinear_tensor_product', 'conv2d', 'conv2d_transpose', 'conv3d',
-           'conv3d_transpose', 'embedding', 'fc', 'group_norm', 'instance_norm', 'layer_norm',
+           'conv3d_transpose', 'deform_conv2d', 'embedding', 'fc', 'group_norm', 'instance_norm', 'layer_norm',
            'prelu', 'py_func', 'row_conv', 'sparse_embedding', 'spectral_norm']
 
 
@@ -195,6 +195,36 @@ def conv3d_transpose(input, num_filters, output_size=None, filter_size=None, pad
     return _conv_transpose('conv3d_transpose', 3, input, num_filters, output_size, filter_size,
                            padding, stride, dilation, groups, param_attr, bias_attr, act,
                            data_format)
+
+
+def deform_conv2d(x, offset, mask, num_filters, filter_size, stride=1, padding=0, dilation=1,
+                  groups=1, deformable_groups=1, im2col_step=1, weight_attr=None, bias_attr=None,
+                  name=None):
+    """Deformable convolution layer (v2 with a ``mask``, v1 without; see
+    ``vision.ops.deform_conv2d``): filter ``[num_filters, C / groups, kh,
+    kw]`` (default N(0, sqrt(2 / (kh * kw * C)))) named ``deformable_conv_<n>``
+    as Paddle names it, bias ``[num_filters]`` unless ``bias_attr=False``.
+    ``im2col_step`` only batches Paddle's kernel; the result does not depend on it."""
+    from ...nn.initializer import Normal
+    from ...vision.ops import deform_conv2d as deform
+    api = 'deform_conv2d'
+    _static_only(api)
+    if len(x.shape) != 4:
+        raise ValueError("static.nn.deform_conv2d: The input should be of [N, C, H, W] format, "
+                         "but received %s" % list(x.shape))
+    if weight_attr is False:
+        raise ValueError("static.nn.deform_conv2d: weight_attr should not be False here.")
+    if groups == 0:
+        raise ValueError("static.nn.deform_conv2d: groups should not be 0.")
+    c = x.shape[1]
+    groups = _groups(groups, c, api)
+    k = _as_list(filter_size, 2, api, 'filter_size')
+    params = _Params('deformable_conv')
+    w = params.make([num_filters, c // groups] + k, str(x.dtype), weight_attr,
+                    default_initializer=Normal(0.0, (2.0 / (k[0] * k[1] * c)) ** 0.5))
+    b = params.make([num_filters], str(x.dtype), bias_attr, is_bias=True)
+    return deform(x, offset, w, b, stride=stride, padding=padding, dilation=dilation,
+                  deformable_groups=deformable_groups, groups=groups, mask=mask)
 
 
 def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05,  # noqa: A002
