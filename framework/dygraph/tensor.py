@@ -390,15 +390,29 @@ class Parameter(Tensor):
     _extra_slots = ( 'optimize_attr', 'regularizer', 'need_clip',
                     'is_distributed', 'do_model_average', 'initializer')
 
-    def __init__(self, data, dtype=None, name=None, trainable=True):
+    def __init__(self, data=None, dtype=None, name=None, trainable=True, *,
+                 requires_grad=None, shape=None, **attrs):
+        # Paddle 3's nn.Parameter forms: (shape_list, dtype) or shape=..., a zero
+        # tensor of that shape; (data, requires_grad=...)
+        if shape is None and dtype is not None and isinstance(data, (list, tuple)) and all(
+                type(v) is int for v in data):
+            data, shape = None, data
+        if shape is not None:
+            data = np.zeros([int(v) for v in shape], _dt.convert_dtype(dtype or 'float32'))
+        elif data is None:
+            data = np.zeros([0], _dt.convert_dtype(dtype or 'float32'))
+        if requires_grad is not None:
+            trainable = bool(requires_grad)
         super().__init__(data, dtype=dtype, stop_gradient=not trainable, name=name)
         self.persistable = True
-        self.optimize_attr = {'learning_rate': 1.0}
-        self.regularizer = None
-        self.need_clip = True
-        self.is_distributed = False
-        self.do_model_average = None
+        self.optimize_attr = attrs.pop('optimize_attr', {'learning_rate': 1.0})
+        self.regularizer = attrs.pop('regularizer', None)
+        self.need_clip = attrs.pop('need_clip', True)
+        self.is_distributed = attrs.pop('is_distributed', False)
+        self.do_model_average = attrs.pop('do_model_average', None)
         self.initializer = None
+        if attrs:
+            raise TypeError("Parameter: unexpected arguments %s" % sorted(attrs))
 
     @property
     def trainable(self):
