@@ -23,6 +23,8 @@ def aliases(**names):
     def wrap(fn):
         @functools.wraps(fn)
         def call(*args, **kwargs):
+            if not kwargs:                     # the usual call: nothing to rename
+                return fn(*args)
             for alias in lookup.keys() & kwargs.keys():
                 name = lookup[alias]
                 if name in kwargs:
