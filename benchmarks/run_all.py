@@ -12,7 +12,11 @@ collections are paid for) under each condition of ``conditions.py``: ``clean``,
 ``live`` (200k extra live Python objects), ``busy`` (a process spinning on
 one core). The memory and accuracy figures do not depend on the condition
 (condition ``-``). Without torch installed the torch references print
-``n/a``. The accuracy figure's Paddle reference is read from
+``n/a``. The torch references run on 1 thread (``--torch-threads``), as our
+BLAS does by default: on a shared, oversubscribed machine torch's default 2
+OpenMP threads spin against each other and ran 10-20x slower, which would
+flatter every ratio; the cnn figure compares with torch's default threads, as
+the issue asks. The accuracy figure's Paddle reference is read from
 ``paddle_fp32_error.json``, written by ``paddle_fp32_error.py`` under real
 Paddle; without it the row is ``n/a``.
 """
