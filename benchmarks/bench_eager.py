@@ -6,7 +6,12 @@ op, printed beside a hand-written numpy equivalent (forward, and forward plus
 a hand-written backward) and PyTorch CPU when it is installed, all measured in
 this process.
 
-    python benchmarks/bench_eager.py [--repeat 20]
+    python benchmarks/bench_eager.py [--repeat 20] [--conditions clean,live,busy]
+
+Without ``--conditions`` a figure is the best single run of ``--repeat``. With
+it, each condition of ``conditions.py`` (``live``: 200k extra live objects,
+``busy``: a competing process on one core) is measured in interleaved rounds
+of many runs whose mean includes the garbage collector's cost.
 """
 import argparse
 import os
@@ -17,6 +22,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import framework as paddle  # noqa: E402
+from conditions import Timing, condition, time_rounds  # noqa: E402
 
 N_OPS = 2000
 LINKS = N_OPS // 3
@@ -33,7 +39,8 @@ def best_of(fn, repeat):
     return min(times) / OPS * 1e6
 
 
-def ours(repeat):
+def ours_fns():
+    """(fwd+bwd, no-grad fwd) functions of the chain in the framework."""
     x0 = paddle.to_tensor(np.random.rand(16).astype('float32'), stop_gradient=False)
     seed = paddle.ones([16])
 
@@ -49,10 +56,10 @@ def ours(repeat):
             x = x0
             for _ in range(LINKS):
                 x = (x * 1.01 + 0.1).tanh()
-    return best_of(train, repeat), best_of(infer, repeat)
+    return train, infer
 
 
-def numpy_ref(repeat):
+def numpy_fns():
     x0 = np.random.rand(16).astype('float32')
 
     def train():
@@ -69,10 +76,11 @@ def numpy_ref(repeat):
         x = x0
         for _ in range(LINKS):
             x = np.tanh(x * np.float32(1.01) + np.float32(0.1))
-    return best_of(train, repeat), best_of(infer, repeat)
+    return train, infer
 
 
-def torch_ref(repeat):
+def torch_fns():
+    """The same in PyTorch, or None when torch is not installed."""
     try:
         import torch
     except ImportError:
@@ -92,19 +100,32 @@ def torch_ref(repeat):
             x = x0
             for _ in range(LINKS):
                 x = torch.tanh(x * 1.01 + 0.1)
-    return best_of(train, repeat), best_of(infer, repeat)
+    return train, infer
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--repeat', type=int, default=20)
-    args = ap.parse_args()
-    rows = [('framework', ours(args.repeat)), ('numpy (hand-written)', numpy_ref(args.repeat))]
-    t = torch_ref(args.repeat)
+def contenders():
+    rows = [('framework', ours_fns()), ('numpy (hand-written)', numpy_fns())]
+    t = torch_fns()
     if t is not None:
         rows.append(('pytorch cpu', t))
-    print('eager overhead: tanh(x*1.01+0.1) chain, %d ops, 16 elements (us/op, best of %d)'
-          % (OPS, args.repeat))
+    return rows
+
+
+def measure_best(repeat):
+    return [(name, (best_of(tr, repeat), best_of(inf, repeat))) for name, (tr, inf) in contenders()]
+
+
+def measure_rounds(timing):
+    rows = contenders()
+    fns = {}
+    for name, (tr, inf) in rows:
+        fns[(name, 0)], fns[(name, 1)] = tr, inf
+    t = time_rounds(fns, timing)
+    return [(name, (t[(name, 0)] / OPS * 1e6, t[(name, 1)] / OPS * 1e6)) for name, _ in rows]
+
+
+def report(title, rows):
+    print(title)
     print('%-22s %14s %14s' % ('', 'fwd+bwd', 'no_grad fwd'))
     for name, (tr, inf) in rows:
         print('%-22s %14.2f %14.2f' % (name, tr, inf))
@@ -112,6 +133,21 @@ def main():
     for name, (tr, inf) in rows[1:]:
         print('ratio framework/%-12s fwd+bwd %.2fx   no_grad %.2fx' % (name.split()[0], base[0] / tr,
                                                                       base[1] / inf))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--repeat', type=int, default=20)
+    ap.add_argument('--conditions', help='comma-separated: clean,live,busy (rounds of ~0.3 s)')
+    args = ap.parse_args()
+    head = 'eager overhead: tanh(x*1.01+0.1) chain, %d ops, 16 elements (us/op, %s)'
+    if not args.conditions:
+        report(head % (OPS, 'best of %d' % args.repeat), measure_best(args.repeat))
+        return
+    for name in args.conditions.split(','):
+        with condition(name) as desc:
+            report(head % (OPS, 'median of rounds, %s' % desc), measure_rounds(Timing()))
+        print()
 
 
 if __name__ == '__main__':

@@ -145,10 +145,22 @@ def bench_lstm(repeat, rows):
 
 
 def torch_lstm(w, b, xs, repeat, rows):
+    fns = torch_lstm_fns(w, b, xs)
+    if fns is None:
+        return
+    fwd, step = fns
+    import torch
+    with torch.no_grad():
+        rows.append(('lstm fwd', 'torch', best_ms(fwd, repeat)))
+    rows.append(('lstm train', 'torch', best_ms(step, repeat)))
+
+
+def torch_lstm_fns(w, b, xs):
+    """(forward, SGD training step) of the cell in PyTorch; None without torch."""
     try:
         import torch
     except ImportError:
-        return
+        return None
     tw = torch.tensor(w, requires_grad=True)
     tb = torch.tensor(b, requires_grad=True)
     txs = torch.tensor(xs)
@@ -162,8 +174,6 @@ def torch_lstm(w, b, xs, repeat, rows):
             c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
             h = torch.sigmoid(o) * torch.tanh(c)
         return h
-    with torch.no_grad():
-        rows.append(('lstm fwd', 'torch', best_ms(fwd, repeat)))
     opt = torch.optim.SGD([tw, tb], lr=0.01)
 
     def step():
@@ -171,7 +181,7 @@ def torch_lstm(w, b, xs, repeat, rows):
         loss.backward()
         opt.step()
         opt.zero_grad()
-    rows.append(('lstm train', 'torch', best_ms(step, repeat)))
+    return fwd, step
 
 
 # ---- MLP and LeNet training steps -----------------------------------------------
