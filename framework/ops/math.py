@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import dtype as _dt
 from . import meta
-from .grad_utils import is_value, scalar_array, sum_like, ub
+from .grad_utils import is_value, scalar_array, sum_like, ub, wants
 from .registry import Meta, OpError, add_test_case, def_op
 
 _ndarray = np.ndarray
@@ -694,6 +694,14 @@ def matmul_op(x, y, transpose_x=False, transpose_y=False):
         x = x.swapaxes(-1, -2)
     if transpose_y and y.ndim > 1:
         y = y.swapaxes(-1, -2)
+    return _matmul_flat(x, y)
+
+
+def _matmul_flat(x, y):
+    """``np.matmul``; a stack of matrices times one matrix runs as a single
+    2-D product (numpy's matmul would call BLAS once per matrix of the stack)."""
+    if x.ndim > 2 and y.ndim == 2:
+        return np.matmul(x.reshape(-1, x.shape[-1]), y).reshape(x.shape[:-1] + y.shape[-1:])
     return np.matmul(x, y)
 
 
@@ -745,16 +753,23 @@ def _matmul_fast(g, x, y, out, transpose_x, transpose_y):
         G = g[..., None]
     else:
         G = g
-    gX = np.matmul(G, Y.swapaxes(-1, -2))
-    gY = np.matmul(X.swapaxes(-1, -2), G)
-    if xv:
-        gx = gX.reshape(-1, gX.shape[-1]).sum(0) if gX.ndim > 2 else gX[0]
-    else:
-        gx = ub(gX.swapaxes(-1, -2) if transpose_x else gX, x)
-    if yv:
-        gy = gY.reshape(-1, gY.shape[-2], 1).sum(0)[:, 0] if gY.ndim > 2 else gY[:, 0]
-    else:
-        gy = ub(gY.swapaxes(-1, -2) if transpose_y else gY, y)
+    gx = gy = None
+    if wants(0):
+        gX = _matmul_flat(G, Y.swapaxes(-1, -2))
+        if xv:
+            gx = gX.reshape(-1, gX.shape[-1]).sum(0) if gX.ndim > 2 else gX[0]
+        else:
+            gx = ub(gX.swapaxes(-1, -2) if transpose_x else gX, x)
+    if wants(1):
+        if Y.ndim == 2 and X.ndim > 2:
+            # one matrix against a stack: the stack's sum of X_k^T G_k is one product
+            gY = np.matmul(X.reshape(-1, X.shape[-1]).T, G.reshape(-1, G.shape[-1]))
+        else:
+            gY = np.matmul(X.swapaxes(-1, -2), G)
+        if yv:
+            gy = gY.reshape(-1, gY.shape[-2], 1).sum(0)[:, 0] if gY.ndim > 2 else gY[:, 0]
+        else:
+            gy = ub(gY.swapaxes(-1, -2) if transpose_y else gY, y)
     return gx, gy
 
 
