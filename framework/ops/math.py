@@ -701,8 +701,13 @@ def _matmul_flat(x, y):
     """``np.matmul``; a stack of matrices times one matrix runs as a single
     2-D product (numpy's matmul would call BLAS once per matrix of the stack)."""
     if x.ndim > 2 and y.ndim == 2:
-        return np.matmul(x.reshape(-1, x.shape[-1]), y).reshape(x.shape[:-1] + y.shape[-1:])
+        return np.matmul(_rows(x), y).reshape(x.shape[:-1] + y.shape[-1:])
     return np.matmul(x, y)
+
+
+def _rows(a):
+    """``a`` as a 2-D array of its last-axis rows (a view when contiguous)."""
+    return a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
 
 
 @matmul_op.def_grad
@@ -763,7 +768,7 @@ def _matmul_fast(g, x, y, out, transpose_x, transpose_y):
     if wants(1):
         if Y.ndim == 2 and X.ndim > 2:
             # one matrix against a stack: the stack's sum of X_k^T G_k is one product
-            gY = np.matmul(X.reshape(-1, X.shape[-1]).T, G.reshape(-1, G.shape[-1]))
+            gY = np.matmul(_rows(X).T, _rows(G))
         else:
             gY = np.matmul(X.swapaxes(-1, -2), G)
         if yv:
@@ -1041,6 +1046,10 @@ add_test_case(matmul_op, _r(4), _r((2, 3, 4)), False, True, ref=_matmul_ref)
 add_test_case(matmul_op, _r((2, 3, 4)), _r(4), ref=_matmul_ref)
 add_test_case(matmul_op, _r((2, 4, 3)), _r(4), True, False, ref=_matmul_ref)
 add_test_case(matmul_op, _r((3, 4)), _r(4), ref=_matmul_ref)
+# a stack of matrices times one matrix (run as one 2-D product), empty sizes included
+add_test_case(matmul_op, _r((2, 2, 3, 4)), _r((4, 2)), ref=_matmul_ref)
+add_test_case(matmul_op, _r((2, 3, 0)), _r((0, 4)), ref=_matmul_ref)
+add_test_case(matmul_op, _r((0, 3, 4)), _r((2, 4)), False, True, ref=_matmul_ref)
 add_test_case(matmul_op, _r(4), _r((4, 3)), ref=_matmul_ref)
 add_test_case(matmul_op, _r(4), _r(4), ref=_matmul_ref)
 add_test_case(matmul_op, _rng.integers(-3, 4, (2, 3)), _rng.integers(-3, 4, (3, 2)),
