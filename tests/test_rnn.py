@@ -589,3 +589,174 @@ def test_to_static_matches_eager_forward_and_grads():
     (ys.sum() + hs.sum()).backward()
     for p, g in zip(net.parameters(), eager_grads):
         np.testing.assert_allclose(p.grad.numpy(), g, rtol=1e-5, atol=1e-6)
+
+
+# ---- the fused cell ops against a plain composition of ops -----------------------
+
+class _ComposedLSTMCell(nn.LSTMCell):
+    """Paddle's LSTM step written with elementwise ops (no lstm_cell op); a
+    forward of its own also sends the layers down their generic path."""
+
+    def forward(self, x, states):
+        h, c = states
+        gates = (paddle.matmul(x, self.weight_ih, transpose_y=True) + self.bias_ih
+                 + paddle.matmul(h, self.weight_hh, transpose_y=True) + self.bias_hh)
+        i, f, g, o = paddle.split(gates, 4, axis=-1)
+        c = paddle.nn.functional.sigmoid(f) * c + paddle.nn.functional.sigmoid(i) * paddle.tanh(g)
+        h = paddle.nn.functional.sigmoid(o) * paddle.tanh(c)
+        if self.proj_size:
+            h = paddle.matmul(h, self.weight_ho)
+        return h, (h, c)
+
+
+class _ComposedGRUCell(nn.GRUCell):
+    def forward(self, x, h):
+        n = self.hidden_size
+        xw = paddle.matmul(x, self.weight_ih, transpose_y=True) + self.bias_ih
+        hw = paddle.matmul(h, self.weight_hh, transpose_y=True) + self.bias_hh
+        x_r, x_z, x_c = paddle.split(xw, [n, n, n], axis=-1)
+        h_r, h_z, h_c = paddle.split(hw, [n, n, n], axis=-1)
+        r = paddle.nn.functional.sigmoid(x_r + h_r)
+        z = paddle.nn.functional.sigmoid(x_z + h_z)
+        c = paddle.tanh(x_c + r * h_c)
+        return (h - c) * z + c, (h - c) * z + c
+
+
+def _composed_twin(net):
+    """A network with the same parameters whose cells run the composed step."""
+    twin = type(net)(net.input_size, net.hidden_size, net.num_layers, net.direction,
+                     **({'proj_size': net.proj_size} if net.proj_size else {}))
+    twin.to(dtype='float64')
+    twin.set_state_dict(net.state_dict())
+    composed = _ComposedLSTMCell if isinstance(net, nn.LSTM) else _ComposedGRUCell
+    for layer in range(twin.num_layers):
+        for cell in twin._cells(layer):
+            cell.__class__ = composed
+    return twin
+
+
+def _run_and_grads(net, x, init, lengths, create_graph=False):
+    y, st = net(x, init, sequence_length=lengths)
+    h = st[0] if isinstance(st, tuple) else st
+    loss = (y * y).sum() + (h * paddle.tanh(h)).sum()
+    if isinstance(st, tuple):
+        loss = loss + (st[1] * st[1]).sum()
+    leaves = [x] + (list(init) if isinstance(init, tuple) else [init]) + net.parameters()
+    return y, st, paddle.grad(loss, leaves, create_graph=create_graph)
+
+
+@pytest.mark.parametrize('mode,kwargs', [('lstm', {}), ('lstm', {'proj_size': 2}),
+                                         ('gru', {})])
+@pytest.mark.parametrize('with_lengths', [False, True])
+def test_fused_cells_equal_the_composed_ops_values_and_gradients(mode, kwargs, with_lengths):
+    net = _net(mode, 3, 4, num_layers=2, direction='bidirect', **kwargs)
+    net.to(dtype='float64')
+    twin = _composed_twin(net)
+    for layer in range(2):
+        assert type(twin._cells(layer)[0]).forward is not type(net._cells(layer)[0]).forward
+    x = _t(_arr(3, 5, 3), grad=True)
+    init = _init(mode, net, 3)
+    init = tuple(_t(a, grad=True) for a in init) if mode == 'lstm' else _t(init, grad=True)
+    lengths = _t([5, 2, 4]) if with_lengths else None
+    y, st, grads = _run_and_grads(net, x, init, lengths)
+    ty, tst, tgrads = _run_and_grads(twin, x, init, lengths)
+    np.testing.assert_allclose(y.numpy(), ty.numpy(), rtol=1e-10, atol=1e-12)
+    for a, b in zip(st if mode == 'lstm' else [st], tst if mode == 'lstm' else [tst]):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-10, atol=1e-12)
+    assert len(grads) == len(tgrads)
+    for g, tg in zip(grads, tgrads):
+        np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize('mode', ['lstm', 'gru'])
+def test_fused_cells_second_derivatives_equal_the_composed_ops(mode):
+    net = _net(mode, 2, 3)
+    net.to(dtype='float64')
+    twin = _composed_twin(net)
+    x = _t(_arr(2, 3, 2), grad=True)
+    init = _init(mode, net, 2)
+    init = tuple(_t(a, grad=True) for a in init) if mode == 'lstm' else _t(init, grad=True)
+    results = []
+    for n in (net, twin):
+        _, _, grads = _run_and_grads(n, x, init, _t([3, 2]), create_graph=True)
+        penalty = sum((g * g).sum() for g in grads)
+        results.append(paddle.grad(penalty, [x] + n.parameters()))
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-9, atol=1e-11)
+
+
+def test_cells_step_through_the_fused_ops():
+    from framework.ops import rnn_cells
+    calls = []
+    ops = (rnn_cells.lstm_cell_op, rnn_cells.gru_cell_op)
+    kernels = [op.kernel for op in ops]
+    for op, kernel in zip(ops, kernels):
+        op.kernel = lambda *a, _k=kernel, _n=op.name: calls.append(_n) or _k(*a)
+        op.eager_fn = None          # the eager path may have bound the kernel
+    try:
+        nn.LSTM(3, 4)(paddle.randn([2, 5, 3]))
+        nn.GRUCell(3, 4)(paddle.randn([2, 3]))
+    finally:
+        for op, kernel in zip(ops, kernels):
+            op.kernel = kernel
+            op.eager_fn = None
+    assert calls.count('lstm_cell') == 5 and calls.count('gru_cell') == 1
+
+
+@pytest.mark.parametrize('mode', ['lstm', 'gru'])
+def test_fused_cells_to_static_and_static_mode_match_eager_with_lengths(mode):
+    from framework import static
+    net = _net(mode, 3, 4, num_layers=2, direction='bidirect')
+    x = _arr(3, 5, 3).astype('float32')
+    lengths = np.array([5, 2, 4])
+
+    def run(n, xt, lt):
+        y, st = n(xt, sequence_length=lt)
+        h = st[0] if isinstance(st, tuple) else st
+        return y, h
+
+    y, h = run(net, _t(x), _t(lengths))
+    (y.sum() + (h * h).sum()).backward()
+    eager_grads = [p.grad.numpy().copy() for p in net.parameters()]
+    net.clear_gradients()
+    ys, hs = paddle.jit.to_static(lambda a, b: run(net, a, b))(_t(x), _t(lengths))
+    np.testing.assert_allclose(ys.numpy(), y.numpy(), rtol=1e-6, atol=1e-7)
+    (ys.sum() + (hs * hs).sum()).backward()
+    for p, g in zip(net.parameters(), eager_grads):
+        np.testing.assert_allclose(p.grad.numpy(), g, rtol=1e-5, atol=1e-6)
+    values = {k: v.numpy() for k, v in net.state_dict().items()}
+    paddle.enable_static()
+    try:
+        main, startup = static.Program(), static.Program()
+        with static.program_guard(main, startup):
+            xv = static.data('x', [None, 5, 3], 'float32')
+            lv = static.data('len', [None], 'int64')
+            snet = _net(mode, 3, 4, num_layers=2, direction='bidirect')
+            yv, hv = run(snet, xv, lv)
+            grads = static.gradients([yv.sum() + (hv * hv).sum()], [xv])
+        assert any(op.type == ('lstm_cell' if mode == 'lstm' else 'gru_cell')
+                   for op in main.global_block().ops)
+        exe = static.Executor()
+        exe.run(startup)
+        snet.set_state_dict(values)
+        got_y, got_gx = exe.run(main, feed={'x': x, 'len': lengths}, fetch_list=[yv, grads[0]])
+    finally:
+        paddle.disable_static()
+    np.testing.assert_allclose(got_y, y.numpy(), rtol=1e-6, atol=1e-7)
+    xe = _t(x, grad=True)
+    ye, he = run(net, xe, _t(lengths))
+    gx, = paddle.grad(ye.sum() + (he * he).sum(), [xe])
+    np.testing.assert_allclose(got_gx, gx.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_fused_cell_ops_name_bad_shapes():
+    from framework.ops import rnn_cells
+    with pytest.raises(ValueError, match=r'lstm_cell: x must have shape \[batch_size, 4'):
+        rnn_cells.lstm_cell_op(paddle.zeros([2, 7]), paddle.zeros([2, 2]), paddle.zeros([2, 2]),
+                               paddle.zeros([8, 2]), None)
+    with pytest.raises(ValueError, match='gru_cell: weight_hh'):
+        rnn_cells.gru_cell_op(paddle.zeros([2, 6]), paddle.zeros([2, 2]), paddle.zeros([5, 2]),
+                              None)
+    with pytest.raises(ValueError, match='lstm_cell.*dtype'):
+        rnn_cells.lstm_cell_op(paddle.zeros([2, 8]), paddle.zeros([2, 2], 'float64'),
+                               paddle.zeros([2, 2]), paddle.zeros([8, 2]), None)

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import dtype as _dt
 from . import meta
-from .grad_utils import is_value, scalar_array, sum_like, ub
+from .grad_utils import is_value, scalar_array, sum_like, ub, wants
 from .out_param import write_out
 from .registry import Meta, OpError, add_test_case, def_op
 
@@ -709,7 +709,20 @@ def matmul_op(x, y, transpose_x=False, transpose_y=False):
         x = x.swapaxes(-1, -2)
     if transpose_y and y.ndim > 1:
         y = y.swapaxes(-1, -2)
+    return _matmul_flat(x, y)
+
+
+def _matmul_flat(x, y):
+    """``np.matmul``; a stack of matrices times one matrix runs as a single
+    2-D product (numpy's matmul would call BLAS once per matrix of the stack)."""
+    if x.ndim > 2 and y.ndim == 2:
+        return np.matmul(_rows(x), y).reshape(x.shape[:-1] + y.shape[-1:])
     return np.matmul(x, y)
+
+
+def _rows(a):
+    """``a`` as a 2-D array of its last-axis rows (a view when contiguous)."""
+    return a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
 
 
 @matmul_op.def_grad
@@ -760,16 +773,23 @@ def _matmul_fast(g, x, y, out, transpose_x, transpose_y):
         G = g[..., None]
     else:
         G = g
-    gX = np.matmul(G, Y.swapaxes(-1, -2))
-    gY = np.matmul(X.swapaxes(-1, -2), G)
-    if xv:
-        gx = gX.reshape(-1, gX.shape[-1]).sum(0) if gX.ndim > 2 else gX[0]
-    else:
-        gx = ub(gX.swapaxes(-1, -2) if transpose_x else gX, x)
-    if yv:
-        gy = gY.reshape(-1, gY.shape[-2], 1).sum(0)[:, 0] if gY.ndim > 2 else gY[:, 0]
-    else:
-        gy = ub(gY.swapaxes(-1, -2) if transpose_y else gY, y)
+    gx = gy = None
+    if wants(0):
+        gX = _matmul_flat(G, Y.swapaxes(-1, -2))
+        if xv:
+            gx = gX.reshape(-1, gX.shape[-1]).sum(0) if gX.ndim > 2 else gX[0]
+        else:
+            gx = ub(gX.swapaxes(-1, -2) if transpose_x else gX, x)
+    if wants(1):
+        if Y.ndim == 2 and X.ndim > 2:
+            # one matrix against a stack: the stack's sum of X_k^T G_k is one product
+            gY = np.matmul(_rows(X).T, _rows(G))
+        else:
+            gY = np.matmul(X.swapaxes(-1, -2), G)
+        if yv:
+            gy = gY.reshape(-1, gY.shape[-2], 1).sum(0)[:, 0] if gY.ndim > 2 else gY[:, 0]
+        else:
+            gy = ub(gY.swapaxes(-1, -2) if transpose_y else gY, y)
     return gx, gy
 
 
@@ -1047,6 +1067,10 @@ add_test_case(matmul_op, _r(4), _r((2, 3, 4)), False, True, ref=_matmul_ref)
 add_test_case(matmul_op, _r((2, 3, 4)), _r(4), ref=_matmul_ref)
 add_test_case(matmul_op, _r((2, 4, 3)), _r(4), True, False, ref=_matmul_ref)
 add_test_case(matmul_op, _r((3, 4)), _r(4), ref=_matmul_ref)
+# a stack of matrices times one matrix (run as one 2-D product), empty sizes included
+add_test_case(matmul_op, _r((2, 2, 3, 4)), _r((4, 2)), ref=_matmul_ref)
+add_test_case(matmul_op, _r((2, 3, 0)), _r((0, 4)), ref=_matmul_ref)
+add_test_case(matmul_op, _r((0, 3, 4)), _r((2, 4)), False, True, ref=_matmul_ref)
 add_test_case(matmul_op, _r(4), _r((4, 3)), ref=_matmul_ref)
 add_test_case(matmul_op, _r(4), _r(4), ref=_matmul_ref)
 add_test_case(matmul_op, _rng.integers(-3, 4, (2, 3)), _rng.integers(-3, 4, (3, 2)),

@@ -22,8 +22,9 @@ Conventions (as Paddle):
   layout), while ``RNN``/``BiRNN`` return whatever the cell produced there.
 
 Speed: for the built-in cells the input projection ``x @ W_ih^T + b`` of
-all time steps is one matmul; the loop then does only the hidden matmul and
-the gate arithmetic.
+all time steps is one matmul; the loop then runs one fused op per step for
+LSTM and GRU (``lstm_cell`` / ``gru_cell`` in ``ops/rnn_cells.py``: the hidden
+matmul and the gate arithmetic in a few numpy calls, with a fused backward).
 
 >>> import framework as paddle
 >>> lstm = paddle.nn.LSTM(16, 32, num_layers=2)
@@ -35,9 +36,10 @@ import math
 
 from ... import dtype as _dt
 from ...ops.creation import arange, full, full_like, zeros
-from ...ops.manipulation import (cast, concat, reshape, split, stack, strided_slice,
+from ...ops.manipulation import (cast, concat, reshape, stack, strided_slice,
                                  unsqueeze, unstack)
 from ...ops.math import less_than, matmul
+from ...ops.rnn_cells import gru_cell_op, lstm_cell_op
 from .. import functional as F
 from .container import LayerList
 from ..initializer import Constant, Uniform
@@ -354,9 +356,7 @@ class LSTMCell(_GatedCell):
 
     def _step(self, xw, states):
         h, c = states
-        i, f, g, o = split(xw + self._hidden(h), 4, axis=-1)
-        c = F.sigmoid(f) * c + F.sigmoid(i) * F.tanh(g)
-        h = F.sigmoid(o) * F.tanh(c)
+        h, c, _ = lstm_cell_op(xw, h, c, self.weight_hh, None)   # biases are in xw
         if self.proj_size:
             h = matmul(h, self.weight_ho)
         return h, (h, c)
@@ -402,15 +402,7 @@ class GRUCell(_GatedCell):
         return self._project_with(inputs, self.bias_ih)
 
     def _step(self, xw, h):
-        hw = self._hidden(h)
-        if self.bias_hh is not None:
-            hw = hw + self.bias_hh
-        n = self.hidden_size
-        x_rz, x_c = split(xw, [2 * n, n], axis=-1)
-        h_rz, h_c = split(hw, [2 * n, n], axis=-1)
-        r, z = split(F.sigmoid(x_rz + h_rz), 2, axis=-1)
-        c = F.tanh(x_c + r * h_c)
-        h = (h - c) * z + c
+        h = gru_cell_op(xw, h, self.weight_hh, self.bias_hh)[0]
         return h, h
 
     @property
