@@ -167,14 +167,22 @@ class _Engine:
                 t = node.out_refs()
                 if t is not None and t._grad_node is node:
                     self._accumulate_into(t, g)
-                if node.versions:
-                    self._check_versions(node)
                 ins = node.ins
+                versions = node.versions
+                if versions:
+                    for x, v in zip(ins, versions):
+                        if v is not None and x._version != v:
+                            self._check_versions(node)      # raises, naming the op
                 fast_grad_context.edges = node.edges
                 if op.n_in == 1:
                     x = ins[0]
                     in_grads = (fast(g, x.data if type(x) is T else _data(x),
                                      node.outs[0], *node.attrs),)
+                elif op.n_in == 2:
+                    x, y = ins
+                    in_grads = fast(g, x.data if type(x) is T else _data(x),
+                                    y.data if type(y) is T else _data(y),
+                                    node.outs[0], *node.attrs)
                 else:
                     in_grads = fast(g, *[x.data if type(x) is T else _data(x) for x in ins],
                                     node.outs[0], *node.attrs)
