@@ -98,7 +98,7 @@ def _full_meta(shape, value, dtype):
     return Meta(shape, dtype)
 
 
-@def_op('full', _full_meta, differentiable=False)
+@def_op('full', _full_meta, differentiable=False, attr_types={'shape': 'ints'})
 def full_op(shape=(), value=0.0, dtype='float32'):
     return np.full(shape, value, dtype=dtype)
 
@@ -117,7 +117,7 @@ def _dynamic_full_meta(shape_tensor, shape, value, dtype):
     return Meta(shape, dtype)
 
 
-@def_op('dynamic_full', _dynamic_full_meta, differentiable=False)
+@def_op('dynamic_full', _dynamic_full_meta, differentiable=False, attr_types={'shape': 'ints'})
 def dynamic_full_op(shape_tensor, shape=(), value=0.0, dtype='float32'):
     """``full`` whose shape is the int tensor ``shape_tensor`` (``shape`` has -1
     where an entry is known only at run time)."""
@@ -181,7 +181,7 @@ def _like_meta(x, value, dtype):
     return Meta(meta.shape_of(x), dtype if dtype is not None else meta.dtype_of(x))
 
 
-@def_op('full_like', _like_meta, differentiable=False)
+@def_op('full_like', _like_meta, differentiable=False, attr_types={'dtype': 'str|None'})
 def full_like_op(x, value=0.0, dtype=None):
     return np.full(np.shape(x), value, dtype=dtype if dtype is not None else x.dtype)
 
@@ -208,7 +208,7 @@ def _assign_value_meta(value, dtype):
     return Meta(arr.shape, dtype)
 
 
-@def_op('assign_value', _assign_value_meta, differentiable=False)
+@def_op('assign_value', _assign_value_meta, differentiable=False, attr_types={'value': 'value'})
 def assign_value_op(value=None, dtype='float32'):
     return np.array(value, dtype=dtype)
 
@@ -437,7 +437,8 @@ def _uniform_meta(shape, min, max, dtype, seed):  # noqa: A002
     return Meta(shape, dtype)
 
 
-@def_op('uniform_random', _uniform_meta, differentiable=False, random=True)
+@def_op('uniform_random', _uniform_meta, differentiable=False, random=True,
+        attr_types={'shape': 'ints'})
 def uniform_random_op(shape=(), min=-1.0, max=1.0, dtype='float32', seed=0):  # noqa: A002
     return _generator_for(seed).uniform(min, max, shape).astype(dtype, copy=False)
 
@@ -446,7 +447,8 @@ def _gaussian_meta(shape, mean, std, dtype, seed):
     return Meta(shape, dtype)
 
 
-@def_op('gaussian_random', _gaussian_meta, differentiable=False, random=True)
+@def_op('gaussian_random', _gaussian_meta, differentiable=False, random=True,
+        attr_types={'shape': 'ints'})
 def gaussian_random_op(shape=(), mean=0.0, std=1.0, dtype='float32', seed=0):
     return _generator_for(seed).normal(mean, std, shape).astype(dtype, copy=False)
 
@@ -457,7 +459,7 @@ def _randint_meta(low, high, shape, dtype):
     return Meta(shape, dtype)
 
 
-@def_op('randint', _randint_meta, differentiable=False, random=True)
+@def_op('randint', _randint_meta, differentiable=False, random=True, attr_types={'shape': 'ints'})
 def randint_op(low=0, high=1, shape=(), dtype='int64'):
     _randint_meta(low, high, shape, dtype)
     return _random.generator().integers(low, high, shape).astype(dtype, copy=False)
