@@ -95,6 +95,14 @@ def _save_loop_model(prefix):
         paddle.disable_static()
 
 
+@pytest.fixture(autouse=True)
+def small_size_bound(monkeypatch):
+    """Sizes a loaded program may fix stay far below the memory bound here
+    (the default, 2**28 elements, is meant for real models)."""
+    from framework.static import verify
+    monkeypatch.setattr(verify, 'MAX_NUMEL', 2 ** 20)
+
+
 @pytest.fixture(scope='module')
 def originals(tmp_path_factory):
     """{kind: {suffix: bytes}} of the good files."""

@@ -153,11 +153,13 @@ def _cond_into_itself(m):
     ops(m, 1).insert(0, cond)
 
 
-def _huge_full(m):
-    ops(m).insert(0, {'type': 'full', 'inputs': {}, 'outputs': {'out': ['big']},
-                      'attrs': {'shape': [2 ** 20, 2 ** 20], 'value': 0.0, 'dtype': 'float32'}})
-    m['program']['blocks'][0]['vars'].append({'name': 'big', 'shape': [-1, -1],
-                                              'dtype': 'float32'})
+def _full(shape):
+    def edit(m):
+        ops(m).insert(0, {'type': 'full', 'inputs': {}, 'outputs': {'out': ['big']},
+                          'attrs': {'shape': shape, 'value': 0.0, 'dtype': 'float32'}})
+        m['program']['blocks'][0]['vars'].append({'name': 'big', 'shape': [-1] * len(shape),
+                                                  'dtype': 'float32'})
+    return edit
 
 
 EDITS = [
@@ -189,7 +191,10 @@ EDITS = [
     ('dtype against infer_meta', _set_var('relu.tmp_0', 'dtype', 'float64'),
      'declared float64 but the op computes float32'),
     ('inputs that do not fit', _set_attr('matmul', 'transpose_y', True), 'do not fit'),
-    ('size fixed by the file', _huge_full, 'more than the'),
+    ('size fixed by the file', _full([2 ** 20, 2 ** 20]), 'more than the'),
+    ('shape attribute out of range', _full([3, -2]), r'-2 is out of the allowed range \[0, inf\]'),
+    ('branch output dtype', _set_var('cond.out_0', 'dtype', 'float64'),
+     "'cond.out_0' \\(float64 \\[-1, 3\\]\\) and 'multiply.tmp_0' \\(float32"),
     ('negative dim', _set_var('x', 'shape', [-3, 4]), 'invalid shape'),
     ('unsupported dtype', _set_var('x', 'dtype', 'object'), 'unsupported dtype object'),
     ('feed/fetch op', lambda m: op_of(m, 'relu').update(type='fetch'),

@@ -32,6 +32,8 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
 
 
 _DATA_TYPES = (bool, int, float, complex, np.generic, np.ndarray, list, tuple)
+# a shape attribute: dims >= 0 (verify.MAX_NUMEL bounds the size a loaded file may fix)
+SHAPE_ATTR = {'attr_types': {'shape': 'ints'}, 'attr_ranges': {'shape': (0, None)}}
 
 
 def _check_data(data):
@@ -98,7 +100,7 @@ def _full_meta(shape, value, dtype):
     return Meta(shape, dtype)
 
 
-@def_op('full', _full_meta, differentiable=False, attr_types={'shape': 'ints'})
+@def_op('full', _full_meta, differentiable=False, **SHAPE_ATTR)
 def full_op(shape=(), value=0.0, dtype='float32'):
     return np.full(shape, value, dtype=dtype)
 
@@ -117,7 +119,8 @@ def _dynamic_full_meta(shape_tensor, shape, value, dtype):
     return Meta(shape, dtype)
 
 
-@def_op('dynamic_full', _dynamic_full_meta, differentiable=False, attr_types={'shape': 'ints'})
+@def_op('dynamic_full', _dynamic_full_meta, differentiable=False, attr_types={'shape': 'ints'},
+        attr_ranges={'shape': (-1, None)})
 def dynamic_full_op(shape_tensor, shape=(), value=0.0, dtype='float32'):
     """``full`` whose shape is the int tensor ``shape_tensor`` (``shape`` has -1
     where an entry is known only at run time)."""
@@ -438,7 +441,7 @@ def _uniform_meta(shape, min, max, dtype, seed):  # noqa: A002
 
 
 @def_op('uniform_random', _uniform_meta, differentiable=False, random=True,
-        attr_types={'shape': 'ints'})
+        **SHAPE_ATTR)
 def uniform_random_op(shape=(), min=-1.0, max=1.0, dtype='float32', seed=0):  # noqa: A002
     return _generator_for(seed).uniform(min, max, shape).astype(dtype, copy=False)
 
@@ -448,7 +451,7 @@ def _gaussian_meta(shape, mean, std, dtype, seed):
 
 
 @def_op('gaussian_random', _gaussian_meta, differentiable=False, random=True,
-        attr_types={'shape': 'ints'})
+        **SHAPE_ATTR)
 def gaussian_random_op(shape=(), mean=0.0, std=1.0, dtype='float32', seed=0):
     return _generator_for(seed).normal(mean, std, shape).astype(dtype, copy=False)
 
@@ -459,7 +462,7 @@ def _randint_meta(low, high, shape, dtype):
     return Meta(shape, dtype)
 
 
-@def_op('randint', _randint_meta, differentiable=False, random=True, attr_types={'shape': 'ints'})
+@def_op('randint', _randint_meta, differentiable=False, random=True, **SHAPE_ATTR)
 def randint_op(low=0, high=1, shape=(), dtype='int64'):
     _randint_meta(low, high, shape, dtype)
     return _random.generator().integers(low, high, shape).astype(dtype, copy=False)

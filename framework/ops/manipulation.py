@@ -26,6 +26,9 @@ from .shape_args import shape_arg
 _pyslice = builtins.slice   # this module exports a Paddle ``slice``; keep the builtin
 _ndarray = np.ndarray
 _SCALARS = (bool, int, float, complex)
+# repeat counts >= 0 (verify.MAX_NUMEL bounds the size a loaded file may fix)
+_REPEATS_ATTR = {'attr_types': {'repeat_times': 'ints'},
+                 'attr_ranges': {'repeat_times': (0, None)}}
 
 
 # ---- cast -------------------------------------------------------------------
@@ -183,20 +186,21 @@ def _flatten_shape(shape, start_axis, stop_axis):
     return shape[:s] + (_numel(shape[s:e + 1]),) + shape[e + 1:]
 
 
-def _view_op(name, shape_fn, attr_types=None):
+def _view_op(name, shape_fn, attr_types=None, attr_ranges=None):
     """Declare an op that only changes the shape; its grad reshapes g back."""
     def infer(x, *attrs):
         return Meta(shape_fn(meta.shape_of(x), *attrs), meta.dtype_of(x))
 
     def decorate(kernel):
-        op = def_op(name, infer, save_inputs=False, attr_types=attr_types)(kernel)
+        op = def_op(name, infer, save_inputs=False, attr_types=attr_types,
+                    attr_ranges=attr_ranges)(kernel)
         op.def_grad(lambda g, x, out, *attrs: reshape_as_op(g, x))
         op.def_fast_grad(lambda g, x, out, *attrs: g.reshape(np.shape(x)))
         return op
     return decorate
 
 
-@_view_op('reshape', _reshape_shape, {'shape': 'ints'})
+@_view_op('reshape', _reshape_shape, {'shape': 'ints'}, {'shape': (-1, None)})
 def reshape_op(x, shape=()):
     return np.reshape(x, _reshape_shape(np.shape(x), shape))
 
@@ -246,7 +250,7 @@ def _dynamic_reshape_meta(x, shape_tensor, shape):
 
 
 @def_op('dynamic_reshape', _dynamic_reshape_meta, no_grad_inputs=('shape_tensor',),
-        save_inputs=False, attr_types={'shape': 'ints'})
+        save_inputs=False, attr_types={'shape': 'ints'}, attr_ranges={'shape': (-1, None)})
 def dynamic_reshape_op(x, shape_tensor, shape=()):
     """``reshape`` whose target shape is the int tensor ``shape_tensor`` (its
     entries follow reshape's rules: -1 inferred, 0 copies x's dim)."""
@@ -608,7 +612,8 @@ def _expand_meta(x, shape):
     return Meta(_expand_shape(meta.shape_of(x), shape), meta.dtype_of(x))
 
 
-@def_op('expand', _expand_meta, save_inputs=False, attr_types={'shape': 'ints'})
+@def_op('expand', _expand_meta, save_inputs=False, attr_types={'shape': 'ints'},
+        attr_ranges={'shape': (-1, None)})
 def expand_op(x, shape=()):
     # a copy, not a read-only broadcast view: later kernels may write into outputs
     return np.array(np.broadcast_to(x, _expand_shape(np.shape(x), shape)))
@@ -635,7 +640,7 @@ def _tile_meta(x, repeat_times):
                 meta.dtype_of(x))
 
 
-@def_op('tile', _tile_meta, save_inputs=False, attr_types={'repeat_times': 'ints'})
+@def_op('tile', _tile_meta, save_inputs=False, **_REPEATS_ATTR)
 def tile_op(x, repeat_times=()):
     return np.tile(x, repeat_times)
 
@@ -657,7 +662,7 @@ def _tile_grad_meta(g, x, repeat_times):
 
 
 @def_op('tile_grad', _tile_grad_meta, no_grad_inputs=('x',), save_inputs=False,
-        attr_types={'repeat_times': 'ints'})
+        **_REPEATS_ATTR)
 def tile_grad_op(g, x, repeat_times=()):
     """The gradient of ``tile``: g's tiles summed onto x's shape."""
     return _tile_reduce(g, np.shape(x), repeat_times)
@@ -711,7 +716,7 @@ def _dynamic_expand_meta(x, shape_tensor, shape):
 
 
 @def_op('dynamic_expand', _dynamic_expand_meta, no_grad_inputs=('shape_tensor',),
-        save_inputs=False, attr_types={'shape': 'ints'})
+        save_inputs=False, attr_types={'shape': 'ints'}, attr_ranges={'shape': (-1, None)})
 def dynamic_expand_op(x, shape_tensor, shape=()):
     """``expand`` to the int tensor ``shape_tensor`` (-1 keeps x's dim)."""
     target = _expand_shape(np.shape(x), [int(d) for d in shape_tensor])
@@ -754,7 +759,8 @@ def broadcast_tensors(input, name=None):  # noqa: A002
 
 
 @def_op('dynamic_tile', lambda x, reps_tensor, repeat_times: _tile_meta(x, repeat_times),
-        no_grad_inputs=('reps_tensor',), save_inputs=False, attr_types={'repeat_times': 'ints'})
+        no_grad_inputs=('reps_tensor',), save_inputs=False, attr_types={'repeat_times': 'ints'},
+        attr_ranges={'repeat_times': (-1, None)})
 def dynamic_tile_op(x, reps_tensor, repeat_times=()):
     """``tile`` by the int tensor ``reps_tensor``."""
     reps = [int(r) for r in reps_tensor]

@@ -679,6 +679,22 @@ def _while_grad_paths(op):
               op.attr('loop_var_grads') + op.attr('captured_grads'))]]
 
 
+def _cond_same_meta(op):
+    outs = op.output('Out')
+    return list(zip(outs, op.attr('true_outs'))) + list(zip(outs, op.attr('false_outs')))
+
+
+def _while_same_meta(op):
+    phs = op.attr('loop_vars')
+    return (list(zip(phs, op.input('X'))) + list(zip(phs, op.output('Out')))
+            + list(zip(phs, op.attr('body_outs'))))
+
+
+def _while_grad_same_meta(op):
+    return (list(zip(op.input('X'), op.output('XGrad')))
+            + list(zip(op.input('Captured'), op.output('CapturedGrad'))))
+
+
 verify.CONTROL_FLOW.update({
     'cond': verify.Signature(
         inputs={'Cond': 1, 'Input': '*'}, outputs={'Out': '*'},
@@ -688,7 +704,8 @@ verify.CONTROL_FLOW.update({
         blocks=('true_block', 'false_block', 'true_fwd_block', 'false_fwd_block'),
         paths=_cond_paths,
         check=lambda op: _same_lengths(op, [('output', 'Out'), ('attr', 'true_outs'),
-                                            ('attr', 'false_outs')])),
+                                            ('attr', 'false_outs')]),
+        same_meta=_cond_same_meta),
     'while': verify.Signature(
         inputs={'X': '*', 'Input': '*'}, outputs={'Out': '*', 'History': '?'},
         attrs={'cond_block': 'int', 'body_block': 'int', 'loop_vars': 'strs', 'cond_out': 'str',
@@ -697,7 +714,8 @@ verify.CONTROL_FLOW.update({
         blocks=('cond_block', 'body_block'),
         paths=_while_paths,
         check=lambda op: _same_lengths(op, [('input', 'X'), ('output', 'Out'),
-                                            ('attr', 'loop_vars'), ('attr', 'body_outs')])),
+                                            ('attr', 'loop_vars'), ('attr', 'body_outs')]),
+        same_meta=_while_same_meta, loop=True),
     'while_grad': verify.Signature(
         inputs={'History': 1, 'OutGrad': '*', 'Input': '*', 'X': '*', 'Captured': '*'},
         outputs={'XGrad': '*', 'CapturedGrad': '*'},
@@ -710,5 +728,6 @@ verify.CONTROL_FLOW.update({
         check=lambda op: _same_lengths(
             op, [('input', 'X'), ('input', 'OutGrad'), ('output', 'XGrad'),
                  ('attr', 'loop_vars'), ('attr', 'out_grad_vars'), ('attr', 'loop_var_grads')],
-            [('input', 'Captured'), ('output', 'CapturedGrad'), ('attr', 'captured_grads')])),
+            [('input', 'Captured'), ('output', 'CapturedGrad'), ('attr', 'captured_grads')]),
+        same_meta=_while_grad_same_meta, loop=True),
 })

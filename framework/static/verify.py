@@ -13,7 +13,8 @@ will (sub-blocks where the control-flow ops run them) and checks:
 * sub-block indices are in range, sub-blocks form no cycle, control flow is
   nested at most ``MAX_NESTING`` deep and the program, with each sub-block
   counted at every use, has at most ``MAX_EXPANDED_OPS`` ops (the size of
-  the code generated for it);
+  the code generated for it), and loops nest at most ``MAX_LOOP_NESTING``
+  deep (what Python compiles);
 * every variable an op reads is defined before it runs: one of ``defined``
   (feeds and parameters), the output of an earlier op, or a value a
   control-flow op gives its sub-block (loop variables);
@@ -23,7 +24,8 @@ will (sub-blocks where the control-flow ops run them) and checks:
   op's ``infer_meta`` says it computes, so a small file cannot make the
   first run allocate gigabytes;
 * what ``infer_meta`` computes from the declared inputs agrees with the
-  declared outputs (same dtype, same rank, equal known dims).
+  declared outputs (same dtype, same rank, equal known dims), and the values
+  a control-flow op passes in and out of its sub-blocks agree likewise.
 
 The loaders run it on every program read from a file; a failure raises
 ``VerifyError`` naming the block, the op and what is wrong.
@@ -37,7 +39,10 @@ from ..ops import attr_types, registry
 # the known part of a variable's size, in elements (2**28 float32 = 1 GiB):
 # raise it to load a model with bigger fixed-size tensors
 MAX_NUMEL = 2 ** 28
-MAX_NESTING = 16          # Python refuses more than 20 nested loops in a function
+# control flow becomes nested statements of one generated function: Python
+# allows 100 indentation levels and 20 nested loops in a function
+MAX_NESTING = 90
+MAX_LOOP_NESTING = 18
 MAX_EXPANDED_OPS = 100000
 
 DTYPES = frozenset(('bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32',
@@ -62,13 +67,18 @@ class Signature:
     ``paths(op)``: the ways its sub-blocks run, each a list of steps
     ``(block index, names defined on entry, names the block must define)``
     run one after the other from the op's own scope. ``check(op)``: the
-    op's own consistency (lengths that must agree); raises ``ValueError``."""
+    op's own consistency (lengths that must agree); raises ``ValueError``.
+    ``same_meta(op)``: pairs of variable names that must have the same dtype
+    and rank and agree on their known dims (a loop variable and its initial
+    value, a branch output and the op's output). ``loop``: whether the code
+    generator runs its sub-blocks in a Python loop."""
 
-    def __init__(self, inputs, outputs, attrs, required, blocks, paths, check):
+    def __init__(self, inputs, outputs, attrs, required, blocks, paths, check, same_meta,
+                 loop=False):
         self.inputs, self.outputs = inputs, outputs
         self.attr_types = {k: attr_types.parse(v) for k, v in attrs.items()}
         self.required, self.blocks = tuple(required), tuple(blocks)
-        self.paths, self.check = paths, check
+        self.paths, self.check, self.same_meta, self.loop = paths, check, same_meta, loop
 
 
 CONTROL_FLOW = {}     # op type -> Signature
@@ -190,6 +200,18 @@ def _check_control_flow_op(where, op, sig, n_blocks):
         _fail(where, str(e))
 
 
+def _check_same_meta(where, program, op, sig):
+    for a, b in sig.same_meta(op):
+        if not a or not b:
+            continue
+        va, vb = program_var(program, a), program_var(program, b)
+        sa, sb = tuple(va._shape), tuple(vb._shape)
+        if va.dtype != vb.dtype or len(sa) != len(sb) or any(
+                x >= 0 and y >= 0 and x != y for x, y in zip(sa, sb)):
+            _fail(where, "'%s' (%s %s) and '%s' (%s %s) must have the same dtype and shape"
+                  % (a, va.dtype, list(sa), b, vb.dtype, list(sb)))
+
+
 # ---- shapes and dtypes (infer_meta) ---------------------------------------------------
 
 def _meta_args(program, opdef, op):
@@ -256,25 +278,28 @@ class _Walk:
         self.checked = set()      # ids of ops whose signature and metas were checked
         self.declared = {n for b in program.blocks for n in b.vars}
 
-    def block(self, idx, env, stack):
-        """Check block ``idx`` run with names ``env`` defined. ``env`` (a set)
-        gets the names the block defines; returns them, for the caller to
-        take out again when the block's scope ends (no copies of ``env``)."""
+    def block(self, idx, env, stack, loops=0):
+        """Check block ``idx`` run with names ``env`` defined, inside the
+        blocks ``stack`` and ``loops`` loops. ``env`` (a set) gets the names
+        the block defines; returns them, for the caller to take out again
+        when the block's scope ends (no copies of ``env``)."""
+        where = 'block %d' % idx
         if idx in stack:
-            _fail('block %d' % idx, 'sub-blocks form a cycle (%s)'
-                  % ' -> '.join(str(i) for i in stack + [idx]))
+            _fail(where, 'sub-blocks form a cycle (%s)' % ' -> '.join(map(str, stack + [idx])))
         if len(stack) > MAX_NESTING:
-            _fail('block %d' % idx, 'control flow nested more than %d deep' % MAX_NESTING)
+            _fail(where, 'control flow nested more than %d deep' % MAX_NESTING)
+        if loops > MAX_LOOP_NESTING:
+            _fail(where, 'loops nested more than %d deep' % MAX_LOOP_NESTING)
         added = []
         for i, op in enumerate(self.program.blocks[idx].ops):
             self.expanded += 1
             if self.expanded > MAX_EXPANDED_OPS:
-                _fail('block %d' % idx, 'the program expands to more than %d ops (sub-blocks '
-                                        'counted at each use)' % MAX_EXPANDED_OPS)
-            self.op(self.program.blocks[idx], i, op, env, added, stack + [idx])
+                _fail(where, 'the program expands to more than %d ops (sub-blocks counted at '
+                             'each use)' % MAX_EXPANDED_OPS)
+            self.op(self.program.blocks[idx], i, op, env, added, stack + [idx], loops)
         return added
 
-    def op(self, block, i, op, env, added, stack):
+    def op(self, block, i, op, env, added, stack, loops):
         where = _where(block, i, op)
         sig = CONTROL_FLOW.get(op.type)
         if sig is None and not registry.has_op(op.type):
@@ -288,7 +313,7 @@ class _Walk:
                 _fail(where, "reads variable '%s' before anything defines it" % n)
         if sig is not None:
             for path in sig.paths(op):
-                self.path(where, path, env, stack)
+                self.path(where, path, env, stack, loops + sig.loop)
         _define(env, added, op.output_arg_names)
 
     def signature(self, where, op, sig):
@@ -299,20 +324,22 @@ class _Walk:
                 _fail(where, "refers to variable '%s', which the program does not declare" % n)
         if sig is not None:
             _check_control_flow_op(where, op, sig, len(self.program.blocks))
+            if self.check_meta:
+                _check_same_meta(where, self.program, op, sig)
             return
         opdef = registry.lookup(op.type)
         _check_registry_op(where, op, opdef)
         if self.check_meta:
             _check_meta(where, self.program, op, opdef)
 
-    def path(self, where, steps, env, stack):
+    def path(self, where, steps, env, stack, loops):
         """Sub-blocks run one after the other in one scope, which ends after them."""
         added = []
         for idx, entry, exits in steps:
             if idx is None:
                 continue
             _define(env, added, entry)
-            added.extend(self.block(idx, env, stack))
+            added.extend(self.block(idx, env, stack, loops))
             missing = [n for n in exits if n and n not in env]
             if missing:
                 _fail(where, "block %d does not define %s, which the op takes from it"
