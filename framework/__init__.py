@@ -25,6 +25,11 @@ from .ops.reduce import *  # noqa: F401,F403
 from .ops.manipulation import *  # noqa: F401,F403
 from .ops.creation import *  # noqa: F401,F403
 from .ops.compare import *  # noqa: F401,F403
+from .ops.special import *  # noqa: F401,F403
+from .ops.sampling import *  # noqa: F401,F403
+from .ops.complex import *  # noqa: F401,F403
+from .ops.linalg_api import (cholesky, cross, diagonal, eigvalsh, inverse,  # noqa: F401
+                             matrix_transpose, norm, vecdot)
 
 dygraph.install_methods()
 dtype = _dtype_mod
@@ -37,6 +42,7 @@ from . import inference  # noqa: E402
 from .static.mode import disable_static, enable_static, in_dynamic_mode  # noqa: E402
 from . import nn  # noqa: E402  (layers use the ops above)
 from . import io, vision  # noqa: E402
+from . import text  # noqa: E402  (paddle.text: data sets, viterbi_decode)
 from .serialization import load, save  # noqa: E402
 from .param_attr import ParamAttr  # noqa: E402
 from .nn.layer import create_parameter  # noqa: E402
@@ -46,10 +52,9 @@ from . import fluid  # noqa: E402
 from . import metric, hapi, callbacks  # noqa: E402
 from .hapi import Model, summary  # noqa: E402
 from . import autograd, incubate  # noqa: E402
-from . import linalg  # noqa: E402
-from .linalg import norm  # noqa: E402
+from . import linalg, fft, signal  # noqa: E402
 from . import tensor, utils, base  # noqa: E402
 from . import framework  # noqa: E402,F811  (paddle.framework)
 from . import amp  # noqa: E402
+from . import distribution  # noqa: E402
 from .tensor.creation import fill_constant  # noqa: E402,F401
-Tensor.norm = static.Variable.norm = norm

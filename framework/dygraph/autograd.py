@@ -24,6 +24,8 @@ from ..ops.grad_utils import fast_grad_context
 from . import state
 
 _node_seq = itertools.count()
+# set by dygraph.nan_check while FLAGS_check_nan_inf is on: fn(node, input grads)
+grad_checker = None
 
 
 class GradNode:
@@ -136,6 +138,8 @@ class _Engine:
                                     node.outs[0], *node.attrs)
             else:
                 in_grads = self._run_node(node, gs)
+            if grad_checker is not None:       # FLAGS_check_nan_inf
+                grad_checker(node, in_grads)
             variadic = op.variadic
             for i, e in enumerate(node.edges):
                 if e is None:

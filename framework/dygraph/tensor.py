@@ -345,8 +345,8 @@ class Parameter(Tensor):
 def to_array(data, dtype=None):
     """numpy array from user data with Paddle's dtype defaults.
 
-    Python floats default to the default float dtype (float32), Python ints to
-    int64, bools to bool; numpy arrays keep their dtype unless ``dtype`` is given.
+    Python floats default to the default float dtype (float32), Python complex
+    numbers to its complex dtype (complex64), Python ints to int64, bools to bool; numpy arrays keep their dtype unless ``dtype`` is given.
     """
     dtype = _dt.convert_dtype(dtype)
     if isinstance(data, Tensor):
@@ -362,6 +362,8 @@ def to_array(data, dtype=None):
         if dtype is None:
             if arr.dtype == np.float64:
                 arr = arr.astype(_dt.default_float())
+            elif arr.dtype == np.complex128:   # Python complex: the default float's complex
+                arr = arr.astype(np.result_type(_dt.default_float(), np.complex64))
             elif arr.dtype.kind == 'i' and arr.dtype != np.int64:
                 arr = arr.astype(np.int64)
             elif arr.dtype.kind in 'US' or arr.dtype == object:

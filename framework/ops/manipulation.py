@@ -39,6 +39,8 @@ def _cast_meta(x, dtype):
 
 @def_op('cast', _cast_meta, save_inputs=False)
 def cast_op(x, dtype='float32'):
+    if np.iscomplexobj(x) and np.dtype(dtype).kind != 'c':
+        x = np.real(x)   # complex -> real keeps the real part (what the gradient of real -> complex is)
     return x.astype(dtype, copy=False) if isinstance(x, np.ndarray) else np.asarray(x, dtype)
 
 
@@ -51,7 +53,11 @@ def _cast_grad(g, x, out, dtype):
 
 @cast_op.def_fast_grad
 def _cast_fast(g, x, out, dtype):
-    return g.astype(x.dtype, copy=False) if x.dtype.kind in 'fc' else None
+    if x.dtype.kind not in 'fc':
+        return None
+    if g.dtype.kind == 'c' and x.dtype.kind != 'c':
+        g = g.real
+    return g.astype(x.dtype, copy=False)
 
 
 def cast(x, dtype):

@@ -32,6 +32,7 @@ Calling an OpDef (``op(*inputs, *attrs)``) dispatches to whichever mode is
 active; the modes install their handlers with ``set_handlers`` so this module
 depends on neither.
 """
+import contextvars
 import inspect
 
 import numpy as np
@@ -40,16 +41,29 @@ from . import attr_types as _attr_types
 
 _OPS = {}
 
+# static (building a Program) or dynamic (eager) mode, per thread as Paddle's
+# tracer is: enable_static() in one thread leaves the others eager
+_static_mode = contextvars.ContextVar('framework_static_mode', default=False)
+in_static = _static_mode.get        # the hot path calls this
+
 
 class _Mode:
-    """Which mode ops dispatch to. dygraph and static install the handlers."""
-    __slots__ = ('static', 'static_append', 'make_tensor', 'make_eager')
+    """Which mode ops dispatch to. dygraph and static install the handlers
+    (process-wide); ``static`` is the calling thread's mode."""
+    __slots__ = ('static_append', 'make_tensor', 'make_eager')
 
     def __init__(self):
-        self.static = False
         self.static_append = None
         self.make_tensor = None
         self.make_eager = None   # op -> specialised eager function (the hot path)
+
+    @property
+    def static(self):
+        return _static_mode.get()
+
+    @static.setter
+    def static(self, on):
+        _static_mode.set(bool(on))
 
 
 mode = _Mode()
@@ -126,7 +140,7 @@ class OpDef:
 
     def __call__(self, *args):
         """Run (eager) or append (static) the op: ``op(*inputs, *attrs)``."""
-        if mode.static:
+        if in_static():
             return mode.static_append(self, args)
         fn = self.eager_fn
         if fn is None:   # specialised once, on first eager use
