@@ -20,7 +20,8 @@ and a memory bound (both the load and the first run).
 
 CI runs a few hundred seeded, deterministic cases (a few seconds); the
 ``slow`` variants run many more. Each test prints its counts: cases tried,
-clean errors, raw errors (``pytest -s``).
+clean errors, raw errors, hangs, other problems and the peak memory of a case
+(``pytest -s``).
 """
 import base64
 import hashlib
@@ -142,14 +143,18 @@ def _alarm(signum, frame):
 class Counts:
     def __init__(self, name):
         self.name = name
-        self.cases = self.ok = self.refused = self.clean = self.raw = 0
+        self.cases = self.ok = self.refused = self.clean = self.raw = self.hangs = 0
+        self.other = 0            # over the memory bound, or a clean error not naming the file
+        self.peak = 0             # the largest memory traced in one case, bytes
         self.examples = []
 
     def line(self):
-        return ('fuzz %s: %d cases tried, %d clean errors, %d raw errors (%d loaded, of which '
-                '%d ran and %d refused the input on their first run)'
-                % (self.name, self.cases, self.clean, self.raw, self.ok + self.refused, self.ok,
-                   self.refused))
+        return ('fuzz %s: %d cases tried, %d clean errors, %d raw errors, %d hangs, %d other '
+                'problems (%d loaded, of which %d ran and %d refused the input on their first '
+                'run); peak memory of a case %d KB (bound %d MB)'
+                % (self.name, self.cases, self.clean, self.raw, self.hangs, self.other,
+                   self.ok + self.refused, self.ok, self.refused, self.peak >> 10,
+                   MEMORY_LIMIT >> 20))
 
 
 def run_case(counts, what, load, names):
@@ -182,9 +187,11 @@ def run_case(counts, what, load, names):
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
         peak = tracemalloc.get_traced_memory()[1]
+        counts.peak = max(counts.peak, peak)
         if problem is None and peak > MEMORY_LIMIT:
             problem = 'used %d MB' % (peak >> 20)
     except CaseTimeout:
+        counts.hangs += 1
         problem = 'did not finish in %.0f s' % TIME_LIMIT
     except Exception as e:        # noqa: BLE001 - a raw error is what we are counting
         problem = 'raw %s: %s\n%s' % (type(e).__name__, e, traceback.format_exc(limit=-4))
@@ -192,7 +199,10 @@ def run_case(counts, what, load, names):
         tracemalloc.stop()
         signal.signal(signal.SIGALRM, old)
     if problem is not None:
-        counts.raw += 1
+        if problem.startswith('raw '):
+            counts.raw += 1
+        elif not problem.startswith('did not finish'):
+            counts.other += 1
         if len(counts.examples) < 20:
             counts.examples.append('%s: %s' % (what, problem))
         if not COUNT_ONLY:
@@ -327,9 +337,10 @@ def program_edit(draw, model):
                                                      'while_grad', 'fused_elementwise', ''])))
         return 'op type -> %r' % op['type'], model
     if kind == 'attr':
-        name = draw(st.sampled_from(['op_inplace', 'op_free', 'op_stop_gradient', 'bogus', 'axis',
-                                     'shape', 'expr', 'true_block', 'sub_block', 'items']))
-        op['attrs'][name] = draw(JSON_VALUE)
+        name = draw(st.sampled_from(['op_inplace', 'op_free', 'op_stop_gradient', 'op_location',
+                                     'bogus', 'axis', 'shape', 'expr', 'true_block', 'sub_block',
+                                     'items']))
+        op['attrs'][name] = draw(st.one_of(JSON_VALUE, st.just('x' * 5000)))
         return 'attr %s of %s = %r' % (name, op['type'], op['attrs'][name]), model
     if kind == 'attr_value':
         if not op['attrs']:

@@ -195,6 +195,12 @@ EDITS = [
     ('shape attribute out of range', _full([3, -2]), r'-2 is out of the allowed range \[0, inf\]'),
     ('branch output dtype', _set_var('cond.out_0', 'dtype', 'float64'),
      "'cond.out_0' \\(float64 \\[-1, 3\\]\\) and 'multiply.tmp_0' \\(float32"),
+    ('matmul of int64 and float32', _set_var('x', 'dtype', 'int64'),
+     "input 'x' has dtype int64 but 'y' has dtype float32; matmul does not promote"),
+    ('op_location type', _set_attr('relu', 'op_location', 7),
+     'attribute op_location: expected str'),
+    ('op_location length', _set_attr('relu', 'op_location', 'x' * 5000),
+     'attribute op_location: 5000 characters, more than 4096'),
     ('negative dim', _set_var('x', 'shape', [-3, 4]), 'invalid shape'),
     ('unsupported dtype', _set_var('x', 'dtype', 'object'), 'unsupported dtype object'),
     ('feed/fetch op', lambda m: op_of(m, 'relu').update(type='fetch'),
@@ -228,6 +234,56 @@ def test_all_loaders_raise_the_clean_error(model):
         with pytest.raises(ModelFormatError, match='op_inplace'):
             static.load_inference_model(model, static.Executor())
     finally:
+        paddle.disable_static()
+
+
+# ---- op_location (the user's line that built an op) survives save and load ---------------------
+
+def _locations(program):
+    """{op type: op_location} of the ops that record one."""
+    return {op.type: op.attrs['op_location'] for b in program.blocks for op in b.ops
+            if op.attrs.get('op_location')}
+
+
+def test_op_locations_survive_save_and_load(model):
+    """Before: every loader refused the ops static mode records ("unknown
+    attribute 'op_location'"). The locations name this file, after loading too."""
+    program, _, _, _ = read_model(model)
+    locations = _locations(program)
+    assert {'matmul', 'relu', 'multiply', 'tanh', 'reshape'} <= set(locations)
+    assert all(loc.startswith(__file__ + ':') for loc in locations.values())
+
+
+def test_jit_save_keeps_op_locations(tmp_path):
+    class Net(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.fc = paddle.nn.Linear(4, 3)
+
+        def forward(self, x):
+            return paddle.exp(self.fc(x))
+
+    prefix = str(tmp_path / 'jit')
+    paddle.jit.save(Net(), prefix,
+                    input_spec=[static.InputSpec([None, 4], 'float32')])
+    program, _, _, _ = read_model(prefix)
+    assert _locations(program)['exp'].startswith(__file__ + ':')
+    layer = paddle.jit.load(prefix)
+    assert layer(paddle.to_tensor(X)).shape == [2, 3]
+
+
+def test_a_loaded_program_names_the_users_line_in_nan_errors(model):
+    paddle.enable_static()
+    paddle.set_flags({'FLAGS_check_nan_inf': True})
+    try:
+        exe = static.Executor()
+        program, feeds, fetches = static.load_inference_model(model, exe)
+        bad = X.copy()
+        bad[0, 0] = np.nan
+        with pytest.raises(FloatingPointError, match=re.escape(__file__) + ':[0-9]+'):
+            exe.run(program, feed={feeds[0]: bad}, fetch_list=fetches)
+    finally:
+        paddle.set_flags({'FLAGS_check_nan_inf': False})
         paddle.disable_static()
 
 
@@ -321,6 +377,39 @@ def test_compressed_members_are_refused(model):
     members[W] = _npy(np.zeros(2 ** 20, np.float32))
     write_params(model, members, zipfile.ZIP_DEFLATED)
     assert 'compressed' in load_error(model)
+
+
+def _damage_member(prefix, name, edit):
+    """Edit the stored bytes of member ``name`` in place (the zip records stay
+    as they are) and re-point the model file's checksum at the result."""
+    with open(prefix + '.pdiparams', 'rb') as f:
+        data = bytearray(f.read())
+    with zipfile.ZipFile(io.BytesIO(bytes(data))) as z:
+        info = z.getinfo(name)
+    edit(data, info)
+    with open(prefix + '.pdiparams', 'wb') as f:
+        f.write(data)
+    m = read_json(prefix)
+    m['params_sha256'] = hashlib.sha256(data).hexdigest()
+    write_json(prefix, m)
+
+
+def test_member_bytes_are_checked_against_their_crc(model):
+    def flip_last_byte(data, info):
+        name_len, extra_len = struct.unpack('<HH', data[info.header_offset + 26:
+                                                       info.header_offset + 30])
+        data[info.header_offset + 30 + name_len + extra_len + info.file_size - 1] ^= 0xFF
+    _damage_member(model, W, flip_last_byte)
+    assert "member '%s' is corrupted (CRC mismatch)" % W in load_error(model)
+
+
+def test_member_local_headers_are_checked(model):
+    def rename(data, info):
+        data[info.header_offset + 30] ^= 0x01
+    _damage_member(model, W, rename)
+    assert "member '%s' has another name in its local header" % W in load_error(model)
+    _damage_member(model, W, lambda data, info: data.__setitem__(info.header_offset, 0))
+    assert "member '%s' has no local header" % W in load_error(model)
 
 
 def test_saved_parameter_files_hold_stored_members(model):

@@ -14,7 +14,9 @@ allocated. Bool arrays must hold only bytes 0 and 1. Nothing is unpickled.
 import ast
 import io
 import re
+import struct
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -103,19 +105,20 @@ def save_id(data):
 
 def _header(member, name):
     """(dtype, shape, fortran_order, data offset) of a .npy member."""
-    if member[:6] != _MAGIC or len(member) < 10:
+    head = bytes(member[:12 + MAX_HEADER])
+    if head[:6] != _MAGIC or len(head) < 10:
         _fail("member '%s' is not a .npy array" % name)
-    major = member[6]
+    major = head[6]
     if major == 1:
-        hlen, start = int.from_bytes(member[8:10], 'little'), 10
+        hlen, start = int.from_bytes(head[8:10], 'little'), 10
     elif major in (2, 3):
-        hlen, start = int.from_bytes(member[8:12], 'little'), 12
+        hlen, start = int.from_bytes(head[8:12], 'little'), 12
     else:
-        _fail("member '%s' has .npy format version %d.%d" % (name, major, member[7]))
+        _fail("member '%s' has .npy format version %d.%d" % (name, major, head[7]))
     if hlen > MAX_HEADER or start + hlen > len(member):
         _fail("member '%s' has a header of %d bytes (the member has %d)"
               % (name, hlen, len(member)))
-    text = member[start:start + hlen].decode('latin1' if major < 3 else 'utf8', 'replace')
+    text = head[start:start + hlen].decode('latin1' if major < 3 else 'utf8', 'replace')
     try:
         header = ast.literal_eval(text)     # literals only: nothing is evaluated
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
@@ -170,11 +173,25 @@ def read_params(data, keys):
         _fail('member(s) %s are missing' % ', '.join("'%s'" % n for n in missing[:5]))
     if extra:
         _fail('it has unexpected member(s) %s' % ', '.join("'%s'" % n for n in extra[:5]))
-    out = {}
-    for name, key in wanted.items():
-        try:
-            member = z.read(members[name])
-        except Exception as e:      # noqa: BLE001 - a damaged member: bad CRC, bad header
-            _fail("member '%s' cannot be read (%s: %s)" % (name, type(e).__name__, e))
-        out[key] = _array(member, name)
-    return out
+    view = memoryview(data)
+    return {key: _array(_member_bytes(view, members[name]), name) for name, key in wanted.items()}
+
+
+def _member_bytes(view, info):
+    """A stored member's bytes, a view into the archive (``zipfile.read``
+    would copy them once more), after its local header and CRC are checked."""
+    start = info.header_offset
+    local = bytes(view[start:start + 30])
+    if len(local) < 30 or local[:4] != b'PK\x03\x04':
+        _fail("member '%s' has no local header at offset %d" % (info.filename, start))
+    name_len, extra_len = struct.unpack('<HH', local[26:30])
+    name = bytes(view[start + 30:start + 30 + name_len])
+    if name.decode('utf-8' if info.flag_bits & 0x800 else 'cp437', 'replace') != info.filename:
+        _fail("member '%s' has another name in its local header" % info.filename)
+    begin = start + 30 + name_len + extra_len
+    member = view[begin:begin + info.file_size]
+    if len(member) != info.file_size:
+        _fail("member '%s' is truncated" % info.filename)
+    if zlib.crc32(member) != info.CRC:
+        _fail("member '%s' is corrupted (CRC mismatch)" % info.filename)
+    return member

@@ -8,7 +8,8 @@ will (sub-blocks where the control-flow ops run them) and checks:
 * its input and output slots are the declared ones, with the declared
   number of names (one for a plain input, at most one for an optional one);
 * its attributes: only declared names, each of its declared type and range
-  (``ops/attr_types.py``); the executor's own markers (``op_inplace``,
+  (``ops/attr_types.py``), plus the IR's own ``IR_ATTRS`` on any op (role,
+  stop-gradient, the user's source location); the executor's own markers (``op_inplace``,
   ``op_free``: set by passes on the executor's private copy) are refused;
 * sub-block indices are in range, sub-blocks form no cycle, control flow is
   nested at most ``MAX_NESTING`` deep and the program, with each sub-block
@@ -47,9 +48,24 @@ MAX_EXPANDED_OPS = 100000
 
 DTYPES = frozenset(('bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32',
                     'uint64', 'float16', 'float32', 'float64', 'complex64', 'complex128'))
+MAX_LOCATION_CHARS = 4096
+
+
+def _location_type(value, inputs):
+    """``op_location``: the user's ``'file:line'`` that built the op
+    (``framework/_location.py``), kept in saved programs for error messages."""
+    if not isinstance(value, str):
+        raise attr_types.AttrTypeError('expected str, got %r' % type(value).__name__)
+    if len(value) > MAX_LOCATION_CHARS:
+        raise attr_types.AttrTypeError('%d characters, more than %d'
+                                       % (len(value), MAX_LOCATION_CHARS))
+
+
 # attributes of the IR itself, on any op: (type, bounds) as in ops/attr_types.py
-IR_ATTRS = {'op_role': ('str', {'forward', 'backward', 'optimize', 'lr_sched', 'loss'}),
-            'op_stop_gradient': ('bool', None)}
+IR_ATTRS = {'op_role': (attr_types.parse('str'),
+                        {'forward', 'backward', 'optimize', 'lr_sched', 'loss'}),
+            'op_stop_gradient': (attr_types.parse('bool'), None),
+            'op_location': (_location_type, None)}
 # what the executor's passes set on its private copy; never read from a file
 EXECUTOR_ATTRS = ('op_inplace', 'op_free')
 
@@ -154,9 +170,9 @@ def _check_attrs(where, op, check_one, declared_names):
             _fail(where, "attribute '%s' is the executor's own and is never read from a "
                          "program" % name)
         if name in IR_ATTRS:
-            spec, bounds = IR_ATTRS[name]
+            kinds, bounds = IR_ATTRS[name]
             try:
-                attr_types.check(attr_types.parse(spec), value, {}, bounds)
+                attr_types.check(kinds, value, {}, bounds)
             except ValueError as e:
                 _fail(where, 'attribute %s: %s' % (name, e))
             continue
