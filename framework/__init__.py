@@ -8,6 +8,9 @@
 """
 from ._memory import tune_allocator as _tune_allocator
 _tune_allocator()
+from . import threads as _threads
+_threads.apply_default()
+from .threads import get_num_threads, set_num_threads
 from . import dtype as _dtype_mod
 from .dtype import (bool_ as bool, complex64, complex128, float16, float32, float64,  # noqa: A001
                     get_default_dtype, int8, int16, int32, int64, set_default_dtype, uint8)

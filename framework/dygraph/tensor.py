@@ -7,7 +7,6 @@ in-place updates and ``repr``.
 """
 import copy as _copy
 import itertools
-import weakref
 
 import numpy as np
 
@@ -89,7 +88,7 @@ class Tensor:
 
     @property
     def grad_fn(self):
-        return self._grad_node[0] if self._grad_node is not None else None
+        return autograd.edge_node(self._grad_node) if self._grad_node is not None else None
 
     @property
     def inplace_version(self):
@@ -203,16 +202,14 @@ class Tensor:
         if not reshape and data.dtype != self.data.dtype:
             data = data.astype(self.data.dtype)
         if result._grad_node is not None:
-            self._freeze_in(result._grad_node[0])
+            self._freeze_in(autograd.edge_node(result._grad_node))
         self.data = data
         self._version += 1
         if result._grad_node is not None:
             self._grad_node = result._grad_node
             self.stop_gradient = result.stop_gradient
-            node, idx = result._grad_node
-            refs = list(node.out_refs)
-            refs[idx] = weakref.ref(self)
-            node.out_refs = tuple(refs)
+            node, idx = autograd.split_edge(result._grad_node)
+            node.set_output(idx, self)
         return self
 
     def _freeze_in(self, node):

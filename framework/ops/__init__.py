@@ -6,5 +6,6 @@ from . import special, sampling  # noqa: F401
 from . import complex, fft, linalg, linalg_api, signal  # noqa: F401
 from . import tensor_methods  # noqa: F401
 from .registry import OpError, all_ops, def_op, lookup  # noqa: F401
+from . import detection  # noqa: F401,E402
 
 tensor_methods.register_module(special)

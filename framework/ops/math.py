@@ -371,14 +371,16 @@ rsqrt_op = float_unary('rsqrt', _rsqrt, lambda g, x, out: g * -0.5 * out * out *
 
 
 def _sigmoid(x):
-    # 1 / (1 + e^-x) = exp(-log(1 + e^-x)); logaddexp computes the log stably,
-    # so nothing overflows and tiny results keep their relative precision
+    # 1 / (1 + e^-x), in place. Relative precision holds wherever the result
+    # is a normal float; e^-x overflowing to inf (x below about -88 in float32)
+    # gives 0 where the true value is subnormal.
     if x.ndim == 0:      # the in-place steps below need an array, not a scalar
         return _sigmoid(x.reshape(1)).reshape(())
     out = np.negative(x)
-    np.logaddexp(0, out, out=out)
-    out *= -1
-    return np.exp(out, out=out)
+    with np.errstate(over='ignore'):
+        np.exp(out, out=out)
+    out += 1
+    return np.divide(1, out, out=out)
 
 
 def _sigmoid_grad(g, x, out):
