@@ -443,8 +443,10 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         only_inputs=True, allow_unused=False, no_grad_vars=None):
-    """Gradients of ``outputs`` with respect to ``inputs`` (Paddle's ``paddle.grad``).
+         only_inputs=True, allow_unused=False, no_grad_vars=None, *,
+         dump_backward_graph_path=None):
+    """Gradients of ``outputs`` with respect to ``inputs`` (Paddle's ``paddle.grad``;
+    ``dump_backward_graph_path`` is accepted and ignored: there is no graph dump).
 
     With ``create_graph=True`` the returned gradients are part of the graph and
     can be differentiated again.

@@ -10,6 +10,7 @@ from .program import (Operator, Parameter, Program, Variable, default_main_progr
                       default_startup_program, program_guard)
 from . import passes  # noqa: F401
 from . import control_flow, nn  # noqa: F401
+from .nn import py_func  # noqa: F401  (paddle.static.py_func is static.nn's)
 from .io import load, load_inference_model, save, save_inference_model
 from ..ops.control import Print  # noqa: F401
 
