@@ -9,7 +9,7 @@ setup(
     python_requires='>=3.9',
     install_requires=['numpy>=1.25', 'gast>=0.5', 'astunparse>=1.6', 'threadpoolctl>=3.1'],
     extras_require={
-        'test': ['pytest>=7', 'scikit-learn'],
+        'test': ['pytest>=7', 'hypothesis>=6', 'scikit-learn'],
         'data': ['scikit-learn'],
     },
 )

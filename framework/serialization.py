@@ -37,9 +37,14 @@ The file is exactly ``64 + H + D`` bytes long. The header is
 Loading checks, in order: the magic (foreign files), the version (files from a
 newer framework), the flags and the file length (truncation), the header checksum,
 the header's structure, then the data checksum while the arrays are read. Every
-failure raises ``CheckpointError`` (a ``ValueError``) naming the file. Writes go
-to a temporary file in the target directory, are fsynced and then renamed over
-the target, so a crash never leaves a half-written checkpoint.
+failure raises ``CheckpointError`` (a ``ValueError``) naming the file. The header
+is strict JSON (a repeated key is refused, nesting is bounded before it is
+parsed); every array's size is checked against the data section, and that
+against the file's real size, before anything is allocated; bool arrays must
+hold only bytes 0 and 1. Writes go to a locked temporary file in the target
+directory, are fsynced and then renamed over the target, so a crash never leaves
+a half-written checkpoint; the next save of the same path removes temporaries
+that an interrupted save left.
 
 >>> import os, tempfile, numpy as np
 >>> import framework as paddle
@@ -53,14 +58,15 @@ import base64
 import collections
 import hashlib
 import io as _io
+import itertools
 import json
 import os
 import struct
 import sys
-import tempfile
 
 import numpy as np
 
+from . import _files
 from .dygraph import Parameter, Tensor
 
 __all__ = ['save', 'load', 'CheckpointError']
@@ -209,47 +215,6 @@ def _serialize(obj):
     return pre + header, _data_chunks(enc.arrays)
 
 
-def _umask():
-    try:
-        with open('/proc/self/status') as f:
-            for line in f:
-                if line.startswith('Umask:'):
-                    return int(line.split()[1], 8)
-    except OSError:
-        pass
-    return 0o022
-
-
-def _atomic_write(path, head, chunks):
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix='.%s.' % os.path.basename(path),
-                               suffix='.tmp')
-    try:
-        with os.fdopen(fd, 'wb') as f:
-            f.write(head)
-            for chunk in chunks:
-                f.write(chunk)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())   # mkstemp makes 0600; give a normal file's mode
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:                    # make the rename itself durable
-        dfd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:
-        pass
-
-
 def _check_configs(api, configs, allowed):
     unknown = sorted(set(configs) - set(allowed))
     if unknown:
@@ -282,7 +247,7 @@ def save(obj, path, protocol=4, **configs):
                          % path)
     if os.path.isdir(path):
         raise ValueError("framework.save: %r is a directory; give a file path" % path)
-    _atomic_write(path, head, chunks)
+    _files.atomic_write(path, itertools.chain([head], chunks))
 
 
 # --------------------------------------------------------------------------- load
@@ -344,11 +309,10 @@ class _Reader:
         if hashlib.sha256(pre[:32] + header).digest() != pre[32:64]:
             self.fail("is corrupted: the header checksum does not match")
         try:
-            meta = json.loads(header.decode('utf-8'))
-        except (ValueError, RecursionError):
-            meta = None
-        if meta is None:
-            self.fail("is corrupted: its header is not valid JSON")
+            # a node nests two JSON levels ({"t": "list", "v": [...]})
+            meta = _files.parse_json(header, max_depth=2 * _MAX_DEPTH + 4)
+        except _files.FileFormatError as e:
+            self.fail("is corrupted: its header is not valid: %s" % e)
         if not isinstance(meta, dict) or meta.get('format') != 'framework.save' \
                 or not isinstance(meta.get('data_sha256'), str) or 'root' not in meta:
             self.fail("is corrupted: its header lacks the format, data_sha256 or root fields")
@@ -366,6 +330,8 @@ class _Reader:
             if buf.size and self.f.readinto(buf) != buf.size:
                 self.fail("is truncated: the array data ended early")
             digest.update(buf)
+            if arr.dtype == np.bool_ and buf.size and buf.max() > 1:
+                self.fail("is corrupted: a bool array holds bytes other than 0 and 1")
             if arr.dtype.byteorder not in ('=', '|') and sys.byteorder != 'little':
                 arr = arr.astype(arr.dtype.newbyteorder('='))
             out[id(node)] = arr
@@ -440,7 +406,7 @@ class _Decoder:
     def check_array(self, node):
         dtype, shape = node.get('dtype'), node.get('shape')
         offset, nbytes = node.get('offset'), node.get('nbytes')
-        if dtype not in _LE_DTYPES:
+        if not isinstance(dtype, str) or dtype not in _LE_DTYPES:
             self.bad("an unsupported dtype %r" % (dtype,))
         if not isinstance(shape, list) or len(shape) > 64 or not all(
                 isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 2 ** 62

@@ -350,6 +350,59 @@ def test_deeply_nested_hostile_header(tmp_path, depth):
         load_bytes(tmp_path, _forge({'root': {'t': 'none'}}))
 
 
+def test_bool_arrays_must_hold_0_or_1(tmp_path):
+    """Before: a bool array whose bytes were 2 and 255 loaded without complaint."""
+    data = bytes([1, 0, 2, 255])
+    root = {'t': 'ndarray', 'dtype': 'bool', 'shape': [4], 'offset': 0, 'nbytes': 4}
+    raw = _forge({'format': 'framework.save', 'data_sha256': hashlib.sha256(data).hexdigest(),
+                  'root': root}, data)
+    with pytest.raises(CheckpointError, match=r'bad\.pdparams.*bool array holds bytes other'):
+        load_bytes(tmp_path, raw)
+    good = bytes([1, 0, 0, 1])
+    raw = _forge({'format': 'framework.save', 'data_sha256': hashlib.sha256(good).hexdigest(),
+                  'root': root}, good)
+    assert load_bytes(tmp_path, raw).tolist() == [True, False, False, True]
+
+
+def test_duplicate_keys_in_the_header_are_refused(tmp_path):
+    """Before: the last of two equal keys silently won."""
+    digest = hashlib.sha256(b'').hexdigest()
+    header = ('{"format": "framework.save", "data_sha256": "%s", "root": {"t": "int", "v": 1, '
+              '"v": 2}}' % digest)
+    with pytest.raises(CheckpointError, match="duplicate key 'v'"):
+        load_bytes(tmp_path, _forge(header.encode()))
+
+
+def test_a_dtype_of_the_wrong_kind_is_a_clean_error(tmp_path):
+    """Before: TypeError (unhashable list)."""
+    root = {'t': 'ndarray', 'dtype': ['float32'], 'shape': [1], 'offset': 0, 'nbytes': 4}
+    raw = _forge({'format': 'framework.save', 'data_sha256': hashlib.sha256(b'').hexdigest(),
+                  'root': root})
+    with pytest.raises(CheckpointError, match='unsupported dtype'):
+        load_bytes(tmp_path, raw)
+
+
+def test_stale_temporaries_are_removed_by_the_next_save(tmp_path):
+    """Temporaries a killed save left (no live writer holds their lock) go; a
+    live writer's and other files' temporaries stay."""
+    import fcntl
+    path = str(tmp_path / 'model.pdparams')
+    stale = tmp_path / '.model.pdparams.x8k2m1qz.tmp'
+    stale.write_bytes(b'\0' * 4096)
+    busy = tmp_path / '.model.pdparams.busy1234.tmp'
+    other = tmp_path / '.model.pdparams.bak.y7.tmp'
+    busy.write_bytes(b'')
+    other.write_bytes(b'')
+    fd = os.open(str(busy), os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        framework.save({'a': 1}, path)
+    finally:
+        os.close(fd)
+    assert not stale.exists() and busy.exists() and other.exists()
+    assert framework.load(path) == {'a': 1}
+
+
 def test_loading_never_unpickles(tmp_path):
     marker = tmp_path / 'pwned'
 

@@ -20,7 +20,7 @@ from ..place import cpu_place
 from . import meta
 from .grad_utils import is_value
 from .printing import tensor_text
-from .registry import Meta, add_test_case, def_op
+from .registry import Meta, OpError, add_test_case, def_op
 
 
 def tensor_repr(data, stop_gradient, place=None):
@@ -37,9 +37,24 @@ def _python_print_meta(xs, *attrs):
     return Meta((), np.bool_)
 
 
+def _check_texts(texts, inputs):
+    """The ``texts`` attribute: per argument a list of strings and None, one
+    None per tensor of ``xs``."""
+    if not isinstance(texts, (list, tuple)) or not all(
+            isinstance(p, (list, tuple)) and all(x is None or isinstance(x, str) for x in p)
+            for p in texts):
+        raise OpError("texts must be lists of strings and None, got %r" % (texts,))
+    holes = sum(x is None for p in texts for x in p)
+    if holes != inputs.get('xs', 0):
+        raise OpError("texts have %d places for tensors but the op prints %d"
+                      % (holes, inputs.get('xs', 0)))
+
+
 @def_op('python_print', _python_print_meta, inputs=('xs*',),
         attrs={'texts': (), 'stop_gradients': (), 'headers': (), 'sep': ' ', 'end': '\n',
-               'file': 'stdout', 'flush': False}, differentiable=False)
+               'file': 'stdout', 'flush': False}, differentiable=False,
+        attr_types={'texts': _check_texts, 'stop_gradients': 'bools', 'headers': 'strs'},
+        attr_ranges={'file': set(_STREAMS)})
 def python_print_op(xs, texts=(), stop_gradients=(), headers=(), sep=' ', end='\n',
                     file='stdout', flush=False):
     """``print(*args, sep=sep, end=end)``: ``texts[i]`` lists the pieces of

@@ -33,6 +33,8 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
 
 
 _DATA_TYPES = (bool, int, float, complex, np.generic, np.ndarray, list, tuple)
+# a shape attribute: dims >= 0 (verify.MAX_NUMEL bounds the size a loaded file may fix)
+SHAPE_ATTR = {'attr_types': {'shape': 'ints'}, 'attr_ranges': {'shape': (0, None)}}
 
 
 def _check_data(data):
@@ -122,7 +124,7 @@ def _full_meta(shape, value, dtype):
     return Meta(shape, dtype)
 
 
-@def_op('full', _full_meta, differentiable=False)
+@def_op('full', _full_meta, differentiable=False, **SHAPE_ATTR)
 def full_op(shape=(), value=0.0, dtype='float32'):
     return np.full(shape, value, dtype=dtype)
 
@@ -141,7 +143,8 @@ def _dynamic_full_meta(shape_tensor, shape, value, dtype):
     return Meta(shape, dtype)
 
 
-@def_op('dynamic_full', _dynamic_full_meta, differentiable=False)
+@def_op('dynamic_full', _dynamic_full_meta, differentiable=False, attr_types={'shape': 'ints'},
+        attr_ranges={'shape': (-1, None)})
 def dynamic_full_op(shape_tensor, shape=(), value=0.0, dtype='float32'):
     """``full`` whose shape is the int tensor ``shape_tensor`` (``shape`` has -1
     where an entry is known only at run time)."""
@@ -222,7 +225,7 @@ def _like_meta(x, value, dtype):
     return Meta(meta.shape_of(x), dtype if dtype is not None else meta.dtype_of(x))
 
 
-@def_op('full_like', _like_meta, differentiable=False)
+@def_op('full_like', _like_meta, differentiable=False, attr_types={'dtype': 'str|None'})
 def full_like_op(x, value=0.0, dtype=None):
     return np.full(np.shape(x), value, dtype=dtype if dtype is not None else x.dtype)
 
@@ -263,7 +266,7 @@ def _assign_value_meta(value, dtype):
     return Meta(shape, dtype)
 
 
-@def_op('assign_value', _assign_value_meta, differentiable=False)
+@def_op('assign_value', _assign_value_meta, differentiable=False, attr_types={'value': 'value'})
 def assign_value_op(value=None, dtype='float32'):
     """A constant; a complex one is stored as [real, imag] pairs (attributes hold
     plain JSON numbers only)."""
@@ -517,7 +520,8 @@ def _uniform_meta(shape, min, max, dtype, seed):  # noqa: A002
     return Meta(shape, dtype)
 
 
-@def_op('uniform_random', _uniform_meta, differentiable=False, random=True)
+@def_op('uniform_random', _uniform_meta, differentiable=False, random=True,
+        **SHAPE_ATTR)
 def uniform_random_op(shape=(), min=-1.0, max=1.0, dtype='float32', seed=0):  # noqa: A002
     return _generator_for(seed).uniform(min, max, shape).astype(dtype, copy=False)
 
@@ -526,7 +530,8 @@ def _gaussian_meta(shape, mean, std, dtype, seed):
     return Meta(shape, dtype)
 
 
-@def_op('gaussian_random', _gaussian_meta, differentiable=False, random=True)
+@def_op('gaussian_random', _gaussian_meta, differentiable=False, random=True,
+        **SHAPE_ATTR)
 def gaussian_random_op(shape=(), mean=0.0, std=1.0, dtype='float32', seed=0):
     return _generator_for(seed).normal(mean, std, shape).astype(dtype, copy=False)
 
@@ -537,7 +542,7 @@ def _randint_meta(low, high, shape, dtype):
     return Meta(shape, dtype)
 
 
-@def_op('randint', _randint_meta, differentiable=False, random=True)
+@def_op('randint', _randint_meta, differentiable=False, random=True, **SHAPE_ATTR)
 def randint_op(low=0, high=1, shape=(), dtype='int64'):
     _randint_meta(low, high, shape, dtype)
     return _random.generator().integers(low, high, shape).astype(dtype, copy=False)

@@ -104,7 +104,7 @@ isneginf_op = _predicate('isneginf', lambda x: np.isneginf(x) if x.dtype.kind in
 
 # ---- nan_to_num ------------------------------------------------------------------
 
-@def_op('nan_to_num', meta.unchanged)
+@def_op('nan_to_num', meta.unchanged, attr_types={'posinf': 'float|None', 'neginf': 'float|None'})
 def nan_to_num_op(x, nan=0.0, posinf=None, neginf=None):
     """NaN -> ``nan``, +inf -> ``posinf``, -inf -> ``neginf`` (None: the
     dtype's largest / lowest finite value); integer tensors are unchanged."""

@@ -106,32 +106,53 @@ def _inplace_lines(j, t, args, pos, glb):
 
 # ---- fused_elementwise --------------------------------------------------------
 
-def _normalize(expr):
-    """Validated instructions as tuples: ((type, refs, attrs), ...)."""
+# far above what the fusion pass builds (passes/fuse.py MAX_GROUP); bounds the
+# size of the function a file's instructions can make us compile
+MAX_INSTRUCTIONS = 1024
+
+
+def _normalize(expr, n_inputs):
+    """Validated instructions as tuples: ((type, refs, attrs), ...). Input
+    references must be below ``n_inputs``, the number of tensors the op gets,
+    so nothing is built from references a file made up."""
     if not isinstance(expr, (list, tuple)) or not expr:
         raise OpError("expr must be a non-empty list of [op_type, refs, attrs], got %r"
                       % (expr,))
+    if len(expr) > MAX_INSTRUCTIONS:
+        raise OpError("expr has %d instructions; at most %d are allowed"
+                      % (len(expr), MAX_INSTRUCTIONS))
     allowed = elementwise_ops()
     out = []
     for j, ins in enumerate(expr):
         if not (isinstance(ins, (list, tuple)) and len(ins) == 3):
             raise OpError("expr[%d] must be [op_type, refs, attrs], got %r" % (j, ins))
         t, refs, attrs = ins
-        if t not in allowed:
-            raise OpError("expr[%d]: '%s' is not a fusable elementwise op (allowed: %s)"
+        if not isinstance(t, str) or t not in allowed:
+            raise OpError("expr[%d]: %r is not a fusable elementwise op (allowed: %s)"
                           % (j, t, ', '.join(sorted(allowed))))
         opdef = lookup(t)
-        refs = tuple(refs)
-        if len(refs) != opdef.n_in or not all(
-                isinstance(r, int) and not isinstance(r, bool) and -j <= r for r in refs):
-            raise OpError("expr[%d] (%s): refs %r must be %d ints, inputs k >= 0 or earlier "
-                          "results -(i+1) with i < %d" % (j, t, refs, opdef.n_in, j))
-        attrs = tuple(_tuples(a) for a in attrs)
-        if len(attrs) != opdef.n_attrs:
-            raise OpError("expr[%d] (%s): expected %d attributes %s, got %d"
-                          % (j, t, opdef.n_attrs, list(opdef.attr_names), len(attrs)))
-        out.append((t, refs, attrs))
+        if not isinstance(refs, (list, tuple)) or len(refs) != opdef.n_in or not all(
+                isinstance(r, int) and not isinstance(r, bool) and -j <= r < n_inputs
+                for r in refs):
+            raise OpError("expr[%d] (%s): refs %r must be %d ints, inputs 0 <= k < %d or "
+                          "earlier results -(i+1) with i < %d"
+                          % (j, t, refs, opdef.n_in, n_inputs, j))
+        if not isinstance(attrs, (list, tuple)) or len(attrs) != opdef.n_attrs:
+            raise OpError("expr[%d] (%s): expected %d attributes %s, got %r"
+                          % (j, t, opdef.n_attrs, list(opdef.attr_names), attrs))
+        for name, a in zip(opdef.attr_names, attrs):
+            try:
+                opdef.check_attr(name, a, {n: 1 for n in opdef.input_names})
+            except ValueError as e:
+                raise OpError("expr[%d] (%s): attribute %s: %s" % (j, t, name, e)) from None
+        out.append((t, tuple(refs), tuple(_tuples(a) for a in attrs)))
     return tuple(out)
+
+
+def check_expr(expr, inputs):
+    """The attribute type of ``expr`` (see ``attr_types``): valid instructions
+    reading at most the op's ``xs``."""
+    _normalize(expr, inputs.get('xs', 0))
 
 
 def _tuples(v):
@@ -140,17 +161,13 @@ def _tuples(v):
     return v
 
 
-def _n_inputs(instrs):
-    return 1 + max((r for _, refs, _ in instrs for r in refs if r >= 0), default=-1)
-
-
-def _compile(instrs):
+def _compile(instrs, n_in):
     """A Python function evaluating the instructions with the registered
     kernels; temporaries that die at an in-place-capable instruction are
     overwritten instead of allocating a new array, the others deleted after
-    their last use. The generated source holds
-    only identifiers made here (the op types were checked against the table)."""
-    n_in = _n_inputs(instrs)
+    their last use. The generated source holds only identifiers made here
+    (the op types were checked against the table, the references against
+    ``n_in``, the number of inputs)."""
     last_use = {}
     for j, (_, refs, _) in enumerate(instrs):
         for r in refs:
@@ -175,36 +192,31 @@ def _compile(instrs):
             lines.append('    del %s' % ', '.join(dead))
     lines.append('    return t%d' % (len(instrs) - 1))
     exec(compile('\n'.join(lines) + '\n', '<fused_elementwise>', 'exec'), glb)
-    fn = glb['fused']
-    fn.n_inputs = n_in
-    return fn
+    return glb['fused']
 
 
-_BY_ID = {}       # id(expr) -> (expr, fn): the executor passes the same object each run
-_BY_VALUE = {}    # normalized instructions -> fn
+_BY_ID = {}       # (id(expr), n_in) -> (expr, fn): the executor passes the same object each run
+_BY_VALUE = {}    # (normalized instructions, n_in) -> fn
 
 
-def compiled_expr(expr):
-    hit = _BY_ID.get(id(expr))
+def compiled_expr(expr, n_in):
+    hit = _BY_ID.get((id(expr), n_in))
     if hit is not None and hit[0] is expr:
         return hit[1]
-    instrs = _normalize(expr)
-    fn = _BY_VALUE.get(instrs)
+    instrs = _normalize(expr, n_in)
+    fn = _BY_VALUE.get((instrs, n_in))
     if fn is None:
         if len(_BY_VALUE) > 4096:
             _BY_VALUE.clear()
-        fn = _BY_VALUE[instrs] = _compile(instrs)
+        fn = _BY_VALUE[instrs, n_in] = _compile(instrs, n_in)
     if len(_BY_ID) > 4096:
         _BY_ID.clear()
-    _BY_ID[id(expr)] = (expr, fn)
+    _BY_ID[id(expr), n_in] = (expr, fn)
     return fn
 
 
 def _fused_elementwise_meta(xs, expr=()):
-    instrs = _normalize(expr)
-    n_in = _n_inputs(instrs)
-    if len(xs) != n_in:
-        raise OpError("expr reads %d inputs, got %d tensors" % (n_in, len(xs)))
+    instrs = _normalize(expr, len(xs))
     vals = list(xs)
     temps = []
     for j, (t, refs, attrs) in enumerate(instrs):
@@ -218,13 +230,11 @@ def _fused_elementwise_meta(xs, expr=()):
 
 
 @def_op('fused_elementwise', _fused_elementwise_meta, inputs=('xs*',),
-        attrs={'expr': ()}, differentiable=False)
+        attrs={'expr': ()}, differentiable=False, attr_types={'expr': check_expr})
 def fused_elementwise_op(xs, expr=()):
     """Evaluate a chain of elementwise ops in one call (see the module doc)."""
-    hit = _BY_ID.get(id(expr))      # the hot path: the executor's constant expr
-    fn = hit[1] if hit is not None and hit[0] is expr else compiled_expr(expr)
-    if len(xs) != fn.n_inputs:
-        raise OpError("fused_elementwise: expr reads %d inputs, got %d" % (fn.n_inputs, len(xs)))
+    hit = _BY_ID.get((id(expr), len(xs)))      # the hot path: the executor's constant expr
+    fn = hit[1] if hit is not None and hit[0] is expr else compiled_expr(expr, len(xs))
     return fn(*xs)
 
 
@@ -235,7 +245,16 @@ def _act_meta(m, act, act_attrs):
         return m
     if act not in MATMUL_ACTS:
         raise OpError("act must be one of %s or '', got %r" % (', '.join(MATMUL_ACTS), act))
-    return lookup(act).infer_meta(m, *act_attrs)
+    opdef = lookup(act)
+    if len(act_attrs) != opdef.n_attrs:
+        raise OpError("act '%s' takes %d attributes %s, got %r"
+                      % (act, opdef.n_attrs, list(opdef.attr_names), act_attrs))
+    for name, a in zip(opdef.attr_names, act_attrs):
+        try:
+            opdef.check_attr(name, a, {'x': 1})
+        except ValueError as e:
+            raise OpError("act '%s' attribute %s: %s" % (act, name, e)) from None
+    return opdef.infer_meta(m, *act_attrs)
 
 
 def _fused_matmul_meta(x, y, bias=None, transpose_x=False, transpose_y=False, act='',
@@ -258,7 +277,8 @@ def _apply_act(r, act, act_attrs):
 
 @def_op('fused_matmul_bias_act', _fused_matmul_meta, inputs=('x', 'y', 'bias?'),
         attrs={'transpose_x': False, 'transpose_y': False, 'act': '', 'act_attrs': ()},
-        differentiable=False)
+        differentiable=False, attr_types={'act_attrs': 'value'},
+        attr_ranges={'act': set(MATMUL_ACTS) | {''}})
 def fused_matmul_bias_act_op(x, y, bias=None, transpose_x=False, transpose_y=False, act='',
                              act_attrs=()):
     """``act(matmul(x, y) + bias)`` with the registered kernels; the bias is

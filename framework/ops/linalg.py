@@ -674,7 +674,8 @@ def _lstsq_meta(x, y, rcond, driver):
 
 
 @def_op('lstsq', _lstsq_meta, outputs=('solution', 'residuals', 'rank', 'singular_values'),
-        nondiff_outputs=('residuals', 'rank', 'singular_values'))
+        nondiff_outputs=('residuals', 'rank', 'singular_values'),
+        attr_types={'rcond': 'float|None'})
 def lstsq_op(x, y, rcond=None, driver='gelsy'):
     """The least-squares (minimum-norm) solution of A X = B, with Paddle's extra
     outputs: squared residuals (gelsd/gelss, tall full-rank inputs), the
@@ -875,7 +876,7 @@ def _p_norm_meta(x, porder, axis, keepdim):
     return meta.reduce(x, None if axis is None else list(axis), keepdim)
 
 
-@def_op('p_norm', _p_norm_meta)
+@def_op('p_norm', _p_norm_meta, attr_types={'axis': 'ints|None'})
 def p_norm_op(x, porder=2.0, axis=None, keepdim=False):
     """The vector p-norm over ``axis`` (a tuple; None = all elements): inf/-inf
     the largest/smallest |x|, 0 the count of non-zeros, else sum(|x|^p)^(1/p)."""

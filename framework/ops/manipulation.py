@@ -28,6 +28,9 @@ from .shape_args import all_python_ints, shape_arg
 _pyslice = builtins.slice   # this module exports a Paddle ``slice``; keep the builtin
 _ndarray = np.ndarray
 _SCALARS = (bool, int, float, complex)
+# repeat counts >= 0 (verify.MAX_NUMEL bounds the size a loaded file may fix)
+_REPEATS_ATTR = {'attr_types': {'repeat_times': 'ints'},
+                 'attr_ranges': {'repeat_times': (0, None)}}
 
 
 # ---- cast -------------------------------------------------------------------
@@ -193,20 +196,21 @@ def _flatten_shape(shape, start_axis, stop_axis):
     return shape[:s] + (_numel(shape[s:e + 1]),) + shape[e + 1:]
 
 
-def _view_op(name, shape_fn):
+def _view_op(name, shape_fn, attr_types=None, attr_ranges=None):
     """Declare an op that only changes the shape; its grad reshapes g back."""
     def infer(x, *attrs):
         return Meta(shape_fn(meta.shape_of(x), *attrs), meta.dtype_of(x))
 
     def decorate(kernel):
-        op = def_op(name, infer, save_inputs=False)(kernel)
+        op = def_op(name, infer, save_inputs=False, attr_types=attr_types,
+                    attr_ranges=attr_ranges)(kernel)
         op.def_grad(lambda g, x, out, *attrs: reshape_as_op(g, x))
         op.def_fast_grad(lambda g, x, out, *attrs: g.reshape(np.shape(x)))
         return op
     return decorate
 
 
-@_view_op('reshape', _reshape_shape)
+@_view_op('reshape', _reshape_shape, {'shape': 'ints'}, {'shape': (-1, None)})
 def reshape_op(x, shape=()):
     if 0 not in shape:          # numpy infers a -1 itself; 0 is Paddle's "keep x's dim"
         try:
@@ -216,12 +220,12 @@ def reshape_op(x, shape=()):
     return np.reshape(x, _reshape_shape(np.shape(x), shape))
 
 
-@_view_op('squeeze', _squeeze_shape)
+@_view_op('squeeze', _squeeze_shape, {'axis': 'int|ints'})
 def squeeze_op(x, axis=()):
     return np.reshape(x, _squeeze_shape(np.shape(x), axis))
 
 
-@_view_op('unsqueeze', _unsqueeze_shape)
+@_view_op('unsqueeze', _unsqueeze_shape, {'axis': 'int|ints'})
 def unsqueeze_op(x, axis=()):
     return np.reshape(x, _unsqueeze_shape(np.shape(x), axis))
 
@@ -261,7 +265,7 @@ def _dynamic_reshape_meta(x, shape_tensor, shape):
 
 
 @def_op('dynamic_reshape', _dynamic_reshape_meta, no_grad_inputs=('shape_tensor',),
-        save_inputs=False)
+        save_inputs=False, attr_types={'shape': 'ints'}, attr_ranges={'shape': (-1, None)})
 def dynamic_reshape_op(x, shape_tensor, shape=()):
     """``reshape`` whose target shape is the int tensor ``shape_tensor`` (its
     entries follow reshape's rules: -1 inferred, 0 copies x's dim)."""
@@ -322,7 +326,7 @@ def _transpose_meta(x, perm):
     return Meta([shape[p] for p in perm], meta.dtype_of(x))
 
 
-@def_op('transpose', _transpose_meta, save_inputs=False)
+@def_op('transpose', _transpose_meta, save_inputs=False, attr_types={'perm': 'ints'})
 def transpose_op(x, perm=()):
     return x.transpose(perm) if isinstance(x, np.ndarray) else np.transpose(x, perm)
 
@@ -472,7 +476,8 @@ def _split_meta(x, num, sections, axis):
     return [Meta(shape[:ax] + (s,) + shape[ax + 1:], meta.dtype_of(x)) for s in sizes]
 
 
-@def_op('split', _split_meta, outputs=('outs*',), save_inputs=False)
+@def_op('split', _split_meta, outputs=('outs*',), save_inputs=False,
+        attr_types={'sections': 'ints'})
 def split_op(x, num=0, sections=(), axis=0):
     """Split into ``num`` equal parts, or into parts of sizes ``sections``."""
     ax = axis % x.ndim
@@ -650,7 +655,8 @@ def _expand_meta(x, shape):
     return Meta(_expand_shape(meta.shape_of(x), shape), meta.dtype_of(x))
 
 
-@def_op('expand', _expand_meta, save_inputs=False)
+@def_op('expand', _expand_meta, save_inputs=False, attr_types={'shape': 'ints'},
+        attr_ranges={'shape': (-1, None)})
 def expand_op(x, shape=()):
     # a copy, not a read-only broadcast view: later kernels may write into outputs
     return np.array(np.broadcast_to(x, _expand_shape(np.shape(x), shape)))
@@ -677,7 +683,7 @@ def _tile_meta(x, repeat_times):
                 meta.dtype_of(x))
 
 
-@def_op('tile', _tile_meta, save_inputs=False)
+@def_op('tile', _tile_meta, save_inputs=False, **_REPEATS_ATTR)
 def tile_op(x, repeat_times=()):
     return np.tile(x, repeat_times)
 
@@ -698,7 +704,8 @@ def _tile_grad_meta(g, x, repeat_times):
     return Meta(meta.shape_of(x), meta.dtype_of(g))
 
 
-@def_op('tile_grad', _tile_grad_meta, no_grad_inputs=('x',), save_inputs=False)
+@def_op('tile_grad', _tile_grad_meta, no_grad_inputs=('x',), save_inputs=False,
+        **_REPEATS_ATTR)
 def tile_grad_op(g, x, repeat_times=()):
     """The gradient of ``tile``: g's tiles summed onto x's shape."""
     return _tile_reduce(g, np.shape(x), repeat_times)
@@ -752,7 +759,7 @@ def _dynamic_expand_meta(x, shape_tensor, shape):
 
 
 @def_op('dynamic_expand', _dynamic_expand_meta, no_grad_inputs=('shape_tensor',),
-        save_inputs=False)
+        save_inputs=False, attr_types={'shape': 'ints'}, attr_ranges={'shape': (-1, None)})
 def dynamic_expand_op(x, shape_tensor, shape=()):
     """``expand`` to the int tensor ``shape_tensor`` (-1 keeps x's dim)."""
     target = _expand_shape(np.shape(x), [int(d) for d in shape_tensor])
@@ -798,7 +805,8 @@ def broadcast_tensors(input, name=None):  # noqa: A002
 
 
 @def_op('dynamic_tile', lambda x, reps_tensor, repeat_times: _tile_meta(x, repeat_times),
-        no_grad_inputs=('reps_tensor',), save_inputs=False)
+        no_grad_inputs=('reps_tensor',), save_inputs=False, attr_types={'repeat_times': 'ints'},
+        attr_ranges={'repeat_times': (-1, None)})
 def dynamic_tile_op(x, reps_tensor, repeat_times=()):
     """``tile`` by the int tensor ``reps_tensor``."""
     reps = [int(r) for r in reps_tensor]
@@ -827,7 +835,7 @@ def tile(x, repeat_times, name=None):
 
 # ---- flip / roll ----------------------------------------------------------------
 
-@def_op('flip', meta.unchanged, save_inputs=False)
+@def_op('flip', meta.unchanged, save_inputs=False, attr_types={'axis': 'int|ints'})
 def flip_op(x, axis=()):
     return np.flip(x, axis=tuple(axis))
 
@@ -842,7 +850,8 @@ def _flip_fast(g, x, out, axis):
     return np.flip(g, axis=tuple(axis))
 
 
-@def_op('roll', meta.unchanged, save_inputs=False)
+@def_op('roll', meta.unchanged, save_inputs=False,
+        attr_types={'shifts': 'int|ints', 'axis': 'int|ints|None'})
 def roll_op(x, shifts=(), axis=None):
     return np.roll(x, tuple(shifts), axis=None if axis is None else tuple(axis))
 
@@ -912,7 +921,7 @@ def _pad_meta(x, paddings, mode, value):
                 meta.dtype_of(x))
 
 
-@def_op('pad', _pad_meta, save_inputs=False)
+@def_op('pad', _pad_meta, save_inputs=False, attr_types={'paddings': 'ints'})
 def pad_op(x, paddings=(), mode='constant', value=0.0):
     """Pad each dim by ``paddings[i] = [before, after]``."""
     _check_pad(x.shape, paddings, mode)
@@ -941,7 +950,8 @@ def _pad_grad_meta(g, x, paddings, mode):
     return Meta(meta.shape_of(x), meta.dtype_of(g))
 
 
-@def_op('pad_grad', _pad_grad_meta, no_grad_inputs=('x',), save_inputs=False)
+@def_op('pad_grad', _pad_grad_meta, no_grad_inputs=('x',), save_inputs=False,
+        attr_types={'paddings': 'ints'})
 def pad_grad_op(g, x, paddings=(), mode='constant'):
     """The adjoint of ``pad`` (x only gives the shape)."""
     return _pad_adjoint(g, paddings, mode)
@@ -1782,6 +1792,43 @@ def _parse_index(index):
     return items, tensors
 
 
+_ITEM_SIZES = {'int': 2, 'slice': 4, 'tensor': 2, 'none': 1, 'ellipsis': 1}
+
+
+def _is_index_ref(v, n):
+    return type(v) is int and 0 <= v < n
+
+
+def _valid_item(it, n):
+    if not isinstance(it, (list, tuple)) or not it or it[0] not in _ITEM_SIZES \
+            or len(it) != _ITEM_SIZES[it[0]]:
+        return False
+    if it[0] == 'int':
+        return type(it[1]) is int
+    if it[0] == 'tensor':
+        return _is_index_ref(it[1], n)
+    if it[0] == 'slice':
+        return all(b is None or type(b) is int or (
+            isinstance(b, (list, tuple)) and len(b) == 2 and b[0] == 'tensor'
+            and _is_index_ref(b[1], n)) for b in it[1:])
+    return True
+
+
+def check_index_items(items, inputs):
+    """The attribute type of ``items`` (getitem, set_value): the encoding in
+    the module doc, tensor references within the op's ``indices``."""
+    n = inputs.get('indices', 0)
+    if not isinstance(items, (list, tuple)):
+        raise OpError("index items must be a list, got %r" % (items,))
+    for it in items:
+        if not _valid_item(it, n):
+            raise OpError("invalid index item %r: items are ['int', i], ['slice', start, stop, "
+                          "step], ['none'], ['ellipsis'] or ['tensor', k] with k < %d" % (it, n))
+
+
+_ITEM_TYPES = {'items': check_index_items}
+
+
 def _np_index(items, arrays):
     out = []
     for it in items:
@@ -1900,7 +1947,7 @@ def _getitem_meta(x, indices, items):
 
 
 @def_op('getitem', _getitem_meta, inputs=('x', 'indices*'), attrs={'items': ()},
-        no_grad_inputs=('indices',), save_inputs=False)
+        no_grad_inputs=('indices',), save_inputs=False, attr_types=_ITEM_TYPES)
 def getitem_op(x, indices, items=()):
     """``x[index]`` with numpy semantics; ``items`` encode the index."""
     return x[_np_index(items, indices)]
@@ -1921,7 +1968,8 @@ def _scatter_index_add(shape, g, items, indices):
 
 
 @def_op('getitem_grad', _getitem_grad_meta, inputs=('g', 'x', 'indices*'),
-        attrs={'items': ()}, no_grad_inputs=('x', 'indices'), save_inputs=False)
+        attrs={'items': ()}, no_grad_inputs=('x', 'indices'), save_inputs=False,
+        attr_types=_ITEM_TYPES)
 def getitem_grad_op(g, x, indices, items=()):
     """Zeros of x's shape with g added at ``x[index]`` (the grad of getitem)."""
     return _scatter_index_add(np.shape(x), g, items, indices)
@@ -1958,7 +2006,7 @@ def _set_value_meta(x, value, indices, items):
 
 
 @def_op('set_value', _set_value_meta, inputs=('x', 'value', 'indices*'), attrs={'items': ()},
-        no_grad_inputs=('indices',), save_inputs=False)
+        no_grad_inputs=('indices',), save_inputs=False, attr_types=_ITEM_TYPES)
 def set_value_op(x, value, indices, items=()):
     """A copy of x with ``x[index] = value`` (value broadcast to the region)."""
     out = np.array(x, copy=True)
@@ -1988,7 +2036,7 @@ def _written_meta(x, indices, items):
 
 
 @def_op('set_value_written', _written_meta, inputs=('x', 'indices*'), attrs={'items': ()},
-        differentiable=False, save_inputs=False)
+        differentiable=False, save_inputs=False, attr_types=_ITEM_TYPES)
 def set_value_written_op(x, indices, items=()):
     """The mask of ``x[index]`` whose elements ``x[index] = value`` really
     writes: a position named twice by an integer-array index takes one write."""

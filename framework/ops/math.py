@@ -569,7 +569,7 @@ round_op.def_fast_grad(_zero_fast)
 
 # ---- unary ops with attributes -----------------------------------------------
 
-@def_op('clip', meta.unchanged)
+@def_op('clip', meta.unchanged, attr_types={'min': 'float|None', 'max': 'float|None'})
 def clip_op(x, min=None, max=None):  # noqa: A002  (Paddle's attribute names)
     if min is None and max is None:
         return x.copy()
@@ -638,7 +638,7 @@ def _stanh_grad(g, x, out, scale_a, scale_b):
 stanh_op.def_fast_grad(_stanh_grad)
 
 
-@def_op('logit', _float_meta)
+@def_op('logit', _float_meta, attr_types={'eps': 'float|None'})
 def logit_op(x, eps=None):
     """``log(x / (1 - x))``, with x clipped to [eps, 1 - eps] when eps is set."""
     if x.dtype.kind not in 'fc':

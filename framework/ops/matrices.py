@@ -207,7 +207,8 @@ def _repeat_index_meta(repeats, n, output_size):
     return Meta((output_size if output_size is not None else -1,), np.int64)
 
 
-@def_op('repeat_interleave_index', _repeat_index_meta, differentiable=False)
+@def_op('repeat_interleave_index', _repeat_index_meta, differentiable=False,
+        attr_types={'output_size': 'int|None'})
 def repeat_interleave_index_op(repeats, n=0, output_size=None):
     """``[0]*repeats[0] + [1]*repeats[1] + ...`` over ``n`` positions (one
     repeat count for all when repeats has one element)."""

@@ -926,7 +926,7 @@ def _dropout_scale(p, mode):
 
 
 @def_op('dropout', _dropout_meta, outputs=('out', 'mask'), nondiff_outputs=('mask',),
-        random=True, save_inputs=False)
+        random=True, save_inputs=False, attr_types={'axis': 'int|ints|None'})
 def dropout_op(x, p=0.5, axis=None, mode='upscale_in_train'):
     """Training-time dropout; ``mask`` (uint8, 1 = kept) is broadcast over the
     axes not in ``axis``. Draws from ``framework.random.generator()``."""
@@ -1232,9 +1232,11 @@ def _interp_grad_meta(g, in_size=(), out_size=(), scales=None, mode='nearest',
 _INTERP_ATTRS = {'in_size': (), 'out_size': (), 'scales': None, 'mode': 'nearest',
                  'align_corners': False, 'align_mode': 0, 'data_format': 'NCHW',
                  'antialias': False}
+_INTERP_TYPES = {'in_size': 'ints', 'out_size': 'ints', 'scales': 'float|floats|None'}
 
 
-@def_op('interpolate', _interp_meta, inputs=('x',), attrs=_INTERP_ATTRS, save_inputs=False)
+@def_op('interpolate', _interp_meta, inputs=('x',), attrs=_INTERP_ATTRS, save_inputs=False,
+        attr_types=_INTERP_TYPES)
 def interpolate_op(x, in_size, out_size, scales, mode, align_corners, align_mode, data_format,
                    antialias=False):
     """Nearest / (bi,tri)linear / bicubic / area resize of the spatial axes
@@ -1245,7 +1247,7 @@ def interpolate_op(x, in_size, out_size, scales, mode, align_corners, align_mode
 
 
 @def_op('interpolate_grad', _interp_grad_meta, inputs=('g',), attrs=_INTERP_ATTRS,
-        save_inputs=False)
+        save_inputs=False, attr_types=_INTERP_TYPES)
 def interpolate_grad_op(g, in_size, out_size, scales, mode, align_corners, align_mode,
                         data_format, antialias=False):
     """The transpose of ``interpolate`` (its gradient; linear in ``g``)."""

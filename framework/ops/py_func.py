@@ -49,7 +49,8 @@ def _as_outputs(res, out_shapes, out_dtypes, func_id):
 @def_op('py_func', _py_func_meta, inputs=('xs*',), outputs=('outs*',),
         attrs={'func_id': -1, 'out_shapes': (), 'out_dtypes': (), 'backward_id': -1,
                'keep': ()},
-        save_inputs=True)
+        save_inputs=True, attr_types={'out_shapes': 'value', 'out_dtypes': 'strs',
+                                      'keep': 'bools|ints'})
 def py_func_op(xs, func_id=-1, out_shapes=(), out_dtypes=(), backward_id=-1, keep=()):
     """Call registered function ``func_id`` on the input arrays; its results
     (one array or a list) become the outputs, cast to ``out_dtypes``."""

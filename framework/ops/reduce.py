@@ -97,7 +97,7 @@ def _expand_reduced_meta(x, target, axis=None, keepdim=False):
 
 
 @def_op('expand_reduced', _expand_reduced_meta, no_grad_inputs=('target',),
-        save_inputs=False)
+        save_inputs=False, attr_types={'axis': 'int|ints|None'})
 def expand_reduced(x, target, axis=None, keepdim=False):
     """Broadcast ``x``, the result of reducing ``target`` over ``axis``, back to
     ``target``'s shape (only the shape of ``target`` is read)."""
@@ -118,7 +118,8 @@ def _numel_meta(x, axis=None, dtype='int64'):
     return Meta((), dtype)
 
 
-@def_op('reduced_numel', _numel_meta, differentiable=False, save_inputs=False)
+@def_op('reduced_numel', _numel_meta, differentiable=False, save_inputs=False,
+        attr_types={'axis': 'int|ints|None'})
 def numel_op(x, axis=None, dtype='int64'):
     """How many elements of ``x`` a reduction over ``axis`` combines (0-D);
     grad rules use it when the static shape is unknown."""
@@ -138,7 +139,8 @@ def _sum_meta(x, axis=None, keepdim=False, dtype=None):
     return Meta(m.shape, _sum_dtype(m.dtype, dtype))
 
 
-@def_op('sum', _sum_meta, save_inputs=False)
+@def_op('sum', _sum_meta, save_inputs=False,
+        attr_types={'axis': 'int|ints|None', 'dtype': 'str|None'})
 def sum_op(x, axis=None, keepdim=False, dtype=None):
     """Sum over ``axis``; bool and int32 inputs give int64 (Paddle's rule)."""
     d = x.dtype
@@ -160,7 +162,7 @@ def _sum_fast(g, x, out, axis, keepdim, dtype):
     return _expand(g, x.shape, _axis_tuple(axis), keepdim, x.dtype)
 
 
-@def_op('mean', _float_reduce_meta, save_inputs=False)
+@def_op('mean', _float_reduce_meta, save_inputs=False, attr_types={'axis': 'int|ints|None'})
 def mean_op(x, axis=None, keepdim=False):
     """Arithmetic mean over ``axis`` (integer inputs give the default float)."""
     x = _float(x)
@@ -188,7 +190,7 @@ def _extreme(name, ufunc, split):
     def kernel(x, axis=None, keepdim=False):
         return ufunc.reduce(x, _axis_tuple(axis), keepdims=keepdim)
     kernel.__doc__ = "%s over ``axis``." % name
-    op = def_op(name, meta.reduce)(kernel)
+    op = def_op(name, meta.reduce, attr_types={'axis': 'int|ints|None'})(kernel)
 
     @op.def_grad
     def grad(g, x, out, axis, keepdim):
@@ -216,7 +218,7 @@ amin_op = _extreme('amin', np.minimum, True)
 
 # ---- prod ------------------------------------------------------------------------
 
-@def_op('prod', meta.reduce)
+@def_op('prod', meta.reduce, attr_types={'axis': 'int|ints|None'})
 def prod_op(x, axis=None, keepdim=False):
     """Product over ``axis`` (keeps the input dtype)."""
     return np.multiply.reduce(x, _axis_tuple(axis), x.dtype, keepdims=keepdim)
@@ -260,13 +262,15 @@ def _arg_meta(x, axis=None, keepdim=False, dtype='int64'):
     return Meta(out, dtype)
 
 
-@def_op('argmax', _arg_meta, differentiable=False, save_inputs=False)
+@def_op('argmax', _arg_meta, differentiable=False, save_inputs=False,
+        attr_types={'axis': 'int|None'})
 def argmax_op(x, axis=None, keepdim=False, dtype='int64'):
     """Index of the first maximum along ``axis`` (None: of the flattened input)."""
     return np.argmax(x, axis, keepdims=keepdim).astype(dtype, copy=False)
 
 
-@def_op('argmin', _arg_meta, differentiable=False, save_inputs=False)
+@def_op('argmin', _arg_meta, differentiable=False, save_inputs=False,
+        attr_types={'axis': 'int|None'})
 def argmin_op(x, axis=None, keepdim=False, dtype='int64'):
     """Index of the first minimum along ``axis`` (None: of the flattened input)."""
     return np.argmin(x, axis, keepdims=keepdim).astype(dtype, copy=False)
@@ -274,7 +278,7 @@ def argmin_op(x, axis=None, keepdim=False, dtype='int64'):
 
 # ---- logsumexp, var, std -------------------------------------------------------------
 
-@def_op('logsumexp', _float_reduce_meta)
+@def_op('logsumexp', _float_reduce_meta, attr_types={'axis': 'int|ints|None'})
 def logsumexp_op(x, axis=None, keepdim=False):
     """``log(sum(exp(x)))`` over ``axis``, shifted by the maximum for stability."""
     x = _float(x)
@@ -329,14 +333,14 @@ def _var_kernel(x, axis, keepdim, correction):
         return np.true_divide(s, _dof(n, correction), dtype=x.dtype)
 
 
-@def_op('var', _float_reduce_meta)
+@def_op('var', _float_reduce_meta, attr_types={'axis': 'int|ints|None'})
 def var_op(x, axis=None, keepdim=False, correction=1.0):
     """Variance over ``axis``: squared deviations summed and divided by
     n - correction (1: the unbiased estimate, 0: the population variance)."""
     return _var_kernel(x, axis, keepdim, correction)
 
 
-@def_op('std', _float_reduce_meta)
+@def_op('std', _float_reduce_meta, attr_types={'axis': 'int|ints|None'})
 def std_op(x, axis=None, keepdim=False, correction=1.0):
     """Standard deviation over ``axis`` (the square root of ``var``)."""
     out = _var_kernel(x, axis, keepdim, correction)
@@ -379,13 +383,15 @@ def _std_fast(g, x, out, axis, keepdim, correction):
 
 # ---- all / any ---------------------------------------------------------------------
 
-@def_op('all', meta.reduce_to_dtype(np.bool_), differentiable=False, save_inputs=False)
+@def_op('all', meta.reduce_to_dtype(np.bool_), differentiable=False, save_inputs=False,
+        attr_types={'axis': 'int|ints|None'})
 def all_op(x, axis=None, keepdim=False):
     """True where every element over ``axis`` is nonzero."""
     return np.logical_and.reduce(x, _axis_tuple(axis), keepdims=keepdim)
 
 
-@def_op('any', meta.reduce_to_dtype(np.bool_), differentiable=False, save_inputs=False)
+@def_op('any', meta.reduce_to_dtype(np.bool_), differentiable=False, save_inputs=False,
+        attr_types={'axis': 'int|ints|None'})
 def any_op(x, axis=None, keepdim=False):
     """True where some element over ``axis`` is nonzero."""
     return np.logical_or.reduce(x, _axis_tuple(axis), keepdims=keepdim)

@@ -19,6 +19,10 @@ An ``OpDef`` carries everything either mode needs:
                Variables (emitting grad ops) alike.
 * ``fast_grad`` the same signature on numpy arrays; an optional fused
                first-order path used when no graph is being built.
+* ``attr_types`` / ``attr_ranges``  each attribute's type and bounds
+               (``ops/attr_types.py``): derived from the default where it is
+               unambiguous, declared otherwise. Loaders check every attribute
+               read from a file against them (``static/verify.py``).
 * ``promote``  names of the inputs an elementwise op computes in one dtype
                (``framework.dtype.result_type``); both modes cast them to it
                before the kernel runs (``ops/promotion.py``), so kernels,
@@ -32,6 +36,8 @@ import contextvars
 import inspect
 
 import numpy as np
+
+from . import attr_types as _attr_types
 
 _OPS = {}
 
@@ -78,12 +84,14 @@ class OpDef:
                  'kernel', 'infer_meta', 'grad', 'fast_grad', 'differentiable',
                  'no_grad_inputs', 'nondiff_outputs', 'random', 'inplace_map',
                  'save_inputs', 'doc', 'test_cases', 'eager_fn', 'variadic_out',
-                 'value_from_meta', 'promote')
+                 'value_from_meta', 'promote', 'attr_types', 'attr_ranges',
+                 'undeclared_attrs')
 
     def __init__(self, name, kernel, infer_meta, inputs, outputs, attrs,
                  grad=None, fast_grad=None, differentiable=True,
                  no_grad_inputs=(), nondiff_outputs=(), random=False,
-                 inplace_map=None, save_inputs=True, value_from_meta=None, promote=()):
+                 inplace_map=None, save_inputs=True, value_from_meta=None, promote=(),
+                 attr_types=None, attr_ranges=None):
         self.name = name
         self.input_names = tuple(n.rstrip('*?') for n in inputs)
         self.variadic = tuple(n.endswith('*') for n in inputs)
@@ -98,6 +106,16 @@ class OpDef:
         self.n_in = len(inputs)
         self.n_out = 0 if self.variadic_out else len(outputs)
         self.n_attrs = len(attrs)
+        try:
+            self.attr_types, self.undeclared_attrs = _attr_types.resolve(
+                self.attr_names, self.attr_defaults, dict(attr_types or {}))
+        except ValueError as e:
+            raise ValueError("op '%s': %s" % (name, e)) from None
+        self.attr_ranges = dict(attr_ranges or {})
+        unknown = set(self.attr_ranges) - set(self.attr_names)
+        if unknown:
+            raise ValueError("op '%s': attr_ranges names attributes it does not have: %s"
+                             % (name, ', '.join(sorted(unknown))))
         self.kernel = kernel
         self.infer_meta = infer_meta
         self.grad = self._adapt(grad)
@@ -140,6 +158,12 @@ class OpDef:
             raise OpError("op '%s' takes %d inputs and %d attributes, got %d arguments"
                           % (self.name, n, self.n_attrs, len(args)))
         return ins, attrs
+
+    def check_attr(self, name, value, inputs):
+        """Raise ``attr_types.AttrTypeError`` (a ValueError) unless ``value``
+        fits attribute ``name``'s type and range; ``inputs`` maps each input
+        name to the number of tensors given (for references into them)."""
+        _attr_types.check(self.attr_types[name], value, inputs, self.attr_ranges.get(name))
 
     def def_grad(self, fn):
         """Decorator: set the grad rule (written with registered ops)."""

@@ -37,7 +37,7 @@ def _unique_meta(x, axis, dtype):
 
 
 @def_op('unique', _unique_meta, outputs=('out', 'index', 'inverse', 'counts'),
-        differentiable=False)
+        differentiable=False, attr_types={'axis': 'int|None'})
 def unique_op(x, axis=None, dtype='int64'):
     """The sorted distinct values (or slices along ``axis``) of x, the index
     of each one's first occurrence, the inverse map and the counts."""
@@ -83,7 +83,7 @@ def _consecutive_meta(x, axis, dtype):
 
 
 @def_op('unique_consecutive', _consecutive_meta, outputs=('out', 'inverse', 'counts'),
-        differentiable=False)
+        differentiable=False, attr_types={'axis': 'int|None'})
 def unique_consecutive_op(x, axis=None, dtype='int64'):
     """x with each run of equal consecutive values (or slices along ``axis``)
     kept once, the inverse map and the run lengths."""

@@ -20,7 +20,7 @@ no more than Python's own.
 """
 import numpy as np
 
-from . import backward, codegen
+from . import backward, codegen, verify
 from .mode import in_dynamic_mode
 from .program import Variable, default_main_program
 
@@ -645,3 +645,89 @@ codegen.CONTROL_FLOW.update({'cond': _emit_cond, 'while': _emit_while,
 codegen.INTERPRET_CONTROL_FLOW.update({'cond': _interpret_cond, 'while': _interpret_while,
                                        'while_grad': _interpret_while_grad})
 backward.CONTROL_FLOW_GRAD.update({'cond': _cond_grad, 'while': _while_grad})
+
+
+# ---- declarations the verifier checks these ops against (static/verify.py) ------------
+
+def _same_lengths(op, *groups):
+    """Each group of (kind, name) must list equally many names."""
+    for group in groups:
+        lengths = {}
+        for kind, name in group:
+            lengths['%s %s' % (kind, name)] = len(op.input(name) if kind == 'input' else
+                                                  op.output(name) if kind == 'output' else
+                                                  op.attr(name) or [])
+        if len(set(lengths.values())) > 1:
+            raise ValueError("these must list equally many names: %s"
+                             % ', '.join('%s (%d)' % kv for kv in lengths.items()))
+
+
+def _cond_paths(op):
+    return [[(op.attr(side + '_fwd_block'), (), ()),
+             (op.attr(side + '_block'), (), op.attr(side + '_outs'))]
+            for side in ('true', 'false')]
+
+
+def _while_paths(op):
+    return [[(op.attr('cond_block'), op.attr('loop_vars'), [op.attr('cond_out')]),
+             (op.attr('body_block'), (), op.attr('body_outs'))]]
+
+
+def _while_grad_paths(op):
+    return [[(op.attr('body_block'), op.attr('loop_vars'), ()),
+             (op.attr('grad_block'), op.attr('out_grad_vars'),
+              op.attr('loop_var_grads') + op.attr('captured_grads'))]]
+
+
+def _cond_same_meta(op):
+    outs = op.output('Out')
+    return list(zip(outs, op.attr('true_outs'))) + list(zip(outs, op.attr('false_outs')))
+
+
+def _while_same_meta(op):
+    phs = op.attr('loop_vars')
+    return (list(zip(phs, op.input('X'))) + list(zip(phs, op.output('Out')))
+            + list(zip(phs, op.attr('body_outs'))))
+
+
+def _while_grad_same_meta(op):
+    return (list(zip(op.input('X'), op.output('XGrad')))
+            + list(zip(op.input('Captured'), op.output('CapturedGrad'))))
+
+
+verify.CONTROL_FLOW.update({
+    'cond': verify.Signature(
+        inputs={'Cond': 1, 'Input': '*'}, outputs={'Out': '*'},
+        attrs={'true_block': 'int', 'false_block': 'int', 'true_fwd_block': 'int|None',
+               'false_fwd_block': 'int|None', 'true_outs': 'strs', 'false_outs': 'strs'},
+        required=('true_block', 'false_block', 'true_outs', 'false_outs'),
+        blocks=('true_block', 'false_block', 'true_fwd_block', 'false_fwd_block'),
+        paths=_cond_paths,
+        check=lambda op: _same_lengths(op, [('output', 'Out'), ('attr', 'true_outs'),
+                                            ('attr', 'false_outs')]),
+        same_meta=_cond_same_meta),
+    'while': verify.Signature(
+        inputs={'X': '*', 'Input': '*'}, outputs={'Out': '*', 'History': '?'},
+        attrs={'cond_block': 'int', 'body_block': 'int', 'loop_vars': 'strs', 'cond_out': 'str',
+               'body_outs': 'strs', 'save_history': 'bool', 'is_test': 'bool'},
+        required=('cond_block', 'body_block', 'loop_vars', 'cond_out', 'body_outs'),
+        blocks=('cond_block', 'body_block'),
+        paths=_while_paths,
+        check=lambda op: _same_lengths(op, [('input', 'X'), ('output', 'Out'),
+                                            ('attr', 'loop_vars'), ('attr', 'body_outs')]),
+        same_meta=_while_same_meta, loop=True),
+    'while_grad': verify.Signature(
+        inputs={'History': 1, 'OutGrad': '*', 'Input': '*', 'X': '*', 'Captured': '*'},
+        outputs={'XGrad': '*', 'CapturedGrad': '*'},
+        attrs={'body_block': 'int', 'grad_block': 'int', 'loop_vars': 'strs',
+               'out_grad_vars': 'strs', 'loop_var_grads': 'strs', 'captured_grads': 'strs'},
+        required=('body_block', 'grad_block', 'loop_vars', 'out_grad_vars', 'loop_var_grads',
+                  'captured_grads'),
+        blocks=('body_block', 'grad_block'),
+        paths=_while_grad_paths,
+        check=lambda op: _same_lengths(
+            op, [('input', 'X'), ('input', 'OutGrad'), ('output', 'XGrad'),
+                 ('attr', 'loop_vars'), ('attr', 'out_grad_vars'), ('attr', 'loop_var_grads')],
+            [('input', 'Captured'), ('output', 'CapturedGrad'), ('attr', 'captured_grads')]),
+        same_meta=_while_grad_same_meta, loop=True),
+})

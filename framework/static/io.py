@@ -1,22 +1,37 @@
 """Saving and loading inference models (the deployment format).
 
 ``<prefix>.pdmodel`` is readable JSON: the pruned inference program (see
-``serialize``), the feed and fetch names, the parameter names and a SHA-256
-of the parameter file. ``<prefix>.pdiparams`` is a ``.npz`` archive of the
-parameters, read with ``allow_pickle=False``. Nothing in either file is ever
-executed or unpickled; writes go to a temporary file that is then renamed, so
-an interrupted save never leaves a half-written model behind.
+``serialize``), the feed and fetch names, the parameter names, a SHA-256 of
+the parameter file and the id of the save. ``<prefix>.pdiparams`` is an
+``.npz`` archive of stored members (``params_file``) whose comment carries the
+same save id. Nothing in either file is ever executed or unpickled.
+
+Loading checks everything before it is used: strict JSON (no duplicate keys,
+bounded nesting), the program's structure (``serialize``) and well-formedness
+(``verify``: every op against its registry declaration), the parameter file's
+checksum, its members' headers against their real sizes, and each parameter
+against its variable's shape and dtype. Any failure raises
+``ModelFormatError`` naming the file and what is wrong.
+
+Saving writes both files to locked temporaries first, then renames them one
+after the other while the previous parameter file stays reachable as a
+backup; a save killed between the two renames leaves the previous model
+loadable (the loader finds the backup by the checksum the old model file
+expects) and never pairs a new parameter file with the old program. The next
+save of the same prefix removes what an interrupted save left behind.
 """
 import hashlib
-import io as _io
 import json
 import os
-import tempfile
-import zipfile
+import secrets
+import time
+import warnings
 
 import numpy as np
 
-from . import serialize
+from .. import _files
+from . import params_file as _params
+from . import serialize, verify
 from .codegen import prune_block
 from .executor import global_scope
 from .program import Program, Variable, default_main_program
@@ -25,27 +40,7 @@ MODEL_SUFFIX = '.pdmodel'
 PARAMS_SUFFIX = '.pdiparams'
 FORMAT = 'framework.inference_model'
 VERSION = 1
-
-
-class ModelFormatError(ValueError):
-    pass
-
-
-def atomic_write(path, data):
-    """Write ``data`` (bytes) to ``path`` via a temporary file and a rename."""
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix='.tmp-', dir=d)
-    try:
-        with os.fdopen(fd, 'wb') as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+ModelFormatError = serialize.ModelFormatError
 
 
 def _names(vs, what):
@@ -128,13 +123,6 @@ def _param_values(program, names, scope):
     return values
 
 
-def _params_bytes(values):
-    buf = _io.BytesIO()
-    # keys are variable names; npz member names are stored as given
-    np.savez(buf, **{_key(n): a for n, a in values.items()})
-    return buf.getvalue()
-
-
 def _key(name):
     return 'p%s' % name
 
@@ -155,20 +143,103 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, program=N
     return p
 
 
+def _new_save_id():
+    """Hex: the time (so ids order saves) and random digits."""
+    return '%016x%s' % (time.time_ns(), secrets.token_hex(4))
+
+
 def write_model(path_prefix, program, feed_names, fetch_names, values, structured_names=None):
     """``structured_names`` ({variable name: the layer's state_dict key}) lets
     ``framework.load(path_prefix)`` return the parameters under those keys."""
-    pbytes = _params_bytes(values)
+    save_id = _new_save_id()
+    pbytes = _params.params_bytes({_key(n): a for n, a in values.items()}, save_id)
     model = {'format': FORMAT, 'version': VERSION,
              'program': serialize.program_to_dict(program),
              'feed': list(feed_names), 'fetch': list(fetch_names),
-             'params': list(values), 'params_sha256': hashlib.sha256(pbytes).hexdigest()}
+             'params': list(values), 'params_sha256': hashlib.sha256(pbytes).hexdigest(),
+             'save_id': save_id}
     if structured_names:
         # in the layer's state_dict order
         model['structured_names'] = {n: key for n, key in structured_names.items()
                                      if n in values}
-    atomic_write(path_prefix + PARAMS_SUFFIX, pbytes)
-    atomic_write(path_prefix + MODEL_SUFFIX, json.dumps(model, indent=1).encode('utf-8'))
+    _commit_pair(path_prefix, pbytes, json.dumps(model, indent=1).encode('utf-8'))
+
+
+def _commit_pair(path_prefix, pbytes, mbytes):
+    params_path, model_path = path_prefix + PARAMS_SUFFIX, path_prefix + MODEL_SUFFIX
+    _files.remove_stale_temporaries(model_path)
+    _files.remove_stale_temporaries(params_path, keep_backups=True)
+    pfd, ptmp = _files.write_temporary(params_path, [pbytes])
+    try:
+        mfd, mtmp = _files.write_temporary(model_path, [mbytes])
+    except BaseException:
+        _files.discard(pfd, ptmp)
+        raise
+    backup = _backup_previous(params_path, model_path)
+    committed = False
+    try:
+        _files.commit(pfd, ptmp, params_path)
+        committed = True
+        # killed here: the old model file and the backup of its parameters still load
+        _files.commit(mfd, mtmp, model_path)
+    except BaseException:
+        if not committed:
+            _files.discard(mfd, mtmp)
+        elif backup is not None:     # the model file could not be replaced: put the old
+            os.replace(backup[1], params_path)          # parameters back beside it
+        raise
+    finally:
+        if backup is not None:
+            _files.discard(*backup)
+    _files.sync_directory(model_path)
+    _files.remove_stale_temporaries(params_path)
+
+
+def _previous_model(model_path):
+    """(params_sha256, save_id) the current model file records, or None."""
+    try:
+        with open(model_path, 'rb') as f:
+            model = _files.parse_json(f.read())
+        sha, save_id = model['params_sha256'], model.get('save_id')
+        return (sha, save_id) if isinstance(sha, str) and len(sha) == 64 else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _backup_tag(sha):
+    return sha[:16]
+
+
+def _backup_previous(params_path, model_path):
+    """Keep the parameters the current model file expects reachable while the
+    new pair is committed: (fd, name) of the locked backup, or None."""
+    previous = _previous_model(model_path)
+    if previous is None or not os.path.exists(params_path):
+        return None
+    sha, save_id = previous
+    name = _files.backup_name(params_path, _backup_tag(sha))
+    if _params_match(params_path, sha, save_id):
+        fd = _files.locked_backup(params_path, _backup_tag(sha))
+    else:       # an earlier interrupted save: its backup still holds the old parameters
+        fd = _files.lock_existing(name)
+    return None if fd is None else (fd, name)
+
+
+def _params_match(params_path, sha, save_id):
+    """Whether ``params_path`` is the parameter file of the model recording
+    (``sha``, ``save_id``); by the save id when both have one (cheap)."""
+    try:
+        if save_id is not None:
+            with open(params_path, 'rb') as f:
+                f.seek(max(0, os.fstat(f.fileno()).st_size - 1024))
+                tail = f.read()
+            found = _params.save_id(tail)
+            if found is not None:
+                return found == save_id
+        with open(params_path, 'rb') as f:
+            return hashlib.sha256(f.read()).hexdigest() == sha
+    except OSError:
+        return False
 
 
 def read_model(path_prefix=None, model_file=None, params_file=None):
@@ -187,50 +258,113 @@ def model_state(path_prefix):
     return [(structured.get(n, n), n, values[n]) for n in names]
 
 
+def _read_bytes(path):
+    try:
+        with open(path, 'rb') as f:
+            return f.read()
+    except IsADirectoryError:
+        raise ModelFormatError("'%s' is a directory, not an inference model file" % path) \
+            from None
+
+
 def _read_model(path_prefix=None, model_file=None, params_file=None):
     model_file = model_file or path_prefix + MODEL_SUFFIX
     params_file = params_file or path_prefix + PARAMS_SUFFIX
     for f in (model_file, params_file):
         if not os.path.exists(f):
             raise FileNotFoundError("inference model file '%s' does not exist" % f)
+    model = _model_fields(model_file, _read_bytes(model_file))
     try:
-        with open(model_file, 'rb') as f:
-            model = json.loads(f.read().decode('utf-8'))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ModelFormatError("'%s' is not a valid model file (truncated or corrupted "
-                               "JSON: %s)" % (model_file, e)) from None
-    if not isinstance(model, dict) or model.get('format') != FORMAT:
-        raise ModelFormatError("'%s' is not a framework inference model" % model_file)
-    if not isinstance(model.get('version'), int) or model['version'] > VERSION:
-        raise ModelFormatError("'%s' has format version %r; this framework reads up to %d"
-                               % (model_file, model.get('version'), VERSION))
-    try:
-        program = serialize.program_from_dict(model.get('program'))
-    except serialize.ProgramFormatError as e:
+        program = serialize.program_from_dict(model['program'])
+        verify.verify_program(program, set(model['feed']) | set(model['params']))
+    except (serialize.ProgramFormatError, verify.VerifyError) as e:
         raise ModelFormatError("'%s': %s" % (model_file, e)) from None
-    with open(params_file, 'rb') as f:
-        pbytes = f.read()
-    if hashlib.sha256(pbytes).hexdigest() != model.get('params_sha256'):
-        raise ModelFormatError("'%s' does not match its model file (checksum mismatch: "
-                               "truncated, corrupted or from another save)" % params_file)
-    values = {}
+    pbytes = _matching_params(model_file, params_file, model)
     try:
-        with np.load(_io.BytesIO(pbytes), allow_pickle=False) as z:
-            for n in model.get('params', []):
-                values[n] = z[_key(n)]
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError) as e:
-        raise ModelFormatError("'%s' is not a valid parameter file: %s" % (params_file, e)) from None
-    feed, fetch = model.get('feed', []), model.get('fetch', [])
-    gb = program.global_block()
-    for n in list(feed) + list(fetch):
-        if not isinstance(n, str) or gb._find_var(n) is None:
-            raise ModelFormatError("'%s': feed/fetch name %r is not in the program"
-                                   % (model_file, n))
-    structured = model.get('structured_names', {})
+        arrays = _params.read_params(pbytes, [_key(n) for n in model['params']])
+    except _params.ParamsFormatError as e:
+        raise ModelFormatError("'%s' is not a valid parameter file: %s" % (params_file, e)) \
+            from None
+    values = {n: arrays[_key(n)] for n in model['params']}
+    _check_params_fit(program, values, params_file)
+    return program, model['feed'], model['fetch'], values, model['structured_names']
+
+
+def _model_fields(model_file, data):
+    """The model file's top-level fields, checked; ModelFormatError otherwise."""
+    def bad(what):
+        raise ModelFormatError("'%s' %s" % (model_file, what))
+    try:
+        model = _files.parse_json(data)
+    except _files.FileFormatError as e:
+        bad("is not a valid model file (truncated or corrupted JSON: %s)" % e)
+    if not isinstance(model, dict) or model.get('format') != FORMAT:
+        bad("is not a framework inference model")
+    version = model.get('version')
+    if type(version) is not int or not 1 <= version <= VERSION:
+        bad("has format version %r; this framework reads up to %d" % (version, VERSION))
+    for key in ('feed', 'fetch', 'params'):
+        names = model.get(key)
+        if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names) \
+                or len(set(names)) != len(names):
+            bad("has a malformed '%s' list (unique variable names expected)" % key)
+    sha = model.get('params_sha256')
+    if not isinstance(sha, str) or len(sha) != 64:
+        bad("has no valid params_sha256")
+    if not isinstance(model.get('save_id', ''), str):
+        bad("has a malformed save_id")
+    structured = model.setdefault('structured_names', {})
     if not isinstance(structured, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in structured.items()):
-        raise ModelFormatError("'%s': malformed structured_names" % model_file)
-    return program, feed, fetch, values, structured
+            isinstance(v, str) for v in structured.values()):
+        bad("has malformed structured_names")
+    if not isinstance(model.get('program'), dict):
+        bad("has no program")
+    return model
+
+
+def _matching_params(model_file, params_file, model):
+    """The bytes of the parameter file the model file records (by checksum):
+    ``params_file``, or the backup an interrupted save left of it."""
+    pbytes = _read_bytes(params_file)
+    sha = model['params_sha256']
+    if hashlib.sha256(pbytes).hexdigest() == sha:
+        return pbytes
+    backup = _files.backup_name(params_file, _backup_tag(sha))
+    if os.path.exists(backup):
+        data = _read_bytes(backup)
+        if hashlib.sha256(data).hexdigest() == sha:
+            warnings.warn("'%s' is from an interrupted save (the save stopped between its two "
+                          "files); loaded the previous model, whose parameters the save kept in "
+                          "'%s'" % (params_file, backup), stacklevel=4)
+            return data
+    raise ModelFormatError(_mismatch(model_file, params_file, model, pbytes))
+
+
+def _mismatch(model_file, params_file, model, pbytes):
+    """Which of the two files is stale, as far as their save ids tell."""
+    mid, pid = model.get('save_id'), _params.save_id(pbytes)
+    if mid and pid and mid != pid:
+        newer, stale = (params_file, model_file) if pid > mid else (model_file, params_file)
+        return ("'%s' and '%s' are from different saves: '%s' is the newer one, '%s' is stale "
+                "(a save of this model was interrupted between its two files, or one file was "
+                "replaced); save the model again" % (model_file, params_file, newer, stale))
+    return ("'%s' does not match its model file '%s' (checksum mismatch: truncated, corrupted "
+            "or from another save)" % (params_file, model_file))
+
+
+def _check_params_fit(program, values, params_file):
+    """Each parameter's array fits its variable (shape and dtype)."""
+    for name, arr in values.items():
+        v = next((b.vars[name] for b in program.blocks if name in b.vars), None)
+        if v is None or not v.persistable:
+            raise ModelFormatError("'%s': parameter '%s' is not a persistable variable of the "
+                                   "program" % (params_file, name))
+        want = tuple(v._shape)
+        if len(want) != arr.ndim or any(w not in (-1, d) for w, d in zip(want, arr.shape)) \
+                or arr.dtype != v.dtype:
+            raise ModelFormatError("'%s': parameter '%s' is %s %s but the program declares %s %s"
+                                   % (params_file, name, arr.dtype, list(arr.shape), v.dtype,
+                                      list(want)))
 
 
 def load_inference_model(path_prefix, executor, **kwargs):
@@ -394,7 +528,7 @@ def save(program, model_path, protocol=4, **configs):
         serialization.save(program_state_dict(program, mode, scope, 'static.save'),
                            model_path + suffix, protocol)
     text = json.dumps(serialize.program_to_dict(program.clone()), indent=1)
-    atomic_write(model_path + MODEL_SUFFIX, text.encode('utf-8'))
+    _files.atomic_write(model_path + MODEL_SUFFIX, [text.encode('utf-8')])
 
 
 def load(program, model_path, executor=None, var_list=None):

@@ -1,9 +1,12 @@
 """Programs as plain, versioned, JSON-able dicts (and back).
 
 The dict is what ``save_inference_model`` writes as JSON and what
-``Program.clone`` round-trips through. Loading validates everything and never
-executes anything from the data: op types must be registered ops or known
-control-flow ops, attributes must be plain values.
+``Program.clone`` round-trips through. ``program_from_dict`` checks the
+structure (every field of the kind it must be) and never executes anything
+from the data: op types must be registered ops or known control-flow ops,
+attributes plain values. Whether the program is well-formed (ops against
+their declarations, variables defined before use) is ``verify``'s job; the
+loaders run both.
 """
 import numpy as np
 
@@ -16,7 +19,12 @@ VERSION = 1
 STRUCTURAL_OPS = {'feed', 'fetch', 'cond', 'while', 'while_grad'}
 
 
-class ProgramFormatError(ValueError):
+class ModelFormatError(ValueError):
+    """A model or program file this framework cannot load; the message names
+    the file and what is wrong."""
+
+
+class ProgramFormatError(ModelFormatError):
     pass
 
 
@@ -64,62 +72,94 @@ def _plain_value(v, where):
                              % (where, type(v).__name__))
 
 
+def _is_int(v):
+    return type(v) is int
+
+
+def _names_map(slots, where):
+    _check(isinstance(slots, dict) and all(
+        isinstance(k, str) and isinstance(v, list) and all(isinstance(n, str) for n in v)
+        for k, v in slots.items()), "%s: malformed inputs/outputs" % where)
+    return slots
+
+
+def _var_from_dict(b, vd, i):
+    _check(isinstance(vd, dict) and isinstance(vd.get('name'), str) and vd['name'],
+           "block %d: malformed variable" % i)
+    name = vd['name']
+    shape = vd.get('shape', [])
+    _check(isinstance(shape, list) and all(_is_int(s) for s in shape),
+           "variable %s: bad shape %r" % (name, shape))
+    dtype = vd.get('dtype', 'float32')
+    try:
+        dtype = np.dtype(dtype) if isinstance(dtype, str) else None
+    except (TypeError, ValueError):
+        dtype = None
+    _check(dtype is not None, "variable %s: unknown dtype %r" % (name, vd.get('dtype')))
+    for flag in ('persistable', 'stop_gradient', 'parameter', 'trainable', 'is_data',
+                 'blocks_grad'):
+        _check(isinstance(vd.get(flag, False), bool),
+               "variable %s: %s must be true or false" % (name, flag))
+    lr = vd.get('learning_rate', 1.0)
+    _check(type(lr) in (int, float), "variable %s: bad learning_rate %r" % (name, lr))
+    _check(name not in b.vars, "block %d declares variable %s twice" % (i, name))
+    if vd.get('parameter'):
+        v = b.create_parameter(name, shape, dtype, vd.get('trainable', True))
+    else:
+        v = b.create_var(name, shape, dtype, vd.get('persistable', False),
+                         vd.get('stop_gradient', False))
+        v.is_data = vd.get('is_data', False)
+    v.blocks_grad = vd.get('blocks_grad', False)
+    if 'learning_rate' in vd:
+        v.optimize_attr = {'learning_rate': float(lr)}
+
+
+def _op_from_dict(b, od, i, known_op):
+    _check(isinstance(od, dict) and isinstance(od.get('type'), str),
+           "block %d: malformed op" % i)
+    t = od['type']
+    if not known_op(t):
+        raise ProgramFormatError("block %d: unknown op type '%s' (not registered "
+                                 "in this framework)" % (i, t))
+    where = "op %s in block %d" % (t, i)
+    ins = _names_map(od.get('inputs', {}), where)
+    outs = _names_map(od.get('outputs', {}), where)
+    attrs = od.get('attrs', {})
+    _check(isinstance(attrs, dict), "%s: malformed attrs" % where)
+    attrs = {k: _plain_value(v, '%s attr %s' % (where, k)) for k, v in attrs.items()}
+    b.append_op(t, ins, outs, attrs)
+
+
 def program_from_dict(d, known_op=None):
     from .program import Program, Block
     _check(isinstance(d, dict), "program data must be a JSON object")
     _check(d.get('format') == FORMAT, "not a framework program (format=%r)" % d.get('format'))
     ver = d.get('version')
-    _check(isinstance(ver, int), "program has no integer version")
+    _check(_is_int(ver), "program has no integer version")
     _check(ver <= VERSION, "program format version %d is newer than this framework "
            "supports (%d); upgrade framework" % (ver, VERSION))
     blocks = d.get('blocks')
     _check(isinstance(blocks, list) and blocks, "program has no blocks")
+    seed = d.get('random_seed', 0)
+    _check(_is_int(seed) and 0 <= seed < 2 ** 63, "program has a bad random_seed %r" % (seed,))
     known_op = known_op or (lambda t: registry.has_op(t) or t in STRUCTURAL_OPS)
     p = Program()
     p.blocks = []
-    p.random_seed = int(d.get('random_seed', 0))
+    p.random_seed = seed
     for i, bd in enumerate(blocks):
-        _check(isinstance(bd, dict) and bd.get('idx') == i, "block %d is malformed" % i)
+        _check(isinstance(bd, dict) and bd.get('idx') == i and _is_int(bd['idx']),
+               "block %d is malformed" % i)
         parent = bd.get('parent_idx', -1)
-        _check(isinstance(parent, int) and -1 <= parent < i, "block %d has a bad parent" % i)
+        _check(_is_int(parent) and -1 <= parent < i, "block %d has a bad parent" % i)
+        vars_, ops = bd.get('vars', []), bd.get('ops', [])
+        _check(isinstance(vars_, list) and isinstance(ops, list),
+               "block %d: vars and ops must be lists" % i)
         b = Block(p, i, parent)
         p.blocks.append(b)
-        for vd in bd.get('vars', []):
-            _check(isinstance(vd, dict) and isinstance(vd.get('name'), str),
-                   "block %d: malformed variable" % i)
-            shape = vd.get('shape', [])
-            _check(isinstance(shape, list) and all(isinstance(s, int) for s in shape),
-                   "variable %s: bad shape" % vd['name'])
-            try:
-                dtype = np.dtype(vd.get('dtype', 'float32'))
-            except TypeError:
-                raise ProgramFormatError("variable %s: unknown dtype %r"
-                                         % (vd['name'], vd.get('dtype'))) from None
-            if vd.get('parameter'):
-                v = b.create_parameter(vd['name'], shape, dtype, vd.get('trainable', True))
-            else:
-                v = b.create_var(vd['name'], shape, dtype, bool(vd.get('persistable')),
-                                 bool(vd.get('stop_gradient')))
-                v.is_data = bool(vd.get('is_data'))
-            v.blocks_grad = bool(vd.get('blocks_grad'))
-            if 'learning_rate' in vd:
-                v.optimize_attr = {'learning_rate': float(vd['learning_rate'])}
-        for od in bd.get('ops', []):
-            _check(isinstance(od, dict) and isinstance(od.get('type'), str),
-                   "block %d: malformed op" % i)
-            t = od['type']
-            if not known_op(t):
-                raise ProgramFormatError("block %d: unknown op type '%s' (not registered "
-                                         "in this framework)" % (i, t))
-            ins, outs = od.get('inputs', {}), od.get('outputs', {})
-            for slots in (ins, outs):
-                _check(isinstance(slots, dict) and all(
-                    isinstance(k, str) and isinstance(v, list) and all(isinstance(n, str) for n in v)
-                    for k, v in slots.items()), "op %s: malformed inputs/outputs" % t)
-            attrs = od.get('attrs', {})
-            _check(isinstance(attrs, dict), "op %s: malformed attrs" % t)
-            attrs = {k: _plain_value(v, 'op %s attr %s' % (t, k)) for k, v in attrs.items()}
-            b.append_op(t, ins, outs, attrs)
+        for vd in vars_:
+            _var_from_dict(b, vd, i)
+        for od in ops:
+            _op_from_dict(b, od, i, known_op)
     declared = {n for b in p.blocks for n in b.vars}
     for b in p.blocks:
         for op in b.ops:
@@ -128,7 +168,7 @@ def program_from_dict(d, known_op=None):
                        "op %s in block %d refers to undeclared variable '%s'" % (op.type, b.idx, n))
             for k, v in op.attrs.items():
                 if k.endswith('_block') or k == 'sub_block':
-                    _check(isinstance(v, int) and 0 < v < len(p.blocks),
+                    _check(v is None or (_is_int(v) and 0 < v < len(p.blocks)),
                            "op %s: sub-block index %r out of range" % (op.type, v))
     p.current_block_idx = 0
     return p

@@ -85,7 +85,8 @@ def _nms_meta(boxes, scores, category_idxs, iou_threshold, categories, top_k):
 
 
 @def_op('nms', _nms_meta, inputs=('boxes', 'scores?', 'category_idxs?'),
-        attrs={'iou_threshold': 0.3, 'categories': (), 'top_k': -1}, differentiable=False)
+        attrs={'iou_threshold': 0.3, 'categories': (), 'top_k': -1}, differentiable=False,
+        attr_types={'categories': 'ints'})
 def nms_op(boxes, scores, category_idxs, iou_threshold, categories, top_k):
     """Indices of the boxes non-maximum suppression keeps, as ``paddle.vision.ops.nms``:
     in box order without scores; by descending score with them; per category
@@ -178,7 +179,7 @@ def _center_size(boxes, offset):
 
 @def_op('box_coder', _coder_meta, inputs=('prior_box', 'prior_box_var?', 'target_box'),
         attrs={'code_type': 'encode_center_size', 'box_normalized': True, 'axis': 0,
-               'variance': ()}, differentiable=False)
+               'variance': ()}, differentiable=False, attr_types={'variance': 'floats'})
 def box_coder_op(prior_box, prior_box_var, target_box, code_type, box_normalized, axis,
                  variance):
     """Encode target boxes [N, 4] against priors [M, 4] (-> [N, M, 4] center/size
@@ -336,7 +337,8 @@ def _prior_from_meta(input, image, *attrs):
                'variances': (0.1, 0.1, 0.2, 0.2), 'flip': False, 'clip': False,
                'step_w': 0.0, 'step_h': 0.0, 'offset': 0.5,
                'min_max_aspect_ratios_order': False},
-        differentiable=False, value_from_meta=_prior_from_meta)
+        differentiable=False, value_from_meta=_prior_from_meta,
+        attr_types={'min_sizes': 'floats', 'max_sizes': 'floats'})
 def prior_box_op(input, image, min_sizes, max_sizes, aspect_ratios, variances, flip, clip,
                  step_w, step_h, offset, min_max_aspect_ratios_order):
     """SSD prior boxes [H, W, num_priors, 4] (normalised by the image size) for
