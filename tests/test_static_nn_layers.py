@@ -440,3 +440,19 @@ def test_lod_sequence_layers_answer_as_paddle_3(api, args):
                 getattr(static.nn, api)(v, *(args if args is not None else (v,)))
     finally:
         paddle.disable_static()
+
+
+def test_a_saved_py_func_program_is_refused_at_load(static_mode, tmp_path):
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data('x', [None, 3], 'float32')
+        out = main.current_block().create_var(name='tanh_out', shape=[-1, 3],
+                                              dtype='float32')
+        y = static.nn.py_func(np.tanh, x, out)
+        z = y * 2.0
+    exe = static.Executor()
+    exe.run(startup)
+    prefix = str(tmp_path / 'model')
+    static.save_inference_model(prefix, [x], [z], exe, program=main)
+    with pytest.raises(paddle.static.io.ModelFormatError, match="py_func"):
+        static.load_inference_model(prefix, exe)

@@ -277,6 +277,7 @@ def _read_model(path_prefix=None, model_file=None, params_file=None):
     try:
         program = serialize.program_from_dict(model['program'])
         verify.verify_program(program, set(model['feed']) | set(model['params']))
+        verify.refuse_process_local_ops(program)
     except (serialize.ProgramFormatError, verify.VerifyError) as e:
         raise ModelFormatError("'%s': %s" % (model_file, e)) from None
     pbytes = _matching_params(model_file, params_file, model)

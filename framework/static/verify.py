@@ -380,3 +380,18 @@ def verify_program(program, defined=None, check_meta=True):
     _check_vars(program)
     _Walk(program, check_meta).block(0, set(defined), [])
     return program
+
+
+# ops that call Python objects registered in the process that built the
+# program (py_func's func_id): a program read from a file must not reach the
+# loading process's callables
+PROCESS_LOCAL_OPS = frozenset({'py_func'})
+
+
+def refuse_process_local_ops(program):
+    """Raise ``VerifyError`` if a loaded ``program`` holds a process-local op."""
+    for block in program.blocks:
+        for i, op in enumerate(block.ops):
+            if op.type in PROCESS_LOCAL_OPS:
+                _fail(_where(block, i, op), "calls a Python function of the process that built "
+                      "the program; a program loaded from a file cannot hold '%s' ops" % op.type)
