@@ -51,5 +51,6 @@ from .linalg import norm  # noqa: E402
 from . import tensor, utils, base  # noqa: E402
 from . import framework  # noqa: E402,F811  (paddle.framework)
 from . import amp  # noqa: E402
+from . import device  # noqa: E402
 from .tensor.creation import fill_constant  # noqa: E402,F401
 Tensor.norm = static.Variable.norm = norm
