@@ -54,3 +54,10 @@ from . import amp  # noqa: E402
 from . import device  # noqa: E402
 from .tensor.creation import fill_constant  # noqa: E402,F401
 Tensor.norm = static.Variable.norm = norm
+
+
+def __getattr__(name):
+    # paddle.bfloat16 on first use: it comes from the optional ml_dtypes package
+    if name == 'bfloat16':
+        return _dtype_mod.bfloat16_dtype()
+    raise AttributeError("module 'framework' has no attribute %r" % name)

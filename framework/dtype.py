@@ -105,6 +105,19 @@ def is_floating(dtype):
     return d.kind == 'f' or is_bfloat16(d)
 
 
+def is_inexact(dtype):
+    """Floating (bfloat16 included) or complex."""
+    d = np.dtype(dtype)
+    return d.kind in 'fc' or is_bfloat16(d)
+
+
+def is_half(dtype):
+    """float16 or bfloat16: the dtypes whose sums and optimizer states are kept
+    in float32."""
+    d = np.dtype(dtype)
+    return d == float16 or is_bfloat16(d)
+
+
 def is_integer(dtype):
     return np.dtype(dtype).kind in 'iu'
 

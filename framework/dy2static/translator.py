@@ -482,7 +482,10 @@ class StaticFunction:
                 key.append(('T', leaf.shape, str(leaf.dtype)))
             else:
                 key.append(('P', _hashable(leaf)))
-        return (tuple(key), id(self._instance), self._is_train_mode())
+        # an auto_cast region changes the ops' dtypes: a program of its own
+        amp = _mode.amp
+        return (tuple(key), id(self._instance), self._is_train_mode(),
+                None if amp is None else amp.key)
 
     def _parameters(self):
         """The function's parameters (without ``self`` of a bound method)."""

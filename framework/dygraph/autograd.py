@@ -20,15 +20,19 @@ import itertools
 
 import numpy as np
 
+from ..ops import registry
 from ..ops.grad_utils import fast_grad_context
 from . import state
 
 _node_seq = itertools.count()
+# (pack_hook, unpack_hook) pairs of the active saved_tensors_hooks regions,
+# innermost last (framework.autograd.saved_tensors_hooks)
+saved_tensor_hooks = []
 
 
 class GradNode:
     __slots__ = ('seq', 'op', 'ins', 'attrs', 'outs', 'edges', 'versions', 'out_refs',
-                 'hooks', 'freed', '__weakref__')
+                 'hooks', 'freed', 'packed', '__weakref__')
 
     def __init__(self, op, ins, attrs, outs, edges, versions):
         self.seq = next(_node_seq)
@@ -41,9 +45,52 @@ class GradNode:
         self.out_refs = None    # weakrefs to output Tensors (set by the tracer)
         self.hooks = None       # {output index: [hook, ...]} for non-leaf hooks
         self.freed = False
+        self.packed = None      # (unpack_hook, packed inputs, packed outputs)
+        if saved_tensor_hooks and not op.name.startswith(_SAVES_ITS_OWN):
+            self._pack(*saved_tensor_hooks[-1])
+
+    def _pack(self, pack, unpack):
+        """Hand the values backward needs to ``pack`` (the inputs; the outputs
+        for ops whose gradient reads only those) and keep what it returns in
+        their place until ``unpack`` gives them back in backward."""
+        from .tensor import Tensor
+        if self.op.save_inputs:
+            ins = tuple(pack(t) if type(t) is Tensor else _KEEP for t in self.ins)
+            self.ins = tuple(None if p is not _KEEP else t for p, t in zip(ins, self.ins))
+            self.versions = ()          # the user's hooks now own these values
+            self.packed = (unpack, ins, None)
+        else:
+            outs = tuple(pack(Tensor(a)) for a in self.outs)
+            self.outs = None
+            self.packed = (unpack, None, outs)
+
+    def unpack(self):
+        """Restore the values packed by ``_pack`` (before this node's backward)."""
+        unpack, ins, outs = self.packed
+        self.packed = None
+        if ins is not None:
+            self.ins = tuple(t if p is _KEEP else _unpacked(unpack, p)
+                             for p, t in zip(ins, self.ins))
+        if outs is not None:
+            self.outs = tuple(_unpacked(unpack, p).data for p in outs)
 
     def __repr__(self):
         return '<GradNode %s>' % self.op.name
+
+
+# ops whose backward keeps its own values: a PyLayer's (ctx.save_for_backward,
+# packed there) and a @to_static program's
+_SAVES_ITS_OWN = ('py_layer', 'run_program')
+_KEEP = object()     # an input that is not a Tensor (a number, None, a list): not packed
+
+
+def _unpacked(unpack, packed):
+    from .tensor import Tensor
+    t = unpack(packed)
+    if not isinstance(t, Tensor):
+        raise TypeError("saved_tensors_hooks: unpack_hook must return a Tensor, got %s"
+                        % type(t).__name__)
+    return t
 
 
 class RemovableHandle:
@@ -97,6 +144,9 @@ class _Engine:
         self.heap = []                    # (-seq, node) of nodes holding gradients
 
     def run(self, roots, root_grads):
+        if registry.mode.amp is not None:      # grads follow the forward dtypes
+            with registry.autocast_suspended():
+                return self.run(roots, root_grads)
         for t, g in zip(roots, root_grads):
             if t._grad_node is None:
                 self._leaf(t, g)
@@ -116,6 +166,8 @@ class _Engine:
             gs = pop(node)
             if node.freed:
                 raise RuntimeError(_FREED_MSG % node.op.name)
+            if node.packed is not None:
+                node.unpack()
             op = node.op
             fast = op.fast_grad
             if simple and fast is not None and op.n_out == 1 and not node.hooks:
@@ -379,6 +431,16 @@ def _root_grad(t, g, create_graph, Tensor):
     return Tensor(arr) if create_graph else arr
 
 
+# Callables run once when the next backward() has finished, then dropped
+# (Paddle's core.eager._add_backward_final_hook; amp's master_grad uses it).
+_final_hooks = []
+
+
+def add_backward_final_hook(fn):
+    """Run ``fn()`` after the next ``backward()`` has accumulated the leaf grads."""
+    _final_hooks.append(fn)
+
+
 def backward(tensors, grad_tensors=None, retain_graph=False):
     """Accumulate gradients of ``tensors`` into the ``.grad`` of the leaves."""
     from .tensor import Tensor
@@ -394,6 +456,8 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
     roots = list(tensors)
     grads = [_root_grad(t, g, False, Tensor) for t, g in zip(roots, grad_tensors)]
     _Engine(False, retain_graph, True, None).run(roots, grads)
+    while _final_hooks:
+        _final_hooks.pop(0)()
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

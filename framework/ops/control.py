@@ -25,7 +25,9 @@ from .registry import Meta, add_test_case, def_op
 def tensor_repr(data, stop_gradient, place=None):
     """The text of ``print(tensor)`` (Paddle's layout)."""
     data = np.asarray(data)
-    body = np.array2string(data, separator=', ', prefix='       ', precision=8,
+    # bfloat16 (ml_dtypes) prints its values like integers; show them as floats
+    shown = data.astype(np.float32) if data.dtype.kind == 'V' else data
+    body = np.array2string(shown, separator=', ', prefix='       ', precision=8,
                            threshold=1000, edgeitems=3)
     return ("Tensor(shape=%s, dtype=%s, place=%s, stop_gradient=%s,\n       %s)"
             % (list(data.shape), data.dtype, place or cpu_place(), stop_gradient, body))

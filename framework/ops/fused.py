@@ -22,6 +22,7 @@ import numpy as np
 
 from . import meta
 from .math import matmul_op
+from .lowp import float32_compute
 from .registry import OpError, add_test_case, def_op, has_op, lookup
 
 _matmul_kernel = matmul_op.kernel
@@ -259,6 +260,7 @@ def _apply_act(r, act, act_attrs):
 @def_op('fused_matmul_bias_act', _fused_matmul_meta, inputs=('x', 'y', 'bias?'),
         attrs={'transpose_x': False, 'transpose_y': False, 'act': '', 'act_attrs': ()},
         differentiable=False)
+@float32_compute
 def fused_matmul_bias_act_op(x, y, bias=None, transpose_x=False, transpose_y=False, act='',
                              act_attrs=()):
     """``act(matmul(x, y) + bias)`` with the registered kernels; the bias is

@@ -41,14 +41,14 @@ def cast_op(x, dtype='float32'):
 
 @cast_op.def_grad
 def _cast_grad(g, x, out, dtype):
-    if np.dtype(x.dtype).kind not in 'fc':
+    if not _dt.is_inexact(x.dtype):
         return None
     return cast_op(g, str(np.dtype(x.dtype)))
 
 
 @cast_op.def_fast_grad
 def _cast_fast(g, x, out, dtype):
-    return g.astype(x.dtype, copy=False) if x.dtype.kind in 'fc' else None
+    return g.astype(x.dtype, copy=False) if _dt.is_inexact(x.dtype) else None
 
 
 def cast(x, dtype):

@@ -28,6 +28,7 @@ Calling an OpDef (``op(*inputs, *attrs)``) dispatches to whichever mode is
 active; the modes install their handlers with ``set_handlers`` so this module
 depends on neither.
 """
+import contextlib
 import inspect
 
 import numpy as np
@@ -37,10 +38,13 @@ _OPS = {}
 
 class _Mode:
     """Which mode ops dispatch to. dygraph and static install the handlers."""
-    __slots__ = ('static', 'static_append', 'make_tensor', 'make_eager')
+    __slots__ = ('static', 'static_append', 'make_tensor', 'make_eager', 'amp')
 
     def __init__(self):
         self.static = False
+        # the active auto_cast region (framework.amp): called as amp(op, args)
+        # instead of the op, it casts the inputs and runs the op; None outside
+        self.amp = None
         self.static_append = None
         self.make_tensor = None
         self.make_eager = None   # op -> specialised eager function (the hot path)
@@ -52,6 +56,18 @@ mode = _Mode()
 def set_handlers(static_append=None):
     if static_append is not None:
         mode.static_append = static_append
+
+
+@contextlib.contextmanager
+def autocast_suspended():
+    """Run ops in the dtypes they are given, even inside an auto_cast region
+    (backward and optimizer updates: they follow the forward values' dtypes)."""
+    prev = mode.amp
+    mode.amp = None
+    try:
+        yield
+    finally:
+        mode.amp = prev
 
 
 class OpError(ValueError):
@@ -108,6 +124,8 @@ class OpDef:
 
     def __call__(self, *args):
         """Run (eager) or append (static) the op: ``op(*inputs, *attrs)``."""
+        if mode.amp is not None:
+            return mode.amp(self, args)
         if mode.static:
             return mode.static_append(self, args)
         fn = self.eager_fn

@@ -626,7 +626,7 @@ def _as_input_var(block, value, like_dtype):
     captured, Python scalars and arrays become constants."""
     if isinstance(value, Variable):
         return value
-    if hasattr(value, 'data') and hasattr(value, '_grad_node'):   # eager Tensor
+    if not isinstance(value, np.ndarray) and hasattr(value, '_grad_node'):   # eager Tensor
         return capture_tensor(value)
     arr = np.asarray(value)
     if isinstance(value, _SCALARS):
@@ -643,8 +643,10 @@ def constant(arr, block=None):
     block = block or default_main_program().current_block()
     out = block.create_var(block.program._names('constant'), arr.shape, arr.dtype,
                            stop_gradient=True)
+    # bfloat16 values are exact in float32, which lists (and JSON) can hold
+    listed = (arr.astype(np.float32) if _dt.is_bfloat16(arr.dtype) else arr).tolist()
     block.append_op('assign_value', {}, {'out': [out.name]},
-                    {'value': arr.tolist(), 'dtype': str(arr.dtype), 'op_role': _Defaults.op_role})
+                    {'value': listed, 'dtype': str(arr.dtype), 'op_role': _Defaults.op_role})
     if arr.size <= _FOLD_LIMIT:
         out._value = np.array(arr)
         out._value.flags.writeable = False
@@ -761,7 +763,7 @@ def _first_dtype(ins):
             if isinstance(w, Variable):
                 found.append(w.dtype)
     for d in found:
-        if d.kind in 'fc':
+        if _dt.is_inexact(d):
             return d
     return found[0] if found else None
 
