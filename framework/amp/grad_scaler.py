@@ -220,7 +220,8 @@ class AmpScaler:
         if len(state_dict) == 0:
             raise RuntimeError("The input state dict is empty, possibly because it was saved "
                                "from a disabled instance of GradScaler.")
-        scale = np.asarray(getattr(state_dict['scale'], 'data', state_dict['scale']))
+        scale = state_dict['scale']
+        scale = np.asarray(scale if isinstance(scale, np.ndarray) else getattr(scale, 'data', scale))
         self._init_loss_scaling = scale.reshape(-1)[0]
         self._scale = self._scale_tensor(self._init_loss_scaling)
         self._incr_ratio = state_dict['incr_ratio']

@@ -322,7 +322,7 @@ class Optimizer:
                                "this optimizer uses %s" % (api, type(self._learning_rate).__name__))
             self._learning_rate.set_state_dict(state_dict['LR_Scheduler'])
         masters = state_dict.get('master_weights') or {}
-        self._saved_master_weights = {k: np.asarray(getattr(v, 'data', v)) for k, v in masters.items()}
+        self._saved_master_weights = {k: np.asarray(v if isinstance(v, np.ndarray) else getattr(v, 'data', v)) for k, v in masters.items()}
         for name, master in self._master_weights.items():
             if name in self._saved_master_weights:
                 master.data = _checked_state(name + ' (master weight)',

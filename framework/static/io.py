@@ -158,6 +158,13 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, program=N
 def write_model(path_prefix, program, feed_names, fetch_names, values, structured_names=None):
     """``structured_names`` ({variable name: the layer's state_dict key}) lets
     ``framework.load(path_prefix)`` return the parameters under those keys."""
+    write_model_files(path_prefix + MODEL_SUFFIX, path_prefix + PARAMS_SUFFIX, program,
+                      feed_names, fetch_names, values, structured_names)
+
+
+def write_model_files(model_file, params_file, program, feed_names, fetch_names, values,
+                      structured_names=None):
+    """``write_model`` to a model file and a params file named freely."""
     pbytes = _params_bytes(values)
     model = {'format': FORMAT, 'version': VERSION,
              'program': serialize.program_to_dict(program),
@@ -167,8 +174,8 @@ def write_model(path_prefix, program, feed_names, fetch_names, values, structure
         # in the layer's state_dict order
         model['structured_names'] = {n: key for n, key in structured_names.items()
                                      if n in values}
-    atomic_write(path_prefix + PARAMS_SUFFIX, pbytes)
-    atomic_write(path_prefix + MODEL_SUFFIX, json.dumps(model, indent=1).encode('utf-8'))
+    atomic_write(params_file, pbytes)
+    atomic_write(model_file, json.dumps(model, indent=1).encode('utf-8'))
 
 
 def read_model(path_prefix=None, model_file=None, params_file=None):
@@ -193,9 +200,21 @@ def _read_model(path_prefix=None, model_file=None, params_file=None):
     for f in (model_file, params_file):
         if not os.path.exists(f):
             raise FileNotFoundError("inference model file '%s' does not exist" % f)
+    with open(model_file, 'rb') as f:
+        model_bytes = f.read()
+    with open(params_file, 'rb') as f:
+        pbytes = f.read()
+    return _parse_model(model_bytes, pbytes, model_file, params_file)
+
+
+def read_model_bytes(model_bytes, params_bytes):
+    """``read_model`` on the two files' contents (a model held in memory)."""
+    return _parse_model(model_bytes, params_bytes, '<model buffer>', '<params buffer>')[:4]
+
+
+def _parse_model(model_bytes, pbytes, model_file, params_file):
     try:
-        with open(model_file, 'rb') as f:
-            model = json.loads(f.read().decode('utf-8'))
+        model = json.loads(model_bytes.decode('utf-8'))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ModelFormatError("'%s' is not a valid model file (truncated or corrupted "
                                "JSON: %s)" % (model_file, e)) from None
@@ -208,8 +227,6 @@ def _read_model(path_prefix=None, model_file=None, params_file=None):
         program = serialize.program_from_dict(model.get('program'))
     except serialize.ProgramFormatError as e:
         raise ModelFormatError("'%s': %s" % (model_file, e)) from None
-    with open(params_file, 'rb') as f:
-        pbytes = f.read()
     if hashlib.sha256(pbytes).hexdigest() != model.get('params_sha256'):
         raise ModelFormatError("'%s' does not match its model file (checksum mismatch: "
                                "truncated, corrupted or from another save)" % params_file)
@@ -222,6 +239,11 @@ def _read_model(path_prefix=None, model_file=None, params_file=None):
         raise ModelFormatError("'%s' is not a valid parameter file: %s" % (params_file, e)) from None
     feed, fetch = model.get('feed', []), model.get('fetch', [])
     gb = program.global_block()
+    for n, v in values.items():
+        # npz keeps bfloat16 (an ml_dtypes type) as raw 2-byte records
+        if v.dtype.kind == 'V' and gb._find_var(n) is not None \
+                and str(gb._find_var(n).dtype) == 'bfloat16':
+            values[n] = v.view(gb._find_var(n).dtype)
     for n in list(feed) + list(fetch):
         if not isinstance(n, str) or gb._find_var(n) is None:
             raise ModelFormatError("'%s': feed/fetch name %r is not in the program"
