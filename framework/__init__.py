@@ -37,6 +37,7 @@ from . import inference  # noqa: E402
 from .static.mode import disable_static, enable_static, in_dynamic_mode  # noqa: E402
 from . import nn  # noqa: E402  (layers use the ops above)
 from . import io, vision  # noqa: E402
+from . import text  # noqa: E402  (paddle.text: data sets, viterbi_decode)
 from .serialization import load, save  # noqa: E402
 from .param_attr import ParamAttr  # noqa: E402
 from .nn.layer import create_parameter  # noqa: E402

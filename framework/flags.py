@@ -12,14 +12,28 @@ _FLAGS = {
 }
 
 
+_listeners = {}     # flag -> [fn(value)] run when set_flags changes it
+
+
+def on_change(name, fn):
+    """Call ``fn(new_value)`` whenever ``set_flags`` changes flag ``name`` (so a
+    flag can switch code paths instead of being tested on every call)."""
+    _listeners.setdefault(name, []).append(fn)
+
+
 def set_flags(flags):
     if not isinstance(flags, dict):
         raise TypeError("set_flags expects a dict like {'FLAGS_check_nan_inf': True}")
-    for k, v in flags.items():
+    for k in flags:
         if k not in _FLAGS:
             raise ValueError("set_flags: unknown flag %r; known flags: %s"
                              % (k, ', '.join(sorted(_FLAGS))))
+    for k, v in flags.items():
+        changed = _FLAGS[k] != v
         _FLAGS[k] = v
+        if changed:
+            for fn in _listeners.get(k, ()):
+                fn(v)
 
 
 def get_flags(flags):

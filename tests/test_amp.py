@@ -503,3 +503,17 @@ def test_bfloat16_without_ml_dtypes_names_the_package(monkeypatch):
         paddle.ones([2], dtype='bfloat16')
     assert not paddle.amp.is_bfloat16_supported()
     assert paddle.amp.is_float16_supported()
+
+
+def test_auto_cast_is_per_thread():
+    """A DataLoader worker thread keeps its dtypes while the training loop auto-casts."""
+    import threading
+    linear = nn.Linear(3, 3)
+    x = paddle.rand([2, 3])
+    seen = []
+    with paddle.amp.auto_cast():
+        worker = threading.Thread(target=lambda: seen.append(str(linear(x).dtype)))
+        worker.start()
+        worker.join()
+        assert linear(x).dtype == 'float16'
+    assert seen == ['float32']

@@ -1,7 +1,7 @@
 """The vision model zoo: output shapes, parameter counts equal to the
 published ones (Paddle's ``paddle.summary`` / the papers), Paddle's
 state_dict names, forward against a PyTorch functional re-implementation
-with the same weights, pretrained=True errors, and a VGG-11 training step
+with the same weights, pretrained=True without the file errors, and a VGG-11 training step
 on a 224x224 image."""
 import time
 
@@ -154,8 +154,10 @@ def test_state_dict_names_follow_paddle():
 
 @pytest.mark.parametrize('build', [models.resnet18, models.vgg16, models.mobilenet_v1,
                                    models.mobilenet_v2, models.resnext50_32x4d])
-def test_pretrained_weights_raise_a_clear_error(build):
-    with pytest.raises(NotImplementedError, match='does not download pretrained weights'):
+def test_pretrained_weights_missing_locally_raise_a_clear_error(build, tmp_path, monkeypatch):
+    import framework.utils.download as download
+    monkeypatch.setattr(download, 'WEIGHTS_HOME', str(tmp_path))
+    with pytest.raises((RuntimeError, ValueError), match='pretrained=False|does not download'):
         build(pretrained=True)
 
 

@@ -71,12 +71,11 @@ def amp_guard(enable=True, custom_white_list=None, custom_black_list=None, level
         if amp_global_state().use_master_grad:
             from ..dygraph.autograd import add_backward_final_hook
             add_backward_final_hook(amp_global_state().cast_grads_to_float32)
-    prev = registry.mode.amp
-    registry.mode.amp = state
+    prev = registry.set_autocast(state)
     try:
         yield
     finally:
-        registry.mode.amp = prev
+        registry.set_autocast(prev)
 
 
 def auto_cast(enable=True, custom_white_list=None, custom_black_list=None, level='O1',
@@ -106,12 +105,12 @@ def autocast(device_type=None, dtype='float16', enabled=True, cache_enabled=True
 
 def is_autocast_enabled(device_type=None):
     """Whether ops are being auto-cast here."""
-    return registry.mode.amp is not None
+    return registry.autocast_state() is not None
 
 
 def get_autocast_dtype(device_type=None):
     """The low-precision dtype of the active region ('float16' outside one)."""
-    state = registry.mode.amp
+    state = registry.autocast_state()
     return 'float16' if state is None else str(state.dtype)
 
 

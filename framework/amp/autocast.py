@@ -158,10 +158,8 @@ def _dynamic_names(op, args):
 
 def run_uncast(op, args):
     """Call ``op`` with auto_cast suspended (its own casts are not cast again)."""
-    mode = registry.mode
-    prev = mode.amp
-    mode.amp = None
+    prev = registry.set_autocast(None)
     try:
         return op(*args)
     finally:
-        mode.amp = prev
+        registry.set_autocast(prev)

@@ -13,6 +13,7 @@ Without a gradient to compute, an inference plan (outputs only) runs instead.
 import numpy as np
 
 from .. import dtype as _dt
+from .. import flags
 from ..dygraph import Tensor
 from ..dygraph.state import grad_mode
 from ..dygraph.tracer import apply_op
@@ -32,8 +33,10 @@ class PartialProgram:
         self.output_names = [v.name for v in output_vars]
         self.strategy = build_strategy or BuildStrategy()
         self.training = True     # eval: forward only, no gradients (set per call)
-        self._infer_plan = None
-        self._ops = {}     # which inputs need grads (tuple of bools) -> run_program op
+        # plans by FLAGS_check_nan_inf (a checked plan names the first NaN/Inf op)
+        self._infer_plans = {}
+        # (which inputs need grads (tuple of bools), NaN check) -> run_program op
+        self._ops = {}
         self._trains = {}  # the same key -> training plans (forward + backward program)
         self._last_needs = None
 
@@ -64,10 +67,16 @@ class PartialProgram:
         return self.train_program
 
     def _train(self, input_needs):
-        plans = self._trains.get(input_needs)
+        key = (input_needs, flags.flag('FLAGS_check_nan_inf'))
+        plans = self._trains.get(key)
         if plans is None:
-            plans = self._trains[input_needs] = self._build_train(input_needs)
+            plans = self._trains[key] = self._build_train(input_needs, key[1])
         return plans
+
+    def _compile(self, program, feeds, fetches, check, **kwargs):
+        # a NaN/Inf check must see every op: no pass may fuse them away
+        return compile_program(program, feeds, fetches, None if check else self.strategy,
+                               check_nan_inf=check, **kwargs)
 
     @property
     def params(self):
@@ -75,12 +84,14 @@ class PartialProgram:
 
     # -- plans ------------------------------------------------------------------
     def infer_plan(self):
-        if self._infer_plan is None:
-            self._infer_plan = compile_program(self._forward, tuple(self.input_names),
-                                               tuple(self.output_names), self.strategy)
-        return self._infer_plan
+        check = flags.flag('FLAGS_check_nan_inf')
+        plan = self._infer_plans.get(check)
+        if plan is None:
+            plan = self._infer_plans[check] = self._compile(
+                self._forward, tuple(self.input_names), tuple(self.output_names), check)
+        return plan
 
-    def _build_train(self, input_needs):
+    def _build_train(self, input_needs, check=False):
         """Plans for training; input gradients only for ``input_needs``
         (a first layer's input gradient is expensive and usually unused)."""
         prog = self._forward.clone()
@@ -115,10 +126,10 @@ class PartialProgram:
                 grad_of[v.name] = g.name
         fetch_grads = sorted(set(grad_of.values()))
         # each plan keeps the prints/asserts/parameter writes of its own part
-        fwd = compile_program(prog, tuple(self.input_names), tuple(self.output_names + saved),
-                              self.strategy, side_effects='forward')
-        bwd = compile_program(prog, tuple(self.input_names + saved + [g.name for g in gouts]),
-                              tuple(fetch_grads), self.strategy, side_effects='backward')
+        fwd = self._compile(prog, tuple(self.input_names), tuple(self.output_names + saved),
+                            check, side_effects='forward')
+        bwd = self._compile(prog, tuple(self.input_names + saved + [g.name for g in gouts]),
+                            tuple(fetch_grads), check, side_effects='backward')
         return {'program': prog, 'fwd': fwd, 'bwd': bwd, 'saved': saved,
                 'gouts': [g.name for g in gouts],
                 'targets': [t.name for t in targets], 'grad_of': grad_of,
@@ -145,9 +156,10 @@ class PartialProgram:
 
     def _run_op(self, input_needs):
         self._last_needs = input_needs
-        op = self._ops.get(input_needs)
+        key = (input_needs, flags.flag('FLAGS_check_nan_inf'))
+        op = self._ops.get(key)
         if op is None:
-            op = self._ops[input_needs] = self._make_run_op(input_needs)
+            op = self._ops[key] = self._make_run_op(input_needs)
         return op
 
     def _make_run_op(self, input_needs):

@@ -20,6 +20,7 @@ from ..dygraph import Tensor
 from ..static.input_spec import InputSpec
 from ..static.mode import static_mode_guard
 from ..static.program import Program, Variable, capture_tensor, program_guard
+from ..ops.registry import autocast_state as _autocast_state
 from ..ops.registry import mode as _mode
 from . import convert
 from .partial_program import PartialProgram
@@ -483,7 +484,7 @@ class StaticFunction:
             else:
                 key.append(('P', _hashable(leaf)))
         # an auto_cast region changes the ops' dtypes: a program of its own
-        amp = _mode.amp
+        amp = _autocast_state()
         return (tuple(key), id(self._instance), self._is_train_mode(),
                 None if amp is None else amp.key)
 

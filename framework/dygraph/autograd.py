@@ -28,6 +28,8 @@ _node_seq = itertools.count()
 # (pack_hook, unpack_hook) pairs of the active saved_tensors_hooks regions,
 # innermost last (framework.autograd.saved_tensors_hooks)
 saved_tensor_hooks = []
+# set by dygraph.nan_check while FLAGS_check_nan_inf is on: fn(node, input grads)
+grad_checker = None
 
 
 class GradNode:
@@ -144,7 +146,7 @@ class _Engine:
         self.heap = []                    # (-seq, node) of nodes holding gradients
 
     def run(self, roots, root_grads):
-        if registry.mode.amp is not None:      # grads follow the forward dtypes
+        if registry.autocast_state() is not None:      # grads follow the forward dtypes
             with registry.autocast_suspended():
                 return self.run(roots, root_grads)
         for t, g in zip(roots, root_grads):
@@ -188,6 +190,8 @@ class _Engine:
                                     node.outs[0], *node.attrs)
             else:
                 in_grads = self._run_node(node, gs)
+            if grad_checker is not None:       # FLAGS_check_nan_inf
+                grad_checker(node, in_grads)
             variadic = op.variadic
             for i, e in enumerate(node.edges):
                 if e is None:

@@ -1,30 +1,45 @@
-"""Grad mode: whether eager ops record the tape."""
+"""Grad mode: whether eager ops record the tape.
+
+Per thread (a ``contextvars.ContextVar``, so asyncio tasks get their own too), as
+in PyTorch: a ``no_grad`` block in one thread leaves every other thread's
+recording alone, and a new thread starts with recording on.
+"""
 import contextlib
+import contextvars
 import functools
+import threading
+
+_enabled = contextvars.ContextVar('framework_grad_enabled', default=True)
+grad_enabled = _enabled.get        # the hot paths call this (one C call)
 
 
 class _GradMode:
-    __slots__ = ('enabled',)
+    """``grad_mode.enabled``: the calling thread's flag (read and write)."""
+    __slots__ = ()
 
-    def __init__(self):
-        self.enabled = True
+    @property
+    def enabled(self):
+        return _enabled.get()
+
+    @enabled.setter
+    def enabled(self, flag):
+        _enabled.set(bool(flag))
 
 
 grad_mode = _GradMode()
 
 
 def is_grad_enabled():
-    return grad_mode.enabled
+    return _enabled.get()
 
 
 @contextlib.contextmanager
 def _set(flag):
-    prev = grad_mode.enabled
-    grad_mode.enabled = flag
+    token = _enabled.set(flag)
     try:
         yield
     finally:
-        grad_mode.enabled = prev
+        _enabled.reset(token)
 
 
 def enable_grad():
@@ -39,14 +54,14 @@ class set_grad_enabled:
     """``with framework.set_grad_enabled(False): ...`` or a plain call."""
 
     def __init__(self, mode):
-        self.prev = grad_mode.enabled
-        grad_mode.enabled = bool(mode)
+        self.prev = _enabled.get()
+        _enabled.set(bool(mode))
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        grad_mode.enabled = self.prev
+        _enabled.set(self.prev)
         return False
 
 
@@ -59,12 +74,14 @@ class no_grad:
             functools.update_wrapper(self, func)
 
     def __enter__(self):
-        self.prev = grad_mode.enabled
-        grad_mode.enabled = False
+        # tokens per thread: one no_grad object may be entered by several
+        # threads at once (a shared instance used as a context manager)
+        tokens = self.__dict__.setdefault('_tokens', {})
+        tokens.setdefault(threading.get_ident(), []).append(_enabled.set(False))
         return self
 
     def __exit__(self, *exc):
-        grad_mode.enabled = self.prev
+        _enabled.reset(self._tokens[threading.get_ident()].pop())
         return False
 
     def __call__(self, *args, **kwargs):

@@ -10,12 +10,14 @@ import weakref
 
 import numpy as np
 
+from .. import flags
 from ..ops import registry
 from ..ops.grad_utils import scalar_array as _scalar_array
 from ..ops.promotion import is_number, promote_inputs
 from ..ops.registry import OpError
+from . import nan_check
 from .autograd import GradNode
-from .state import grad_mode
+from .state import grad_enabled
 from .tensor import Tensor
 
 _ndarray = np.ndarray
@@ -135,7 +137,7 @@ def apply_op(op, args):
         raise _named(op, e) from None
     except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
         raise _kernel_error(op, arrays, attrs, e) from None
-    record = need and grad_mode.enabled and op.differentiable
+    record = need and grad_enabled() and op.differentiable
     if op.n_out == 1:
         return _finish(op, out, ins, attrs, edges, versions if op.save_inputs else (), record)
     outs = tuple(o if type(o) is _ndarray else np.asarray(o) for o in out)
@@ -219,7 +221,7 @@ def _unary(op):
             out = kernel(x.data)
         except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
             raise _kernel_error(op, [x.data], (), e) from None
-        if x.stop_gradient or not differentiable or not grad_mode.enabled:
+        if x.stop_gradient or not differentiable or not grad_enabled():
             return _finish(op, out, None, (), None, None, False)
         return _finish(op, out, (x,), (), (x._grad_node or x,),
                        (x._version,) if save else (), True)
@@ -265,7 +267,7 @@ def _binary(op):
             out = kernel(xd, yd)
         except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
             raise _kernel_error(op, [xd, yd], (), e) from None
-        if not (rx or ry) or not differentiable or not grad_mode.enabled:
+        if not (rx or ry) or not differentiable or not grad_enabled():
             return _finish(op, out, None, (), None, None, False)
         edges = ((x._grad_node or x) if rx else None,
                  (y._grad_node or y) if ry else None)
@@ -277,13 +279,19 @@ def _binary(op):
 
 def make_eager(op):
     """The eager function for ``op``: a specialised hot path when it has one
-    or two plain inputs, one output and no attributes; else ``apply_op``."""
+    or two plain inputs, one output and no attributes; else ``apply_op``.
+    With ``FLAGS_check_nan_inf`` on, wrapped in the NaN/Inf check."""
     plain = op.n_attrs == 0 and op.n_out == 1 and not any(op.variadic)
     if plain and op.n_in == 1:
-        return _unary(op)
-    if plain and op.n_in == 2:
-        return _binary(op)
-    return lambda *args: apply_op(op, args)
+        fn = _unary(op)
+    elif plain and op.n_in == 2:
+        fn = _binary(op)
+    else:
+        def fn(*args):
+            return apply_op(op, args)
+    if flags.flag('FLAGS_check_nan_inf'):
+        fn = nan_check.checking(op, fn)
+    return fn
 
 
 registry.mode.make_eager = make_eager

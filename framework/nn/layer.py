@@ -21,6 +21,7 @@ assignment (``self.fc = Linear(2, 3)``, ``self.w = self.create_parameter(...)``,
 """
 import collections
 import contextlib
+import contextvars
 import itertools
 import re
 import threading
@@ -40,24 +41,38 @@ __all__ = ['Layer']
 # ---- unique names -----------------------------------------------------------
 # Paddle gives every layer a unique full name ('linear_0') and every parameter a
 # name derived from it ('linear_0.w_0'). Counters are per key.
-_name_counters = collections.defaultdict(itertools.count)
+_PROCESS_COUNTERS = collections.defaultdict(itertools.count)
+# unique_name_guard gives the calling thread fresh counters; other threads
+# keep counting in theirs (the process-wide ones unless they are guarded too)
+_counters = contextvars.ContextVar('framework_name_counters', default=None)
+
+
+def name_counters():
+    """The calling thread's unique-name counters."""
+    counters = _counters.get()
+    return _PROCESS_COUNTERS if counters is None else counters
+
+
+def set_name_counters(counters):
+    """Use ``counters`` in the calling thread from now on; returns the previous ones."""
+    prev = name_counters()
+    _counters.set(counters)
+    return prev
 
 
 def unique_name(key):
-    return '%s_%d' % (key, next(_name_counters[key]))
+    return '%s_%d' % (key, next(name_counters()[key]))
 
 
 @contextlib.contextmanager
 def unique_name_guard():
     """Fresh name counters inside the block (Paddle's ``unique_name.guard``), so a
     model built twice gets the same parameter names both times."""
-    global _name_counters
-    saved = _name_counters
-    _name_counters = collections.defaultdict(itertools.count)
+    token = _counters.set(collections.defaultdict(itertools.count))
     try:
         yield
     finally:
-        _name_counters = saved
+        _counters.reset(token)
 
 
 _first_cap = re.compile('(.)([A-Z][a-z]+)')

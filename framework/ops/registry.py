@@ -29,25 +29,49 @@ active; the modes install their handlers with ``set_handlers`` so this module
 depends on neither.
 """
 import contextlib
+import contextvars
 import inspect
 
 import numpy as np
 
 _OPS = {}
 
+# static (building a Program) or dynamic (eager) mode, per thread as Paddle's
+# tracer is: enable_static() in one thread leaves the others eager
+_static_mode = contextvars.ContextVar('framework_static_mode', default=False)
+in_static = _static_mode.get        # the hot path calls this
+# the calling thread's auto_cast region (framework.amp), or None: called as
+# amp(op, args) instead of the op, it casts the inputs and runs the op. Per
+# thread, so DataLoader workers keep their dtypes while training auto-casts.
+_autocast = contextvars.ContextVar('framework_autocast', default=None)
+autocast_state = _autocast.get
+
+
+def set_autocast(state):
+    """Make ``state`` (an amp AutocastState or None) this thread's region;
+    returns the previous one."""
+    prev = _autocast.get()
+    _autocast.set(state)
+    return prev
+
 
 class _Mode:
-    """Which mode ops dispatch to. dygraph and static install the handlers."""
-    __slots__ = ('static', 'static_append', 'make_tensor', 'make_eager', 'amp')
+    """Which mode ops dispatch to. dygraph and static install the handlers
+    (process-wide); ``static`` is the calling thread's mode."""
+    __slots__ = ('static_append', 'make_tensor', 'make_eager')
 
     def __init__(self):
-        self.static = False
-        # the active auto_cast region (framework.amp): called as amp(op, args)
-        # instead of the op, it casts the inputs and runs the op; None outside
-        self.amp = None
         self.static_append = None
         self.make_tensor = None
         self.make_eager = None   # op -> specialised eager function (the hot path)
+
+    @property
+    def static(self):
+        return _static_mode.get()
+
+    @static.setter
+    def static(self, on):
+        _static_mode.set(bool(on))
 
 
 mode = _Mode()
@@ -62,12 +86,11 @@ def set_handlers(static_append=None):
 def autocast_suspended():
     """Run ops in the dtypes they are given, even inside an auto_cast region
     (backward and optimizer updates: they follow the forward values' dtypes)."""
-    prev = mode.amp
-    mode.amp = None
+    prev = set_autocast(None)
     try:
         yield
     finally:
-        mode.amp = prev
+        set_autocast(prev)
 
 
 class OpError(ValueError):
@@ -124,9 +147,10 @@ class OpDef:
 
     def __call__(self, *args):
         """Run (eager) or append (static) the op: ``op(*inputs, *attrs)``."""
-        if mode.amp is not None:
-            return mode.amp(self, args)
-        if mode.static:
+        amp = autocast_state()
+        if amp is not None:
+            return amp(self, args)
+        if in_static():
             return mode.static_append(self, args)
         fn = self.eager_fn
         if fn is None:   # specialised once, on first eager use

@@ -111,7 +111,7 @@ def _call_grad_rule(block, op, grads, wanted):
 
 def grad_vars(block, targets, target_grads, inputs, no_grad_set=()):
     """Append grad ops for d(targets)/d(inputs); returns {name: grad Variable}."""
-    if registry.mode.amp is not None:          # grads follow the forward dtypes
+    if registry.autocast_state() is not None:          # grads follow the forward dtypes
         with registry.autocast_suspended():
             return grad_vars(block, targets, target_grads, inputs, no_grad_set)
     program = block.program

@@ -133,10 +133,26 @@ def prune_block(program, block, needed, available=(), side_effects=True):
 
 # ---- code generation ------------------------------------------------------------
 
+def _check_finite(op, outs, ins):
+    """After ``op`` ran (plans compiled with ``check_nan_inf``): raise if an
+    output holds NaN or Inf, naming the op, its input shapes and the user's
+    line that built it."""
+    for v in outs:
+        v = np.asarray(v) if not isinstance(v, np.ndarray) else v
+        if v.dtype.kind in 'fc' and not np.isfinite(v).all():
+            where = op.attrs.get('op_location')
+            raise FloatingPointError(
+                "op '%s' produced NaN or Inf (FLAGS_check_nan_inf is on)%s\n  input shapes: "
+                "[%s]\n  op: %r" % (op.type, (' at %s' % where) if where else '',
+                                    ', '.join(str(list(np.shape(a))) for a in ins), op))
+
+
 class _Emitter:
-    def __init__(self, program, captured):
+    def __init__(self, program, captured, check_nan_inf=False):
         self.program = program
-        self.glb = {'np': np, '_load': _load, '_asarray': np.asarray}
+        self.check_nan_inf = check_nan_inf
+        self.glb = {'np': np, '_load': _load, '_asarray': np.asarray,
+                    '_check_finite': _check_finite}
         self.glb.update(RUNTIME)
         self.lines = []
         self.line_ops = {}        # generated line number -> op
@@ -261,6 +277,11 @@ class _BlockCode:
         else:
             targets = [self.new(n) if n is not None else '_' for n in outs]
             self.em.emit('%s = %s' % (', '.join(targets), call), self.indent, op)
+        if self.em.check_nan_inf:
+            self.em.emit('_check_finite(%s, [%s], [%s])' % (
+                self.em.const(op, 'O'), ', '.join(self.local[n] for n in outs if n is not None),
+                ', '.join(p for p in parts[:len(opdef.input_names)] if p != 'None')),
+                self.indent, op)
         self.store_persistable(outs)
         dead = [self.local.pop(n) for n in op.attrs.get('op_free', ()) if n in self.local]
         if dead:
@@ -311,7 +332,7 @@ class Plan:
     def __call__(self, scope_vars, feeds):
         try:
             return self.fn(scope_vars, feeds)
-        except (OpError, RuntimeError, AssertionError):
+        except (OpError, RuntimeError, AssertionError, FloatingPointError):
             raise
         except Exception as e:
             op = self._failing_op(sys.exc_info()[2])
@@ -331,8 +352,10 @@ class Plan:
 _plan_counter = [0]
 
 
-def compile_program(program, feed_names, fetch_names, strategy=None, side_effects=True):
-    """A ``Plan`` computing ``fetch_names`` from ``feed_names`` (and the scope)."""
+def compile_program(program, feed_names, fetch_names, strategy=None, side_effects=True,
+                    check_nan_inf=False):
+    """A ``Plan`` computing ``fetch_names`` from ``feed_names`` (and the scope);
+    ``check_nan_inf``: every op's outputs are checked for NaN/Inf as it runs."""
     from .passes import run_passes
     work = program.clone()
     work._captured = program._captured
@@ -343,7 +366,7 @@ def compile_program(program, feed_names, fetch_names, strategy=None, side_effect
     gb.ops = prune_block(work, gb, fetch_names, feed_names, side_effects)
     if strategy is not None:
         run_passes(work, feed_names, fetch_names, strategy)
-    em = _Emitter(work, program._captured)
+    em = _Emitter(work, program._captured, check_nan_inf)
     em.emit('def run(S, F):', 0)
     code = _BlockCode(em, gb, 1, feed_names)
     for op in gb.ops:

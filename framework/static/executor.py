@@ -3,12 +3,14 @@
 ``Executor.run`` compiles (program, version, feed names, fetch names, build
 strategy) once into a plan and caches it (bounded LRU): prune to what the
 fetches and side effects need -> optimisation passes -> a generated Python
-function per block with kernels and attributes pre-bound. The interpreter mode
-(``FLAGS_check_nan_inf``) runs op by op and names the first op whose output
-has a NaN or Inf.
+function per block with kernels and attributes pre-bound. With
+``FLAGS_check_nan_inf`` the plan (compiled without passes, so every op is
+there) checks each op's outputs and names the first op producing NaN or Inf
+and the user's line that built it.
 """
 import collections
 import contextlib
+import contextvars
 
 import numpy as np
 
@@ -69,21 +71,23 @@ class Scope:
         pass
 
 
-_global_scope = [Scope()]
+_PROCESS_SCOPE = Scope()
+# scope_guard switches the calling thread's scope only
+_scope = contextvars.ContextVar('framework_global_scope', default=None)
 
 
 def global_scope():
-    return _global_scope[0]
+    scope = _scope.get()
+    return _PROCESS_SCOPE if scope is None else scope
 
 
 @contextlib.contextmanager
 def scope_guard(scope):
-    prev = _global_scope[0]
-    _global_scope[0] = scope
+    token = _scope.set(scope)
     try:
         yield
     finally:
-        _global_scope[0] = prev
+        _scope.reset(token)
 
 
 # ---- build strategy -------------------------------------------------------------
@@ -156,24 +160,25 @@ class Executor:
             random.seed(program.random_seed)
             self._seeded.add(id(program))
         feed_arrays = self._check_feed(program, feed)
-        check_nan = flags.flag('FLAGS_check_nan_inf')
-        if check_nan:
-            outs = codegen.interpret(program, feed_arrays, fetch_names, scope.vars)
-        else:
-            plan = self._plan(program, tuple(sorted(feed_arrays)), tuple(fetch_names), strategy)
-            outs = plan(scope.vars, feed_arrays)
+        plan = self._plan(program, tuple(sorted(feed_arrays)), tuple(fetch_names), strategy,
+                          flags.flag('FLAGS_check_nan_inf'))
+        outs = plan(scope.vars, feed_arrays)
         if return_numpy:
             return [np.asarray(o) for o in outs]
         from ..dygraph import Tensor
         return [Tensor(np.asarray(o)) for o in outs]
 
-    def _plan(self, program, feed_names, fetch_names, strategy):
-        key = (id(program), program._version, feed_names, fetch_names, strategy.key())
+    def _plan(self, program, feed_names, fetch_names, strategy, check_nan_inf=False):
+        key = (id(program), program._version, feed_names, fetch_names, strategy.key(),
+               check_nan_inf)
         plan = self._cache.get(key)
         if plan is not None and plan.program is program:
             self._cache.move_to_end(key)
             return plan
-        plan = codegen.compile_program(program, feed_names, fetch_names, strategy)
+        # NaN/Inf checks name the first bad op, so no pass may fuse ops away
+        plan = codegen.compile_program(program, feed_names, fetch_names,
+                                       None if check_nan_inf else strategy,
+                                       check_nan_inf=check_nan_inf)
         self._cache[key] = plan
         if len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)

@@ -1,4 +1,4 @@
-"""Switching between dynamic (eager) and static mode."""
+"""Switching between dynamic (eager) and static mode, per thread."""
 from ..ops import registry
 
 
@@ -20,7 +20,8 @@ in_dygraph_mode = in_dynamic_mode
 
 
 class static_mode_guard:
-    """Temporarily build in static mode (used by dy2static and tests)."""
+    """Temporarily build in static mode (used by dy2static and tests); the
+    calling thread only."""
 
     def __init__(self, on=True):
         self.on = on

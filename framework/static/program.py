@@ -11,13 +11,13 @@ errors are reported then, naming the op and the shapes.
 """
 import collections
 import contextlib
+import contextvars
 import itertools
-import os
-import sys
 
 import numpy as np
 
 from .. import dtype as _dt
+from .._location import user_location
 from ..ops import registry
 from ..ops.grad_utils import scalar_array
 from ..ops.promotion import is_number, promote_inputs
@@ -578,10 +578,46 @@ def _make_inference(program, drop_training_ops=True):
 
 # ---- default programs and guards ---------------------------------------------
 
-class _Defaults:
-    main = Program()
-    startup = Program()
-    op_role = 'forward'
+_main = contextvars.ContextVar('framework_main_program', default=None)
+_startup = contextvars.ContextVar('framework_startup_program', default=None)
+_op_role = contextvars.ContextVar('framework_op_role', default='forward')
+_PROCESS_PROGRAMS = (Program(), Program())    # what unguarded threads build into
+
+
+class _ThreadDefaults:
+    """The calling thread's default programs and op role. Guards change them
+    for that thread only (two threads can build two programs at once); a
+    thread that never set one shares the process-wide default programs."""
+    __slots__ = ()
+
+    @property
+    def main(self):
+        program = _main.get()
+        return _PROCESS_PROGRAMS[0] if program is None else program
+
+    @main.setter
+    def main(self, program):
+        _main.set(program)
+
+    @property
+    def startup(self):
+        program = _startup.get()
+        return _PROCESS_PROGRAMS[1] if program is None else program
+
+    @startup.setter
+    def startup(self, program):
+        _startup.set(program)
+
+    @property
+    def op_role(self):
+        return _op_role.get()
+
+    @op_role.setter
+    def op_role(self, role):
+        _op_role.set(role)
+
+
+_Defaults = _ThreadDefaults()
 
 
 def default_main_program():
@@ -598,25 +634,24 @@ def program_guard(main_program, startup_program=None):
     if not isinstance(main_program, Program):
         raise TypeError("program_guard: main_program must be a static.Program, got %s"
                         % type(main_program).__name__)
-    prev = (_Defaults.main, _Defaults.startup)
-    _Defaults.main = main_program
-    if startup_program is not None:
-        _Defaults.startup = startup_program
+    main_token = _main.set(main_program)
+    startup_token = _startup.set(startup_program) if startup_program is not None else None
     try:
         yield
     finally:
-        _Defaults.main, _Defaults.startup = prev
+        if startup_token is not None:
+            _startup.reset(startup_token)
+        _main.reset(main_token)
 
 
 @contextlib.contextmanager
 def op_role_guard(role):
     """Tag appended ops (``backward``, ``optimize``) so clone(for_test) can drop them."""
-    prev = _Defaults.op_role
-    _Defaults.op_role = role
+    token = _op_role.set(role)
     try:
         yield
     finally:
-        _Defaults.op_role = prev
+        _op_role.reset(token)
 
 
 # ---- building ops through the registry --------------------------------------
@@ -677,18 +712,6 @@ def capture_tensor(t):
 _FOLD_LIMIT = 4096     # elements: build-time values are shapes, indices and flags
 
 
-def _user_location():
-    """'file:line' of the innermost caller outside the framework package."""
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    f = sys._getframe(1)
-    while f is not None:
-        name = os.path.abspath(f.f_code.co_filename)
-        if not name.startswith(here + os.sep):
-            return '%s:%d' % (f.f_code.co_filename, f.f_lineno)
-        f = f.f_back
-    return '<unknown>'
-
-
 def build_time_value(x, api, what='the value'):
     """The value of ``x`` while a program is being built, as a numpy array.
 
@@ -703,7 +726,7 @@ def build_time_value(x, api, what='the value'):
                 "known when the program runs. Keep it a tensor (use tensor ops such as "
                 "paddle.cast, paddle.shape, paddle.where, or tensor-dependent if/while, which "
                 "@to_static converts), or give the value as a Python number"
-                % (api, _user_location(), what, x.name, list(x._shape), x.dtype))
+                % (api, user_location() or "<unknown>", what, x.name, list(x._shape), x.dtype))
         return x._value
     if hasattr(x, '_grad_node'):
         return x.data
@@ -821,6 +844,8 @@ def static_append(op, args):
         outputs = collections.OrderedDict((n, [v.name]) for n, v in zip(op.output_names, out_vars))
     attr_dict = dict(zip(op.attr_names, (_plain(a) for a in attrs)))
     attr_dict['op_role'] = _Defaults.op_role
+    # the user's line that built the op: errors at run time (NaN/Inf checks) name it
+    attr_dict['op_location'] = user_location()
     block.append_op(op.name, inputs, outputs, attr_dict)
     _fold_constants(op, in_vars, attrs, metas, out_vars)
     if op.variadic_out:

@@ -9,14 +9,14 @@ def guard(new_generator=None):
 
 
 def switch(new_generator=None, new_para_name_checker=None):
-    """Start fresh name counters (Paddle returns the old generator; here the counters
-    themselves are module state, so this resets them)."""
-    from ..nn import layer
+    """Use ``new_generator`` (counters returned by an earlier ``switch``) or fresh
+    counters in the calling thread; returns the previous counters."""
     import collections
     import itertools
-    old = layer._name_counters
-    layer._name_counters = collections.defaultdict(itertools.count)
-    return old
+    from ..nn.layer import set_name_counters
+    if new_generator is None:
+        new_generator = collections.defaultdict(itertools.count)
+    return set_name_counters(new_generator)
 
 
 __all__ = ['generate', 'guard', 'switch']

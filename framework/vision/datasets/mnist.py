@@ -76,7 +76,7 @@ class MNIST(Dataset):
              'test': ('t10k-images-idx3-ubyte', 't10k-labels-idx1-ubyte')}
 
     def __init__(self, image_path=None, label_path=None, mode='train', transform=None,
-                 download=False, backend=None):
+                 download=True, backend=None):
         name = type(self).__name__
         if not isinstance(mode, str) or mode.lower() not in ('train', 'test'):
             raise ValueError("%s: mode should be 'train' or 'test', got %r" % (name, mode))

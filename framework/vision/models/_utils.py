@@ -1,13 +1,33 @@
 """Helpers shared by the model zoo."""
-from ... import nn
+from ...utils.download import get_weights_path_from_url
+from ...utils.restricted_pickle import load_paddle_state_dict
+from ..ops.conv_norm import ConvNormActivation  # noqa: F401  (the zoo's conv block)
 
 
-def no_pretrained(arch):
-    """The zoo builds architectures only: there are no weight downloads here."""
-    raise NotImplementedError(
-        "%s(pretrained=True): this framework does not download pretrained weights. "
-        "Build the model with pretrained=False and load weights you have locally with "
-        "model.set_state_dict(framework.load(path))." % arch)
+def pretrained_weights(arch, model_urls):
+    """Paddle's published weights for ``arch`` as ``{state_dict key: array}``.
+
+    Nothing is downloaded: the ``.pdparams`` file must already be in the weights
+    folder (``~/.cache/paddle/hapi/weights`` or ``$PADDLE_WEIGHTS_HOME``), else
+    ``get_weights_path_from_url`` raises an error naming the URL and the path to
+    put the file at. The file is read without unpickling arbitrary objects.
+    """
+    if arch not in model_urls:
+        raise ValueError("%s: no pretrained weights are published for this model (Paddle has "
+                         "them for %s); build it with pretrained=False"
+                         % (arch, ', '.join(sorted(model_urls))))
+    url, md5 = model_urls[arch]
+    return load_paddle_state_dict(get_weights_path_from_url(url, md5))
+
+
+def build(make, pretrained, arch, model_urls):
+    """``make()``, with Paddle's weights for ``arch`` loaded when ``pretrained``
+    (looked up before the model is built, so a missing file fails fast)."""
+    state = pretrained_weights(arch, model_urls) if pretrained else None
+    model = make()
+    if state is not None:
+        model.set_state_dict(state)
+    return model
 
 
 def make_divisible(v, divisor=8, min_value=None):
@@ -19,24 +39,3 @@ def make_divisible(v, divisor=8, min_value=None):
     if new_v < 0.9 * v:
         new_v += divisor
     return new_v
-
-
-class ConvNormActivation(nn.Sequential):
-    """Conv2D (no bias when followed by a norm layer) -> norm -> activation,
-    as ``paddle.vision.ops.ConvNormActivation``; sublayers are numbered 0, 1, 2."""
-
-    def __init__(self, in_channels, out_channels, kernel_size=3, stride=1, padding=None,
-                 groups=1, norm_layer=nn.BatchNorm2D, activation_layer=nn.ReLU, dilation=1,
-                 bias=None):
-        if padding is None:
-            padding = (kernel_size - 1) // 2 * dilation
-        if bias is None:
-            bias = norm_layer is None
-        layers = [nn.Conv2D(in_channels, out_channels, kernel_size, stride, padding,
-                            dilation=dilation, groups=groups,
-                            bias_attr=None if bias else False)]
-        if norm_layer is not None:
-            layers.append(norm_layer(out_channels))
-        if activation_layer is not None:
-            layers.append(activation_layer())
-        super().__init__(*layers)

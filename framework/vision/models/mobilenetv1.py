@@ -1,7 +1,10 @@
 """MobileNetV1 (Howard et al. 2017): depthwise-separable convolutions."""
 from ... import nn
 from ...ops.manipulation import flatten
-from ._utils import ConvNormActivation, no_pretrained
+from ._utils import ConvNormActivation, build
+
+# Paddle's published ImageNet weights (scale 1.0 only): arch -> (url, md5)
+model_urls = {'mobilenetv1_1.0': ('https://paddle-hapi.bj.bcebos.com/models/mobilenetv1_1.0.pdparams', '3033ab1975b1670bef51545feb65fc45')}
 
 __all__ = ['MobileNetV1', 'mobilenet_v1']
 
@@ -68,6 +71,5 @@ class MobileNetV1(nn.Layer):
 
 def mobilenet_v1(pretrained=False, scale=1.0, **kwargs):
     """MobileNetV1 (4.2M parameters at scale 1.0 with 1000 classes)."""
-    if pretrained:
-        no_pretrained('mobilenet_v1')
-    return MobileNetV1(scale=scale, **kwargs)
+    return build(lambda: MobileNetV1(scale=scale, **kwargs), pretrained,
+                 'mobilenetv1_%s' % scale, model_urls)

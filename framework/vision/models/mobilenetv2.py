@@ -1,7 +1,10 @@
 """MobileNetV2 (Sandler et al. 2018): inverted residuals, linear bottlenecks."""
 from ... import nn
 from ...ops.manipulation import flatten
-from ._utils import ConvNormActivation, make_divisible, no_pretrained
+from ._utils import ConvNormActivation, make_divisible, build
+
+# Paddle's published ImageNet weights (scale 1.0 only): arch -> (url, md5)
+model_urls = {'mobilenetv2_1.0': ('https://paddle-hapi.bj.bcebos.com/models/mobilenet_v2_x1.0.pdparams', '0340af0a901346c8d46f4529882fb63d')}
 
 __all__ = ['MobileNetV2', 'mobilenet_v2']
 
@@ -86,6 +89,5 @@ class MobileNetV2(nn.Layer):
 
 def mobilenet_v2(pretrained=False, scale=1.0, **kwargs):
     """MobileNetV2 (3.5M parameters at scale 1.0 with 1000 classes)."""
-    if pretrained:
-        no_pretrained('mobilenet_v2')
-    return MobileNetV2(scale=scale, **kwargs)
+    return build(lambda: MobileNetV2(scale=scale, **kwargs), pretrained,
+                 'mobilenetv2_%s' % scale, model_urls)

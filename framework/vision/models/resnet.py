@@ -2,7 +2,25 @@
 wide variants that differ only in ``groups`` / ``width``."""
 from ... import nn
 from ...ops.manipulation import flatten
-from ._utils import no_pretrained
+from ._utils import build
+
+# Paddle's published ImageNet weights: arch -> (url, md5)
+_URL = 'https://paddle-hapi.bj.bcebos.com/models/%s.pdparams'
+model_urls = {
+    'resnet18': (_URL % 'resnet18', 'cf548f46534aa3560945be4b95cd11c4'),
+    'resnet34': (_URL % 'resnet34', '8d2275cf8706028345f78ac0e1d31969'),
+    'resnet50': (_URL % 'resnet50', 'ca6f485ee1ab0492d38f323885b0ad80'),
+    'resnet101': (_URL % 'resnet101', '02f35f034ca3858e1e54d4036443c92d'),
+    'resnet152': (_URL % 'resnet152', '7ad16a2f1e7333859ff986138630fd7a'),
+    'resnext50_32x4d': (_URL % 'resnext50_32x4d', 'dc47483169be7d6f018fcbb7baf8775d'),
+    'resnext50_64x4d': (_URL % 'resnext50_64x4d', '063d4b483e12b06388529450ad7576db'),
+    'resnext101_32x4d': (_URL % 'resnext101_32x4d', '967b090039f9de2c8d06fe994fb9095f'),
+    'resnext101_64x4d': (_URL % 'resnext101_64x4d', '98e04e7ca616a066699230d769d03008'),
+    'resnext152_32x4d': (_URL % 'resnext152_32x4d', '18ff0beee21f2efc99c4b31786107121'),
+    'resnext152_64x4d': (_URL % 'resnext152_64x4d', '77c4af00ca42c405fa7f841841959379'),
+    'wide_resnet50_2': (_URL % 'wide_resnet50_2', '0282f804d73debdab289bd9fea3fa6dc'),
+    'wide_resnet101_2': (_URL % 'wide_resnet101_2', 'd4360a2d23657f059216f5d5a1a9ac93'),
+}
 
 __all__ = ['ResNet', 'BasicBlock', 'BottleneckBlock', 'resnet18', 'resnet34', 'resnet50',
            'resnet101', 'resnet152', 'resnext50_32x4d', 'resnext50_64x4d',
@@ -147,9 +165,7 @@ class ResNet(nn.Layer):
 
 
 def _resnet(arch, block, depth, pretrained, **kwargs):
-    if pretrained:
-        no_pretrained(arch)
-    return ResNet(block, depth, **kwargs)
+    return build(lambda: ResNet(block, depth, **kwargs), pretrained, arch, model_urls)
 
 
 def resnet18(pretrained=False, **kwargs):

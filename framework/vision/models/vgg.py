@@ -1,7 +1,13 @@
 """VGG (Simonyan & Zisserman 2014), configurations A/B/D/E = VGG-11/13/16/19."""
 from ... import nn
 from ...ops.manipulation import flatten
-from ._utils import no_pretrained
+from ._utils import build
+
+# Paddle's published ImageNet weights: arch -> (url, md5)
+model_urls = {
+    'vgg16': ('https://paddle-hapi.bj.bcebos.com/models/vgg16.pdparams', '89bbffc0f87d260be9b8cdc169c991c4'),
+    'vgg19': ('https://paddle-hapi.bj.bcebos.com/models/vgg19.pdparams', '23b18bb13d8894f60f54e642be79a0dd'),
+}
 
 __all__ = ['VGG', 'make_layers', 'vgg11', 'vgg13', 'vgg16', 'vgg19']
 
@@ -67,9 +73,8 @@ class VGG(nn.Layer):
 
 
 def _vgg(arch, cfg, batch_norm, pretrained, **kwargs):
-    if pretrained:
-        no_pretrained(arch + ('_bn' if batch_norm else ''))
-    return VGG(make_layers(cfgs[cfg], batch_norm=batch_norm), **kwargs)
+    return build(lambda: VGG(make_layers(cfgs[cfg], batch_norm=batch_norm), **kwargs),
+                 pretrained, arch + ('_bn' if batch_norm else ''), model_urls)
 
 
 def vgg11(pretrained=False, batch_norm=False, **kwargs):

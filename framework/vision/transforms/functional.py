@@ -14,6 +14,7 @@ rounded, so they may differ from OpenCV's fixed-point results by 1.
 >>> resize(img, (2, 2), 'nearest').tolist()
 [[0, 2], [8, 10]]
 """
+import math
 import numbers
 from collections.abc import Sequence
 
@@ -21,7 +22,9 @@ import numpy as np
 
 from ...dygraph import Tensor
 
-__all__ = ['to_tensor', 'normalize', 'resize', 'pad', 'crop', 'center_crop', 'hflip', 'vflip']
+__all__ = ['to_tensor', 'normalize', 'resize', 'pad', 'crop', 'center_crop', 'hflip', 'vflip',
+           'adjust_brightness', 'adjust_contrast', 'adjust_saturation', 'adjust_hue',
+           'to_grayscale', 'erase', 'affine', 'rotate', 'perspective']
 
 
 def _pil_image_module():
@@ -311,3 +314,305 @@ def vflip(img):
     """Mirror top-bottom."""
     sp = _Spatial(img, 'vflip')
     return sp.wrap(np.ascontiguousarray(np.flip(sp.array, axis=sp.h_axis)))
+
+
+# --------------------------------------------------------------------------- colour
+# numpy images follow Paddle's OpenCV backend (look-up tables on uint8, BT.601 grey);
+# Tensors (CHW, float in [0, 1] or integer in [0, 255]) go through the same math
+def _hwc(img, api):
+    """(HWC or HW numpy array, function turning a result back into img's type)."""
+    if _is_tensor_image(img):
+        if img.ndim != 3:
+            raise ValueError("%s: a Tensor image must be CHW, got shape %s" % (api, img.shape))
+        return img.data.transpose(1, 2, 0), lambda a: Tensor(np.ascontiguousarray(
+            a.transpose(2, 0, 1) if a.ndim == 3 else a[None]))
+    if _is_pil_image(img):
+        Image = _pil_image_module()
+        return np.asarray(img), lambda a: Image.fromarray(a[..., 0] if a.ndim == 3 and
+                                                           a.shape[2] == 1 else a)
+    if _is_numpy_image(img):
+        return img, lambda a: a
+    raise TypeError("%s: expected a numpy image (HW or HWC), a CHW Tensor or a PIL image, "
+                    "got %s" % (api, type(img).__name__))
+
+
+def _max_value(arr):
+    return 255.0 if arr.dtype.kind in 'iub' else 1.0
+
+
+def _lookup(arr, fn):
+    """Apply ``fn`` to pixel values: a 256-entry table truncated to uint8 (what
+    ``cv2.LUT`` does in Paddle) for uint8 images, else clipped float math."""
+    if arr.dtype == np.uint8:
+        table = np.clip(fn(np.arange(256, dtype=np.float64)), 0, 255).astype(np.uint8)
+        return table[arr]
+    return np.clip(fn(arr.astype(np.float64)), 0, _max_value(arr)).astype(arr.dtype)
+
+
+def adjust_brightness(img, brightness_factor):
+    """Scale pixel values by ``brightness_factor`` (0 gives black, 1 the image)."""
+    arr, wrap = _hwc(img, 'adjust_brightness')
+    if brightness_factor < 0:
+        raise ValueError("adjust_brightness: brightness_factor should be non-negative, got %r"
+                         % (brightness_factor,))
+    return wrap(_lookup(arr, lambda v: v * brightness_factor))
+
+
+def adjust_contrast(img, contrast_factor):
+    """Stretch values away from (``contrast_factor`` > 1) or towards (< 1) a grey
+    level: 74 for uint8 images, as Paddle's OpenCV backend uses, else the mean
+    grey of the image."""
+    arr, wrap = _hwc(img, 'adjust_contrast')
+    if contrast_factor < 0:
+        raise ValueError("adjust_contrast: contrast_factor should be non-negative, got %r"
+                         % (contrast_factor,))
+    centre = 74.0 if arr.dtype == np.uint8 else float(_grey(arr.astype(np.float64)).mean())
+    return wrap(_lookup(arr, lambda v: (v - centre) * contrast_factor + centre))
+
+
+def _grey(arr, weights=(0.299, 0.587, 0.114)):
+    """BT.601 luma of an RGB(A) HWC array (grey images are returned as they are)."""
+    if arr.ndim == 2 or arr.shape[2] == 1:
+        return arr.reshape(arr.shape[:2])
+    w = np.asarray(weights)
+    return arr[..., 0] * w[0] + arr[..., 1] * w[1] + arr[..., 2] * w[2]
+
+
+def adjust_saturation(img, saturation_factor):
+    """Blend with the grey image: 0 gives grey, 1 the image, 2 doubles saturation."""
+    arr, wrap = _hwc(img, 'adjust_saturation')
+    if saturation_factor < 0:
+        raise ValueError("adjust_saturation: saturation_factor should be non-negative, got %r"
+                         % (saturation_factor,))
+    if arr.ndim == 2 or arr.shape[2] == 1:
+        return wrap(arr)
+    f = arr.astype(np.float64)
+    grey = _grey(f)[..., None]
+    out = f * saturation_factor + grey * (1 - saturation_factor)
+    if arr.dtype.kind in 'iub':
+        out = np.rint(out)
+    return wrap(np.clip(out, 0, _max_value(arr)).astype(arr.dtype))
+
+
+def adjust_hue(img, hue_factor):
+    """Rotate hues by ``hue_factor`` of a turn (in [-0.5, 0.5]) in HSV space."""
+    if not -0.5 <= hue_factor <= 0.5:
+        raise ValueError("adjust_hue: hue_factor:%r is not in [-0.5, 0.5]" % (hue_factor,))
+    arr, wrap = _hwc(img, 'adjust_hue')
+    if arr.ndim == 2 or arr.shape[2] == 1:
+        return wrap(arr)
+    scale = _max_value(arr)
+    # Paddle's OpenCV backend reads the RGB image as BGR and turns hue in 1/256 steps
+    bgr = arr[..., 2::-1].astype(np.float64) / scale
+    h, s, v = _rgb_to_hsv(bgr)
+    if arr.dtype == np.uint8:      # HSV_FULL quantises hue to 256 and saturation to 255 steps
+        h = (np.floor(h * 256 + 0.5) % 256 + int(hue_factor * 255)) % 256 / 256
+        s = np.floor(s * 255 + 0.5) / 255
+    else:
+        h = (h + hue_factor) % 1.0
+    out = _hsv_to_rgb(h, s, v)[..., ::-1] * scale
+    if arr.dtype.kind in 'iub':
+        out = np.rint(out)
+    out = np.clip(out, 0, scale).astype(arr.dtype)
+    if arr.shape[2] > 3:
+        out = np.concatenate([out, arr[..., 3:]], axis=2)
+    return wrap(out)
+
+
+def _rgb_to_hsv(rgb):
+    maxc, minc = rgb.max(axis=2), rgb.min(axis=2)
+    v, delta = maxc, maxc - minc
+    s = np.where(maxc > 0, delta / np.where(maxc > 0, maxc, 1), 0)
+    d = np.where(delta > 0, delta, 1)
+    r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+    h = np.where(maxc == r, (g - b) / d, np.where(maxc == g, 2 + (b - r) / d, 4 + (r - g) / d))
+    h = np.where(delta > 0, (h / 6.0) % 1.0, 0)
+    return h, s, v
+
+
+def _hsv_to_rgb(h, s, v):
+    i = np.floor(h * 6).astype(np.int64) % 6
+    f = h * 6 - np.floor(h * 6)
+    p, q, t = v * (1 - s), v * (1 - s * f), v * (1 - s * (1 - f))
+    choices = [(v, t, p), (q, v, p), (p, v, t), (p, q, v), (t, p, v), (v, p, q)]
+    out = np.zeros(h.shape + (3,))
+    for k, channels in enumerate(choices):
+        mask = i == k
+        for c in range(3):
+            out[..., c] = np.where(mask, channels[c], out[..., c])
+    return out
+
+
+def to_grayscale(img, num_output_channels=1):
+    """BT.601 grey (0.299 R + 0.587 G + 0.114 B, rounded for integer images) with
+    1 or 3 identical channels."""
+    if num_output_channels not in (1, 3):
+        raise ValueError("to_grayscale: num_output_channels should be 1 or 3, got %r"
+                         % (num_output_channels,))
+    arr, wrap = _hwc(img, 'to_grayscale')
+    grey = _grey(arr.astype(np.float64))
+    if arr.dtype.kind in 'iub':
+        grey = np.rint(grey)
+    grey = grey.astype(arr.dtype)[..., None]
+    return wrap(np.ascontiguousarray(np.repeat(grey, num_output_channels, axis=2)))
+
+
+def erase(img, i, j, h, w, v, inplace=False):
+    """Set the ``h`` x ``w`` region at row ``i``, column ``j`` to ``v`` (a value,
+    or an array broadcasting to the region: HWC for numpy, CHW for Tensors)."""
+    if _is_tensor_image(img):
+        out = img if inplace else img.clone()
+        value = v.data if isinstance(v, Tensor) else np.asarray(v)
+        data = out.data if inplace else out.data.copy()
+        data[..., i:i + h, j:j + w] = value
+        if inplace:
+            img.set_value(data)
+            return img
+        return Tensor(data)
+    arr, wrap = _hwc(img, 'erase')
+    out = arr if inplace and isinstance(img, np.ndarray) else arr.copy()
+    out[i:i + h, j:j + w, ...] = v.data if isinstance(v, Tensor) else v
+    return wrap(out)
+
+
+# --------------------------------------------------------------------------- warps
+def _rotation_matrix(center, angle, scale):
+    """OpenCV's getRotationMatrix2D: counter-clockwise ``angle`` degrees about
+    ``center`` with isotropic ``scale``, as a 2x3 matrix mapping input to output."""
+    a = math.radians(angle)
+    alpha, beta = scale * math.cos(a), scale * math.sin(a)
+    cx, cy = center
+    return np.array([[alpha, beta, (1 - alpha) * cx - beta * cy],
+                     [-beta, alpha, beta * cx + (1 - alpha) * cy]])
+
+
+def _warp(img, matrix, size, interpolation, fill, api):
+    """Resample ``img`` so that output pixel p shows input point ``inverse(M) p``
+    (``matrix`` 2x3 affine or 3x3 projective, mapping input to output, as
+    OpenCV's warpAffine / warpPerspective); outside points get ``fill``."""
+    if interpolation not in ('nearest', 'bilinear'):
+        raise ValueError("%s: interpolation should be 'nearest' or 'bilinear', got %r"
+                         % (api, interpolation))
+    arr, wrap = _hwc(img, api)
+    m = np.eye(3)
+    m[:matrix.shape[0]] = matrix
+    inv = np.linalg.inv(m)
+    w, h = size
+    grey = arr.ndim == 2
+    src = arr[..., None] if grey else arr
+    fill_px = np.broadcast_to(np.asarray(fill, np.float64).reshape(-1)[:src.shape[2]]
+                              if np.ndim(fill) else np.float64(fill), (src.shape[2],))
+    sub = 1 if interpolation == 'nearest' else 32
+    if matrix.shape[0] == 2:
+        sx, sy = _affine_source(inv, w, h, sub)
+    else:
+        ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
+        pts = inv @ np.stack([xs.ravel(), ys.ravel(), np.ones(xs.size)])
+        sx = np.floor(pts[0] / pts[2] * sub + 0.5) / sub
+        sy = np.floor(pts[1] / pts[2] * sub + 0.5) / sub
+    if interpolation == 'nearest':
+        out = _pixels_at(src, sx, sy, fill_px)
+    else:
+        x0, y0 = np.floor(sx), np.floor(sy)
+        fx, fy = (sx - x0)[:, None], (sy - y0)[:, None]
+        out = (_pixels_at(src, x0, y0, fill_px) * (1 - fx) * (1 - fy)
+               + _pixels_at(src, x0 + 1, y0, fill_px) * fx * (1 - fy)
+               + _pixels_at(src, x0, y0 + 1, fill_px) * (1 - fx) * fy
+               + _pixels_at(src, x0 + 1, y0 + 1, fill_px) * fx * fy)
+    if arr.dtype.kind in 'iub':
+        out = np.clip(np.rint(out), 0, _max_value(arr) if arr.dtype == np.uint8
+                      else np.iinfo(arr.dtype).max)
+    out = out.astype(arr.dtype).reshape(h, w, src.shape[2])
+    return wrap(out[..., 0] if grey else out)
+
+
+def _affine_source(inv, w, h, sub):
+    """Source positions of every output pixel for an affine map, in OpenCV's
+    fixed point (10 fractional bits, rounded to 1/``sub`` of a pixel), so
+    nearest-neighbour picks the pixels warpAffine picks."""
+    scale = 1 << 10
+    xs, ys = np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64)
+    delta = scale // sub // 2      # round to the nearest 1/sub
+    ax = np.rint(inv[0, 0] * xs * scale).astype(np.int64)
+    ay = np.rint(inv[1, 0] * xs * scale).astype(np.int64)
+    bx = np.rint((inv[0, 1] * ys + inv[0, 2]) * scale).astype(np.int64) + delta
+    by = np.rint((inv[1, 1] * ys + inv[1, 2]) * scale).astype(np.int64) + delta
+    shift = 10 - int(math.log2(sub))
+    sx = (bx[:, None] + ax[None, :]) >> shift
+    sy = (by[:, None] + ay[None, :]) >> shift
+    return sx.ravel() / sub, sy.ravel() / sub
+
+
+def _pixels_at(src, x, y, fill_px):
+    """Pixels at integer positions (x, y) (flattened), ``fill_px`` outside."""
+    h, w = src.shape[:2]
+    inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
+    xi = np.clip(x, 0, w - 1).astype(np.int64)
+    yi = np.clip(y, 0, h - 1).astype(np.int64)
+    vals = src[yi, xi].astype(np.float64)
+    return np.where(inside[:, None], vals, fill_px[None, :])
+
+
+def _size_of(img, api):
+    arr, _ = _hwc(img, api)
+    return arr.shape[0], arr.shape[1]
+
+
+def affine(img, angle, translate, scale, shear, interpolation='nearest', fill=0, center=None):
+    """Rotate by ``angle`` degrees and scale about ``center`` (default the image
+    centre), shear by ``shear`` = (x, y) degrees, and place the result's origin at
+    ``translate`` = (tx, ty) pixels, as Paddle's OpenCV backend composes them."""
+    if isinstance(shear, numbers.Number):
+        shear = (shear, 0.0)
+    if len(translate) != 2 or len(shear) != 2:
+        raise ValueError("affine: translate and shear should be pairs, got %r and %r"
+                         % (translate, shear))
+    h, w = _size_of(img, 'affine')
+    center = (w / 2.0, h / 2.0) if center is None else center
+    rot = _rotation_matrix(center, angle, scale)
+    sx, sy = math.tan(math.radians(shear[0])), math.tan(math.radians(shear[1]))
+    m = np.stack([rot[0] + sy * rot[1], rot[1] + sx * rot[0]])
+    m[0, 2], m[1, 2] = translate
+    return _warp(img, m, (w, h), interpolation, fill, 'affine')
+
+
+def rotate(img, angle, interpolation='nearest', expand=False, center=None, fill=0):
+    """Rotate counter-clockwise by ``angle`` degrees about ``center`` (default the
+    image centre); ``expand`` enlarges the output to hold the whole rotated image."""
+    h, w = _size_of(img, 'rotate')
+    center = (w / 2.0, h / 2.0) if center is None else center
+    m = _rotation_matrix(center, angle, 1.0)
+    if expand:
+        corners = np.array([[0, 0, 1], [w, 0, 1], [w, h, 1], [0, h, 1]], np.float64)
+        a = -math.radians(angle)
+        cos, sin = round(math.cos(a), 15), round(math.sin(a), 15)
+        rot = np.array([[cos, sin], [-sin, cos]])
+        pts = (corners[:, :2] - center) @ rot.T + center
+        nw = math.ceil(pts[:, 0].max()) - math.floor(pts[:, 0].min())
+        nh = math.ceil(pts[:, 1].max()) - math.floor(pts[:, 1].min())
+        m[0, 2] += (nw - w) * 0.5
+        m[1, 2] += (nh - h) * 0.5
+        w, h = int(nw), int(nh)
+    return _warp(img, m, (w, h), interpolation, fill, 'rotate')
+
+
+def _perspective_matrix(startpoints, endpoints):
+    """The 3x3 projective map taking the four ``startpoints`` to ``endpoints``."""
+    a, b = [], []
+    for (x, y), (u, v) in zip(startpoints, endpoints):
+        a.append([x, y, 1, 0, 0, 0, -u * x, -u * y])
+        a.append([0, 0, 0, x, y, 1, -v * x, -v * y])
+        b.extend([u, v])
+    coeffs = np.linalg.solve(np.asarray(a, np.float64), np.asarray(b, np.float64))
+    return np.append(coeffs, 1.0).reshape(3, 3)
+
+
+def perspective(img, startpoints, endpoints, interpolation='nearest', fill=0):
+    """Warp so that the four ``startpoints`` ([x, y], clockwise from top-left)
+    move to ``endpoints``."""
+    if np.shape(startpoints) != (4, 2) or np.shape(endpoints) != (4, 2):
+        raise ValueError("perspective: startpoints and endpoints should be 4 [x, y] points, "
+                         "got shapes %s and %s" % (np.shape(startpoints), np.shape(endpoints)))
+    h, w = _size_of(img, 'perspective')
+    m = _perspective_matrix(np.asarray(startpoints, np.float64), np.asarray(endpoints, np.float64))
+    return _warp(img, m, (w, h), interpolation, fill, 'perspective')
