@@ -179,7 +179,7 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
 
 
 def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
-                    checkpoints=None):
+                    checkpoints=None, distop_context=None):
     """Append the backward of ``loss`` to its program; returns
     ``[(parameter, gradient), ...]`` for the trainable parameters it depends on."""
     if not isinstance(loss, Variable):

@@ -377,6 +377,9 @@ class Block:
         return [v for v in self.vars.values() if isinstance(v, Parameter)]
 
     def append_op(self, type, inputs=None, outputs=None, attrs=None):
+        annotations = _op_annotations.get()
+        if annotations:                 # static.name_scope / static.device_guard
+            attrs = dict(annotations, **(attrs or {}))
         op = Operator(self, type, inputs or {}, outputs or {}, attrs or {})
         self.ops.append(op)
         self.program._bump()
@@ -642,6 +645,29 @@ def program_guard(main_program, startup_program=None):
         if startup_token is not None:
             _startup.reset(startup_token)
         _main.reset(main_token)
+
+
+# attributes every appended op gets: {'op_namescope': '/a/b/', 'op_device': 'gpu:0'}
+_op_annotations = contextvars.ContextVar('framework_op_annotations', default={})
+
+
+@contextlib.contextmanager
+def op_annotation(key, value):
+    """Ops appended inside get attribute ``key`` = ``value`` (None: removed)."""
+    current = dict(_op_annotations.get())
+    if value is None:
+        current.pop(key, None)
+    else:
+        current[key] = value
+    token = _op_annotations.set(current)
+    try:
+        yield
+    finally:
+        _op_annotations.reset(token)
+
+
+def op_annotations():
+    return dict(_op_annotations.get())
 
 
 @contextlib.contextmanager
