@@ -517,3 +517,25 @@ def test_auto_cast_is_per_thread():
         worker.join()
         assert linear(x).dtype == 'float16'
     assert seen == ['float32']
+
+
+def test_ops_dispatch_without_autocast_check_while_no_region_is_open():
+    """Eager dispatch pays nothing for AMP outside auto_cast: OpDef.__call__ is
+    the plain one, swapped for the autocasting one only while a region is open
+    (nested, suspended or left by an exception)."""
+    from framework.ops import registry
+    plain = registry.OpDef.__call__
+    x = paddle.rand([2, 3])
+    with paddle.amp.auto_cast():
+        assert registry.OpDef.__call__ is not plain
+        with paddle.amp.auto_cast(custom_white_list={'elementwise_add'}):
+            assert (x + x).dtype == 'float16'
+        assert registry.OpDef.__call__ is not plain
+        with registry.autocast_suspended():
+            assert (x * x).dtype == 'float32'
+    assert registry.OpDef.__call__ is plain
+    with pytest.raises(ZeroDivisionError):
+        with paddle.amp.auto_cast():
+            1 / 0
+    assert registry.OpDef.__call__ is plain
+    assert (x + x).dtype == 'float32'

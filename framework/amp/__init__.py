@@ -71,11 +71,8 @@ def amp_guard(enable=True, custom_white_list=None, custom_black_list=None, level
         if amp_global_state().use_master_grad:
             from ..dygraph.autograd import add_backward_final_hook
             add_backward_final_hook(amp_global_state().cast_grads_to_float32)
-    prev = registry.set_autocast(state)
-    try:
+    with registry.autocasting(state):
         yield
-    finally:
-        registry.set_autocast(prev)
 
 
 def auto_cast(enable=True, custom_white_list=None, custom_black_list=None, level='O1',

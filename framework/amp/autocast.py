@@ -158,8 +158,5 @@ def _dynamic_names(op, args):
 
 def run_uncast(op, args):
     """Call ``op`` with auto_cast suspended (its own casts are not cast again)."""
-    prev = registry.set_autocast(None)
-    try:
+    with registry.autocast_suspended():
         return op(*args)
-    finally:
-        registry.set_autocast(prev)

@@ -95,11 +95,8 @@ def _replay_op(op, env, state):
         else:
             args.append(arg[0] if arg else None)
     attrs = [op.attrs.get(n, d) for n, d in zip(opdef.attr_names, opdef.attr_defaults)]
-    prev = registry.set_autocast(state)
-    try:
+    with registry.autocasting(state):
         out = opdef(*args, *attrs)
-    finally:
-        registry.set_autocast(prev)
     outs = out if isinstance(out, (tuple, list)) else (out,)
     names = [n for slot in opdef.output_names for n in op.outputs.get(slot, [])]
     for n, v in zip(names, outs):

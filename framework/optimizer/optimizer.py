@@ -26,7 +26,7 @@ from .. import dtype as _dt
 from ..dygraph.state import no_grad
 from ..dygraph.tensor import Tensor
 from ..ops.manipulation import cast
-from ..ops.registry import autocast_suspended, mode
+from ..ops.registry import autocast_state, autocast_suspended, mode
 from ..regularizer import L2Decay, WeightDecayRegularizer
 from .lr import LRScheduler
 
@@ -167,22 +167,23 @@ class Optimizer:
                     self._apply_group(params_grads, group, lr)
 
     def _apply_group(self, params_grads, group, lr):
-        # updates run in the parameters' own dtypes, even inside auto_cast
-        with autocast_suspended():
-            clip = group['grad_clip'] if 'grad_clip' in group else self._grad_clip
-            if clip is not None:
-                params_grads = clip(params_grads)
-            opts = self._options(group)
-            for param, grad in params_grads:
-                if grad is not None:
-                    self._apply_one(param, grad, group, opts, lr)
+        if autocast_state() is not None:    # updates run in the parameters' own dtypes
+            with autocast_suspended():
+                return self._apply_group(params_grads, group, lr)
+        clip = group['grad_clip'] if 'grad_clip' in group else self._grad_clip
+        if clip is not None:
+            params_grads = clip(params_grads)
+        opts = self._options(group)
+        for param, grad in params_grads:
+            if grad is not None:
+                self._apply_one(param, grad, group, opts, lr)
 
     def _apply_one(self, param, grad, group, opts, lr):
         state = self._state.get(param)
         if state is None:
             self._check_precision(param)
             state = self._state[param] = self._create_state(param, opts)
-        half = _dt.is_half(param.dtype) and not mode.static
+        half = param.dtype.itemsize == 2 and not mode.static and _dt.is_half(param.dtype)
         # A float16/bfloat16 parameter is updated in float32, as Paddle's kernels
         # do: on its float32 master weight (multi_precision), which keeps the
         # small steps half precision would round away, else on a float32 copy.
