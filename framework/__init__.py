@@ -45,7 +45,7 @@ from . import optimizer, regularizer  # noqa: E402
 from . import jit  # noqa: E402
 from . import fluid  # noqa: E402
 from . import metric, hapi, callbacks  # noqa: E402
-from .hapi import Model, summary  # noqa: E402
+from .hapi import Model, flops, summary  # noqa: E402
 from . import autograd, incubate  # noqa: E402
 from . import linalg  # noqa: E402
 from .linalg import norm  # noqa: E402
