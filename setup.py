@@ -7,7 +7,7 @@ setup(
                 'with the Paddle 2.x API',
     packages=find_packages(include=['framework', 'framework.*']),
     python_requires='>=3.9',
-    install_requires=['numpy>=1.25', 'gast>=0.5', 'astunparse>=1.6'],
+    install_requires=['numpy>=1.25', 'gast>=0.5', 'astunparse>=1.6', 'threadpoolctl>=3.1'],
     extras_require={
         'test': ['pytest>=7', 'scikit-learn', 'ml_dtypes'],
         # bfloat16 (paddle.bfloat16, amp.auto_cast(dtype='bfloat16')): numpy has no

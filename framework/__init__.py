@@ -8,6 +8,9 @@
 """
 from ._memory import tune_allocator as _tune_allocator
 _tune_allocator()
+from . import threads as _threads
+_threads.apply_default()
+from .threads import get_num_threads, set_num_threads
 from . import dtype as _dtype_mod
 from .dtype import (bool_ as bool, complex64, complex128, float16, float32, float64,  # noqa: A001
                     get_default_dtype, int8, int16, int32, int64, set_default_dtype, uint8)
@@ -25,6 +28,11 @@ from .ops.reduce import *  # noqa: F401,F403
 from .ops.manipulation import *  # noqa: F401,F403
 from .ops.creation import *  # noqa: F401,F403
 from .ops.compare import *  # noqa: F401,F403
+from .ops.special import *  # noqa: F401,F403
+from .ops.sampling import *  # noqa: F401,F403
+from .ops.complex import *  # noqa: F401,F403
+from .ops.linalg_api import (cholesky, cross, diagonal, eigvalsh, inverse,  # noqa: F401
+                             matrix_transpose, norm, vecdot)
 
 dygraph.install_methods()
 dtype = _dtype_mod
@@ -47,14 +55,13 @@ from . import fluid  # noqa: E402
 from . import metric, hapi, callbacks  # noqa: E402
 from .hapi import Model, flops, summary  # noqa: E402
 from . import autograd, incubate  # noqa: E402
-from . import linalg  # noqa: E402
-from .linalg import norm  # noqa: E402
+from . import linalg, fft, signal  # noqa: E402
 from . import tensor, utils, base  # noqa: E402
 from . import framework  # noqa: E402,F811  (paddle.framework)
 from . import amp  # noqa: E402
 from . import device  # noqa: E402
+from . import distribution  # noqa: E402
 from .tensor.creation import fill_constant  # noqa: E402,F401
-Tensor.norm = static.Variable.norm = norm
 
 
 def __getattr__(name):

@@ -85,6 +85,26 @@ def convert_dtype(dtype):
                         "or a numpy dtype" % (dtype,)) from None
 
 
+_names = {}
+
+
+def dtype_name(dtype):
+    """The canonical name ('float32', 'int64', ...) of any accepted dtype
+    spelling. Cached: numpy builds ``str(dtype)`` in Python on every call,
+    and casts run it once per op."""
+    try:
+        return _names[dtype]
+    except (KeyError, TypeError):      # TypeError: an unhashable spelling
+        pass
+    name = str(convert_dtype(dtype))
+    if dtype is not float:               # float follows set_default_dtype
+        try:
+            _names[dtype] = name
+        except TypeError:
+            pass
+    return name
+
+
 def set_default_dtype(d):
     d = convert_dtype(d)
     if d.kind != 'f':

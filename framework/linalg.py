@@ -1,30 +1,20 @@
-"""``framework.linalg`` (Paddle's ``paddle.linalg``): norms built from registered ops,
-so they differentiate (to any order) and work in static mode too."""
-import math as _math
+"""``framework.linalg`` (Paddle's ``paddle.linalg``): inverses, determinants, solvers,
+decompositions (Cholesky, QR, SVD, eigen, LU), least squares, matrix functions and
+norms. The decompositions are registered ops (``ops/linalg.py``) with grad rules
+written with registered ops; the rest composes them (``ops/linalg_api.py``), so
+everything differentiates (to any order) and works in static mode and under
+``@to_static``.
 
-from .ops import math as _m
-from .ops import reduce as _r
-
-__all__ = ['norm']
-
-
-def norm(x, p='fro', axis=None, keepdim=False, name=None):
-    """Vector/Frobenius norms: ``p`` in 'fro', 2, 1, inf, -inf, 0 or any positive
-    number; ``axis`` None (all elements), an int or a pair of ints."""
-    if isinstance(axis, (list, tuple)) and len(axis) == 1:
-        axis = axis[0]
-    if p in ('fro', 2, 2.0):
-        return _m.sqrt(_r.sum(x * x, axis=axis, keepdim=keepdim))
-    if p == 1:
-        return _r.sum(_m.abs(x), axis=axis, keepdim=keepdim)
-    if p == _math.inf:
-        return _r.max(_m.abs(x), axis=axis, keepdim=keepdim)
-    if p == -_math.inf:
-        return _r.min(_m.abs(x), axis=axis, keepdim=keepdim)
-    if p == 0:
-        from .ops.manipulation import cast
-        return _r.sum(cast(_m.not_equal(x, 0.0), x.dtype), axis=axis, keepdim=keepdim)
-    if isinstance(p, (int, float)) and p > 0:
-        return _r.sum(_m.abs(x) ** float(p), axis=axis, keepdim=keepdim) ** (1.0 / p)
-    raise ValueError("norm: unsupported p=%r (use 'fro', a positive number, inf, -inf or 0)"
-                     % (p,))
+>>> import framework as paddle
+>>> a = paddle.to_tensor([[4.0, 2.0], [2.0, 3.0]])
+>>> paddle.linalg.cholesky(a).tolist()
+[[2.0, 0.0], [1.0, 1.4142135381698608]]
+"""
+from .ops.linalg_api import (cholesky, cholesky_inverse, cholesky_solve, cond,  # noqa: F401
+                             corrcoef, cov, cross, det, diagonal, eig, eigh, eigvals, eigvalsh,
+                             fp8_fp8_half_gemm_fused, householder_product, inv, lstsq, lu,
+                             lu_solve, lu_unpack, matmul, matrix_exp, matrix_norm,
+                             matrix_power, matrix_rank, matrix_transpose, multi_dot, norm, ormqr,
+                             pca_lowrank, pinv, qr, slogdet, solve, svd, svd_lowrank, svdvals,
+                             triangular_solve, vecdot, vector_norm)
+from .ops.linalg_api import __all__  # noqa: F401

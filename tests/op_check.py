@@ -5,6 +5,16 @@ numpy reference, ``infer_meta`` against the kernel's real output, the
 first-order gradient (fast path and composite rule) against float64 central
 finite differences, and the grad-of-grad against finite differences of the
 composite first-order gradient.
+
+Complex values use Paddle's gradient convention (the gradient of a real loss
+with respect to z = a + ib is dL/da + i dL/db): complex inputs are perturbed
+in both parts, and a complex output k enters the objective as
+sum(Re(conj(cot_k) * out_k)), whose gradient with respect to out_k is cot_k.
+
+A case option ``symmetric=(i, ...)`` marks inputs that are symmetric (complex:
+Hermitian) matrices, batches of them, as ``cholesky`` and ``eigh`` expect:
+finite differences then move pairs of entries together, keeping the input
+symmetric, and the symmetric part of the analytic gradient is what they measure.
 """
 import numpy as np
 
@@ -22,9 +32,9 @@ def float_inputs(op, args):
         if op.input_names[i] in op.no_grad_inputs:
             continue
         if op.variadic[i]:
-            if all(isinstance(v, np.ndarray) and v.dtype.kind == 'f' for v in a):
+            if all(isinstance(v, np.ndarray) and v.dtype.kind in 'fc' for v in a):
                 out.append(i)
-        elif isinstance(a, np.ndarray) and a.dtype.kind == 'f':
+        elif isinstance(a, np.ndarray) and a.dtype.kind in 'fc':
             out.append(i)
     return out
 
@@ -93,23 +103,40 @@ def check_infer_meta(op, args, opts):
             op.name, mi.dtype, o.dtype)
 
 
-def _cotangents(op, outs, rng):
+def random_like(arr, rng):
+    """Standard normal values of arr's shape, complex when arr is complex."""
+    v = rng.standard_normal(np.shape(arr))
+    if np.asarray(arr).dtype.kind == 'c':
+        v = v + 1j * rng.standard_normal(np.shape(arr))
+    return v
+
+
+def inner(a, b):
+    """The real inner product Re(sum(conj(a) * b)) of the gradient convention."""
+    return float(np.sum(np.real(np.conj(a) * b)))
+
+
+def _cotangents(op, outs, rng, only=None):
+    """Random cotangents of the differentiable outputs (``only``: of these output
+    indices; a case's ``grad_outputs`` leaves out outputs defined only up to a
+    phase, such as complex singular vectors)."""
     cots = []
     names = op.output_names * len(outs) if op.variadic_out else op.output_names
-    for name, o in zip(names, outs):
-        if name in op.nondiff_outputs or o.dtype.kind != 'f':
+    for k, (name, o) in enumerate(zip(names, outs)):
+        if name in op.nondiff_outputs or o.dtype.kind not in 'fc' or \
+                (only is not None and k not in only):
             cots.append(None)
         else:
-            cots.append(rng.standard_normal(o.shape))
+            cots.append(random_like(o, rng))
     return cots
 
 
 def _objective(op, args, cots, seed):
-    """Scalar sum(out_k * cot_k) evaluated with numpy kernels only."""
+    """Scalar sum(Re(conj(cot_k) * out_k)) evaluated with numpy kernels only."""
     paddle.seed(seed)
     outs = as_list(op.kernel(*args))
-    return sum(float(np.sum(np.asarray(o, np.float64) * c)) for o, c in zip(outs, cots)
-               if c is not None)
+    return sum(inner(c, np.asarray(o).astype(np.result_type(o, np.float64)))
+               for o, c in zip(outs, cots) if c is not None)
 
 
 def _perturbable(op, args, idx):
@@ -134,18 +161,59 @@ def _replace(args, path, value):
     return args
 
 
-def numeric_grad(f, args, path, arr, eps=EPS):
-    g = np.zeros_like(arr, dtype=np.float64)
+def _directions(arr, symmetric):
+    """(flat index, partner flat index or None) for every entry; for a symmetric
+    input the pair (i, j), (j, i) moves together and the step is split between
+    them, so the derivative measured is the symmetric part of the gradient."""
+    if not symmetric:
+        for k in range(arr.size):
+            yield k, None
+        return
+    n = arr.shape[-1]
+    idx = np.arange(arr.size).reshape(arr.shape)
+    for b in np.ndindex(*arr.shape[:-2]):
+        for i in range(n):
+            for j in range(i, n):
+                yield idx[b + (i, j)], idx[b + (j, i)]
+
+
+def numeric_grad(f, args, path, arr, eps=EPS, symmetric=False):
+    """Central differences of f along each entry of arr (real and imaginary
+    parts for a complex arr: the gradient is df/da + i df/db)."""
+    parts = (1.0, 1j) if arr.dtype.kind == 'c' else (1.0,)
+    g = np.zeros(arr.shape, np.complex128 if arr.dtype.kind == 'c' else np.float64)
     flat = g.reshape(-1)
-    for k in range(arr.size):
-        plus = arr.copy().reshape(-1)
-        minus = arr.copy().reshape(-1)
-        plus[k] += eps
-        minus[k] -= eps
-        fp = f(_replace(args, path, plus.reshape(arr.shape)))
-        fm = f(_replace(args, path, minus.reshape(arr.shape)))
-        flat[k] = (fp - fm) / (2 * eps)
+    for k, partner in _directions(arr, symmetric):
+        for unit in parts:
+            step = eps * unit
+            plus = arr.copy().reshape(-1)
+            minus = arr.copy().reshape(-1)
+            if partner == k and unit != 1.0:
+                continue   # a Hermitian matrix has a real diagonal
+            if partner is None or partner == k:
+                plus[k] += step
+                minus[k] -= step
+            else:   # the pair moves as (step, conj(step)) / 2: Hermitian stays Hermitian
+                plus[k] += step / 2
+                plus[partner] += np.conj(step) / 2
+                minus[k] -= step / 2
+                minus[partner] -= np.conj(step) / 2
+            fp = f(_replace(args, path, plus.reshape(arr.shape)))
+            fm = f(_replace(args, path, minus.reshape(arr.shape)))
+            flat[k] += unit * (fp - fm) / (2 * eps)
+            if partner is not None and partner != k:
+                flat[partner] += np.conj(unit) * (fp - fm) / (2 * eps)
     return g
+
+
+def symmetric_part(g):
+    """The symmetric (Hermitian, for complex g) part of a batch of matrices."""
+    return (g + np.conj(np.swapaxes(g, -1, -2))) / 2
+
+
+def _measured(got, path, opts):
+    """The part of an analytic gradient finite differences can see."""
+    return symmetric_part(got) if path[0] in opts.get('symmetric', ()) else got
 
 
 def analytic_grads(op, args, idx, cots, seed, create_graph):
@@ -168,14 +236,18 @@ def check_grad(op, args, opts, seed=1234):
         return
     rng = np.random.default_rng(7)
     _, outs = run_op(op, args, (), seed)
-    cots = _cotangents(op, outs, rng)
+    cots = _cotangents(op, outs, rng, opts.get('grad_outputs'))
     f = lambda a: _objective(op, a, cots, seed)  # noqa: E731
     rtol, atol = opts.get('grad_rtol', 1e-4), opts.get('grad_atol', 1e-5)
+    sym = opts.get('symmetric', ())
     for create_graph in (False, True):
         _, _, gs = analytic_grads(op, args, idx, cots, seed, create_graph)
         for (path, arr), g in zip(_perturbable(op, args, idx), gs):
-            num = numeric_grad(f, args, path, arr)
-            got = np.zeros_like(num) if g is None else g.numpy()
+            num = numeric_grad(f, args, path, arr, symmetric=path[0] in sym)
+            got = np.zeros_like(num) if g is None else _measured(g.numpy(), path, opts)
+            assert g is None or np.asarray(g.numpy()).dtype.kind == arr.dtype.kind, \
+                "op %s: gradient of input %s is %s, the input %s" % (
+                    op.name, op.input_names[path[0]], g.numpy().dtype, arr.dtype)
             np.testing.assert_allclose(
                 got, num, rtol=rtol, atol=atol,
                 err_msg="op %s: grad of input %s (%s path)" % (
@@ -189,14 +261,16 @@ def check_double_grad(op, args, opts, seed=1234):
         return
     rng = np.random.default_rng(11)
     _, outs = run_op(op, args, (), seed)
-    cots = _cotangents(op, outs, rng)
+    cots = _cotangents(op, outs, rng, opts.get('grad_outputs'))
     paths = list(_perturbable(op, args, idx))
-    ws = [rng.standard_normal(arr.shape) for _, arr in paths]
+    sym = opts.get('symmetric', ())
+    ws = [random_like(arr, rng) for _, arr in paths]
+    ws = [symmetric_part(w) if p[0] in sym else w for (p, _), w in zip(paths, ws)]
 
     def first_order(a):
         """<dL/dx, w> summed over inputs, from the composite rule."""
         _, _, gs = analytic_grads(op, a, idx, cots, seed, True)
-        return sum(float(np.sum(g.numpy() * w)) for g, w in zip(gs, ws) if g is not None)
+        return sum(inner(w, g.numpy()) for g, w in zip(gs, ws) if g is not None)
 
     _, leaves, gs = analytic_grads(op, args, idx, cots, seed, True)
     pairs = [(g, paddle.to_tensor(w)) for g, w in zip(gs, ws)
@@ -206,8 +280,8 @@ def check_double_grad(op, args, opts, seed=1234):
     gg = paddle.grad([g for g, _ in pairs], leaves, [w for _, w in pairs], allow_unused=True)
     rtol, atol = opts.get('grad_rtol', 1e-4), opts.get('grad_atol', 1e-5)
     for (path, arr), g2 in zip(paths, gg):
-        num = numeric_grad(first_order, args, path, arr)
-        got = np.zeros_like(num) if g2 is None else g2.numpy()
+        num = numeric_grad(first_order, args, path, arr, symmetric=path[0] in sym)
+        got = np.zeros_like(num) if g2 is None else _measured(g2.numpy(), path, opts)
         np.testing.assert_allclose(got, num, rtol=rtol * 10, atol=atol * 10,
                                    err_msg="op %s: grad-of-grad of input %s" % (
                                        op.name, op.input_names[path[0]]))

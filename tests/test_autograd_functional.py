@@ -561,6 +561,14 @@ JVP_CASES = [(name, k) for name, op in sorted(registry.all_ops().items()) if op.
              and op_check.float_inputs(op, args)]
 
 
+def _tangents(paths, opts, rng):
+    """Random tangents (complex for complex inputs, symmetric for inputs the case
+    marks symmetric)."""
+    sym = opts.get('symmetric', ())
+    ts = [op_check.random_like(a, rng) for _, a in paths]
+    return [op_check.symmetric_part(t) if p[0] in sym else t for (p, _), t in zip(paths, ts)]
+
+
 def _op_jvp_inputs(op, args, opts):
     idx = opts.get('grad_inputs', op_check.float_inputs(op, args))
     return idx, list(op_check._perturbable(op, args, idx))
@@ -582,10 +590,11 @@ def _op_func(op, args, paths):
     return func
 
 
-def _diff_outputs(op, outs):
+def _diff_outputs(op, outs, only=None):
     names = op.output_names * len(outs) if op.variadic_out else op.output_names
     return [k for k, (n, o) in enumerate(zip(names, outs))
-            if n not in op.nondiff_outputs and np.asarray(o).dtype.kind == 'f']
+            if n not in op.nondiff_outputs and np.asarray(o).dtype.kind in 'fc'
+            and (only is None or k in only)]
 
 
 @pytest.mark.parametrize('name,k', JVP_CASES)
@@ -595,8 +604,7 @@ def test_jvp_through_every_op_matches_directional_finite_differences(name, k):
     op = registry.lookup(name)
     args, opts = op.test_cases[k]
     idx, paths = _op_jvp_inputs(op, args, opts)
-    r = np.random.default_rng(5)
-    tangents = [r.standard_normal(a.shape) for _, a in paths]
+    tangents = _tangents(paths, opts, np.random.default_rng(5))
     func = _op_func(op, args, paths)
     xs = [paddle.to_tensor(a) for _, a in paths]
     outs, t = jvp(func, xs, [paddle.to_tensor(v) for v in tangents])
@@ -611,8 +619,9 @@ def test_jvp_through_every_op_matches_directional_finite_differences(name, k):
         return op_check.as_list(op.kernel(*a))
     plus, minus = kernel_at(1), kernel_at(-1)
     rtol, atol = opts.get('grad_rtol', 1e-4), opts.get('grad_atol', 1e-5)
-    for i in _diff_outputs(op, [o.numpy() for o in outs]):
-        num = (np.asarray(plus[i], np.float64) - np.asarray(minus[i], np.float64)) / 2e-6
+    for i in _diff_outputs(op, [o.numpy() for o in outs], opts.get('grad_outputs')):
+        wide = np.result_type(plus[i], np.float64)
+        num = (np.asarray(plus[i], wide) - np.asarray(minus[i], wide)) / 2e-6
         np.testing.assert_allclose(t[i].numpy(), num, rtol=rtol, atol=atol,
                                    err_msg="jvp of op %s, output %d" % (name, i))
 
@@ -631,13 +640,12 @@ def test_static_jvp_through_ops_matches_eager(name):
     idx, paths = _op_jvp_inputs(op, args, opts)
     if any(j is not None for (_, j), _ in paths):
         pytest.skip('variadic input')
-    r = np.random.default_rng(5)
-    tangents = [r.standard_normal(a.shape) for _, a in paths]
+    tangents = _tangents(paths, opts, np.random.default_rng(5))
     func = _op_func(op, args, paths)
     xs = [paddle.to_tensor(a) for _, a in paths]
     _, te = jvp(func, xs, [paddle.to_tensor(v) for v in tangents])
     te = list(te) if isinstance(te, tuple) else [te]
-    keep = _diff_outputs(op, [v.numpy() for v in te])
+    keep = _diff_outputs(op, [v.numpy() for v in te], opts.get('grad_outputs'))
 
     def build(*vals):
         n = len(paths)

@@ -54,7 +54,20 @@ def backward(tensors, grad_tensors=None, retain_graph=False, *, dump_backward_gr
 
 def _dump_backward_graph(tensors, path):
     """The grad nodes reachable from ``tensors``, as text (op name, inputs' shapes)."""
-    seen, order, stack = set(), [], [t._grad_node[0] for t in tensors if t._grad_node]
+    from ..dygraph.autograd import GradNode, edge_node
+    seen, order = set(), []
+    stack = [edge_node(t._grad_node) for t in tensors if t._grad_node is not None]
+
+    def push(edge):
+        """An input edge: None, a leaf Tensor, a node, (node, index) or a tuple of those."""
+        if type(edge) is GradNode:
+            stack.append(edge)
+        elif isinstance(edge, tuple):
+            if len(edge) == 2 and type(edge[0]) is GradNode and isinstance(edge[1], int):
+                stack.append(edge[0])
+            else:
+                for sub in edge:
+                    push(sub)
     while stack:
         node = stack.pop()
         if id(node) in seen:
@@ -62,9 +75,7 @@ def _dump_backward_graph(tensors, path):
         seen.add(id(node))
         order.append(node)
         for e in node.edges:
-            for sub in (e if isinstance(e, tuple) and e and isinstance(e[0], tuple) else (e,)):
-                if isinstance(sub, tuple) and len(sub) == 2 and hasattr(sub[0], 'op'):
-                    stack.append(sub[0])
+            push(e)
     with open(path, 'w') as f:
         for node in order:
             shapes = [list(a.shape) for a in (node.outs or ())]

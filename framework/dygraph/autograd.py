@@ -3,7 +3,16 @@
 A ``GradNode`` is created for each op call that needs gradients. It keeps the
 op, its inputs (Tensors, for the create_graph path), the output arrays and one
 *edge* per input: None (no gradient wanted), a leaf Tensor (accumulate into
-``.grad``) or ``(node, output_index)`` (a tuple of those for a variadic input).
+``.grad``) or the node output it came from (a tuple of those for a variadic
+input). A node with one output is itself the edge to that output; outputs of
+multi-output nodes are ``(node, output_index)``.
+
+The tape is made of few objects on purpose: every object that lives from
+forward to backward is one more object Python's cyclic garbage collector
+promotes and walks (in a process with many live objects, full collections
+triggered by tape objects cost more than the ops). So a one-output op records
+its Tensor, its node, the input and edge tuples and one weakref, nothing more;
+the tape has no reference cycles and needs no collector to be freed.
 
 Nodes are numbered in creation order, and a node's inputs always exist before
 it, so running nodes in decreasing number is a topological order: the engine
@@ -17,6 +26,7 @@ result is itself differentiable.
 """
 import heapq
 import itertools
+import weakref
 
 import numpy as np
 
@@ -44,7 +54,9 @@ class GradNode:
         self.outs = outs        # tuple of output arrays
         self.edges = edges      # per input: None | leaf Tensor | (node, idx) | tuple of those
         self.versions = versions
-        self.out_refs = None    # weakrefs to output Tensors (set by the tracer)
+        # the output Tensors, weakly (set by the tracer): a weakref for a
+        # one-output node, else a tuple of them
+        self.out_refs = None
         self.hooks = None       # {output index: [hook, ...]} for non-leaf hooks
         self.freed = False
         self.packed = None      # (unpack_hook, packed inputs, packed outputs)
@@ -78,6 +90,36 @@ class GradNode:
 
     def __repr__(self):
         return '<GradNode %s>' % self.op.name
+
+    def edge(self, idx):
+        """The edge to output ``idx``: the node itself when it has one output."""
+        return self if self.op.n_out == 1 else (self, idx)
+
+    def output(self, idx):
+        """Output Tensor ``idx`` if something still holds it, else None."""
+        refs = self.out_refs
+        if refs is None:
+            return None
+        return (refs if self.op.n_out == 1 else refs[idx])()
+
+    def set_output(self, idx, tensor):
+        """Output ``idx`` is now ``tensor`` (an in-place op took it over)."""
+        if self.op.n_out == 1:
+            self.out_refs = weakref.ref(tensor)
+        else:
+            refs = list(self.out_refs)
+            refs[idx] = weakref.ref(tensor)
+            self.out_refs = tuple(refs)
+
+
+def split_edge(e):
+    """``(node, output_index)`` of a node edge."""
+    return (e, 0) if type(e) is GradNode else e
+
+
+def edge_node(e):
+    """The node of a node edge (a Tensor's ``_grad_node``)."""
+    return e if type(e) is GradNode else e[0]
 
 
 # ops whose backward keeps its own values: a PyLayer's (ctx.save_for_backward,
@@ -116,7 +158,7 @@ def register_hook(tensor, fn):
             tensor._hooks = []
         hooks = tensor._hooks
     else:
-        node, idx = gn
+        node, idx = split_edge(gn)
         if node.hooks is None:
             node.hooks = {}
         hooks = node.hooks.setdefault(idx, [])
@@ -174,8 +216,8 @@ class _Engine:
             fast = op.fast_grad
             if simple and fast is not None and op.n_out == 1 and not node.hooks:
                 g = gs[0]
-                t = node.out_refs[0]()
-                if t is not None and t._grad_node is not None and t._grad_node[0] is node:
+                t = node.out_refs()
+                if t is not None and t._grad_node is node:
                     self._accumulate_into(t, g)
                 if node.versions:
                     self._check_versions(node)
@@ -203,8 +245,8 @@ class _Engine:
                     for se, sg in zip(e, g):
                         if se is not None and sg is not None:
                             self._route(se, sg)
-                elif simple and type(e) is tuple:
-                    child, idx = e
+                elif simple and (type(e) is GradNode or type(e) is tuple):
+                    child, idx = (e, 0) if type(e) is GradNode else e
                     buf = node_grads.get(child)
                     if buf is None:
                         buf = node_grads[child] = [None] * _n_outs(child)
@@ -224,15 +266,16 @@ class _Engine:
         self._finish_leaves()
 
     def _route(self, e, g):
-        if self.cut and (e in self.cut if type(e) is tuple else id(e) in self.cut):
+        node_edge = type(e) is GradNode or type(e) is tuple
+        if self.cut and (e in self.cut if node_edge else id(e) in self.cut):
             return
-        if type(e) is tuple:
+        if node_edge:
             self._send(e, g)
         else:
             self._leaf(e, g)
 
     def _send(self, edge, g):
-        node, idx = edge
+        node, idx = split_edge(edge)
         buf = self.node_grads.get(node)
         if buf is None:
             buf = self.node_grads[node] = [None] * _n_outs(node)
@@ -292,7 +335,7 @@ class _Engine:
     def _capture(self, node, gs):
         capture = self.capture
         for idx, g in enumerate(gs):
-            key = (node, idx)
+            key = node.edge(idx)
             if key in capture and g is not None:
                 capture[key] = g if capture[key] is None else capture[key] + g
 
@@ -303,10 +346,10 @@ class _Engine:
     def _composite(self, node, gs):
         outs = []
         for i, arr in enumerate(node.outs):
-            t = node.out_refs[i]() if node.out_refs is not None else None
+            t = node.output(i)
             if t is None or t.data is not arr:
                 t = self.Tensor.__new__(self.Tensor)
-                t._init(arr, (node, i), False)
+                t._init(arr, node.edge(i), False)
             outs.append(t)
         with state.enable_grad():
             res = node.op.grad(*gs, *node.ins, *outs, *node.attrs)
@@ -334,12 +377,11 @@ class _Engine:
 
     def _retain_nonleaf(self, node, gs):
         """Non-leaf tensors the user still holds get ``.grad`` (as Paddle does)."""
-        for idx, ref in enumerate(node.out_refs):
-            g = gs[idx]
+        for idx, g in enumerate(gs):
             if g is None:
                 continue
-            t = ref()
-            if t is not None and t._grad_node is not None and t._grad_node[0] is node:
+            t = node.output(idx)
+            if t is not None and t._grad_node is not None and edge_node(t._grad_node) is node:
                 self._accumulate_into(t, g)
 
     def _accumulate_into(self, t, g):

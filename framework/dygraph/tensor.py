@@ -7,7 +7,6 @@ in-place updates and ``repr``.
 """
 import copy as _copy
 import itertools
-import weakref
 
 import numpy as np
 
@@ -89,7 +88,7 @@ class Tensor:
 
     @property
     def grad_fn(self):
-        return self._grad_node[0] if self._grad_node is not None else None
+        return autograd.edge_node(self._grad_node) if self._grad_node is not None else None
 
     @property
     def inplace_version(self):
@@ -203,16 +202,14 @@ class Tensor:
         if not reshape and data.dtype != self.data.dtype:
             data = data.astype(self.data.dtype)
         if result._grad_node is not None:
-            self._freeze_in(result._grad_node[0])
+            self._freeze_in(autograd.edge_node(result._grad_node))
         self.data = data
         self._version += 1
         if result._grad_node is not None:
             self._grad_node = result._grad_node
             self.stop_gradient = result.stop_gradient
-            node, idx = result._grad_node
-            refs = list(node.out_refs)
-            refs[idx] = weakref.ref(self)
-            node.out_refs = tuple(refs)
+            node, idx = autograd.split_edge(result._grad_node)
+            node.set_output(idx, self)
         return self
 
     def _freeze_in(self, node):
@@ -345,8 +342,8 @@ class Parameter(Tensor):
 def to_array(data, dtype=None):
     """numpy array from user data with Paddle's dtype defaults.
 
-    Python floats default to the default float dtype (float32), Python ints to
-    int64, bools to bool; numpy arrays keep their dtype unless ``dtype`` is given.
+    Python floats default to the default float dtype (float32), Python complex
+    numbers to its complex dtype (complex64), Python ints to int64, bools to bool; numpy arrays keep their dtype unless ``dtype`` is given.
     """
     dtype = _dt.convert_dtype(dtype)
     if isinstance(data, Tensor):
@@ -362,6 +359,8 @@ def to_array(data, dtype=None):
         if dtype is None:
             if arr.dtype == np.float64:
                 arr = arr.astype(_dt.default_float())
+            elif arr.dtype == np.complex128:   # Python complex: the default float's complex
+                arr = arr.astype(np.result_type(_dt.default_float(), np.complex64))
             elif arr.dtype.kind == 'i' and arr.dtype != np.int64:
                 arr = arr.astype(np.int64)
             elif arr.dtype.kind in 'US' or arr.dtype == object:

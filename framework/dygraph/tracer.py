@@ -147,7 +147,7 @@ def apply_op(op, args):
     for i, o in enumerate(outs):
         t = _new(Tensor)
         diff = record and (not op.n_out or op.output_names[i] not in op.nondiff_outputs)
-        t._init(o, (node, i) if diff else None, not diff)
+        t._init(o, node.edge(i) if diff else None, not diff)
         results.append(t)
     if record:
         node.out_refs = tuple(_ref(t) for t in results)
@@ -198,9 +198,9 @@ def _finish(op, out, ins, attrs, edges, versions, record):
     t.persistable = False
     if record:
         node = GradNode(op, ins, attrs, (out,), edges, versions)
-        t._grad_node = (node, 0)
+        t._grad_node = node            # a one-output node is its own edge
         t.stop_gradient = False
-        node.out_refs = (_ref(t),)
+        node.out_refs = _ref(t)
     else:
         t._grad_node = None
         t.stop_gradient = True
@@ -277,15 +277,65 @@ def _binary(op):
     return apply
 
 
+def _tensors_with_attrs(op):
+    """Hot path for ops of one or two Tensor inputs with attributes (reshape,
+    sum, transpose, softmax, matmul, ...), called with every attribute given
+    (the public functions do); anything else goes through ``apply_op``."""
+    kernel = op.kernel
+    differentiable = op.differentiable
+    save = op.save_inputs
+    n_in = op.n_in
+    n_args = n_in + op.n_attrs
+    promote = op.promote is not None
+
+    def apply(*args):
+        if len(args) != n_args:
+            return apply_op(op, args)
+        x = args[0]
+        if type(x) is not Tensor:
+            return apply_op(op, args)
+        if n_in == 1:
+            ins = (x,)
+            arrays = (x.data,)
+            need = not x.stop_gradient
+        else:
+            y = args[1]
+            if type(y) is not Tensor or promote and x.data.dtype is not y.data.dtype:
+                return apply_op(op, args)
+            ins = (x, y)
+            arrays = (x.data, y.data)
+            need = not (x.stop_gradient and y.stop_gradient)
+        attrs = args[n_in:]
+        try:
+            out = kernel(*arrays, *attrs)
+        except OpError as e:
+            raise _named(op, e) from None
+        except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
+            raise _kernel_error(op, list(arrays), attrs, e) from None
+        if not need or not differentiable or not grad_enabled():
+            return _finish(op, out, None, (), None, None, False)
+        if n_in == 1:
+            edges = (x._grad_node or x,)
+            versions = (x._version,) if save else ()
+        else:
+            edges = (None if x.stop_gradient else (x._grad_node or x),
+                     None if y.stop_gradient else (y._grad_node or y))
+            versions = (x._version, y._version) if save else ()
+        return _finish(op, out, ins, attrs, edges, versions, True)
+    return apply
+
+
 def make_eager(op):
     """The eager function for ``op``: a specialised hot path when it has one
-    or two plain inputs, one output and no attributes; else ``apply_op``.
-    With ``FLAGS_check_nan_inf`` on, wrapped in the NaN/Inf check."""
-    plain = op.n_attrs == 0 and op.n_out == 1 and not any(op.variadic)
-    if plain and op.n_in == 1:
+    or two plain inputs and one output; else ``apply_op``. With
+    ``FLAGS_check_nan_inf`` on, wrapped in the NaN/Inf check."""
+    plain = op.n_out == 1 and not any(op.variadic)
+    if plain and op.n_attrs == 0 and op.n_in == 1:
         fn = _unary(op)
-    elif plain and op.n_in == 2:
+    elif plain and op.n_attrs == 0 and op.n_in == 2:
         fn = _binary(op)
+    elif plain and op.n_in in (1, 2):
+        fn = _tensors_with_attrs(op)
     else:
         def fn(*args):
             return apply_op(op, args)

@@ -205,12 +205,27 @@ def empty_like(x, dtype=None, name=None):
 
 def _assign_value_meta(value, dtype):
     arr = np.asarray(value)
-    return Meta(arr.shape, dtype)
+    shape = arr.shape[:-1] if np.dtype(dtype).kind == 'c' else arr.shape
+    return Meta(shape, dtype)
 
 
 @def_op('assign_value', _assign_value_meta, differentiable=False)
 def assign_value_op(value=None, dtype='float32'):
+    """A constant; a complex one is stored as [real, imag] pairs (attributes hold
+    plain JSON numbers only)."""
+    if np.dtype(dtype).kind == 'c':
+        pairs = np.asarray(value, np.float64)
+        return (pairs[..., 0] + 1j * pairs[..., 1]).astype(dtype)
     return np.array(value, dtype=dtype)
+
+
+def assign_value_attr(arr):
+    """The ``value`` attribute of an ``assign_value`` op holding ``arr``."""
+    if arr.dtype.kind == 'c':
+        return np.stack([arr.real, arr.imag], -1).tolist()
+    if _dt.is_bfloat16(arr.dtype):      # exact in float32, which lists (and JSON) hold
+        return arr.astype(np.float32).tolist()
+    return arr.tolist()
 
 
 def assign_value(data, dtype=None):
@@ -219,7 +234,8 @@ def assign_value(data, dtype=None):
     if dtype is None:
         dtype = (_dt.default_float() if arr.dtype == np.float64 and not isinstance(data, np.ndarray)
                  else arr.dtype)
-    return assign_value_op(arr.tolist(), str(_dt.convert_dtype(dtype)))
+    dtype = _dt.convert_dtype(dtype)
+    return assign_value_op(assign_value_attr(arr.astype(dtype)), str(dtype))
 
 
 # ---- ranges and matrices ----------------------------------------------------
@@ -635,6 +651,8 @@ add_test_case(dynamic_full_op, np.array([0, 4]), (-1, 4), 1.0, 'float64',
               ref=lambda t, s, v, d: np.ones((0, 4)))
 add_test_case(full_like_op, np.zeros((2, 3)), 2.0, None, ref=lambda x, v, d: x + v)
 add_test_case(assign_value_op, [[1.0, 2.0]], 'float64', ref=lambda v, d: np.array(v))
+add_test_case(assign_value_op, [[1.0, 2.0], [0.5, -1.0]], 'complex64',
+              ref=lambda v, d: np.array([1 + 2j, 0.5 - 1j], np.complex64))
 
 
 def _seeded():

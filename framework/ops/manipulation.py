@@ -21,7 +21,7 @@ from .creation import _holds_value, full_like_op, to_tensor
 from .grad_utils import expand_as as expand_as_op
 from .grad_utils import is_value, reduce_as, sum_like, ub, unbroadcast
 from .registry import Meta, OpError, add_test_case, def_op, mode
-from .shape_args import shape_arg
+from .shape_args import all_python_ints, shape_arg
 
 _pyslice = builtins.slice   # this module exports a Paddle ``slice``; keep the builtin
 _ndarray = np.ndarray
@@ -36,7 +36,11 @@ def _cast_meta(x, dtype):
 
 @def_op('cast', _cast_meta, save_inputs=False)
 def cast_op(x, dtype='float32'):
-    return x.astype(dtype, copy=False) if isinstance(x, np.ndarray) else np.asarray(x, dtype)
+    if not isinstance(x, np.ndarray):
+        return np.asarray(x, dtype)
+    if x.dtype.kind == 'c' and np.dtype(dtype).kind != 'c':
+        x = x.real       # complex -> real keeps the real part (what the gradient of real -> complex is)
+    return x.astype(dtype, copy=False)
 
 
 @cast_op.def_grad
@@ -48,12 +52,16 @@ def _cast_grad(g, x, out, dtype):
 
 @cast_op.def_fast_grad
 def _cast_fast(g, x, out, dtype):
-    return g.astype(x.dtype, copy=False) if _dt.is_inexact(x.dtype) else None
+    if not _dt.is_inexact(x.dtype):
+        return None
+    if g.dtype.kind == 'c' and x.dtype.kind != 'c':
+        g = g.real
+    return g.astype(x.dtype, copy=False)
 
 
 def cast(x, dtype):
     """``x`` converted to ``dtype`` (differentiable between float dtypes)."""
-    return cast_op(x, str(_dt.convert_dtype(dtype)))
+    return cast_op(x, _dt.dtype_name(dtype))
 
 
 # ---- small helpers ----------------------------------------------------------
@@ -89,7 +97,7 @@ def _as_int(v, api, what):
 def _int_list(v, api, what):
     """A list of ints from an int, a list/tuple (of ints or 0-d tensors) or a 1-D tensor."""
     tv = type(v)
-    if (tv is list or tv is tuple) and all(type(a) is int for a in v):
+    if (tv is list or tv is tuple) and all_python_ints(v):
         return list(v)   # the common case, kept cheap
     if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
         return [int(v)]
@@ -198,6 +206,11 @@ def _view_op(name, shape_fn):
 
 @_view_op('reshape', _reshape_shape)
 def reshape_op(x, shape=()):
+    if 0 not in shape:          # numpy infers a -1 itself; 0 is Paddle's "keep x's dim"
+        try:
+            return x.reshape(shape)
+        except (ValueError, TypeError, AttributeError):
+            pass                # _reshape_shape says what is wrong
     return np.reshape(x, _reshape_shape(np.shape(x), shape))
 
 
@@ -304,7 +317,7 @@ def _transpose_meta(x, perm):
 
 @def_op('transpose', _transpose_meta, save_inputs=False)
 def transpose_op(x, perm=()):
-    return np.transpose(x, perm)
+    return x.transpose(perm) if isinstance(x, np.ndarray) else np.transpose(x, perm)
 
 
 def _inverse_perm(perm):
@@ -324,8 +337,10 @@ def _transpose_fast(g, x, out, perm):
 def transpose(x, perm, name=None):
     """Permute the dims of ``x``: output dim i is input dim ``perm[i]``."""
     perm = _int_list(perm, 'transpose', 'perm')
-    nd = len(x.shape)
-    return transpose_op(x, tuple(p % nd if nd and -nd <= p < 0 else p for p in perm))
+    if min(perm, default=0) < 0:
+        nd = len(x.shape)
+        perm = [p % nd if nd and -nd <= p < 0 else p for p in perm]
+    return transpose_op(x, tuple(perm))
 
 
 def moveaxis(x, source, destination, name=None):

@@ -65,13 +65,31 @@ def multiply_op(x, y):
     return np.multiply(x, y)
 
 
+def _conj(v):
+    """The complex conjugate of a complex operand (graph value, array or number);
+    real ones unchanged. The gradient of a product is the cotangent times the
+    conjugate of the other factor (the convention of ops/complex.py)."""
+    if isinstance(v, complex):
+        return v.conjugate()
+    if not np.dtype(getattr(v, 'dtype', np.float64)).kind == 'c':
+        return v
+    if type(v) is _ndarray:
+        return np.asarray(np.conj(v))   # keep 0-D arrays arrays (the fast paths test the type)
+    if isinstance(v, np.generic):
+        return np.conj(v)
+    from .complex import conj_op
+    return conj_op(v)
+
+
 @multiply_op.def_grad
 def _multiply_grad(g, x, y, out):
-    return sum_like(g * y, x), sum_like(g * x, y)
+    return sum_like(g * _conj(y), x), sum_like(g * _conj(x), y)
 
 
 @multiply_op.def_fast_grad
 def _multiply_fast(g, x, y, out):
+    if g.dtype.kind == 'c':
+        x, y = _conj(x), _conj(y)
     if type(y) is not _ndarray:          # x * scalar: the common case
         return ub(g * scalar_array(y, g.dtype), x), None
     if type(x) is not _ndarray:
@@ -93,12 +111,14 @@ def divide_op(x, y):
 
 @divide_op.def_grad
 def _divide_grad(g, x, y, out):
-    gx = g / y
-    return sum_like(gx, x), sum_like(-gx * out, y)
+    gx = g / _conj(y)
+    return sum_like(gx, x), sum_like(-gx * _conj(out), y)
 
 
 @divide_op.def_fast_grad
 def _divide_fast(g, x, y, out):
+    if g.dtype.kind == 'c':
+        y, out = _conj(y), _conj(out)
     gx = g / (y if type(y) is _ndarray else scalar_array(y, g.dtype))
     return ub(gx, x), (ub(-gx * out, y) if type(y) is _ndarray else None)
 
@@ -343,6 +363,8 @@ atan_op = float_unary('atan', np.arctan, lambda g, x, out: g / (1 + x * x), 'sam
 
 def _rsqrt(x):
     out = np.sqrt(x)
+    if out.ndim == 0:     # numpy returns a scalar for a 0-d input: no buffer to reuse
+        return np.divide(1, out)
     return np.divide(1, out, out=out)
 
 
@@ -350,12 +372,16 @@ rsqrt_op = float_unary('rsqrt', _rsqrt, lambda g, x, out: g * -0.5 * out * out *
 
 
 def _sigmoid(x):
-    # 1 / (1 + e^-x) = exp(-log(1 + e^-x)); logaddexp computes the log stably,
-    # so nothing overflows and tiny results keep their relative precision
+    # 1 / (1 + e^-x), in place. Relative precision holds wherever the result
+    # is a normal float; e^-x overflowing to inf (x below about -88 in float32)
+    # gives 0 where the true value is subnormal.
+    if x.ndim == 0:      # the in-place steps below need an array, not a scalar
+        return _sigmoid(x.reshape(1)).reshape(())
     out = np.negative(x)
-    np.logaddexp(0, out, out=out)
-    out *= -1
-    return np.exp(out, out=out)
+    with np.errstate(over='ignore'):
+        np.exp(out, out=out)
+    out += 1
+    return np.divide(1, out, out=out)
 
 
 def _sigmoid_grad(g, x, out):
@@ -681,6 +707,7 @@ def _matmul_grad(g, x, y, out, transpose_x, transpose_y):
     if xd == 1 or yd == 1:
         return _matmul_vector_grad(g, x, y, xd, yd, transpose_x, transpose_y)
     tx, ty = transpose_x, transpose_y
+    x, y = _conj(x), _conj(y)   # complex: dX' = g @ Y'^H, dY' = X'^H @ g
     # out = X' @ Y'; dX' = g @ Y'^T and dY' = X'^T @ g, transposed back when
     # the operand was given transposed
     gx = matmul_op(y, g, ty, True) if tx else matmul_op(g, y, False, not ty)
@@ -691,6 +718,7 @@ def _matmul_grad(g, x, y, out, transpose_x, transpose_y):
 def _matmul_vector_grad(g, x, y, xd, yd, tx, ty):
     """Grads when an operand is 1-D: the vector is broadcast against the
     matrix along its contracted axis ``ka`` and products are summed."""
+    x, y = _conj(x), _conj(y)
     if xd == 1 and yd == 1:
         return g * y, g * x
     R = _reduce()
@@ -707,6 +735,8 @@ def _matmul_vector_grad(g, x, y, xd, yd, tx, ty):
 
 @matmul_op.def_fast_grad
 def _matmul_fast(g, x, y, out, transpose_x, transpose_y):
+    if g.dtype.kind == 'c':
+        x, y = _conj(x), _conj(y)
     xv, yv = x.ndim == 1, y.ndim == 1
     # promote vectors to matrices and work on the effective operands X', Y'
     X = x[None, :] if xv else (x.swapaxes(-1, -2) if transpose_x else x)
@@ -755,13 +785,13 @@ def dot_op(x, y):
 @dot_op.def_grad
 def _dot_grad(g, x, y, out):
     ge = _reduce().expand_reduced(g, x, (len(x.shape) - 1,), False)
-    return ge * y, ge * x
+    return ge * _conj(y), ge * _conj(x)
 
 
 @dot_op.def_fast_grad
 def _dot_fast(g, x, y, out):
     ge = g[..., None]
-    return ge * y, ge * x
+    return ge * _conj(y), ge * _conj(x)
 
 
 def _outer_meta(x, y):
@@ -780,12 +810,12 @@ def outer_op(x, y):
 
 @outer_op.def_grad
 def _outer_grad(g, x, y, out):
-    return matmul_op(g, y), matmul_op(g, x, True, False)
+    return matmul_op(g, _conj(y)), matmul_op(g, _conj(x), True, False)
 
 
 @outer_op.def_fast_grad
 def _outer_fast(g, x, y, out):
-    return g @ y, x @ g
+    return g @ _conj(y), _conj(x) @ g
 
 
 # ---- cumulative sum -------------------------------------------------------------
@@ -864,6 +894,7 @@ add_test_case(log2_op, _u(0.5, 4, (3, 4)), ref=_vec(math.log2))
 add_test_case(log10_op, _u(0.5, 20, (3, 4)), ref=_vec(math.log10))
 add_test_case(sqrt_op, _u(0.5, 3, (3, 4)), ref=_vec(math.sqrt))
 add_test_case(rsqrt_op, _u(0.5, 3, (3, 4)), ref=_vec(lambda v: 1 / math.sqrt(v)))
+add_test_case(rsqrt_op, np.array(2.5), ref=_vec(lambda v: 1 / math.sqrt(v)))
 add_test_case(square_op, _r((3, 4)), ref=_vec(lambda v: v * v))
 add_test_case(square_op, np.array([[-3, 2], [0, 7]]), ref=_vec(lambda v: v * v, np.int64))
 add_test_case(reciprocal_op, _u(0.5, 2, (3, 4)) * np.sign(_r((3, 4))), ref=_vec(lambda v: 1 / v))
@@ -876,6 +907,7 @@ add_test_case(atan_op, _r((3, 4)) * 3, ref=_vec(math.atan))
 add_test_case(sinh_op, _r((3, 4)), ref=_vec(math.sinh))
 add_test_case(cosh_op, _r((3, 4)), ref=_vec(math.cosh))
 add_test_case(sigmoid_op, _r((3, 4)) * 3, ref=_vec(lambda v: 1 / (1 + math.exp(-v))))
+add_test_case(sigmoid_op, np.array(-0.7), ref=_vec(lambda v: 1 / (1 + math.exp(-v))))
 add_test_case(sigmoid_op, np.array([-800.0, -40.0, 0.0, 40.0, 800.0]),
               ref=_vec(lambda v: math.exp(v) / (1 + math.exp(v)) if v < 0
                        else 1 / (1 + math.exp(-v))), grad=False, rtol=1e-12, atol=0)
@@ -1436,3 +1468,21 @@ __all__ = ['add', 'subtract', 'multiply', 'divide', 'floor_divide', 'remainder',
 
 # every public function is also a Tensor method except the list-taking add_n
 TENSOR_METHODS = {n: globals()[n] for n in __all__ if n != 'add_n'}
+
+# complex operands: the gradient of a product is the cotangent times the
+# conjugate of the other factor
+_crng = np.random.default_rng(2)
+
+
+def _c(shape):
+    return _crng.standard_normal(shape) + 1j * _crng.standard_normal(shape)
+
+
+add_test_case(multiply_op, _c((2, 3)), _c(3), ref=lambda x, y: x * y)
+add_test_case(multiply_op, _c((2, 3)), 1.5 - 2j, ref=lambda x, y: x * y)
+add_test_case(divide_op, _c((2, 3)), _c(3) + 2, ref=lambda x, y: x / y)
+add_test_case(matmul_op, _c((2, 3, 4)), _c((4, 2)), ref=_matmul_ref)
+add_test_case(matmul_op, _c((3, 4)), _c(4), False, False, ref=_matmul_ref)
+add_test_case(matmul_op, _c((4, 3)), _c((2, 4)), True, True, ref=_matmul_ref)
+add_test_case(dot_op, _c((2, 3)), _c((2, 3)), ref=lambda x, y: (x * y).sum(-1))
+add_test_case(outer_op, _c(3), _c(2), ref=np.outer)

@@ -531,7 +531,7 @@ def _int_axis(a, api):
 
 
 def _dtype_str(dtype):
-    return None if dtype is None else str(_dt.convert_dtype(dtype))
+    return None if dtype is None else _dt.dtype_name(dtype)
 
 
 def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001

@@ -40,6 +40,8 @@ def shape_arg(value, api, what='shape'):
     """``(ints, tensor)`` for a shape-like argument: ``ints`` lists the entries
     (-1 where the value is known only at run time); ``tensor`` is None when all
     entries are known, else a 1-D int64 tensor of all of them."""
+    if type(value) in (list, tuple) and all_python_ints(value):   # the usual case
+        return list(value), None
     whole = is_value(value) and len(value.shape) == 1
     if whole and getattr(value, '_is_static_var', False) and value._value is None:
         if np.dtype(value.dtype).kind not in 'iu':
@@ -72,6 +74,14 @@ def shape_arg(value, api, what='shape'):
     if all(_is_known_entry(v) for v in entries):
         return ints, None
     return ints, _entries_tensor(entries)
+
+
+def all_python_ints(values):
+    """True when every entry is a plain Python int (not a bool, not a tensor)."""
+    for v in values:
+        if type(v) is not int:
+            return False
+    return True
 
 
 def _is_known_entry(v):

@@ -4,9 +4,9 @@ Every ops module exports ``TENSOR_METHODS`` ({method name: function}); this
 module merges them and adds the Python operators, so ``x.sum()``, ``x + y``
 and ``x[1:]`` mean the same op in both modes.
 """
-from . import compare, creation, manipulation, math, nn, reduce
+from . import compare, complex, creation, linalg_api, manipulation, math, nn, reduce, signal
 
-_MODULES = [math, reduce, creation, manipulation, nn, compare]
+_MODULES = [math, reduce, creation, manipulation, nn, compare, complex, linalg_api, signal]
 
 
 def register_module(module):

@@ -704,10 +704,10 @@ def constant(arr, block=None):
     block = block or default_main_program().current_block()
     out = block.create_var(block.program._names('constant'), arr.shape, arr.dtype,
                            stop_gradient=True)
-    # bfloat16 values are exact in float32, which lists (and JSON) can hold
-    listed = (arr.astype(np.float32) if _dt.is_bfloat16(arr.dtype) else arr).tolist()
+    from ..ops.creation import assign_value_attr
     block.append_op('assign_value', {}, {'out': [out.name]},
-                    {'value': listed, 'dtype': str(arr.dtype), 'op_role': _Defaults.op_role})
+                    {'value': assign_value_attr(arr), 'dtype': str(arr.dtype),
+                     'op_role': _Defaults.op_role})
     if arr.size <= _FOLD_LIMIT:
         out._value = np.array(arr)
         out._value.flags.writeable = False

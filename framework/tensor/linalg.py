@@ -1,6 +1,8 @@
 """Linear algebra on tensors (``paddle.tensor.linalg``)."""
-from ..linalg import norm  # noqa: F401
+from ..ops.linalg_api import *  # noqa: F401,F403
+from ..ops.linalg_api import __all__ as _linalg_all, inverse  # noqa: F401
 from ..ops.manipulation import t, transpose  # noqa: F401
 from ..ops.math import bmm, dot, matmul, mm, outer  # noqa: F401
 
-__all__ = ['bmm', 'dot', 'matmul', 'mm', 'norm', 'outer', 't', 'transpose']
+__all__ = sorted(set(_linalg_all) | {'bmm', 'dot', 'inverse', 'matmul', 'mm', 'outer', 't',
+                                     'transpose'})

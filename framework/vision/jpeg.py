@@ -144,19 +144,20 @@ class _Frame:
             c['coef'] = np.zeros((self.mcuy * c['v'], self.mcux * c['h'], 64), np.int32)
 
 
-def decode_jpeg(data, what='JPEG image'):
-    """The pixels of a baseline JPEG file: [H, W] uint8 (grey) or [H, W, 3] RGB."""
+def decode_jpeg(data, what='JPEG image', luma_only=False):
+    """The pixels of a baseline JPEG file: [H, W] uint8 (grey) or [H, W, 3] RGB;
+    ``luma_only``: the [H, W] luma (Y) plane of any file, colour or not."""
     data = bytes(data)
     if data[:2] != b'\xff\xd8':
         raise ValueError("%s: not a JPEG file (no SOI marker)" % what)
     try:
-        return _decode(data, what)
+        return _decode(data, what, luma_only)
     except (IndexError, KeyError) as e:     # tables or headers cut short or missing
         raise ValueError("%s: damaged JPEG file (%s: %s)" % (what, type(e).__name__, e)) \
             from None
 
 
-def _decode(data, what):
+def _decode(data, what, luma_only):
     quant, dc_tables, ac_tables = {}, {}, {}
     frame, restart = None, 0
     for marker, payload, scan in _segments(data, what):
@@ -177,6 +178,8 @@ def _decode(data, what):
             _decode_scan(frame, payload, scan, dc_tables, ac_tables, restart, what)
     if frame is None:
         raise ValueError("%s: no frame header in the JPEG file" % what)
+    if luma_only:
+        frame.components = frame.components[:1]
     return _to_pixels(frame, quant)
 
 

@@ -41,11 +41,12 @@ def _uniform(a):
 
 def _replacement(value):
     """(type, attrs) of the constant op that rebuilds ``value``."""
+    from ...ops.creation import assign_value_attr
     dtype = str(value.dtype)
-    if _uniform(value):
+    if _uniform(value) and value.dtype.kind != 'c':   # attributes hold real numbers only
         fill = value.reshape(-1)[0].item() if value.size else 0
         return 'full', {'shape': list(value.shape), 'value': fill, 'dtype': dtype}
-    return 'assign_value', {'value': value.tolist(), 'dtype': dtype}
+    return 'assign_value', {'value': assign_value_attr(value), 'dtype': dtype}
 
 
 def _input_values(opdef, op, consts):
