@@ -14,9 +14,9 @@ _state = {'seed': 0, 'gen': np.random.default_rng(0)}
 _local = threading.local()
 
 
-def seed(n):
+def seed(seed):
     """Seed the global generator; returns it, as ``paddle.seed`` does."""
-    n = int(n)
+    n = int(seed)
     _state['seed'] = n
     _state['gen'] = np.random.default_rng(n)
     return _state['gen']

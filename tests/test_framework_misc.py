@@ -258,3 +258,38 @@ def test_layer_helper_eager_parameters():
     p = helper.create_parameter(None, [2], 'float32', is_bias=True)
     assert isinstance(p, paddle.Tensor) and not p.stop_gradient and p.name.endswith('.b_0')
     assert helper.create_parameter(False, [2]) is None
+
+
+# ---- signatures as Paddle's ----------------------------------------------------------
+
+def test_grad_dumps_the_backward_graph(tmp_path):
+    x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    path = str(tmp_path / 'g.txt')
+    (g,) = paddle.grad([(x * x).sum()], [x], dump_backward_graph_path=path)
+    np.testing.assert_array_equal(g.numpy(), [2.0, 4.0])
+    text = open(path).read()
+    assert 'multiply_grad' in text and 'sum_grad' in text
+    assert F.grad is paddle.grad
+
+
+def test_seed_dataloader_to_static_input_spec_keywords():
+    paddle.seed(seed=3)
+    a = paddle.rand([2]).numpy()
+    paddle.seed(3)
+    np.testing.assert_array_equal(a, paddle.rand([2]).numpy())
+    data = paddle.io.TensorDataset([np.arange(6, dtype='float32').reshape(6, 1)])
+    loader = paddle.io.DataLoader(data, batch_size=4, reader_buffer_size=3)
+    assert loader.reader_buffer_size == 3 and [b[0].shape for b in loader] == [[4, 1], [2, 1]]
+    with pytest.raises(ValueError, match='reader_buffer_size'):
+        paddle.io.DataLoader(data, reader_buffer_size=0)
+
+    def f(x):
+        return x * 2 if x.sum() > 0 else -x
+    for backend in ('CINN', None):
+        sf = paddle.jit.to_static(f, backend=backend)
+        np.testing.assert_array_equal(sf(paddle.to_tensor([1.0])).numpy(), [2.0])
+    assert paddle.jit.to_static(f, full_graph=True)(paddle.to_tensor([-1.0])).numpy()[0] == 1.0
+    with pytest.raises(ValueError, match='backend'):
+        paddle.jit.to_static(f, backend='TVM')
+    with pytest.raises(TypeError):
+        static.InputSpec()

@@ -507,7 +507,8 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         only_inputs=True, allow_unused=False, no_grad_vars=None):
+         only_inputs=True, allow_unused=False, no_grad_vars=None, *,
+         dump_backward_graph_path=None):
     """Gradients of ``outputs`` with respect to ``inputs`` (Paddle's ``paddle.grad``).
 
     With ``create_graph=True`` the returned gradients are part of the graph and
@@ -515,6 +516,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
     On static Variables (under ``program_guard`` or inside ``@to_static``) the
     grad ops are appended to the Program instead (``static.gradients``).
+    ``dump_backward_graph_path`` writes the backward graph walked, as text.
     """
     if _is_static_var(outputs):
         return _static_grad(outputs, inputs, grad_outputs, allow_unused, no_grad_vars)
@@ -533,6 +535,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if t.stop_gradient:
             raise RuntimeError("grad: an output has stop_gradient=True, so it does not "
                                "depend on any input that requires a gradient")
+    if dump_backward_graph_path is not None:
+        from ..autograd import _dump_backward_graph
+        _dump_backward_graph(outputs, dump_backward_graph_path)
     capture = {}
     keys = []
     for t in inputs:
