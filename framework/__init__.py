@@ -28,6 +28,12 @@ from .ops.reduce import *  # noqa: F401,F403
 from .ops.manipulation import *  # noqa: F401,F403
 from .ops.creation import *  # noqa: F401,F403
 from .ops.compare import *  # noqa: F401,F403
+from .ops.elementwise import *  # noqa: F401,F403
+from .ops.bessel import *  # noqa: F401,F403
+from .ops.stat import *  # noqa: F401,F403
+from .ops.cumulative import *  # noqa: F401,F403
+from .ops.products import *  # noqa: F401,F403
+from .ops.distance import *  # noqa: F401,F403
 from .ops.special import *  # noqa: F401,F403
 from .ops.sampling import *  # noqa: F401,F403
 from .ops.complex import *  # noqa: F401,F403
@@ -35,6 +41,7 @@ from .ops.linalg_api import (cholesky, cross, diagonal, eigvalsh, inverse,  # no
                              matrix_transpose, norm, vecdot)
 
 dygraph.install_methods()
+globals().update(ops.tensor_methods.inplace_functions())   # paddle.squeeze_(x), ...
 dtype = _dtype_mod
 
 __version__ = '0.1.0'

@@ -675,3 +675,31 @@ def test_trains_a_linear_layer(name):
     assert losses[-1] < 0.8 * losses[0], (name, losses[0], losses[-1])
     if name != 'SGD':
         assert any(k.startswith(model.weight.name + '_') for k in opt.state_dict())
+
+
+@pytest.mark.parametrize('cls,amsgrad', [('Adam', False), ('Adam', True), ('AdamW', False)])
+def test_adam_family_updates_moments_in_place_with_the_ops_values(cls, amsgrad):
+    from framework.ops import optim as optim_ops
+    rng = np.random.default_rng(0)
+    w = paddle.create_parameter([3, 4], 'float32')
+    w.set_value(rng.standard_normal((3, 4)).astype('float32'))
+    opt = getattr(paddle.optimizer, cls)(learning_rate=0.1, parameters=[w], amsgrad=amsgrad)
+    for step in range(3):
+        before = w.numpy()
+        (w * paddle.to_tensor(rng.standard_normal((3, 4)).astype('float32'))).sum().backward()
+        grad = w.grad.numpy()
+        state = opt._state.get(w)
+        saved = [s.data.copy() for s in state] if state else None
+        buffers = [s.data for s in state] if state else None
+        opt.step()
+        opt.clear_grad()
+        state = opt._state[w]
+        if buffers is not None:      # moments keep their arrays; the values are the op's
+            assert all(s.data is b for s, b in zip(state[:2], buffers[:2]))
+            name = ('adamw' if cls == 'AdamW' else 'adam') + ('_amsgrad' if amsgrad else '')
+            op = getattr(optim_ops, name + '_op')
+            attrs = (0.9, 0.999, 1e-8) + ((0.01, 1.0, True) if cls == 'AdamW' else ())
+            expect = op.kernel(before, grad, 0.1, *saved, *attrs)
+            np.testing.assert_allclose(w.numpy(), expect[0], rtol=1e-6)
+            for s, e in zip(state, expect[1:]):
+                np.testing.assert_allclose(s.data, e, rtol=1e-6)

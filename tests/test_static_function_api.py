@@ -343,3 +343,37 @@ def test_grads_computed_by_the_forward_survive_export(tmp_path):
     path = os.path.join(str(tmp_path), 'grad_of')
     paddle.jit.save(net, path, input_spec=[InputSpec([2], 'float32')])
     np.testing.assert_allclose(paddle.jit.load(path)(x).numpy(), [2.0, -6.0])
+
+
+def _scaled(x, k=2.0):
+    return x * k
+
+
+@pytest.mark.parametrize('vary', ['shape', 'dtype', 'needs_grad', 'python_value', 'mode'])
+def test_program_cache_key_each_component_alone_retraces(vary):
+    sf = to_static(_scaled)
+    base = paddle.ones([2, 3])
+    sf(base, 2.0)
+    sf(paddle.ones([2, 3]), 2.0)                 # same key: a hit
+    assert sf.get_traced_count() == 1
+    if vary == 'shape':
+        sf(paddle.ones([3, 2]), 2.0)
+    elif vary == 'dtype':
+        sf(paddle.ones([2, 3], dtype='float64'), 2.0)
+    elif vary == 'needs_grad':
+        sf(paddle.to_tensor(np.ones((2, 3), 'float32'), stop_gradient=False), 2.0)
+    elif vary == 'python_value':
+        out = sf(base, 3.0)
+        np.testing.assert_allclose(out.numpy(), np.full((2, 3), 3.0))
+    else:
+        sf.eval()
+        sf(base, 2.0)
+    assert sf.get_traced_count() == 2
+
+
+def test_keyword_and_positional_calls_share_a_program():
+    sf = to_static(_scaled)
+    sf(paddle.ones([2]), 2.0)
+    sf(paddle.ones([2]), k=2.0)
+    sf(x=paddle.ones([2]), k=2.0)
+    assert sf.get_traced_count() == 1

@@ -132,6 +132,18 @@ def _flatten_args(args):
     return leaves, lambda new: unflatten(tree, new)
 
 
+def _call_leaves(args, kwargs):
+    """The leaves of a call's arguments, in ``_flatten_args([args, kwargs])``
+    order; a flat positional call (the usual one) needs no tree."""
+    if not kwargs:
+        for a in args:
+            if isinstance(a, (list, tuple, dict)):
+                break
+        else:
+            return list(args)
+    return _flatten_args([args, kwargs])[0]
+
+
 def _is_tensor_arg(v):
     return isinstance(v, (Tensor, np.ndarray))
 
@@ -170,6 +182,10 @@ class ConcreteProgram:
         self._rebuild = out_rebuild
         self.function = function
         self.parameters = parameters
+        # ``return y`` of one tensor: outputs need no rebuilding
+        leaves = out_rebuild[0]
+        self.returns_one_tensor = (len(leaves) == 1 and len(outputs) == 1
+                                   and out_rebuild[1](leaves)[0] is leaves[0])
 
 
 def build_concrete_program(fn, args, kwargs, specs, arg_names, build_strategy=None):
@@ -267,14 +283,22 @@ class ProgramCache:
         self._recent_key = None
         self.build_strategy = build_strategy
 
-    def get(self, key, build, arguments=None):
-        entry = self._entries.get(key)
+    def get(self, key, build, arguments=lambda: None):
+        """The entry of ``key``, built on a miss (``arguments()`` is recorded with it)."""
+        entry = self.lookup(key)
         if entry is None:
             concrete = build()
             entry = self._entries[key] = (concrete, PartialProgram(
                 concrete.main_program, concrete.inputs, concrete.outputs, self.build_strategy))
-            self._arguments[key] = arguments
-        self._recent_key = key
+            self._arguments[key] = arguments()
+            self._recent_key = key
+        return entry
+
+    def lookup(self, key):
+        """The entry of ``key`` (now the most recent one), or None."""
+        entry = self._entries.get(key)
+        if entry is not None:
+            self._recent_key = key
         return entry
 
     def arguments(self, key):
@@ -447,17 +471,22 @@ class StaticFunction:
         if _mode.static:                 # inside another program: inline
             return self._converted_callable()(*args, **kwargs)
         args, kwargs = self._unified_args(args, kwargs)
-        concrete, partial = self.get_concrete_program(*args, **kwargs)
+        leaves = _call_leaves(args, kwargs)
+        # the per-call work is kept to one pass over the arguments: the key,
+        # then (on a hit) straight to the cached program
+        entry = self._cache.lookup(self._key(leaves) + (False,))
+        concrete, partial = entry if entry is not None else \
+            self.get_concrete_program(*args, **kwargs)
         ProgramTranslator.get_instance()._last = self
         partial.training = self._is_train_mode()
-        leaves, _ = _flatten_args([args, kwargs])
-        tensors = [leaf for leaf in leaves if _is_tensor_arg(leaf)]
-        outs = partial(tensors)
+        outs = partial([leaf for leaf in leaves if _is_tensor_arg(leaf)])
         return self._rebuild_outputs(concrete, outs)
 
     @staticmethod
     def _rebuild_outputs(concrete, outs):
         out_leaves, rebuild = concrete._rebuild
+        if concrete.returns_one_tensor:
+            return outs[0]
         it = iter(outs)
         values = []
         for leaf in out_leaves:
@@ -467,18 +496,22 @@ class StaticFunction:
                 values.append(leaf)
         return rebuild(values)[0]
 
-    def _key(self, args, kwargs):
-        leaves, _ = _flatten_args([args, kwargs])
-        specs = iter(self._input_spec or [])
+    def _key(self, leaves):
+        """The program cache key of a call with these argument leaves: each
+        tensor's shape, dtype and whether it needs a gradient (the program marks
+        inputs that need none, as Paddle does), each other value itself, the
+        instance and the train/eval mode."""
+        specs = iter(self._input_spec or ())
         key = []
         for leaf in leaves:
-            if _is_tensor_arg(leaf):
+            if isinstance(leaf, (Tensor, np.ndarray)):
                 spec = next(specs, None)
-                s = _spec_for(leaf, spec if isinstance(spec, InputSpec) else None)
-                # the program marks inputs that need no gradient (as Paddle does),
-                # so a tensor that needs one gets a program of its own
-                key.append(('T', s.shape, str(s.dtype),
-                            isinstance(leaf, Tensor) and not leaf.stop_gradient))
+                grad = isinstance(leaf, Tensor) and not leaf.stop_gradient
+                if isinstance(spec, InputSpec):
+                    key.append(('T', spec.shape, str(spec.dtype), grad))
+                else:
+                    d = leaf.data if isinstance(leaf, Tensor) else leaf
+                    key.append(('T', d.shape, d.dtype, grad))
             elif isinstance(leaf, InputSpec):
                 key.append(('T', leaf.shape, str(leaf.dtype)))
             else:
@@ -541,7 +574,7 @@ class StaticFunction:
         if not args and not kwargs and self._input_spec is not None:
             args = tuple(self._input_spec)
         args, kwargs = self._unified_args(args, kwargs)
-        key = self._key(args, kwargs) + (with_hook,)
+        key = self._key(_call_leaves(args, kwargs)) + (with_hook,)
         specs = [s for s in (self._input_spec or []) if isinstance(s, InputSpec)]
 
         def build():
@@ -551,7 +584,7 @@ class StaticFunction:
                 fn = functools.partial(_call_with_layer_hooks, layer, fn)
             return build_concrete_program(fn, args, kwargs, specs, self._arg_names(args, kwargs),
                                           self._build_strategy)
-        return self._cache.get(key, build, _as_specs(args, kwargs, specs))
+        return self._cache.get(key, build, lambda: _as_specs(args, kwargs, specs))
 
     def get_traced_count(self):
         """How many programs have been traced (one per distinct input signature)."""

@@ -193,13 +193,15 @@ class Tensor:
     def _become_any(self, result):
         return self._become(result, reshape=True)
 
-    def _become(self, result, reshape=False):
-        """Take over ``result``'s value and graph position (an in-place op)."""
+    def _become(self, result, reshape=False, keep_dtype=True):
+        """Take over ``result``'s value and graph position (an in-place op).
+        ``reshape`` allows another shape and dtype; ``keep_dtype=False`` only
+        another dtype."""
         if not reshape and result.data.shape != self.data.shape:
             raise ValueError("in-place op changes the shape of the tensor from %s to %s"
                              % (self.shape, result.shape))
         data = result.data
-        if not reshape and data.dtype != self.data.dtype:
+        if keep_dtype and not reshape and data.dtype != self.data.dtype:
             data = data.astype(self.data.dtype)
         if result._grad_node is not None:
             self._freeze_in(autograd.edge_node(result._grad_node))

@@ -46,7 +46,8 @@ def is_tensor(x):
 
 
 __all__ = ['isclose', 'allclose', 'equal_all', 'is_tensor']
-TENSOR_METHODS = {'isclose': isclose, 'allclose': allclose, 'equal_all': equal_all}
+TENSOR_METHODS = {'isclose': isclose, 'allclose': allclose, 'equal_all': equal_all,
+                  'is_tensor': is_tensor}
 
 _a = np.array([1.0, 2.0, np.nan])
 add_test_case(isclose_op, _a, _a + 1e-7, 1e-05, 1e-08, True,

@@ -17,6 +17,7 @@ from .. import dtype as _dt
 from . import meta
 from .grad_utils import is_value, scalar_array, sum_like, ub
 from .lowp import float32_compute
+from .out_param import write_out
 from .registry import Meta, OpError, add_test_case, def_op
 
 _ndarray = np.ndarray
@@ -126,6 +127,20 @@ def _divide_fast(g, x, y, out):
 @def_op('floor_divide', meta.broadcast, differentiable=False, promote=('x', 'y'))
 def floor_divide_op(x, y):
     return np.floor_divide(x, y)
+
+
+def _trunc_divide(x, y):
+    if x.dtype.kind in 'fc':
+        with np.errstate(divide='ignore', invalid='ignore'):
+            return np.trunc(np.true_divide(x, y)).astype(x.dtype, copy=False)
+    q = np.floor_divide(x, y)
+    # floor and trunc differ when the quotient is negative and inexact
+    return q + ((q < 0) & (q * y != x)).astype(q.dtype)
+
+
+trunc_divide_op = def_op('trunc_divide', meta.broadcast, inputs=('x', 'y'), attrs={},
+                         differentiable=False, promote=('x', 'y'))(_trunc_divide)
+trunc_divide_op.doc = "The quotient rounded toward zero (``divide(rounding_mode='trunc')``)."
 
 
 @def_op('remainder', meta.broadcast, promote=('x', 'y'))
@@ -863,6 +878,12 @@ add_test_case(multiply_op, _r((3, 4)), 2.5, ref=lambda x, y: x * y)
 add_test_case(divide_op, _r((3, 4)), _u(1, 2, 4), ref=lambda x, y: x / y)
 add_test_case(floor_divide_op, _u(1, 9, (3, 4)).round(), 2.0, ref=lambda x, y: (x // y))
 add_test_case(remainder_op, _u(1, 9, (3, 4)), _u(1.1, 1.9, 4), ref=lambda x, y: x % y)
+add_test_case(trunc_divide_op, np.array([[7, -7, 6, -6, 0]]), np.array([[2], [-3]]),
+              ref=lambda x, y: np.vectorize(lambda a, b: int(a / b), otypes=[np.int64])(x, y))
+add_test_case(trunc_divide_op, np.array([7.5, -7.5, 1.0]), np.array([2.0, 2.0, 0.0]),
+              ref=lambda x, y: np.array([3.0, -3.0, np.inf]))
+add_test_case(trunc_divide_op, np.asarray(-5, np.int32), np.asarray(3, np.int32),
+              ref=lambda x, y: np.asarray(-1, np.int32))
 add_test_case(pow_op, _u(0.5, 2, (3, 4)), _u(0.5, 2, 4), ref=lambda x, y: x ** y)
 add_test_case(pow_op, _u(0.5, 2, (3, 4)), 3.0, ref=lambda x, y: x ** y)
 add_test_case(maximum_op, _r((3, 4)), _r(4), ref=lambda x, y: np.where(x > y, x, y))
@@ -1082,48 +1103,100 @@ add_test_case(add_n_op, [_mix.standard_normal((2, 3)), _mix.integers(-3, 4, (2, 
 
 # ---- public API (Paddle 2.x names) -----------------------------------------
 
-def add(x, y, name=None):
-    """Elementwise ``x + y`` with broadcasting."""
-    return add_op(x, y)
+def add(x, y, name=None, *, alpha=1, out=None):
+    """Elementwise ``x + alpha * y`` with broadcasting.
+
+    >>> import framework as paddle
+    >>> paddle.add(paddle.to_tensor([1.0, 2.0]), paddle.to_tensor([1.0, 1.0]), alpha=3).tolist()
+    [4.0, 5.0]
+    """
+    if alpha != 1:
+        y = _times(y, alpha)
+    r = add_op(x, y)
+    return r if out is None else write_out(out, r)
 
 
-def subtract(x, y, name=None):
-    """Elementwise ``x - y`` with broadcasting."""
-    return subtract_op(x, y)
+def subtract(x, y, name=None, *, alpha=1, out=None):
+    """Elementwise ``x - alpha * y`` with broadcasting."""
+    if alpha != 1:
+        y = _times(y, alpha)
+    r = subtract_op(x, y)
+    return r if out is None else write_out(out, r)
 
 
-def multiply(x, y, name=None):
+def multiply(x, y, name=None, *, out=None):
     """Elementwise ``x * y`` with broadcasting."""
-    return multiply_op(x, y)
+    r = multiply_op(x, y)
+    return r if out is None else write_out(out, r)
 
 
-def divide(x, y, name=None):
-    """Elementwise true division ``x / y``."""
-    return divide_op(x, y)
+def divide(x, y, name=None, *, rounding_mode=None, out=None):
+    """Elementwise division: true division (integers give the default float),
+    or with ``rounding_mode='trunc'`` / ``'floor'`` the quotient rounded
+    toward zero / down, in the operands' promoted dtype (no gradient then).
+
+    >>> import framework as paddle
+    >>> a, b = paddle.to_tensor([7, -7]), paddle.to_tensor([2, 2])
+    >>> paddle.divide(a, b, rounding_mode='trunc').tolist(), paddle.divide(a, b, rounding_mode='floor').tolist()
+    ([3, -3], [3, -4])
+    """
+    if rounding_mode is None:
+        r = divide_op(x, y)
+    elif rounding_mode == 'trunc':
+        r = trunc_divide_op(x, y)
+    elif rounding_mode == 'floor':
+        r = floor_divide_op(x, y)
+    else:
+        raise ValueError("divide expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                         "but found %r" % (rounding_mode,))
+    return r if out is None else write_out(out, r)
 
 
-def floor_divide(x, y, name=None):
-    return floor_divide_op(x, y)
+def true_divide(input, other, *, out=None):  # noqa: A002  (Paddle's argument names)
+    """``input / other`` (true division)."""
+    r = divide_op(input, other)
+    return r if out is None else write_out(out, r)
 
 
-def remainder(x, y, name=None):
-    return remainder_op(x, y)
+def floor_divide(x, y, name=None, *, out=None):
+    """The quotient rounded down (no gradient)."""
+    r = floor_divide_op(x, y)
+    return r if out is None else write_out(out, r)
+
+
+def remainder(x, y, name=None, *, out=None):
+    """``x - floor(x / y) * y`` (the result has the sign of y)."""
+    r = remainder_op(x, y)
+    return r if out is None else write_out(out, r)
 
 
 mod = floor_mod = remainder
+sub = subtract
+mul = multiply
+div = divide
 
 
-def pow(x, y, name=None):  # noqa: A001
+def _times(y, alpha):
+    """``alpha * y`` for ``add``/``subtract``'s ``alpha`` (numbers stay numbers)."""
+    return y * alpha if isinstance(y, (int, float, complex, np.generic)) else multiply_op(y, alpha)
+
+
+def pow(x, y, name=None, *, out=None):  # noqa: A001
     """``x ** y``; ``y`` is a tensor or a Python number."""
-    return pow_op(x, y)
+    r = pow_op(x, y)
+    return r if out is None else write_out(out, r)
 
 
-def maximum(x, y, name=None):
-    return maximum_op(x, y)
+def maximum(x, y, name=None, *, out=None):
+    """Elementwise maximum (NaN propagates; see ``fmax``)."""
+    r = maximum_op(x, y)
+    return r if out is None else write_out(out, r)
 
 
-def minimum(x, y, name=None):
-    return minimum_op(x, y)
+def minimum(x, y, name=None, *, out=None):
+    """Elementwise minimum (NaN propagates; see ``fmin``)."""
+    r = minimum_op(x, y)
+    return r if out is None else write_out(out, r)
 
 
 def lerp(x, y, weight, name=None):
@@ -1149,37 +1222,45 @@ def neg(x, name=None):
     return neg_op(x)
 
 
-def tanh(x, name=None):
-    return tanh_op(x)
+def tanh(x, name=None, *, out=None):
+    r = tanh_op(x)
+    return r if out is None else write_out(out, r)
 
 
-def exp(x, name=None):
-    return exp_op(x)
+def exp(x, name=None, *, out=None):
+    r = exp_op(x)
+    return r if out is None else write_out(out, r)
 
 
-def log(x, name=None):
-    return log_op(x)
+def log(x, name=None, *, out=None):
+    r = log_op(x)
+    return r if out is None else write_out(out, r)
 
 
-def log1p(x, name=None):
-    return log1p_op(x)
+def log1p(x, name=None, *, out=None):
+    r = log1p_op(x)
+    return r if out is None else write_out(out, r)
 
 
-def log2(x, name=None):
-    return log2_op(x)
+def log2(x, name=None, *, out=None):
+    r = log2_op(x)
+    return r if out is None else write_out(out, r)
 
 
-def log10(x, name=None):
-    return log10_op(x)
+def log10(x, name=None, *, out=None):
+    r = log10_op(x)
+    return r if out is None else write_out(out, r)
 
 
-def sqrt(x, name=None):
-    return sqrt_op(x)
+def sqrt(x, name=None, *, out=None):
+    r = sqrt_op(x)
+    return r if out is None else write_out(out, r)
 
 
-def rsqrt(x, name=None):
+def rsqrt(x, name=None, *, out=None):
     """``1 / sqrt(x)``."""
-    return rsqrt_op(x)
+    r = rsqrt_op(x)
+    return r if out is None else write_out(out, r)
 
 
 def square(x, name=None):
@@ -1190,22 +1271,26 @@ def reciprocal(x, name=None):
     return reciprocal_op(x)
 
 
-def abs(x, name=None):  # noqa: A001
+def abs(x, name=None, *, out=None):  # noqa: A001
     """Elementwise absolute value (also ``abs(tensor)``)."""
-    return abs_op(x)
+    r = abs_op(x)
+    return r if out is None else write_out(out, r)
 
 
-def sign(x, name=None):
+def sign(x, name=None, *, out=None):
     """-1, 0 or 1 by the sign of each element (zero gradient)."""
-    return sign_op(x)
+    r = sign_op(x)
+    return r if out is None else write_out(out, r)
 
 
-def sin(x, name=None):
-    return sin_op(x)
+def sin(x, name=None, *, out=None):
+    r = sin_op(x)
+    return r if out is None else write_out(out, r)
 
 
-def cos(x, name=None):
-    return cos_op(x)
+def cos(x, name=None, *, out=None):
+    r = cos_op(x)
+    return r if out is None else write_out(out, r)
 
 
 def tan(x, name=None):
@@ -1216,25 +1301,29 @@ def asin(x, name=None):
     return asin_op(x)
 
 
-def acos(x, name=None):
-    return acos_op(x)
+def acos(x, name=None, *, out=None):
+    r = acos_op(x)
+    return r if out is None else write_out(out, r)
 
 
 def atan(x, name=None):
     return atan_op(x)
 
 
-def sinh(x, name=None):
-    return sinh_op(x)
+def sinh(x, name=None, *, out=None):
+    r = sinh_op(x)
+    return r if out is None else write_out(out, r)
 
 
-def cosh(x, name=None):
-    return cosh_op(x)
+def cosh(x, name=None, *, out=None):
+    r = cosh_op(x)
+    return r if out is None else write_out(out, r)
 
 
-def sigmoid(x, name=None):
+def sigmoid(x, name=None, *, out=None):
     """``1 / (1 + exp(-x))``, computed without overflow."""
-    return sigmoid_op(x)
+    r = sigmoid_op(x)
+    return r if out is None else write_out(out, r)
 
 
 def erf(x, name=None):
@@ -1247,21 +1336,24 @@ def erfinv(x, name=None):
     return erfinv_op(x)
 
 
-def floor(x, name=None):
-    return floor_op(x)
+def floor(x, name=None, *, out=None):
+    r = floor_op(x)
+    return r if out is None else write_out(out, r)
 
 
-def ceil(x, name=None):
-    return ceil_op(x)
+def ceil(x, name=None, *, out=None):
+    r = ceil_op(x)
+    return r if out is None else write_out(out, r)
 
 
 def trunc(input, name=None):  # noqa: A002  (Paddle's argument name)
     return trunc_op(input)
 
 
-def round(x, decimals=0, name=None):  # noqa: A001
+def round(x, decimals=0, name=None, *, out=None):  # noqa: A001
     """Round half away from zero (``round(2.5) == 3``, ``round(-0.5) == -1``)."""
-    return round_op(x, int(decimals))
+    r = round_op(x, int(decimals))
+    return r if out is None else write_out(out, r)
 
 
 def stanh(x, scale_a=0.67, scale_b=1.7159, name=None):
@@ -1292,18 +1384,27 @@ def _attr_float(v, api, what):
     raise OpError("%s: %s must be a number or a one-element tensor, got %r" % (api, what, v))
 
 
-def clip(x, min=None, max=None, name=None):  # noqa: A002
-    """Limit values to [min, max]; either bound may be None.
+def clip(x, min=None, max=None, name=None, *, out=None):  # noqa: A002
+    """Limit values to [min, max]; either bound may be None. An integer
+    tensor clipped by a Python float is computed in float32 (as Paddle).
 
     >>> import framework as paddle
     >>> paddle.clip(paddle.to_tensor([-1.0, 0.5, 2.0]), 0, 1).tolist()
     [0.0, 0.5, 1.0]
     """
+    if np.dtype(x.dtype).kind in 'iu':
+        if isinstance(min, float) or isinstance(max, float):
+            from .manipulation import cast
+            x = cast(x, 'float32')
     lo, hi = _attr_float(min, 'clip', 'min'), _attr_float(max, 'clip', 'max')
     if np.dtype(x.dtype).kind in 'iu':   # integer tensors keep integer bounds
         lo = None if lo is None else int(math.ceil(lo))
         hi = None if hi is None else int(math.floor(hi))
-    return clip_op(x, lo, hi)
+    r = clip_op(x, lo, hi)
+    return r if out is None else write_out(out, r)
+
+
+clamp = clip
 
 
 def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
@@ -1318,7 +1419,7 @@ def _shape_str(x):
     return list(getattr(x, 'shape', ()))
 
 
-def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
+def matmul(x, y, transpose_x=False, transpose_y=False, name=None, *, out=None):
     """Matrix product with numpy semantics: 1-D operands are vectors, leading
     dimensions broadcast as batches.
 
@@ -1326,7 +1427,8 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
     >>> paddle.matmul(paddle.ones([2, 3]), paddle.ones([3, 4])).shape
     [2, 4]
     """
-    return matmul_op(x, y, bool(transpose_x), bool(transpose_y))
+    r = matmul_op(x, y, bool(transpose_x), bool(transpose_y))
+    return r if out is None else write_out(out, r)
 
 
 def mm(input, mat2, name=None):  # noqa: A002
@@ -1335,7 +1437,7 @@ def mm(input, mat2, name=None):  # noqa: A002
     return matmul_op(input, mat2, False, False)
 
 
-def bmm(x, y, name=None):
+def bmm(x, y, name=None, *, out=None):
     """Batched matrix product of [b, m, k] and [b, k, n] tensors."""
     xs, ys = _shape_str(x), _shape_str(y)
     if len(xs) != 3 or len(ys) != 3:
@@ -1345,12 +1447,14 @@ def bmm(x, y, name=None):
     if xs[2] != ys[1] and -1 not in (xs[2], ys[1]):
         raise OpError("bmm: x.shape[2] must equal y.shape[1], got shapes %s and %s" % (xs, ys))
     meta.same_dtype('bmm', ('x', 'y'), x, y)
-    return matmul_op(x, y, False, False)
+    r = matmul_op(x, y, False, False)
+    return r if out is None else write_out(out, r)
 
 
-def dot(x, y, name=None):
+def dot(x, y, name=None, *, out=None):
     """Inner product of 1-D tensors (0-D result) or row-wise of 2-D ones."""
-    return dot_op(x, y)
+    r = dot_op(x, y)
+    return r if out is None else write_out(out, r)
 
 
 def _flat(x):
@@ -1363,12 +1467,16 @@ def _flat(x):
     return reshape(x, [-1])
 
 
-def outer(x, y, name=None):
+def outer(x, y, name=None, *, out=None):
     """Outer product; inputs that are not 1-D are flattened first (as Paddle)."""
-    return outer_op(_flat(x), _flat(y))
+    r = outer_op(_flat(x), _flat(y))
+    return r if out is None else write_out(out, r)
 
 
-def cumsum(x, axis=None, dtype=None, name=None):
+ger = outer
+
+
+def cumsum(x, axis=None, dtype=None, name=None, *, out=None):
     """Cumulative sum along ``axis``; ``axis=None`` sums over the flattened tensor.
 
     >>> import framework as paddle
@@ -1379,13 +1487,15 @@ def cumsum(x, axis=None, dtype=None, name=None):
         from .manipulation import cast
         x = cast(x, dtype)
     if axis is None:
-        return cumsum_op(_flat(x), 0, False)
-    nd = len(_shape_str(x))
-    try:
-        axis = meta.normalize_axis(int(axis), nd)
-    except OpError as e:
-        raise OpError("cumsum: %s (shape %s)" % (e, _shape_str(x))) from None
-    return cumsum_op(x, axis, False)
+        r = cumsum_op(_flat(x), 0, False)
+    else:
+        nd = len(_shape_str(x))
+        try:
+            axis = meta.normalize_axis(int(axis), nd)
+        except OpError as e:
+            raise OpError("cumsum: %s (shape %s)" % (e, _shape_str(x))) from None
+        r = cumsum_op(x, axis, False)
+    return r if out is None else write_out(out, r)
 
 
 def isnan(x, name=None):
@@ -1401,62 +1511,90 @@ def isfinite(x, name=None):
 
 
 def bitwise_and(x, y, out=None, name=None):
-    return bitwise_and_op(x, y)
+    r = bitwise_and_op(x, y)
+    return r if out is None else write_out(out, r)
 
 
 def bitwise_or(x, y, out=None, name=None):
-    return bitwise_or_op(x, y)
+    r = bitwise_or_op(x, y)
+    return r if out is None else write_out(out, r)
 
 
 def bitwise_xor(x, y, out=None, name=None):
-    return bitwise_xor_op(x, y)
+    r = bitwise_xor_op(x, y)
+    return r if out is None else write_out(out, r)
 
 
 def bitwise_not(x, out=None, name=None):
-    return bitwise_not_op(x)
+    """``~x`` bit by bit (logical not for bool tensors)."""
+    r = bitwise_not_op(x)
+    return r if out is None else write_out(out, r)
 
 
-def equal(x, y, name=None):
-    return equal_op(x, y)
+bitwise_invert = bitwise_not
 
 
-def not_equal(x, y, name=None):
-    return not_equal_op(x, y)
+def equal(x, y, name=None, *, out=None):
+    r = equal_op(x, y)
+    return r if out is None else write_out(out, r)
 
 
-def less_than(x, y, name=None):
-    return less_than_op(x, y)
+def not_equal(x, y, name=None, *, out=None):
+    r = not_equal_op(x, y)
+    return r if out is None else write_out(out, r)
 
 
-def less_equal(x, y, name=None):
-    return less_equal_op(x, y)
+def less_than(x, y, name=None, *, out=None):
+    r = less_than_op(x, y)
+    return r if out is None else write_out(out, r)
 
 
-def greater_than(x, y, name=None):
-    return greater_than_op(x, y)
+def less_equal(x, y, name=None, *, out=None):
+    r = less_equal_op(x, y)
+    return r if out is None else write_out(out, r)
 
 
-def greater_equal(x, y, name=None):
-    return greater_equal_op(x, y)
+def greater_than(x, y, name=None, *, out=None):
+    r = greater_than_op(x, y)
+    return r if out is None else write_out(out, r)
 
 
-def logical_and(x, y, out=None, name=None):
-    return logical_and_op(x, y)
+def greater_equal(x, y, name=None, *, out=None):
+    r = greater_equal_op(x, y)
+    return r if out is None else write_out(out, r)
 
 
-def logical_or(x, y, out=None, name=None):
-    return logical_or_op(x, y)
+def logical_and(x, y, name=None, *, out=None):
+    r = logical_and_op(x, y)
+    return r if out is None else write_out(out, r)
 
 
-def logical_xor(x, y, out=None, name=None):
-    return logical_xor_op(x, y)
+def logical_or(x, y, name=None, *, out=None):
+    r = logical_or_op(x, y)
+    return r if out is None else write_out(out, r)
 
 
-def logical_not(x, out=None, name=None):
-    return logical_not_op(x)
+def logical_xor(x, y, name=None, *, out=None):
+    r = logical_xor_op(x, y)
+    return r if out is None else write_out(out, r)
 
 
-__all__ = ['add', 'subtract', 'multiply', 'divide', 'floor_divide', 'remainder', 'mod',
+def logical_not(x, name=None, *, out=None):
+    r = logical_not_op(x)
+    return r if out is None else write_out(out, r)
+
+
+eq = equal
+ne = not_equal
+lt = less = less_than
+le = less_equal
+gt = greater = greater_than
+ge = greater_equal
+
+
+__all__ = ['add', 'subtract', 'multiply', 'divide', 'true_divide', 'floor_divide', 'remainder',
+           'mod', 'sub', 'mul', 'div', 'clamp', 'ger', 'bitwise_invert', 'eq', 'ne', 'lt', 'less',
+           'le', 'gt', 'greater', 'ge',
            'floor_mod', 'pow', 'maximum', 'minimum', 'lerp', 'add_n', 'neg', 'tanh', 'exp',
            'log', 'log1p', 'log2', 'log10', 'sqrt', 'rsqrt', 'square', 'reciprocal', 'abs',
            'sign', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'sigmoid',
@@ -1466,8 +1604,24 @@ __all__ = ['add', 'subtract', 'multiply', 'divide', 'floor_divide', 'remainder',
            'not_equal', 'less_than', 'less_equal', 'greater_than', 'greater_equal',
            'logical_and', 'logical_or', 'logical_xor', 'logical_not']
 
-# every public function is also a Tensor method except the list-taking add_n
-TENSOR_METHODS = {n: globals()[n] for n in __all__ if n != 'add_n'}
+# every public function is also a Tensor method (``x.add_n()`` sums [x], as in Paddle)
+TENSOR_METHODS = {n: globals()[n] for n in __all__}
+
+# in-place methods (see tensor_methods.INPLACE for add_, exp_, clip_ ...)
+INPLACE_METHODS = {
+    'sin_': 'sin', 'cos_': 'cos', 'tan_': 'tan', 'asin_': 'asin', 'acos_': 'acos',
+    'atan_': 'atan', 'sinh_': 'sinh', 'cosh_': 'cosh', 'erf_': 'erf', 'erfinv_': 'erfinv',
+    'log1p_': 'log1p', 'log2_': 'log2', 'log10_': 'log10', 'trunc_': 'trunc', 'lerp_': 'lerp',
+    'logit_': 'logit', 'mul_': 'multiply', 'sub_': 'subtract', 'div_': 'divide',
+    'mod_': 'mod', 'floor_mod_': 'floor_mod', 'floor_divide_': 'floor_divide',
+    'clamp_': 'clamp', 'bitwise_and_': 'bitwise_and', 'bitwise_or_': 'bitwise_or',
+    'bitwise_xor_': 'bitwise_xor', 'bitwise_not_': 'bitwise_not',
+    'bitwise_invert_': 'bitwise_invert', 'equal_': 'equal', 'not_equal_': 'not_equal',
+    'less_than_': 'less_than', 'less_': 'less', 'less_equal_': 'less_equal',
+    'greater_than_': 'greater_than', 'greater_equal_': 'greater_equal',
+    'logical_and_': 'logical_and', 'logical_or_': 'logical_or', 'logical_xor_': 'logical_xor',
+    'logical_not_': 'logical_not',
+}
 
 # complex operands: the gradient of a product is the cotangent times the
 # conjugate of the other factor

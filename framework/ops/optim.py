@@ -78,6 +78,11 @@ def _update_op(name, inputs, outputs, attrs, scalars=()):
                   inplace_map={o + '_out': o for o in outputs})
 
 
+# update ops whose kernels take ``inplace=True``: the state buffers (not the
+# parameter, which views and saved graphs may share) are updated where they are
+INPLACE_STATE_UPDATES = frozenset({'adam', 'adam_amsgrad', 'adamw', 'adamw_amsgrad'})
+
+
 def _cast(a, like):
     return a if a.dtype == like.dtype else a.astype(like.dtype)
 
@@ -116,33 +121,33 @@ def momentum_op(param, grad, learning_rate, velocity, mu, use_nesterov,
 
 # ---- Adam family ------------------------------------------------------------
 
-def _adam_core(param, grad, lr, m1, m2, b1p, b2p, m2max, beta1, beta2, epsilon):
+def _adam_core(param, grad, lr, m1, m2, b1p, b2p, m2max, beta1, beta2, epsilon,
+               inplace=False):
     """Paddle's Adam: lr_t = lr * sqrt(1 - beta2_pow) / (1 - beta1_pow),
-    param -= lr_t * m1 / (sqrt(m2) + epsilon * sqrt(1 - beta2_pow))."""
+    param -= lr_t * m1 / (sqrt(m2) + epsilon * sqrt(1 - beta2_pow)).
+    ``inplace``: the moments are updated in their own buffers (the eager
+    optimizer owns them), so a step allocates one array, the new parameter."""
     _check_shapes(param, grad=grad, moment1=m1, moment2=m2)
+    if m2max is not None:
+        _check_shapes(param, moment2_max=m2max)
     b1 = _scalar(b1p, b1p.dtype)
     b2 = _scalar(b2p, b2p.dtype)
-    # four full-size arrays (m1o, m2o, one scratch, p) instead of a dozen temporaries
     tmp = np.multiply(grad, 1 - beta1)
-    m1o = np.multiply(m1, beta1)
+    m1o = np.multiply(m1, beta1, out=m1 if inplace else None)
     m1o += tmp
     np.multiply(grad, grad, out=tmp)
     tmp *= 1 - beta2
-    m2o = np.multiply(m2, beta2)
+    m2o = np.multiply(m2, beta2, out=m2 if inplace else None)
     m2o += tmp
     if m2max is not None:
-        _check_shapes(param, moment2_max=m2max)
-        m2max = np.maximum(m2o, m2max)
-        denom_src = m2max
-    else:
-        denom_src = m2o
+        m2max = np.maximum(m2o, m2max, out=m2max if inplace else None)
     c2 = np.sqrt(1 - b2)
     lr_t = lr * c2 / (1 - b1)
-    np.sqrt(denom_src, out=tmp)
+    np.sqrt(m2o if m2max is None else m2max, out=tmp)
     tmp += epsilon * c2
     np.divide(m1o, tmp, out=tmp)
     tmp *= lr_t
-    p = np.subtract(param, tmp)
+    p = np.subtract(param, tmp, out=tmp if tmp.dtype == param.dtype else None)
     outs = [_cast(p, param), _cast(m1o, m1), _cast(m2o, m2),
             _cast(b1p * beta1, b1p), _cast(b2p * beta2, b2p)]
     if m2max is not None:
@@ -159,21 +164,21 @@ _ADAMW_ATTRS = dict(_ADAM_ATTRS, coeff=0.01, lr_ratio=1.0, with_decay=True)
 
 @_update_op('adam', _ADAM_IN, _ADAM_OUT, _ADAM_ATTRS, _POWS)
 def adam_op(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
-            beta1, beta2, epsilon):
+            beta1, beta2, epsilon, *, inplace=False):
     """Adam (Kingma & Ba) with bias correction through the beta pow accumulators."""
     lr = _scalar(learning_rate, param.dtype)
     return _adam_core(param, grad, lr, moment1, moment2, beta1_pow, beta2_pow, None,
-                      beta1, beta2, epsilon)
+                      beta1, beta2, epsilon, inplace)
 
 
 @_update_op('adam_amsgrad', _ADAM_IN + ('moment2_max',), _ADAM_OUT + ('moment2_max',),
             _ADAM_ATTRS, _POWS)
 def adam_amsgrad_op(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
-                    moment2_max, beta1, beta2, epsilon):
+                    moment2_max, beta1, beta2, epsilon, *, inplace=False):
     """Adam with AMSGrad: the denominator uses the running maximum of moment2."""
     lr = _scalar(learning_rate, param.dtype)
     return _adam_core(param, grad, lr, moment1, moment2, beta1_pow, beta2_pow, moment2_max,
-                      beta1, beta2, epsilon)
+                      beta1, beta2, epsilon, inplace)
 
 
 def _decoupled(param, learning_rate, coeff, lr_ratio, with_decay):
@@ -187,21 +192,22 @@ def _decoupled(param, learning_rate, coeff, lr_ratio, with_decay):
 
 @_update_op('adamw', _ADAM_IN, _ADAM_OUT, _ADAMW_ATTRS, _POWS)
 def adamw_op(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
-             beta1, beta2, epsilon, coeff, lr_ratio, with_decay):
+             beta1, beta2, epsilon, coeff, lr_ratio, with_decay, *, inplace=False):
     """AdamW (Loshchilov & Hutter): decoupled weight decay then Adam."""
     decayed, lr = _decoupled(param, learning_rate, coeff, lr_ratio, with_decay)
     return _adam_core(decayed, grad, lr, moment1, moment2, beta1_pow, beta2_pow, None,
-                      beta1, beta2, epsilon)
+                      beta1, beta2, epsilon, inplace)
 
 
 @_update_op('adamw_amsgrad', _ADAM_IN + ('moment2_max',), _ADAM_OUT + ('moment2_max',),
             _ADAMW_ATTRS, _POWS)
 def adamw_amsgrad_op(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
-                     moment2_max, beta1, beta2, epsilon, coeff, lr_ratio, with_decay):
+                     moment2_max, beta1, beta2, epsilon, coeff, lr_ratio, with_decay, *,
+                     inplace=False):
     """AdamW with AMSGrad."""
     decayed, lr = _decoupled(param, learning_rate, coeff, lr_ratio, with_decay)
     return _adam_core(decayed, grad, lr, moment1, moment2, beta1_pow, beta2_pow, moment2_max,
-                      beta1, beta2, epsilon)
+                      beta1, beta2, epsilon, inplace)
 
 
 @_update_op('adamax', ('param', 'grad', 'learning_rate', 'moment', 'inf_norm', 'beta1_pow'),

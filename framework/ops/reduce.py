@@ -20,6 +20,7 @@ import numpy as np
 from .. import dtype as _dt
 from . import math as _m
 from . import meta
+from .out_param import write_out
 from .registry import Meta, OpError, add_test_case, def_op
 
 _ndarray = np.ndarray
@@ -312,62 +313,67 @@ def _centered(x, axis):
     return x - mean, n
 
 
-def _var_kernel(x, axis, keepdim, unbiased):
+def _dof(n, correction):
+    """Degrees of freedom n - correction, floored at 0 (as Paddle: the sum of
+    squares over 0 gives inf, or nan for a single element)."""
+    return builtins.max(n - correction, 0)
+
+
+def _var_kernel(x, axis, keepdim, correction):
     x = _float(x)
     axis = _axis_tuple(axis)
     d, n = _centered(x, axis)
     np.square(d, out=d)
     s = np.add.reduce(d, axis, keepdims=keepdim)
-    dof = n - 1 if unbiased else n
-    if dof <= 0:    # one element, unbiased: undefined (Paddle gives nan)
-        return np.full(np.shape(s), np.nan, x.dtype)
-    return np.true_divide(s, dof, dtype=x.dtype)
+    with np.errstate(divide='ignore', invalid='ignore'):
+        return np.true_divide(s, _dof(n, correction), dtype=x.dtype)
 
 
 @def_op('var', _float_reduce_meta)
-def var_op(x, axis=None, keepdim=False, unbiased=True):
-    """Variance over ``axis``; ``unbiased`` divides by n - 1."""
-    return _var_kernel(x, axis, keepdim, unbiased)
+def var_op(x, axis=None, keepdim=False, correction=1.0):
+    """Variance over ``axis``: squared deviations summed and divided by
+    n - correction (1: the unbiased estimate, 0: the population variance)."""
+    return _var_kernel(x, axis, keepdim, correction)
 
 
 @def_op('std', _float_reduce_meta)
-def std_op(x, axis=None, keepdim=False, unbiased=True):
-    """Standard deviation over ``axis``; ``unbiased`` divides by n - 1."""
-    out = _var_kernel(x, axis, keepdim, unbiased)
+def std_op(x, axis=None, keepdim=False, correction=1.0):
+    """Standard deviation over ``axis`` (the square root of ``var``)."""
+    out = _var_kernel(x, axis, keepdim, correction)
     return np.sqrt(out, out=out) if type(out) is _ndarray else np.sqrt(out)
 
 
-def _var_terms(x, axis, unbiased):
+def _var_terms(x, axis, correction):
     d = x - mean_op(x, axis, True)
     n = _count(x, axis)
-    return d, (n - 1 if unbiased else n)
+    return d, (_dof(n, correction) if isinstance(n, float) else n - correction)
 
 
 @var_op.def_grad
-def _var_grad(g, x, out, axis, keepdim, unbiased):
-    d, dof = _var_terms(x, axis, unbiased)
+def _var_grad(g, x, out, axis, keepdim, correction):
+    d, dof = _var_terms(x, axis, correction)
     return expand_reduced(g, x, axis, keepdim) * d * (2.0 / dof)
 
 
 @std_op.def_grad
-def _std_grad(g, x, out, axis, keepdim, unbiased):
-    d, dof = _var_terms(x, axis, unbiased)
+def _std_grad(g, x, out, axis, keepdim, correction):
+    d, dof = _var_terms(x, axis, correction)
     return expand_reduced(g / out, x, axis, keepdim) * d / dof
 
 
 @var_op.def_fast_grad
-def _var_fast(g, x, out, axis, keepdim, unbiased):
+def _var_fast(g, x, out, axis, keepdim, correction):
     axis = _axis_tuple(axis)
     d, n = _centered(x, axis)
-    d *= _keep(g, x.shape, axis, keepdim) * (2.0 / (n - 1 if unbiased else n))
+    d *= _keep(g, x.shape, axis, keepdim) * (2.0 / _dof(n, correction))
     return d
 
 
 @std_op.def_fast_grad
-def _std_fast(g, x, out, axis, keepdim, unbiased):
+def _std_fast(g, x, out, axis, keepdim, correction):
     axis = _axis_tuple(axis)
     d, n = _centered(x, axis)
-    d *= _keep(g / out, x.shape, axis, keepdim) / (n - 1 if unbiased else n)
+    d *= _keep(g / out, x.shape, axis, keepdim) / _dof(n, correction)
     return d
 
 
@@ -476,16 +482,21 @@ add_test_case(logsumexp_op, _x234, (0, 2), True, ref=_ref(_lse))
 add_test_case(logsumexp_op, np.array([[-np.inf, -np.inf], [0.0, -np.inf]]), (1,), False,
               ref=lambda x, a, k: np.array([-np.inf, 0.0]), grad=False)
 for _unbiased in (True, False):
-    add_test_case(var_op, _x234, None, False, _unbiased,
+    _c = 1.0 if _unbiased else 0.0
+    add_test_case(var_op, _x234, None, False, _c,
                   ref=_ref(lambda v, u=_unbiased: _variance(v, u)))
-    add_test_case(var_op, _x234, (1,), True, _unbiased,
+    add_test_case(var_op, _x234, (1,), True, _c,
                   ref=_ref(lambda v, u=_unbiased: _variance(v, u)))
-    add_test_case(std_op, _x234, (0, 2), False, _unbiased,
+    add_test_case(std_op, _x234, (0, 2), False, _c,
                   ref=_ref(lambda v, u=_unbiased: _pymath.sqrt(_variance(v, u))))
-    add_test_case(std_op, _x234, None, True, _unbiased,
+    add_test_case(std_op, _x234, None, True, _c,
                   ref=_ref(lambda v, u=_unbiased: _pymath.sqrt(_variance(v, u))))
-add_test_case(var_op, _r((1, 3)), (0,), False, True,
+add_test_case(var_op, _x234, (2,), False, 2.5,
+              ref=_ref(lambda v: statistics.pvariance(v) * len(v) / (len(v) - 2.5)))
+add_test_case(var_op, _r((1, 3)), (0,), False, 1.0,
               ref=lambda x, a, k, u: np.full(3, np.nan), grad=False)
+add_test_case(var_op, np.array([1.0, 2.0]), None, False, 3.0,
+              ref=lambda x, a, k, u: np.asarray(np.inf), grad=False)
 for _op, _fn in [(all_op, builtins.all), (any_op, builtins.any)]:
     _b = _r((3, 4)) > -0.5
     add_test_case(_op, _b, None, False, ref=_ref(_fn, bool))
@@ -534,7 +545,7 @@ def _dtype_str(dtype):
     return None if dtype is None else _dt.dtype_name(dtype)
 
 
-def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001
+def sum(x, axis=None, dtype=None, keepdim=False, name=None, *, out=None):  # noqa: A001
     """Sum over ``axis`` (None: all elements, giving a 0-D tensor).
 
     bool and int32 inputs give int64, as in Paddle.
@@ -544,17 +555,22 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001
     >>> paddle.sum(x).item(), paddle.sum(x, axis=1).tolist()
     (10.0, [3.0, 7.0])
     """
-    return sum_op(x, _axes(x, axis, 'sum'), bool(keepdim), _dtype_str(dtype))
+    r = sum_op(x, _axes(x, axis, 'sum'), bool(keepdim), _dtype_str(dtype))
+    return r if out is None else write_out(out, r)
 
 
-def mean(x, axis=None, keepdim=False, name=None):
-    """Arithmetic mean over ``axis``.
+def mean(x, axis=None, keepdim=False, name=None, *, dtype=None, out=None):
+    """Arithmetic mean over ``axis`` (``dtype``: cast the input first).
 
     >>> import framework as paddle
     >>> paddle.mean(paddle.to_tensor([[1.0, 2.0], [3.0, 4.0]]), axis=0).tolist()
     [2.0, 3.0]
     """
-    return mean_op(x, _axes(x, axis, 'mean'), bool(keepdim))
+    if dtype is not None:
+        from .manipulation import cast
+        x = cast(x, dtype)
+    r = mean_op(x, _axes(x, axis, 'mean'), bool(keepdim))
+    return r if out is None else write_out(out, r)
 
 
 def max(x, axis=None, keepdim=False, name=None):  # noqa: A001
@@ -567,22 +583,25 @@ def min(x, axis=None, keepdim=False, name=None):  # noqa: A001
     return min_op(x, _axes(x, axis, 'min'), bool(keepdim))
 
 
-def amax(x, axis=None, keepdim=False, name=None):
+def amax(x, axis=None, keepdim=False, name=None, *, out=None):
     """Maximum over ``axis``; tied maxima share the gradient evenly."""
-    return amax_op(x, _axes(x, axis, 'amax'), bool(keepdim))
+    r = amax_op(x, _axes(x, axis, 'amax'), bool(keepdim))
+    return r if out is None else write_out(out, r)
 
 
-def amin(x, axis=None, keepdim=False, name=None):
+def amin(x, axis=None, keepdim=False, name=None, *, out=None):
     """Minimum over ``axis``; tied minima share the gradient evenly."""
-    return amin_op(x, _axes(x, axis, 'amin'), bool(keepdim))
+    r = amin_op(x, _axes(x, axis, 'amin'), bool(keepdim))
+    return r if out is None else write_out(out, r)
 
 
-def prod(x, axis=None, keepdim=False, dtype=None, name=None):
+def prod(x, axis=None, keepdim=False, dtype=None, out=None, name=None):
     """Product over ``axis``; ``dtype`` casts the input first (avoids overflow)."""
     if dtype is not None:
         from .manipulation import cast
         x = cast(x, dtype)
-    return prod_op(x, _axes(x, axis, 'prod'), bool(keepdim))
+    r = prod_op(x, _axes(x, axis, 'prod'), bool(keepdim))
+    return r if out is None else write_out(out, r)
 
 
 def _arg(op, api, x, axis, keepdim, dtype):
@@ -615,32 +634,109 @@ def argmin(x, axis=None, keepdim=False, dtype='int64', name=None):
     return _arg(argmin_op, 'argmin', x, axis, keepdim, dtype)
 
 
-def logsumexp(x, axis=None, keepdim=False, name=None):
+def logsumexp(x, axis=None, keepdim=False, name=None, *, out=None):
     """``log(sum(exp(x)))`` over ``axis``, computed stably."""
-    return logsumexp_op(x, _axes(x, axis, 'logsumexp'), bool(keepdim))
+    r = logsumexp_op(x, _axes(x, axis, 'logsumexp'), bool(keepdim))
+    return r if out is None else write_out(out, r)
 
 
-def var(x, axis=None, unbiased=True, keepdim=False, name=None):
-    """Variance over ``axis`` (``unbiased``: divide by n - 1)."""
-    return var_op(x, _axes(x, axis, 'var'), bool(keepdim), bool(unbiased))
+def var(x, axis=None, unbiased=None, keepdim=False, name=None, *, correction=1, out=None):
+    """Variance over ``axis``: squared deviations divided by n - correction.
+    ``unbiased`` is the older spelling (True: correction 1, False: 0); give
+    one of the two.
+
+    >>> import framework as paddle
+    >>> x = paddle.to_tensor([1.0, 2.0, 4.0])
+    >>> round(paddle.var(x).item(), 4), round(paddle.var(x, correction=0).item(), 4)
+    (2.3333, 1.5556)
+    """
+    if unbiased is not None:
+        if correction != 1:
+            raise ValueError("var: only one of unbiased and correction may be given")
+        correction = 1 if unbiased else 0
+    r = var_op(x, _axes(x, axis, 'var'), bool(keepdim), float(correction))
+    return r if out is None else write_out(out, r)
 
 
 def std(x, axis=None, unbiased=True, keepdim=False, name=None):
     """Standard deviation over ``axis`` (``unbiased``: divide by n - 1)."""
-    return std_op(x, _axes(x, axis, 'std'), bool(keepdim), bool(unbiased))
+    return std_op(x, _axes(x, axis, 'std'), bool(keepdim), 1.0 if unbiased else 0.0)
 
 
-def all(x, axis=None, keepdim=False, name=None):  # noqa: A001
+def all(x, axis=None, keepdim=False, name=None, *, out=None):  # noqa: A001
     """True where all elements over ``axis`` are nonzero (bool result)."""
-    return all_op(x, _axes(x, axis, 'all'), bool(keepdim))
+    r = all_op(x, _axes(x, axis, 'all'), bool(keepdim))
+    return r if out is None else write_out(out, r)
 
 
-def any(x, axis=None, keepdim=False, name=None):  # noqa: A001
+def any(x, axis=None, keepdim=False, name=None, *, out=None):  # noqa: A001
     """True where any element over ``axis`` is nonzero (bool result)."""
-    return any_op(x, _axes(x, axis, 'any'), bool(keepdim))
+    r = any_op(x, _axes(x, axis, 'any'), bool(keepdim))
+    return r if out is None else write_out(out, r)
+
+
+def _not_nan(x):
+    """(x with NaN replaced by 0, bool mask of the non-NaN elements)."""
+    from .manipulation import where_op
+    keep = _m.logical_not_op(_m.isnan_op(x))
+    return where_op(keep, x, 0.0), keep
+
+
+def nansum(x, axis=None, dtype=None, keepdim=False, name=None):
+    """``sum`` treating NaN as 0 (NaN elements get no gradient)."""
+    if np.dtype(x.dtype).kind in 'fc':
+        x, _ = _not_nan(x)
+    return sum(x, axis, dtype, keepdim)
+
+
+def nanmean(x, axis=None, keepdim=False, name=None):
+    """``mean`` over the non-NaN elements (NaN where all are NaN)."""
+    if np.dtype(x.dtype).kind not in 'fc':
+        return mean(x, axis, keepdim)
+    values, keep = _not_nan(x)
+    axes = _axes(x, axis, 'nanmean')
+    count = sum_op(_m.cast_like(keep, x), axes, bool(keepdim))
+    return sum_op(values, axes, bool(keepdim)) / count
+
+
+def count_nonzero(x, axis=None, keepdim=False, name=None):
+    """Number of nonzero elements over ``axis`` (int64)."""
+    from .manipulation import cast
+    nonzero = cast(_m.not_equal_op(x, False if np.dtype(x.dtype) == np.bool_ else 0), 'int64')
+    return sum_op(nonzero, _axes(x, axis, 'count_nonzero'), bool(keepdim))
+
+
+def reduce_as(x, target, name=None):
+    """Sum ``x`` over the dimensions it was broadcast along, down to
+    ``target``'s shape (bool and int32 sum in int64, as ``sum``)."""
+    from .grad_utils import reduce_as as reduce_as_op
+    from .manipulation import cast
+    xs, ts = _shape(x), _shape(target)
+    try:
+        fits = len(ts) <= len(xs) and list(meta.broadcast_shapes(xs, ts)) == xs
+    except OpError:
+        fits = False
+    if not fits:
+        raise OpError("reduce_as: x of shape %s cannot be reduced to target's shape %s"
+                      % (xs, ts))
+    if np.dtype(x.dtype) in _SUM_TO_INT64:
+        x = cast(x, 'int64')
+    return reduce_as_op(x, target)
+
+
+def softmax(input, dim=None, dtype=None, *, out=None):  # noqa: A002  (Paddle's names)
+    """``exp(x) / sum(exp(x))`` along ``dim`` (``paddle.softmax``; None picks
+    0 for 0-, 1- and 3-D input and 1 otherwise, PyTorch's legacy rule);
+    ``dtype`` casts the input first."""
+    from .nn import softmax as _softmax
+    if dim is None:
+        dim = 0 if len(input.shape) in (0, 1, 3) else 1
+    r = _softmax(input, int(dim), dtype)
+    return r if out is None else write_out(out, r)
 
 
 __all__ = ['sum', 'mean', 'max', 'min', 'amax', 'amin', 'prod', 'argmax', 'argmin',
-           'logsumexp', 'var', 'std', 'all', 'any']
+           'logsumexp', 'var', 'std', 'all', 'any', 'nansum', 'nanmean', 'count_nonzero',
+           'reduce_as', 'softmax']
 
 TENSOR_METHODS = {n: globals()[n] for n in __all__}

@@ -491,6 +491,7 @@ def gammaincc(x, y, name=None):
 __all__ = ['lgamma', 'gammaln', 'digamma', 'polygamma', 'multigammaln', 'gammainc',
            'gammaincc']
 TENSOR_METHODS = {n: globals()[n] for n in __all__}
+INPLACE_METHODS = {n + '_': n for n in __all__}     # x.lgamma_(), paddle.gammainc_(x, y), ...
 
 
 # ---- test cases (references from Python's math module and direct sums) ------

@@ -4,9 +4,13 @@ Every ops module exports ``TENSOR_METHODS`` ({method name: function}); this
 module merges them and adds the Python operators, so ``x.sum()``, ``x + y``
 and ``x[1:]`` mean the same op in both modes.
 """
-from . import compare, complex, creation, linalg_api, manipulation, math, nn, reduce, signal
+import inspect
 
-_MODULES = [math, reduce, creation, manipulation, nn, compare, complex, linalg_api, signal]
+from . import (bessel, compare, complex, creation, cumulative, distance, elementwise, linalg_api,
+               manipulation, math, nn, products, reduce, signal, stat)
+
+_MODULES = [math, reduce, creation, manipulation, nn, compare, complex, linalg_api, signal,
+            elementwise, bessel, stat, cumulative, products, distance]
 
 
 def register_module(module):
@@ -105,12 +109,80 @@ INPLACE = {
 SHAPE_CHANGING = {'squeeze_', 'unsqueeze_', 'flatten_', 'reshape_', 'cast_'}
 
 
+def inplace_table():
+    """{in-place method: out-of-place method}: ``INPLACE`` above plus each ops
+    module's ``INPLACE_METHODS``. A module may give a function instead of a
+    method name where Paddle's in-place form takes other arguments than its
+    base (``cumprod_`` takes dtype positionally); the form then calls it and
+    shows its signature as it is."""
+    table = dict(INPLACE)
+    for mod in _MODULES:
+        table.update(getattr(mod, 'INPLACE_METHODS', {}))
+    return table
+
+
+def inplace_base(cls, base):
+    """The function an in-place form of ``cls`` computes its result with."""
+    return base if callable(base) else getattr(cls, base)
+
+
+def _base_function(funcs, base):
+    return base if callable(base) else funcs.get(base)
+
+
+def _shown_signature(funcs, base):
+    if callable(base):
+        return inspect.signature(base)
+    fn = funcs.get(base)
+    return inplace_signature(fn) if callable(fn) else None
+
+
+def inplace_signature(fn):
+    """The signature an in-place method shows: its base function's, without
+    ``out`` (the tensor itself is the output)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    params = [p for p in sig.parameters.values() if p.name != 'out']
+    return sig.replace(parameters=params)
+
+
 def install_inplace(cls, make):
     """Attach ``make(name, base)`` for each in-place method whose base exists."""
-    available = set(methods()) | set(operators())
-    for name, base in INPLACE.items():
-        if base in available:
-            setattr(cls, name, make(name, base))
+    funcs = methods()
+    available = set(funcs) | set(operators())
+    for name, base in inplace_table().items():
+        if callable(base) or base in available:
+            method = make(name, base)
+            sig = _shown_signature(funcs, base)
+            if sig is not None:
+                method.__signature__ = sig
+            setattr(cls, name, method)
+
+
+def inplace_functions():
+    """``paddle.squeeze_(x, ...)`` and the other module-level forms of the
+    in-place methods: each calls the method on its first argument, so it
+    works on eager tensors and static Variables alike, and shows the
+    method's signature."""
+    funcs = methods()
+    out = {}
+    for name, base in inplace_table().items():
+        base_fn = _base_function(funcs, base)
+        if not name.startswith('__') and callable(base_fn):
+            out[name] = _inplace_function(name, base_fn, _shown_signature(funcs, base))
+    return out
+
+
+def _inplace_function(name, base_fn, sig):
+    def fn(x, *args, **kwargs):
+        return getattr(x, name)(*args, **kwargs)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = "In-place version of ``%s``: updates and returns ``x``." % base_fn.__name__
+    if sig is not None:
+        fn.__signature__ = sig
+    return fn
 
 
 def install(cls, skip=()):

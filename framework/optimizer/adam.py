@@ -56,6 +56,6 @@ class Adam(Optimizer):
 
     def _update_param(self, param, grad, lr, state, opts, regularizer):
         op = adam_amsgrad_op if self._amsgrad else adam_op
-        outs = op(param, grad, lr, *state, float(opts['beta1']), float(opts['beta2']),
-                  float(opts['epsilon']))
+        outs = self._run_update(op, param, grad, lr, *state, float(opts['beta1']),
+                                float(opts['beta2']), float(opts['epsilon']))
         self._write((param,) + state, outs)

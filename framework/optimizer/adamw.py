@@ -53,6 +53,6 @@ class AdamW(Adam):
         ratio = 1.0 if self._lr_ratio is None else float(self._lr_ratio(param))
         op = adamw_amsgrad_op if self._amsgrad else adamw_op
         coeff = float_arg('AdamW', "the group's weight_decay", opts['weight_decay'])
-        outs = op(param, grad, lr, *state, float(opts['beta1']), float(opts['beta2']),
-                  float(opts['epsilon']), coeff, ratio, with_decay)
+        outs = self._run_update(op, param, grad, lr, *state, float(opts['beta1']),
+                                float(opts['beta2']), float(opts['epsilon']), coeff, ratio, with_decay)
         self._write((param,) + state, outs)

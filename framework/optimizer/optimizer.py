@@ -23,10 +23,12 @@ also carries its own learning rate or regularizer.)
 import numpy as np
 
 from .. import dtype as _dt
+from .. import flags
 from ..dygraph.state import no_grad
 from ..dygraph.tensor import Tensor
 from ..ops.manipulation import cast
-from ..ops.registry import autocast_state, autocast_suspended, mode
+from ..ops.optim import INPLACE_STATE_UPDATES
+from ..ops.registry import OpError, autocast_state, autocast_suspended, mode
 from ..regularizer import L2Decay, WeightDecayRegularizer
 from .lr import LRScheduler
 
@@ -235,6 +237,21 @@ class Optimizer:
         raise NotImplementedError(
             "%s is a base class; use a subclass such as framework.optimizer.Adam"
             % type(self).__name__)
+
+    @staticmethod
+    def _run_update(op, *args):
+        """Run update op ``op``. Eagerly, an op that can update its state in place
+        does so (the optimizer owns those buffers): no new moment arrays per
+        step. Static programs and the NaN/Inf check go through the op as usual."""
+        if mode.static or op.name not in INPLACE_STATE_UPDATES or \
+                flags.flag('FLAGS_check_nan_inf'):
+            return op(*args)
+        arrays = [a.data if isinstance(a, Tensor) else a for a in args]
+        try:
+            outs = op.kernel(*arrays, inplace=True)
+        except OpError as e:
+            raise OpError("%s: %s" % (op.name, e)) from None
+        return tuple(_as_tensor(o) for o in outs)
 
     @staticmethod
     def _write(targets, outs):
@@ -596,6 +613,13 @@ def _to_regularizer(api, weight_decay):
 def _preview(names, n=4):
     shown = ', '.join(names[:n])
     return shown + (', ... (%d in all)' % len(names) if len(names) > n else '')
+
+
+def _as_tensor(array):
+    """A Tensor holding ``array`` itself (``Tensor(array)`` would copy it)."""
+    t = Tensor.__new__(Tensor)
+    t._init(array, None, True)
+    return t
 
 
 def _checked_state(name, value, shape, dtype):

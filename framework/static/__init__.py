@@ -105,10 +105,13 @@ def install_methods():
 def _variable_inplace(name, base):
     """``x.add_(y)``, ``x += y`` on a Variable: x stands for the result (see
     ``Variable._inplace_update``)."""
+    from ..ops import tensor_methods
+
     def method(self, *args, **kwargs):
-        return self._inplace_update(getattr(type(self), base)(self, *args, **kwargs))
+        fn = tensor_methods.inplace_base(type(self), base)
+        return self._inplace_update(fn(self, *args, **kwargs))
     method.__name__ = name
-    method.__doc__ = "In-place version of ``%s``." % base
+    method.__doc__ = "In-place version of ``%s``." % getattr(base, '__name__', base)
     return method
 
 

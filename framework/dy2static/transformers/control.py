@@ -6,8 +6,9 @@
         orelse                                 (y,), ('y',))
 
 The values passed in and out are the names the statement assigns or whose
-list/dict it changes in place, and the attributes of local objects it
-assigns (``foo.c = ...``); everything else is read through the closure. ``_jst`` decides at run time whether this
+list/dict or tensor it changes in place (``a.append(x)``, ``t.add_(y)``,
+``paddle.sin_(t)``), and the attributes of local objects it assigns
+(``foo.c = ...``); everything else is read through the closure. ``_jst`` decides at run time whether this
 becomes a static ``cond``/``while`` op or plain Python control flow.
 """
 import gast
@@ -36,20 +37,42 @@ def _root_name(node):
     return node.id if isinstance(node, gast.Name) else None
 
 
+def _inplace_methods():
+    """Names of the in-place tensor methods (``add_``, ``sin_``, ...)."""
+    from ...ops import tensor_methods
+    return {n for n in tensor_methods.inplace_table() if n.endswith('_')}
+
+
+def _called_attribute(call):
+    """The ``a.f`` that ``a.f(...)`` or ``_jst.Call(a.f)(...)`` calls, or None."""
+    f = call.func
+    if isinstance(f, gast.Call) and f.args and isinstance(f.args[0], gast.Attribute):
+        f = f.args[0]
+    return f if isinstance(f, gast.Attribute) else None
+
+
 def _mutated_containers(stmts):
-    """Names whose list/dict the statements change in place (``a.append(x)``,
-    ``d[k] = v``, ``d[k].append(x)``, ``del a[i]``): a tensor-dependent if or
-    loop must carry them like assigned names."""
+    """Names whose list/dict or tensor the statements change in place
+    (``a.append(x)``, ``d[k] = v``, ``d[k].append(x)``, ``del a[i]``,
+    ``t.add_(y)``, ``paddle.sin_(t)``): a tensor-dependent if or loop must
+    carry them like assigned names (only local names are kept, so a module
+    named by ``paddle.sin_`` is not)."""
+    inplace = _inplace_methods()
     found = []
+
+    def note(root):
+        if root is not None and root not in found:
+            found.append(root)
     for s in stmts:
         for n in gast.walk(s):       # x.append(...), also as _jst.Call(x.append)(...)
-            root = None
-            if isinstance(n, gast.Attribute) and n.attr in _MUTATORS:
-                root = _root_name(n.value)
+            if isinstance(n, gast.Attribute) and (n.attr in _MUTATORS or n.attr in inplace):
+                note(_root_name(n.value))
             elif isinstance(n, gast.Subscript) and isinstance(n.ctx, (gast.Store, gast.Del)):
-                root = _root_name(n.value)
-            if root is not None and root not in found:
-                found.append(root)
+                note(_root_name(n.value))
+            elif isinstance(n, gast.Call) and n.args:
+                f = _called_attribute(n)
+                if f is not None and f.attr in inplace:     # paddle.sin_(t): t changes
+                    note(_root_name(n.args[0]))
     return found
 
 
