@@ -14,9 +14,14 @@ from .threads import get_num_threads, set_num_threads
 from . import dtype as _dtype_mod
 from .dtype import (bool_ as bool, complex64, complex128, float16, float32, float64,  # noqa: A001
                     get_default_dtype, int8, int16, int32, int64, set_default_dtype, uint8)
+from .dtype import uint32, uint64, finfo, iinfo  # noqa: F401
+from .dtype import (float32 as float, float64 as double, float16 as half,  # noqa: A001,F401
+                    complex64 as cfloat, complex128 as cdouble)
+from math import e, inf, nan, pi  # noqa: F401,E402  (paddle.pi, paddle.e, ...)
 from .flags import get_flags, set_flags
 from .place import CPUPlace, CUDAPinnedPlace, CUDAPlace, get_device, is_compiled_with_cuda, set_device
-from .random import get_rng_state, seed, set_rng_state
+from .random import (Generator, get_cuda_rng_state, get_rng_state, manual_seed, seed,  # noqa: F401
+                     set_cuda_rng_state, set_rng_state)
 from . import ops
 from .ops.registry import OpError
 from . import dygraph
@@ -27,6 +32,7 @@ from .ops.math import *  # noqa: F401,F403
 from .ops.reduce import *  # noqa: F401,F403
 from .ops.manipulation import *  # noqa: F401,F403
 from .ops.creation import *  # noqa: F401,F403
+from .ops.creation import inclusive_range as range  # noqa: A001,F401
 from .ops.compare import *  # noqa: F401,F403
 from .ops.elementwise import *  # noqa: F401,F403
 from .ops.bessel import *  # noqa: F401,F403
@@ -34,11 +40,26 @@ from .ops.stat import *  # noqa: F401,F403
 from .ops.cumulative import *  # noqa: F401,F403
 from .ops.products import *  # noqa: F401,F403
 from .ops.distance import *  # noqa: F401,F403
+from .ops.layout import *  # noqa: F401,F403
+from .ops.indexing import *  # noqa: F401,F403
+from .ops.sets import *  # noqa: F401,F403
+from .ops.matrices import *  # noqa: F401,F403
+from .ops.tensor_api import *  # noqa: F401,F403
+from .ops.random_fill import *  # noqa: F401,F403
 from .ops.special import *  # noqa: F401,F403
 from .ops.sampling import *  # noqa: F401,F403
+from .ops.printing import set_printoptions  # noqa: F401
+from .size import Size  # noqa: F401
+from .reader import batch  # noqa: F401
+from .storage import MmapStorage  # noqa: F401
+from .base.core import disable_signal_handler  # noqa: E402,F401
 from .ops.complex import *  # noqa: F401,F403
 from .ops.linalg_api import (cholesky, cross, diagonal, eigvalsh, inverse,  # noqa: F401
                              matrix_transpose, norm, vecdot)
+from .ops.indexing import put_along_axis, scatter, take_along_axis  # noqa: F401
+from .ops.tensor_api import is_complex  # noqa: F401  (checks its argument, takes input=)
+from .ops.layout import transpose as swapaxes, transpose as swapdims  # noqa: F401
+from .ops.manipulation import concat as cat, concat as concatenate  # noqa: F401
 
 dygraph.install_methods()
 globals().update(ops.tensor_methods.inplace_functions())   # paddle.squeeze_(x), ...

@@ -18,6 +18,12 @@ uint8 = np.dtype('uint8')
 bool_ = np.dtype('bool')
 complex64 = np.dtype('complex64')
 complex128 = np.dtype('complex128')
+uint32 = np.dtype('uint32')
+uint64 = np.dtype('uint64')
+# (Paddle 3's torch-style names float/double/half/cfloat/cdouble are bound in
+# framework/__init__.py, not here, where they would shadow the builtins.)
+# Not provided: bfloat16 (and Paddle's uint16, which is bfloat16 storage) and the
+# float8 types have no numpy dtype, so no kernel here could compute in them.
 
 _ALIASES = {
     'float': float32, 'fp32': float32, 'fp16': float16, 'fp64': float64,
@@ -25,6 +31,8 @@ _ALIASES = {
     'paddle.float32': float32, 'paddle.float64': float64, 'paddle.float16': float16,
     'paddle.int32': int32, 'paddle.int64': int64, 'paddle.bool': bool_,
     'paddle.int8': int8, 'paddle.uint8': uint8, 'paddle.int16': int16,
+    'paddle.complex64': complex64, 'paddle.complex128': complex128,
+    'paddle.uint32': uint32, 'paddle.uint64': uint64,
 }
 
 _default_dtype = [float32]
@@ -247,3 +255,63 @@ def result_type(*operands):
         else:
             zero = d if zero is None else promote_types(zero, d)
     return _combine(dims, _combine(zero, numbers))
+
+
+# ---- finfo / iinfo ---------------------------------------------------------------
+
+class _FInfo:
+    """Machine limits of a floating point dtype (Paddle's ``paddle.finfo``)."""
+    __slots__ = ('bits', 'eps', 'max', 'min', 'tiny', 'smallest_normal', 'resolution', 'dtype')
+
+    def __init__(self, d):
+        info = np.finfo(d)
+        self.bits = int(info.bits)
+        self.eps = float(info.eps)
+        self.max = float(info.max)
+        self.min = float(info.min)
+        self.tiny = float(info.tiny)
+        self.smallest_normal = float(info.smallest_normal)
+        self.resolution = 10.0 ** -int(info.precision)
+        self.dtype = str(d)
+
+    def __repr__(self):
+        return ("paddle.finfo(min=%g, max=%g, eps=%g, resolution=%g, smallest_normal=%g, "
+                "tiny=%g, bits=%d, dtype=%s)" % (self.min, self.max, self.eps, self.resolution,
+                                                 self.smallest_normal, self.tiny, self.bits,
+                                                 self.dtype))
+
+
+class _IInfo:
+    """Limits of an integer dtype (Paddle's ``paddle.iinfo``)."""
+    __slots__ = ('bits', 'max', 'min', 'dtype')
+
+    def __init__(self, d):
+        info = np.iinfo(d)
+        self.bits, self.max, self.min, self.dtype = int(info.bits), int(info.max), \
+            int(info.min), str(d)
+
+    def __repr__(self):
+        return "paddle.iinfo(min=%d, max=%d, bits=%d, dtype=%s)" % (self.min, self.max,
+                                                                    self.bits, self.dtype)
+
+
+def finfo(dtype):
+    """Limits of a float (or complex: of its parts) dtype: ``bits``, ``eps``,
+    ``max``, ``min``, ``tiny``, ``smallest_normal``, ``resolution``, ``dtype``."""
+    d = convert_dtype(dtype)
+    if d.kind == 'c':
+        d = np.empty(0, d).real.dtype
+    if d.kind != 'f':
+        raise ValueError("finfo: needs a floating point dtype, got %s (use iinfo for integers)"
+                        % d)
+    return _FInfo(d)
+
+
+def iinfo(dtype):
+    """Limits of an integer dtype: ``bits``, ``max``, ``min``, ``dtype``."""
+    d = convert_dtype(dtype)
+    if d.kind not in 'iub':
+        raise ValueError("iinfo: needs an integer dtype, got %s (use finfo for floats)" % d)
+    if d.kind == 'b':
+        raise ValueError("iinfo: bool is not an integer dtype")
+    return _IInfo(d)

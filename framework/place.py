@@ -95,3 +95,24 @@ def is_compiled_with_cuda():
 
 def cpu_place():
     return _CPU
+
+
+_ACCELERATORS = ('gpu', 'cuda', 'xpu', 'npu', 'ipu', 'mlu', 'custom')
+
+
+def check_device(device, api='device'):
+    """Accept ``device=`` as Paddle's CPU build does: None, 'cpu' or a CPUPlace;
+    an accelerator name raises the CPU build's error, anything else a clear one."""
+    if device is None or isinstance(device, CPUPlace):
+        return _CPU
+    if isinstance(device, str):
+        name = device.strip().lower()
+        if name == 'cpu':
+            return _CPU
+        kind, _, index = name.partition(':')
+        if kind in _ACCELERATORS:
+            shown = 'gpu' if kind == 'cuda' else kind
+            raise ValueError("%s: the device should not be '%s%s', since this framework runs on "
+                             "the CPU only (as a CPU build of PaddlePaddle)"
+                             % (api, shown, ':' + index if index else ''))
+    raise ValueError("%s: device must be 'cpu', a CPUPlace or None, got %r" % (api, device))

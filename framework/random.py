@@ -8,18 +8,94 @@ import threading
 
 import numpy as np
 
-_state = {'seed': 0, 'gen': np.random.default_rng(0)}
+
+class GeneratorState:
+    """A saved state of a Generator (``Generator.get_state()``)."""
+    __slots__ = ('_seed', '_bits')
+
+    def __init__(self, seed, bits):
+        self._seed = seed
+        self._bits = bits
+
+    def current_seed(self):
+        return self._seed
+
+
+class Generator:
+    """A stream of random numbers (Paddle's ``paddle.Generator``), numpy's
+    PCG64 behind it. The default generator (``framework.seed(n)`` seeds it
+    and returns it) feeds every random op; other generators draw only through
+    their own ``random()``."""
+
+    def __init__(self, seed=None):
+        self.manual_seed(_fresh_seed() if seed is None else seed)
+
+    def manual_seed(self, seed):
+        """Restart the stream from ``seed``; returns this generator."""
+        self._seed = int(seed)
+        self._gen = np.random.default_rng(self._seed)
+        return self
+
+    def initial_seed(self):
+        """The seed the stream last started from."""
+        return self._seed
+
+    def seed(self):
+        """Restart from a fresh non-deterministic seed and return it."""
+        self.manual_seed(_fresh_seed())
+        return self._seed
+
+    def get_state(self):
+        return GeneratorState(self._seed, dict(self._gen.bit_generator.state))
+
+    def set_state(self, state):
+        """Continue from a state of ``get_state()`` (or a numpy bit-generator
+        state dict)."""
+        if isinstance(state, GeneratorState):
+            self._seed, bits = state._seed, state._bits
+        elif isinstance(state, dict):
+            bits = state
+        else:
+            raise TypeError("set_state: expected a GeneratorState, got %s" % type(state).__name__)
+        gen = np.random.default_rng()
+        gen.bit_generator.state = bits
+        self._gen = gen
+        return self
+
+    def random(self):
+        """The next random 64-bit unsigned integer of the stream."""
+        return int(self._gen.integers(0, 2 ** 64, dtype=np.uint64))
+
+    def __repr__(self):
+        return '<framework.Generator initial_seed=%d>' % self._seed
+
+
+def _fresh_seed():
+    return int(np.random.SeedSequence().entropy % (2 ** 53))
+
+
+_default = Generator(0)
 # Per-thread override (DataLoader workers): lets a worker thread draw from its own
 # seeded stream so results do not depend on how threads are scheduled.
 _local = threading.local()
 
 
 def seed(seed):
-    """Seed the global generator; returns it, as ``paddle.seed`` does."""
-    n = int(seed)
-    _state['seed'] = n
-    _state['gen'] = np.random.default_rng(n)
-    return _state['gen']
+    """Seed the default generator (every random op draws from it); returns it,
+    as ``paddle.seed`` does."""
+    return _default.manual_seed(seed)
+
+
+manual_seed = seed
+
+
+def default_generator():
+    return _default
+
+
+def numpy_generator(gen):
+    """The numpy Generator behind ``gen`` (a framework Generator or a numpy one)."""
+    return gen._gen if isinstance(gen, Generator) else gen
 
 
 def _manual_program_seed(n):
@@ -32,8 +108,10 @@ def _manual_program_seed(n):
 
 
 def generator():
+    """The numpy Generator random kernels draw from (the default generator's,
+    or the calling thread's override)."""
     gen = getattr(_local, 'gen', None)
-    return _state['gen'] if gen is None else gen
+    return _default._gen if gen is None else gen
 
 
 @contextlib.contextmanager
@@ -48,16 +126,35 @@ def thread_generator(gen):
         _local.gen = prev
 
 
-def get_rng_state():
-    return [dict(_state['gen'].bit_generator.state)]
+def _check_device(device, api):
+    if device is not None and str(device).split(':')[0].lower() != 'cpu':
+        raise ValueError("%s: only the CPU generator exists (device %r); this framework runs on "
+                         "the CPU only" % (api, device))
 
 
-def set_rng_state(state):
-    st = state[0] if isinstance(state, (list, tuple)) else state
-    g = np.random.default_rng()
-    g.bit_generator.state = st
-    _state['gen'] = g
+def get_rng_state(device=None):
+    """The state of the default (CPU) generator, as a one-element list."""
+    _check_device(device, 'get_rng_state')
+    return [_default.get_state()]
+
+
+def set_rng_state(state_list, device=None):
+    """Restore a state from ``get_rng_state()``."""
+    _check_device(device, 'set_rng_state')
+    state = state_list[0] if isinstance(state_list, (list, tuple)) else state_list
+    _default.set_state(state)
+
+
+def get_cuda_rng_state():
+    """The CUDA generators' states: none exist on a CPU-only build."""
+    return []
+
+
+def set_cuda_rng_state(state_list):
+    """Restore CUDA generator states: only the empty list (a CPU-only build has none)."""
+    if len(state_list):
+        raise ValueError("set_cuda_rng_state: there are no CUDA generators to restore (CPU only)")
 
 
 def initial_seed():
-    return _state['seed']
+    return _default.initial_seed()

@@ -34,7 +34,8 @@ def test_linspace_eye_full():
     e = paddle.eye(2, 3)
     assert e.dtype == paddle.float32 and e.tolist() == [[1, 0, 0], [0, 1, 0]]
     assert paddle.eye(3, dtype='int64').numpy().trace() == 3
-    assert paddle.full([2], 7).dtype == paddle.int64
+    assert paddle.full([2], 7).dtype == paddle.float32      # Paddle 3: ints give the default float
+    assert paddle.full([2], True).dtype == paddle.bool
     assert paddle.zeros((2, 1)).shape == [2, 1]
     assert paddle.ones(paddle.to_tensor([3])).shape == [3]
 

@@ -667,13 +667,11 @@ def test_create_variable():
 
 def test_docstring_examples():
     import doctest
-    import framework.nn.container
     import framework.nn.initializer
     import framework.nn.layer
-    import framework.nn.layers
     import framework.param_attr
-    mods = [framework.nn.layer, framework.nn.container, framework.nn.initializer,
-            framework.param_attr] + [getattr(framework.nn.layers, m) for m in (
+    mods = [framework.nn.layer.layers, framework.nn.layer.container, framework.nn.initializer,
+            framework.param_attr] + [getattr(framework.nn.layer, m) for m in (
                 'activation', 'common', 'conv', 'loss', 'norm', 'pooling')]
     for mod in mods:
         result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)

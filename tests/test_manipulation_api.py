@@ -330,7 +330,7 @@ def test_where_three_and_one_argument_forms():
     assert paddle.where(cond, 1.0, 0.0).dtype == paddle.float32
     np.testing.assert_array_equal(paddle.where(_t(a) > 0, _t(a), 0.0).numpy(), np.maximum(a, 0))
     rows, cols = paddle.where(_t([[0, 1], [1, 1]]) > 0)
-    assert rows.shape == [3, 1] and rows.dtype == paddle.int64       # Paddle's [z, 1]
+    assert rows.shape == [3] and rows.dtype == paddle.int64      # Paddle 3.3.1: 1-D [z]
     assert rows.numpy().ravel().tolist() == [0, 1, 1]
     assert cols.numpy().ravel().tolist() == [1, 0, 1]
     nz = paddle.nonzero(_t([[1.0, 0.0], [0.0, 2.0]]))

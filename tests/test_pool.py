@@ -34,10 +34,13 @@ def test_avg_pool_exclusive_vs_inclusive_by_hand():
     np.testing.assert_allclose(excl, np.ones((3, 3)))
     incl = F.avg_pool2d(x, 2, stride=2, padding=1, exclusive=False).numpy()[0, 0]
     np.testing.assert_allclose(incl, [[.25, .5, .25], [.5, 1, .5], [.25, .5, .25]])
-    # ceil_mode window past the padding: still divided by the full kernel area
+    # a ceil_mode window past the padding counts only its part inside the padded
+    # input, padding included (Paddle 3.3.1: out[0, 2] = 6.5, out[2, 2] = 24)
     x = t(np.arange(25.0).reshape(1, 1, 5, 5))
     out = F.avg_pool2d(x, 2, stride=2, ceil_mode=True, exclusive=False).numpy()[0, 0]
-    assert out[2, 2] == 24 / 4 and out[0, 2] == (4 + 9) / 4
+    assert out[2, 2] == 24 and out[0, 2] == (4 + 9) / 2
+    out = F.avg_pool2d(x, 3, stride=2, padding=1, ceil_mode=True, exclusive=False).numpy()[0, 0]
+    assert out[0, 0] == (0 + 1 + 5 + 6) / 9 and out[2, 2] == (18 + 19 + 23 + 24) / 9
     out = F.avg_pool2d(x, 2, stride=2, ceil_mode=True).numpy()[0, 0]
     assert out[2, 2] == 24 and out[0, 2] == (4 + 9) / 2
 

@@ -4,6 +4,7 @@
 from .. import dtype as _dt
 from ..inference import AnalysisConfig, create_paddle_predictor  # noqa: F401
 from ..place import CPUPlace, CUDAPinnedPlace, CUDAPlace  # noqa: F401
+from ..dense_tensor import DenseTensor, LoDTensor  # noqa: F401
 
 
 def is_compiled_with_cuda():
@@ -46,3 +47,10 @@ class VarDesc:
         COMPLEX64 = _dt.complex64
         COMPLEX128 = _dt.complex128
         LOD_TENSOR = 'LOD_TENSOR'
+        DENSE_TENSOR = 'DENSE_TENSOR'
+
+
+def disable_signal_handler():
+    """Paddle resets the C++ signal handlers it installed; this framework is
+    pure Python and installs none, so Python's own handlers stay as they are."""
+    return None

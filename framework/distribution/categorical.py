@@ -5,7 +5,8 @@ from ..ops import math as _m
 from ..ops import reduce as _r
 from ..ops.creation import multinomial
 from ..ops.grad_utils import is_value
-from ..ops.manipulation import gather, reshape, take_along_axis, transpose
+from ..ops.indexing import take_along_axis
+from ..ops.manipulation import gather, reshape, transpose
 from . import _math
 from .distribution import Distribution, check_shape_arg
 

@@ -12,7 +12,9 @@ import numpy as np
 
 from .. import dtype as _dt
 from ..ops.control import tensor_repr
+from ..dense_tensor import DenseTensor
 from ..place import cpu_place
+from ..size import Size
 from . import autograd
 from .state import grad_mode
 
@@ -56,7 +58,7 @@ class Tensor:
 
     @property
     def shape(self):
-        return list(self.data.shape)
+        return Size(self.data.shape)
 
     @property
     def dtype(self):
@@ -66,16 +68,13 @@ class Tensor:
     def ndim(self):
         return self.data.ndim
 
-    def dim(self):
-        return self.data.ndim
+    def dim(var: 'Tensor'):  # noqa: N805  (Paddle's argument name)
+        return var.data.ndim
 
     ndimension = dim
 
     @property
     def size(self):
-        return int(self.data.size)
-
-    def numel(self):
         return int(self.data.size)
 
     @property
@@ -94,11 +93,56 @@ class Tensor:
     def inplace_version(self):
         return self._version
 
+    # ---- storage: the facts of the numpy array behind the tensor -----------
+    @property
+    def type(self):
+        return 'DENSE_TENSOR'
+
+    @property
+    def layout(self):
+        return 'NCHW'
+
+    def data_ptr(self):
+        """The address of the first element."""
+        return int(self.data.ctypes.data)
+
+    def stride(self, dim=None):
+        """The step, in elements, between neighbours along each dim (or ``dim``)."""
+        strides = self.get_strides()
+        if dim is None:
+            return strides
+        if not -max(len(strides), 1) <= dim < max(len(strides), 1):
+            raise IndexError("stride(): dim %d is out of range for a tensor with %d dims"
+                             % (dim, len(strides)))
+        return strides[dim]
+
+    def get_strides(self):
+        size = self.data.itemsize
+        return [s // size for s in self.data.strides]
+
+    @property
+    def strides(self):
+        return self.get_strides()
+
+    @property
+    def offset(self):
+        """Bytes from the start of the storage this tensor's values live in to
+        its first element (non-zero for a slice that kept its base's memory)."""
+        root = self.data
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        return int(self.data.ctypes.data - root.ctypes.data)
+
+    def retain_grads(self):
+        """Keep ``.grad`` of this non-leaf tensor after backward: every
+        non-leaf tensor the user holds already keeps it here."""
+        return None
+
     # ---- conversion -------------------------------------------------------
     def numpy(self):
         return self.data.copy()
 
-    def item(self, *index):
+    def item(self: 'Tensor', *index):
         if index:
             return self.data.item(*index)
         if self.data.size != 1:
@@ -106,8 +150,8 @@ class Tensor:
                              "to a Python scalar, got shape %s" % self.shape)
         return self.data.item()
 
-    def tolist(self):
-        return self.data.tolist()
+    def tolist(x: 'Tensor'):  # noqa: N805
+        return x.data.tolist()
 
     def __array__(self, dtype=None, copy=None):
         return self.data if dtype is None else self.data.astype(dtype)
@@ -150,13 +194,17 @@ class Tensor:
     __hash__ = object.__hash__
 
     # ---- autograd ---------------------------------------------------------
-    def backward(self, grad_tensor=None, retain_graph=False):
+    def backward(self: 'Tensor', grad_tensor=None, retain_graph=False, *,
+                 dump_backward_graph_path=None):
+        """Gradients of this tensor with respect to the leaves that need them
+        (``dump_backward_graph_path`` is accepted and ignored: there is no
+        graph dump here)."""
         autograd.backward([self], [grad_tensor], retain_graph)
 
-    def gradient(self):
+    def gradient(self: 'Tensor'):
         return None if self.grad is None else self.grad.data.copy()
 
-    def clear_grad(self, set_to_zero=True):
+    def clear_grad(self: 'Tensor', set_to_zero=True):
         if self.grad is not None:
             if set_to_zero:
                 # a zero-stride view reads as zeros without filling memory; the
@@ -168,9 +216,11 @@ class Tensor:
             else:
                 self.grad = None
 
-    clear_gradient = clear_grad
+    def clear_gradient(self, set_to_zero=True):
+        """The same as ``clear_grad``."""
+        self.clear_grad(set_to_zero)
 
-    def register_hook(self, hook):
+    def register_hook(self: 'Tensor', hook):
         return autograd.register_hook(self, hook)
 
     def detach(self):
@@ -255,7 +305,7 @@ class Tensor:
             return self
         return self._become_any(result)
 
-    def set_value(self, value):
+    def set_value(self: 'Tensor', value):
         """Overwrite the values (same shape); not recorded by autograd."""
         arr = value.data if isinstance(value, Tensor) else np.asarray(value)
         if tuple(arr.shape) != self.data.shape:
@@ -264,19 +314,45 @@ class Tensor:
         self.data = arr.astype(self.data.dtype, copy=True)
         self._version += 1
 
+    def reconstruct_from_(self, other):
+        """In place: this tensor becomes a deep copy of ``other`` (its values,
+        shape and dtype; not recorded by autograd); returns None, as Paddle."""
+        if not isinstance(other, Tensor):
+            raise TypeError("reconstruct_from_: other must be a Tensor, got %s"
+                            % type(other).__name__)
+        self.data = other.data.copy()
+        self._version += 1
+
+    def get_tensor(self):
+        """A handle on the values (Paddle's DenseTensor): ``np.array(h)``,
+        ``h.shape()``; ``h.set(array, place)`` replaces this tensor's values."""
+        def write(array):
+            self.data = array
+            self._version += 1
+        return DenseTensor(lambda: self.data, write)
+
+    @property
+    def grad_(self):
+        """The gradient (``grad``, also assignable under this name)."""
+        return self.grad
+
+    @grad_.setter
+    def grad_(self, value):
+        self.grad = value
+
     def copy_(self, other, blocking=True):
         self.set_value(other)
         return self
 
-    def zero_(self):
-        self.data = np.zeros_like(self.data)
-        self._version += 1
-        return self
+    def zero_(x: 'Tensor'):  # noqa: N805
+        x.data = np.zeros_like(x.data)
+        x._version += 1
+        return x
 
-    def fill_(self, value):
-        self.data = np.full_like(self.data, value)
-        self._version += 1
-        return self
+    def fill_(x: 'Tensor', value):  # noqa: N805
+        x.data = np.full_like(x.data, value)
+        x._version += 1
+        return x
 
     # ---- copying ----------------------------------------------------------
     def __deepcopy__(self, memo):
@@ -314,15 +390,29 @@ class Parameter(Tensor):
     _extra_slots = ( 'optimize_attr', 'regularizer', 'need_clip',
                     'is_distributed', 'do_model_average', 'initializer')
 
-    def __init__(self, data, dtype=None, name=None, trainable=True):
+    def __init__(self, data=None, dtype=None, name=None, trainable=True, *,
+                 requires_grad=None, shape=None, **attrs):
+        # Paddle 3's nn.Parameter forms: (shape_list, dtype) or shape=..., a zero
+        # tensor of that shape; (data, requires_grad=...)
+        if shape is None and dtype is not None and isinstance(data, (list, tuple)) and all(
+                type(v) is int for v in data):
+            data, shape = None, data
+        if shape is not None:
+            data = np.zeros([int(v) for v in shape], _dt.convert_dtype(dtype or 'float32'))
+        elif data is None:
+            data = np.zeros([0], _dt.convert_dtype(dtype or 'float32'))
+        if requires_grad is not None:
+            trainable = bool(requires_grad)
         super().__init__(data, dtype=dtype, stop_gradient=not trainable, name=name)
         self.persistable = True
-        self.optimize_attr = {'learning_rate': 1.0}
-        self.regularizer = None
-        self.need_clip = True
-        self.is_distributed = False
-        self.do_model_average = None
+        self.optimize_attr = attrs.pop('optimize_attr', {'learning_rate': 1.0})
+        self.regularizer = attrs.pop('regularizer', None)
+        self.need_clip = attrs.pop('need_clip', True)
+        self.is_distributed = attrs.pop('is_distributed', False)
+        self.do_model_average = attrs.pop('do_model_average', None)
         self.initializer = None
+        if attrs:
+            raise TypeError("Parameter: unexpected arguments %s" % sorted(attrs))
 
     @property
     def trainable(self):
@@ -361,8 +451,8 @@ def to_array(data, dtype=None):
         if dtype is None:
             if arr.dtype == np.float64:
                 arr = arr.astype(_dt.default_float())
-            elif arr.dtype == np.complex128:   # Python complex: the default float's complex
-                arr = arr.astype(np.result_type(_dt.default_float(), np.complex64))
+            elif arr.dtype == np.complex128:     # complex64 under the float32 default
+                arr = arr.astype(_dt.default_complex())
             elif arr.dtype.kind == 'i' and arr.dtype != np.int64:
                 arr = arr.astype(np.int64)
             elif arr.dtype.kind in 'US' or arr.dtype == object:

@@ -9,6 +9,7 @@ from .. import dtype  # noqa: F401
 from .. import random  # noqa: F401
 from .. import serialization as io  # noqa: F401
 from ..base import core  # noqa: F401
+from ..base.core import disable_signal_handler  # noqa: F401
 from .. import base  # noqa: F401
 from ..dtype import convert_dtype, get_default_dtype, set_default_dtype  # noqa: F401
 from ..dygraph import grad, no_grad  # noqa: F401

@@ -209,7 +209,7 @@ def random_split(dataset, lengths, generator=None):
     if sum(lengths) != n:
         raise ValueError("random_split: sum of lengths %s is %d, which does not equal the "
                          "length of the dataset (%d)" % (lengths, sum(lengths), n))
-    gen = generator if generator is not None else _random.generator()
+    gen = _random.numpy_generator(generator) if generator is not None else _random.generator()
     perm = gen.permutation(n).tolist()
     out, offset = [], 0
     for length in lengths:

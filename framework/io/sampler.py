@@ -81,7 +81,7 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self):
-        gen = self.generator
+        gen = _random.numpy_generator(self.generator)
         if gen is not None and not isinstance(gen, np.random.Generator):
             return self._from_iterator(gen)
         gen = gen if gen is not None else _random.generator()

@@ -19,18 +19,13 @@ import numpy as np
 from ..place import cpu_place
 from . import meta
 from .grad_utils import is_value
+from .printing import tensor_text
 from .registry import Meta, add_test_case, def_op
 
 
 def tensor_repr(data, stop_gradient, place=None):
-    """The text of ``print(tensor)`` (Paddle's layout)."""
-    data = np.asarray(data)
-    # bfloat16 (ml_dtypes) prints its values like integers; show them as floats
-    shown = data.astype(np.float32) if data.dtype.kind == 'V' else data
-    body = np.array2string(shown, separator=', ', prefix='       ', precision=8,
-                           threshold=1000, edgeitems=3)
-    return ("Tensor(shape=%s, dtype=%s, place=%s, stop_gradient=%s,\n       %s)"
-            % (list(data.shape), data.dtype, place or cpu_place(), stop_gradient, body))
+    """The text of ``print(tensor)`` (Paddle's layout, ``set_printoptions``)."""
+    return tensor_text(data, stop_gradient, place or cpu_place())
 
 
 # ---- print(...) in converted code ---------------------------------------------------

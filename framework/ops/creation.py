@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import dtype as _dt
 from .. import random as _random
+from .compat_args import aliases, size_args
 from . import meta
 from .grad_utils import is_value
 from .registry import Meta, OpError, add_test_case, def_op, mode
@@ -80,7 +81,30 @@ def _static_tensor(data, dtype=None):
     if isinstance(data, (list, tuple)) and data and _holds_value(data):
         target = dtype if dtype is not None else _list_dtype(data)
         return stack([_static_tensor(d, target) for d in data])
+    arr = np.asarray(data)
+    if arr.size == 0:   # an empty nested list in the attribute would lose the shape
+        d = dtype if dtype is not None else (arr.dtype if isinstance(data, np.ndarray)
+                                             else _dt.default_float())
+        return full_op(arr.shape, 0, str(_dt.convert_dtype(d)))
     return assign_value(data, dtype)
+
+
+def _finish(t, api, out=None, device=None, requires_grad=False, pin_memory=False):
+    """Paddle 3's keyword-only creation arguments: ``device`` (only the CPU
+    here, as in Paddle's CPU build), ``requires_grad`` (clears
+    ``stop_gradient``), ``pin_memory`` (refused, as on a CPU build) and
+    ``out`` (the tensor that takes the result)."""
+    if out is None and device is None and not requires_grad and not pin_memory:
+        return t
+    from ..place import check_device
+    from .out_param import write_out
+    check_device(device, api)
+    if pin_memory:
+        raise RuntimeError("%s: pinning memory is not supported for Place(cpu) (pin_memory=True "
+                           "needs a CUDA build)" % api)
+    if requires_grad:
+        t.stop_gradient = False
+    return t if out is None else write_out(out, t)
 
 
 def _shape_list(shape, api):
@@ -106,11 +130,11 @@ def full_op(shape=(), value=0.0, dtype='float32'):
 def _value_dtype(value, dtype):
     if dtype is not None:
         return str(_dt.convert_dtype(dtype))
-    if isinstance(value, bool):
+    if isinstance(value, (bool, np.bool_)):
         return 'bool'
-    if isinstance(value, (int, np.integer)):
-        return 'int64'
-    return str(_dt.default_float())
+    if isinstance(value, complex):
+        return 'complex128'           # Paddle's full: a Python complex is complex128
+    return str(_dt.default_float())   # ints too: Paddle 3's full([2], 7) is float32
 
 
 def _dynamic_full_meta(shape_tensor, shape, value, dtype):
@@ -137,15 +161,19 @@ def _full(shape, value, dtype, api):
     return full_op(tuple(ints), value, dtype)
 
 
-def full(shape, fill_value, dtype=None, name=None):
+@aliases(shape=('size',))
+def full(shape, fill_value, dtype=None, name=None, *, out=None, device=None,
+         requires_grad=False, pin_memory=False):
     """A tensor of ``shape`` filled with ``fill_value`` (shape entries and the
     value may be tensors)."""
     if is_value(fill_value) and getattr(fill_value, '_is_static_var', False) \
             and fill_value._value is None:
-        return _full_of_tensor(shape, fill_value, dtype)
-    if hasattr(fill_value, 'item') and not isinstance(fill_value, np.ndarray):
-        fill_value = fill_value.item()
-    return _full(shape, fill_value, _value_dtype(fill_value, dtype), 'full')
+        t = _full_of_tensor(shape, fill_value, dtype)
+    else:
+        if hasattr(fill_value, 'item') and not isinstance(fill_value, np.ndarray):
+            fill_value = fill_value.item()
+        t = _full(shape, fill_value, _value_dtype(fill_value, dtype), 'full')
+    return _finish(t, 'full', out, device, requires_grad, pin_memory)
 
 
 def _full_of_tensor(shape, value, dtype):
@@ -161,16 +189,29 @@ def _full_of_tensor(shape, value, dtype):
     return expand(value, shape)
 
 
-def zeros(shape, dtype=None, name=None):
-    return _full(shape, 0, _float_or(dtype), 'zeros')
+@size_args
+def zeros(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=False,
+          pin_memory=False):
+    """A tensor of ``shape`` filled with 0 (the default float dtype unless given)."""
+    return _finish(_full(shape, 0, _float_or(dtype), 'zeros'), 'zeros', out, device,
+                   requires_grad, pin_memory)
 
 
-def ones(shape, dtype=None, name=None):
-    return _full(shape, 1, _float_or(dtype), 'ones')
+@size_args
+def ones(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=False,
+         pin_memory=False):
+    """A tensor of ``shape`` filled with 1 (the default float dtype unless given)."""
+    return _finish(_full(shape, 1, _float_or(dtype), 'ones'), 'ones', out, device,
+                   requires_grad, pin_memory)
 
 
-def empty(shape, dtype=None, name=None):
-    return zeros(shape, dtype)
+@size_args
+def empty(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=False,
+          pin_memory=False):
+    """A tensor of ``shape`` whose values are not to be relied on (zeros here:
+    numpy gives no cheaper honest 'uninitialised' memory)."""
+    return _finish(_full(shape, 0, _float_or(dtype), 'empty'), 'empty', out, device,
+                   requires_grad, pin_memory)
 
 
 def _float_or(dtype):
@@ -186,21 +227,34 @@ def full_like_op(x, value=0.0, dtype=None):
     return np.full(np.shape(x), value, dtype=dtype if dtype is not None else x.dtype)
 
 
-def full_like(x, fill_value, dtype=None, name=None):
+@aliases(x=('input',))
+def full_like(x, fill_value, dtype=None, name=None, *, device=None, requires_grad=False,
+              pin_memory=False):
+    """A tensor of x's shape (and dtype, unless given) filled with ``fill_value``."""
     d = str(_dt.convert_dtype(dtype)) if dtype is not None else None
-    return full_like_op(x, fill_value, d)
+    return _finish(full_like_op(x, fill_value, d), 'full_like', None, device, requires_grad,
+                   pin_memory)
 
 
-def zeros_like(x, dtype=None, name=None):
-    return full_like(x, 0, dtype)
+@aliases(x=('input',))
+def zeros_like(x, dtype=None, name=None, *, device=None, requires_grad=False,
+               pin_memory=False):
+    return full_like(x, 0, dtype, device=device, requires_grad=requires_grad,
+                     pin_memory=pin_memory)
 
 
-def ones_like(x, dtype=None, name=None):
-    return full_like(x, 1, dtype)
+@aliases(x=('input',))
+def ones_like(x, dtype=None, name=None, *, device=None, requires_grad=False, pin_memory=False):
+    return full_like(x, 1, dtype, device=device, requires_grad=requires_grad,
+                     pin_memory=pin_memory)
 
 
-def empty_like(x, dtype=None, name=None):
-    return full_like(x, 0, dtype)
+@aliases(x=('input',))
+def empty_like(x, dtype=None, name=None, *, device=None, requires_grad=False,
+               pin_memory=False):
+    """Like ``empty``: zeros of x's shape (and dtype, unless given)."""
+    return full_like(x, 0, dtype, device=device, requires_grad=requires_grad,
+                     pin_memory=pin_memory)
 
 
 def _assign_value_meta(value, dtype):
@@ -268,7 +322,8 @@ def _scalar_value(v, api, what):
     return v
 
 
-def arange(start=0, end=None, step=1, dtype=None, name=None):
+def arange(start=0, end=None, step=1, dtype=None, *, out=None, device=None,
+           requires_grad=False, pin_memory=False, name=None):
     """Values in ``[start, end)`` spaced by ``step``; ``arange(n)`` counts to n.
 
     int64 when all arguments are integers, else the default float dtype.
@@ -284,7 +339,8 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
     if dtype is None:
         ints = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
         dtype = 'int64' if ints else str(_dt.default_float())
-    return arange_op(start, end, step, str(_dt.convert_dtype(dtype)))
+    return _finish(arange_op(start, end, step, str(_dt.convert_dtype(dtype))), 'arange', out,
+                   device, requires_grad, pin_memory)
 
 
 def _linspace_meta(start, stop, num, dtype):
@@ -296,13 +352,16 @@ def linspace_op(start=0.0, stop=1.0, num=1, dtype='float32'):
     return np.linspace(start, stop, num).astype(dtype, copy=False)
 
 
-def linspace(start, stop, num, dtype=None, name=None):
+@aliases(stop=('end',), num=('steps',))
+def linspace(start, stop, num, dtype=None, name=None, *, out=None, device=None,
+             requires_grad=False):
     """``num`` evenly spaced values from ``start`` to ``stop`` (inclusive)."""
     num = int(_scalar_value(num, 'linspace', 'num'))
     if num < 0:
         raise OpError("linspace: num must be non-negative, got %d" % num)
-    return linspace_op(float(_scalar_value(start, 'linspace', 'start')),
-                       float(_scalar_value(stop, 'linspace', 'stop')), num, _float_or(dtype))
+    t = linspace_op(float(_scalar_value(start, 'linspace', 'start')),
+                    float(_scalar_value(stop, 'linspace', 'stop')), num, _float_or(dtype))
+    return _finish(t, 'linspace', out, device, requires_grad)
 
 
 def _eye_meta(num_rows, num_columns, dtype):
@@ -314,13 +373,16 @@ def eye_op(num_rows=1, num_columns=1, dtype='float32'):
     return np.eye(num_rows, num_columns, dtype=dtype)
 
 
-def eye(num_rows, num_columns=None, dtype=None, name=None):
+@aliases(num_rows=('n',), num_columns=('m',))
+def eye(num_rows, num_columns=None, dtype=None, name=None, *, out=None, device=None,
+        requires_grad=False, pin_memory=False):
     """A ``num_rows x num_columns`` matrix with ones on the diagonal."""
     rows = int(_scalar_value(num_rows, 'eye', 'num_rows'))
     cols = rows if num_columns is None else int(_scalar_value(num_columns, 'eye', 'num_columns'))
     if rows < 0 or cols < 0:
         raise OpError("eye: sizes must be non-negative, got %d x %d" % (rows, cols))
-    return eye_op(rows, cols, _float_or(dtype))
+    return _finish(eye_op(rows, cols, _float_or(dtype)), 'eye', out, device, requires_grad,
+                   pin_memory)
 
 
 def _tri_meta(x, diagonal):
@@ -350,12 +412,16 @@ triu_op.def_grad(lambda g, x, out, diagonal: triu_op(g, diagonal))
 triu_op.def_fast_grad(lambda g, x, out, diagonal: np.triu(g, diagonal))
 
 
-def tril(x, diagonal=0, name=None):
-    return tril_op(x, int(diagonal))
+def tril(x, diagonal=0, name=None, *, out=None):
+    """The lower triangle of the last two dims of ``x`` (on and below
+    ``diagonal``); the rest 0."""
+    return _finish(tril_op(x, int(diagonal)), 'tril', out)
 
 
-def triu(x, diagonal=0, name=None):
-    return triu_op(x, int(diagonal))
+def triu(x, diagonal=0, name=None, *, out=None):
+    """The upper triangle of the last two dims of ``x`` (on and above
+    ``diagonal``); the rest 0."""
+    return _finish(triu_op(x, int(diagonal)), 'triu', out)
 
 
 def _diag_meta(x, offset, padding_value):
@@ -557,30 +623,47 @@ def _draw(kind, shape, a, b, dtype, seed, api):
     return op(tuple(ints), a, b, dtype, seed)
 
 
-def rand(shape, dtype=None, name=None):
+@size_args
+def rand(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=False,
+         pin_memory=False):
     """Uniform samples in [0, 1) (default float dtype)."""
-    return _draw('uniform', shape, 0.0, 1.0, _float_or(dtype), 0, 'rand')
+    return _finish(_draw('uniform', shape, 0.0, 1.0, _float_or(dtype), 0, 'rand'), 'rand', out,
+                   device, requires_grad, pin_memory)
 
 
-def randn(shape, dtype=None, name=None):
+@size_args
+def randn(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=False,
+          pin_memory=False):
     """Standard normal samples (default float dtype)."""
-    return _draw('gaussian', shape, 0.0, 1.0, _float_or(dtype), 0, 'randn')
+    return _finish(_draw('gaussian', shape, 0.0, 1.0, _float_or(dtype), 0, 'randn'), 'randn',
+                   out, device, requires_grad, pin_memory)
 
 
-def standard_normal(shape, dtype=None, name=None):
-    return _draw('gaussian', shape, 0.0, 1.0, _float_or(dtype), 0, 'standard_normal')
+def standard_normal(shape, dtype=None, name=None, *, out=None, device=None,
+                    requires_grad=False):
+    """Standard normal samples (default float dtype)."""
+    return _finish(_draw('gaussian', shape, 0.0, 1.0, _float_or(dtype), 0, 'standard_normal'),
+                   'standard_normal', out, device, requires_grad)
 
 
-def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002
-    """Uniform samples in [min, max); a non-zero ``seed`` gives a fixed stream."""
+def uniform(shape, dtype=None, min=0, max=1.0, seed=0, name=None, *, out=None,  # noqa: A002
+            device=None, requires_grad=False):
+    """Uniform samples in [min, max) ([0, 1) by default, as Paddle 3); a
+    non-zero ``seed`` gives a fixed stream."""
     lo = float(_scalar_value(min, 'uniform', 'min'))
     hi = float(_scalar_value(max, 'uniform', 'max'))
-    return _draw('uniform', shape, lo, hi, _float_or(dtype), int(seed), 'uniform')
+    return _finish(_draw('uniform', shape, lo, hi, _float_or(dtype), int(seed), 'uniform'),
+                   'uniform', out, device, requires_grad)
 
 
-def normal(mean=0.0, std=1.0, shape=None, name=None):
+@aliases(shape=('size',))
+def normal(mean=0.0, std=1.0, shape=None, name=None, *, out=None):
     """Normal samples; ``mean``/``std`` may be tensors (then the output has
     their broadcast shape and is differentiable with respect to them)."""
+    return _finish(_normal(mean, std, shape), 'normal', out)
+
+
+def _normal(mean, std, shape):
     if is_value(mean) or is_value(std):
         shapes = [tuple(v.shape) for v in (mean, std) if is_value(v)]
         out_shape = shapes[0] if len(shapes) == 1 else meta.broadcast_shapes(*shapes)
@@ -591,7 +674,7 @@ def normal(mean=0.0, std=1.0, shape=None, name=None):
                    str(_dt.default_float()), 0, 'normal')
 
 
-def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
+def randint(low=0, high=None, shape=[1], dtype=None, name=None):  # noqa: B006  (Paddle's default)
     """Integers uniform in [low, high) (``randint(n)``: [0, n)); int64 by default."""
     if high is None:
         low, high = 0, low
@@ -607,25 +690,31 @@ def randint_like(x, low=0, high=None, dtype=None, name=None):
     return randint(low, high, list(x.shape), dtype if dtype is not None else x.dtype)
 
 
-def randperm(n, dtype='int64', name=None):
+def randperm(n, dtype='int64', name=None, *, out=None, device=None, requires_grad=False,
+             pin_memory=False):
     """A random permutation of 0..n-1."""
     n = int(_scalar_value(n, 'randperm', 'n'))
     if n < 0:
         raise OpError("randperm: n must be non-negative, got %d" % n)
-    return randperm_op(n, str(_dt.convert_dtype(dtype)))
+    return _finish(randperm_op(n, str(_dt.convert_dtype(dtype))), 'randperm', out, device,
+                   requires_grad, pin_memory)
 
 
-def bernoulli(x, name=None):
-    """0/1 samples with probabilities ``x`` (x's dtype)."""
+def bernoulli(x, p=None, name=None):
+    """0/1 samples with probabilities ``x`` (x's dtype); with ``p`` every
+    element has probability p (x gives only the shape and dtype)."""
+    if p is not None:
+        x = full_like_op(x, float(p), None)
     return bernoulli_op(x)
 
 
-def multinomial(x, num_samples=1, replacement=False, name=None):
+@aliases(x=('input',))
+def multinomial(x, num_samples=1, replacement=False, name=None, *, out=None):
     """``num_samples`` category indices per row of probabilities ``x``."""
-    return multinomial_op(x, int(num_samples), bool(replacement))
+    return _finish(multinomial_op(x, int(num_samples), bool(replacement)), 'multinomial', out)
 
 
-def uniform_like(x, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002
+def uniform_like(x, min=0, max=1.0, seed=0, name=None):  # noqa: A002
     """Uniform samples with x's shape and dtype (behind ``Tensor.uniform_``)."""
     return uniform_like_op(x, float(min), float(max), int(seed))
 
@@ -635,12 +724,226 @@ def normal_like(x, mean=0.0, std=1.0, name=None):
     return normal_like_op(x, float(mean), float(std), 0)
 
 
+
+# ---- Paddle 3 creation: as_tensor / asarray / from_numpy / logspace / range / *_like -------
+
+def as_tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new tensor holding ``data`` (``to_tensor`` with Paddle 3's
+    arguments); the data is copied."""
+    return _finish(_copy_of(data, dtype), 'as_tensor', None, device, requires_grad, pin_memory)
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    """A new tensor holding ``obj``. The data is always copied (tensors here
+    never share memory with numpy arrays or other tensors), whatever ``copy``
+    says."""
+    return _finish(_copy_of(obj, dtype), 'asarray', None, device, requires_grad)
+
+
+def _copy_of(data, dtype):
+    if is_value(data):
+        from .manipulation import assign_op, cast
+        out = assign_op(data)
+        out.stop_gradient = True
+        if dtype is not None and _dt.convert_dtype(dtype) != np.dtype(data.dtype):
+            out = cast(out, str(_dt.convert_dtype(dtype)))
+        return out
+    return to_tensor(data, dtype)
+
+
+def from_numpy(ndarray):
+    """A tensor with the values and dtype of a numpy array (a copy: tensors
+    here never share memory with the array)."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError("from_numpy: the input must be a numpy.ndarray, got %s; use "
+                        "to_tensor for other data" % type(ndarray).__name__)
+    return to_tensor(ndarray)
+
+
+def from_dlpack(dlpack, *, device=None, copy=None):
+    """A tensor from an object speaking DLPack (``__dlpack__``: a numpy array,
+    another framework's tensor, the result of ``to_dlpack``); the values are
+    copied."""
+    if not hasattr(dlpack, '__dlpack__'):
+        raise TypeError("from_dlpack: expected an object with __dlpack__ (a raw PyCapsule "
+                        "cannot be read without one), got %s" % type(dlpack).__name__)
+    arr = np.array(np.from_dlpack(dlpack), copy=True)
+    return _finish(to_tensor(arr), 'from_dlpack', None, device)
+
+
+class _DLPackCapsule:
+    """What ``to_dlpack`` returns: a holder of the tensor's values that speaks
+    the DLPack protocol (``np.from_dlpack``, ``torch.from_dlpack`` and
+    ``from_dlpack`` read it). Paddle returns the bare PyCapsule; numpy can
+    only read capsules through such a holder."""
+    __slots__ = ('_array',)
+
+    def __init__(self, array):
+        self._array = array
+
+    def __dlpack__(self, *args, **kwargs):
+        return self._array.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._array.__dlpack_device__()
+
+
+def to_dlpack(x):
+    """The values of ``x`` for DLPack consumers (a copy, read-only to them)."""
+    if not hasattr(x, 'data') or getattr(x, '_is_static_var', False):
+        raise TypeError("to_dlpack: needs an eager tensor, got %s" % type(x).__name__)
+    return _DLPackCapsule(np.ascontiguousarray(x.data).copy())
+
+
+def _logspace_meta(start, stop, num, base, dtype):
+    return Meta((num,), dtype)
+
+
+@def_op('logspace', _logspace_meta, differentiable=False)
+def logspace_op(start=0.0, stop=1.0, num=1, base=10.0, dtype='float32'):
+    """``base ** linspace(start, stop, num)``; for an integer dtype the
+    arguments are truncated to integers first (as Paddle) and so is the result."""
+    d = np.dtype(dtype)
+    if d.kind in 'iu':
+        start, stop, base = int(start), int(stop), int(base)
+    with np.errstate(over='ignore'):
+        out = np.power(float(base), np.linspace(start, stop, num))
+    return (np.trunc(out) if d.kind in 'iu' else out).astype(d)
+
+
+def logspace(start, stop, num, base=10.0, dtype=None, name=None):
+    """``num`` values from ``base ** start`` to ``base ** stop``, evenly
+    spaced in the exponent."""
+    num = int(_scalar_value(num, 'logspace', 'num'))
+    if num < 0:
+        raise OpError("logspace: num must be non-negative, got %d" % num)
+    return logspace_op(float(_scalar_value(start, 'logspace', 'start')),
+                       float(_scalar_value(stop, 'logspace', 'stop')), num,
+                       float(_scalar_value(base, 'logspace', 'base')), _float_or(dtype))
+
+
+def inclusive_range(start=0, end=None, step=1, dtype=None, *, out=None, device=None,
+                    requires_grad=False, name=None):
+    """Values from ``start`` to ``end`` INCLUDED, spaced by ``step`` (Paddle's
+    deprecated ``range``; the default float dtype unless given). ``arange``
+    excludes the end. Exported as ``framework.range``."""
+    if end is None:
+        start, end = 0, start
+    start, end, step = (_scalar_value(v, 'range', n) for v, n in
+                        [(start, 'start'), (end, 'end'), (step, 'step')])
+    if step == 0:
+        raise OpError("range: step cannot be 0")
+    count = max(int(math.floor((end - start) / step)) + 1, 0)
+    # an end half a step past the last value gives exactly ``count`` values
+    t = arange_op(start, start + (count - 0.5) * step, step, _float_or(dtype))
+    return _finish(t, 'range', out, device, requires_grad)
+
+
+def _random_like(x, kind, dtype, api):
+    d = np.dtype(x.dtype) if dtype is None else _dt.convert_dtype(dtype)
+    if d.kind != 'f':
+        raise OpError("%s: needs a float dtype, got %s" % (api, d))
+    from .manipulation import cast
+    like = x if np.dtype(x.dtype) == d else cast(x, str(d))
+    op = uniform_like_op if kind == 'uniform' else normal_like_op
+    return op(like, 0.0, 1.0, 0)
+
+
+def rand_like(input, name=None, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
+    """Uniform [0, 1) samples with input's shape (and dtype, unless given)."""
+    return _finish(_random_like(input, 'uniform', dtype, 'rand_like'), 'rand_like', None, device,
+                   requires_grad)
+
+
+@aliases(x=('input',))
+def randn_like(x, dtype=None, name=None, *, device=None, requires_grad=False):
+    """Standard normal samples with x's shape (and dtype, unless given)."""
+    return _finish(_random_like(x, 'gaussian', dtype, 'randn_like'), 'randn_like', None, device,
+                   requires_grad)
+
+
+# ---- Tensor.new_* : tensors like this one ----------------------------------------------
+
+def _new(var, size, value, dtype, device, requires_grad, pin_memory, api):
+    d = np.dtype(var.dtype) if dtype is None else _dt.convert_dtype(dtype)
+    shape = list(size) if isinstance(size, (list, tuple)) else size
+    return _finish(_full(shape, value, str(d), api), api, None, device, requires_grad,
+                   pin_memory)
+
+
+def new_empty(var, size, *more, dtype=None, device=None, requires_grad=False,
+              pin_memory=False):
+    """A tensor of ``size`` with this tensor's dtype (unless given); zeros here."""
+    size = [size, *more] if more or isinstance(size, int) else size
+    return _new(var, size, 0, dtype, device, requires_grad, pin_memory, 'new_empty')
+
+
+def new_full(var, size, fill_value, *, dtype=None, device=None, requires_grad=False,
+             pin_memory=False):
+    """A tensor of ``size`` filled with ``fill_value``, with this tensor's dtype (unless given)."""
+    if hasattr(fill_value, 'item') and not isinstance(fill_value, np.ndarray):
+        fill_value = fill_value.item()
+    return _new(var, size, fill_value, dtype, device, requires_grad, pin_memory, 'new_full')
+
+
+def new_zeros(var, size, *more, dtype=None, device=None, requires_grad=False,
+              pin_memory=False):
+    """Zeros of ``size`` with this tensor's dtype (unless given)."""
+    size = [size, *more] if more or isinstance(size, int) else size
+    return _new(var, size, 0, dtype, device, requires_grad, pin_memory, 'new_zeros')
+
+
+def new_ones(var, size, *more, dtype=None, device=None, requires_grad=False,
+             pin_memory=False):
+    """Ones of ``size`` with this tensor's dtype (unless given)."""
+    size = [size, *more] if more or isinstance(size, int) else size
+    return _new(var, size, 1, dtype, device, requires_grad, pin_memory, 'new_ones')
+
+
+# ---- FloatTensor, LongTensor, ...: PyTorch-style typed constructors ----------------------
+
+def _typed_factory(class_name, dtype):
+    """A class whose call makes a tensor of ``dtype``: ``C()`` (empty, shape
+    [0]), ``C(2, 3)`` (uninitialised, here zeros, of shape [2, 3]) or
+    ``C(data)`` (a list, tuple, array or tensor converted to ``dtype``)."""
+    def __new__(cls, *args, **kwargs):
+        if kwargs:
+            raise TypeError("%s() takes no keyword arguments, got %s" % (class_name,
+                                                                         sorted(kwargs)))
+        if not args:
+            return _full((0,), 0, dtype, class_name)
+        if all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
+            return _full([int(a) for a in args], 0, dtype, class_name)
+        if len(args) != 1:
+            raise TypeError("%s(): give sizes (ints) or one piece of data, got %r"
+                            % (class_name, args))
+        return _copy_of(args[0], dtype)
+    doc = "Tensors of dtype %s (``%s([1, 2])``, ``%s(2, 3)``)." % (dtype, class_name, class_name)
+    return type(class_name, (), {'__new__': __new__, '__doc__': doc, 'dtype': np.dtype(dtype)})
+
+
+FloatTensor = _typed_factory('FloatTensor', 'float32')
+DoubleTensor = _typed_factory('DoubleTensor', 'float64')
+HalfTensor = _typed_factory('HalfTensor', 'float16')
+ByteTensor = _typed_factory('ByteTensor', 'uint8')
+CharTensor = _typed_factory('CharTensor', 'int8')
+ShortTensor = _typed_factory('ShortTensor', 'int16')
+IntTensor = _typed_factory('IntTensor', 'int32')
+LongTensor = _typed_factory('LongTensor', 'int64')
+BoolTensor = _typed_factory('BoolTensor', 'bool')
+
 __all__ = ['to_tensor', 'full', 'zeros', 'ones', 'empty', 'full_like', 'zeros_like',
            'ones_like', 'empty_like', 'arange', 'linspace', 'eye', 'tril', 'triu', 'diag',
            'meshgrid', 'rand', 'randn', 'standard_normal', 'uniform', 'normal', 'randint',
-           'randint_like', 'randperm', 'bernoulli', 'multinomial']
+           'randint_like', 'randperm', 'bernoulli', 'multinomial', 'as_tensor', 'asarray',
+           'from_numpy', 'logspace', 'rand_like', 'randn_like', 'from_dlpack', 'to_dlpack',
+           'FloatTensor',
+           'DoubleTensor', 'HalfTensor', 'ByteTensor', 'CharTensor', 'ShortTensor', 'IntTensor',
+           'LongTensor', 'BoolTensor']
 TENSOR_METHODS = {'tril': tril, 'triu': triu, 'diag': diag,
-                  'uniform_like': uniform_like, 'normal_like': normal_like}
+                  'uniform_like': uniform_like, 'normal_like': normal_like,
+                  'new_empty': new_empty, 'new_full': new_full, 'new_zeros': new_zeros,
+                  'new_ones': new_ones}
 
 add_test_case(full_op, (2, 3), 1.5, 'float64', ref=lambda s, v, d: np.ones(s) * v)
 add_test_case(dynamic_full_op, np.array([2, 3]), (-1, 3), -1.5, 'float32',
@@ -702,3 +1005,9 @@ add_test_case(uniform_like_op, np.zeros((2, 2), np.float32), 1.0, 2.0, 0,
               ref=lambda x, lo, hi, s: _seeded().uniform(lo, hi, x.shape).astype(np.float32))
 add_test_case(normal_like_op, np.zeros((3,)), 0.0, 3.0, 0,
               ref=lambda x, m, s, sd: _seeded().standard_normal(x.shape) * s + m)
+add_test_case(logspace_op, 0.0, 2.0, 3, 10.0, 'float64',
+              ref=lambda a, b, n, base, d: np.array([1, 10, 100.]))
+add_test_case(logspace_op, 0.5, 2.5, 3, 3.0, 'int64',
+              ref=lambda a, b, n, base, d: np.array([1, 3, 9]))
+add_test_case(logspace_op, 1.0, -1.0, 0, 2.0, 'float32',
+              ref=lambda a, b, n, base, d: np.zeros(0, np.float32))

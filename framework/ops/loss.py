@@ -794,6 +794,52 @@ for _r in ('mean', 'batchmean', 'sum', 'none'):
     add_test_case(kl_div_op, _lp, _t, _r, ref=_kl_ref)
 
 
+# ---- hierarchical sigmoid: the default tree's paths ------------------------------------
+
+def _hsig_codes_meta(label, num_classes=2):
+    n = meta.shape_of(label)[0] if meta.shape_of(label) else 1
+    depth = max(int(num_classes - 1).bit_length(), 1)
+    return (Meta((n, depth), np.int64), Meta((n, depth), np.int64),
+            Meta((n, depth), np.int64))
+
+
+@def_op('hsigmoid_codes', _hsig_codes_meta, outputs=('index', 'bit', 'valid'),
+        differentiable=False)
+def hsigmoid_codes_op(label, num_classes=2):
+    """Paths of classes in Paddle's default complete binary tree: leaf ``c`` is
+    node ``c + num_classes``; step ``j`` of its path visits the internal node
+    ``(code >> (j + 1)) - 1`` and goes right when bit ``j`` of the code is set.
+    Every path is padded to the tree's depth (``valid`` marks real steps)."""
+    label = np.asarray(label).reshape(-1).astype(np.int64)
+    if label.size and (label.min() < 0 or label.max() >= num_classes):
+        raise OpError("hsigmoid_loss: labels must be in [0, num_classes=%d), got values in "
+                      "[%d, %d]" % (num_classes, label.min(), label.max()))
+    depth = max(int(num_classes - 1).bit_length(), 1)
+    code = label[:, None] + num_classes
+    j = np.arange(depth)[None, :]
+    length = np.floor(np.log2(code)).astype(np.int64)      # highest set bit
+    valid = (j < length).astype(np.int64)
+    index = np.where(valid > 0, (code >> (j + 1)) - 1, 0)
+    bit = ((code >> j) & 1) * valid
+    return index, bit, valid
+
+
+def _ref_hsig_codes(label, num_classes):
+    depth = max(int(num_classes - 1).bit_length(), 1)
+    out = [np.zeros((len(label), depth), np.int64) for _ in range(3)]
+    for i, c in enumerate(label):
+        code = int(c) + num_classes
+        for j in range(code.bit_length() - 1):
+            out[0][i, j] = (code >> (j + 1)) - 1
+            out[1][i, j] = (code >> j) & 1
+            out[2][i, j] = 1
+    return tuple(out)
+
+
+add_test_case(hsigmoid_codes_op, np.array([0, 3, 5, 2]), 6, ref=_ref_hsig_codes)
+add_test_case(hsigmoid_codes_op, np.array([1, 0, 6], np.int32), 7, ref=_ref_hsig_codes)
+
+
 # ---- public API ---------------------------------------------------------------------
 
 def _label_smoothing(v, api):

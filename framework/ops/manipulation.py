@@ -12,10 +12,12 @@ Indices are stored as JSON-able attributes: a list of items ``['int', i]``,
 integer or bool array), so a static Program can serialise them.
 """
 import builtins
+import inspect
 
 import numpy as np
 
 from .. import dtype as _dt
+from .compat_args import aliases, dims_after_tensor, torch_order
 from . import meta
 from .creation import _holds_value, full_like_op, to_tensor
 from .grad_utils import expand_as as expand_as_op
@@ -271,6 +273,8 @@ dynamic_reshape_op.def_fast_grad(
     lambda g, x, shape_tensor, out, shape: (g.reshape(np.shape(x)), None))
 
 
+@aliases(x=('input',))
+@dims_after_tensor('shape')
 def reshape(x, shape, name=None):
     """``x`` with a new shape: one dim may be -1 (inferred), 0 copies x's dim.
     Entries (or the whole shape) may be tensors, also ones whose value is known
@@ -285,17 +289,20 @@ def reshape(x, shape, name=None):
     return reshape_op(x, tuple(ints))
 
 
+@aliases(x=('input',), axis=('dim',))
 def squeeze(x, axis=None, name=None):
     """Remove size-1 dims (all of them, or those listed in ``axis``)."""
     axis = _axis_list(axis, 'squeeze')
     return squeeze_op(x, tuple(axis) if axis else ())
 
 
+@aliases(x=('input',), axis=('dim',))
 def unsqueeze(x, axis, name=None):
     """Insert size-1 dims at ``axis`` (an int or a list, applied in order)."""
     return unsqueeze_op(x, tuple(_int_list(axis, 'unsqueeze', 'axis')))
 
 
+@aliases(x=('input',), start_axis=('start_dim',), stop_axis=('end_dim',))
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
     """Merge dims ``start_axis..stop_axis`` into one."""
     return flatten_op(x, _as_int(start_axis, 'flatten', 'start_axis'),
@@ -335,7 +342,14 @@ def _transpose_fast(g, x, out, perm):
 
 
 def transpose(x, perm, name=None):
-    """Permute the dims of ``x``: output dim i is input dim ``perm[i]``."""
+    """Permute the dims of ``x``: output dim i is input dim ``perm[i]``.
+    ``transpose(x, 0, 1)`` swaps two dims (Paddle 3's ``swapaxes`` form)."""
+    if isinstance(perm, (int, np.integer)) and isinstance(name, (int, np.integer)):
+        nd = len(x.shape)
+        swapped = list(range(nd))
+        a, b = (meta.normalize_axis(int(v), nd, 'transpose dim') for v in (perm, name))
+        swapped[a], swapped[b] = swapped[b], swapped[a]
+        return transpose_op(x, tuple(swapped))
     perm = _int_list(perm, 'transpose', 'perm')
     if min(perm, default=0) < 0:
         nd = len(x.shape)
@@ -359,12 +373,12 @@ def moveaxis(x, source, destination, name=None):
     return transpose_op(x, tuple(p if p is not None else next(it) for p in perm))
 
 
-def t(x, name=None):
+def t(input, name=None):  # noqa: A002  (Paddle's argument name)
     """Transpose of a tensor with at most 2 dims (Paddle's ``paddle.t``)."""
-    nd = len(x.shape)
+    nd = len(input.shape)
     if nd > 2:
-        raise OpError("t: x must have at most 2 dims, got shape %s" % list(x.shape))
-    return x if nd < 2 else transpose_op(x, (1, 0))
+        raise OpError("t: input must have at most 2 dims, got shape %s" % list(input.shape))
+    return input if nd < 2 else transpose_op(input, (1, 0))
 
 
 def _T(x):
@@ -542,14 +556,26 @@ def _tensor_list(x, api):
     return list(x)
 
 
-def concat(x, axis=0, name=None):
+def _out(out, result):
+    """``result``, or ``out`` taking it over when given (Paddle's ``out=``)."""
+    if out is None:
+        return result
+    from .out_param import write_out
+    return write_out(out, result)
+
+
+@aliases(x=('tensors',), axis=('dim',))
+def concat(x, axis=0, name=None, *, out=None):
     """Join tensors along an existing axis."""
-    return concat_op(_tensor_list(x, 'concat'), _as_int(axis, 'concat', 'axis'))
+    r = concat_op(_tensor_list(x, 'concat'), _as_int(axis, 'concat', 'axis'))
+    return r if out is None else _out(out, r)
 
 
-def stack(x, axis=0, name=None):
+@aliases(x=('tensors',), axis=('dim',))
+def stack(x, axis=0, name=None, *, out=None):
     """Join same-shaped tensors along a new axis."""
-    return stack_op(_tensor_list(x, 'stack'), _as_int(axis, 'stack', 'axis'))
+    r = stack_op(_tensor_list(x, 'stack'), _as_int(axis, 'stack', 'axis'))
+    return r if out is None else _out(out, r)
 
 
 def split(x, num_or_sections, axis=0, name=None):
@@ -572,11 +598,13 @@ def split(x, num_or_sections, axis=0, name=None):
     return split_op(x, num, (), axis)
 
 
+@aliases(x=('input',), axis=('dim',))
 def chunk(x, chunks, axis=0, name=None):
     """Split ``x`` into ``chunks`` equal parts along ``axis``."""
     return split(x, _as_int(chunks, 'chunk', 'chunks'), axis)
 
 
+@aliases(axis=('dim',))
 def unbind(input, axis=0):  # noqa: A002  (Paddle's argument name)
     """The slices of ``input`` along ``axis``, as a list (that dim removed)."""
     axis = _as_int(axis, 'unbind', 'axis')
@@ -743,11 +771,14 @@ def _expand(x, shape, api):
     return expand_op(x, tuple(ints))
 
 
+@aliases(x=('input',), shape=('size',))
+@dims_after_tensor('shape')
 def expand(x, shape, name=None):
     """Broadcast ``x`` to ``shape``; -1 keeps x's dim. Entries may be tensors."""
     return _expand(x, shape, 'expand')
 
 
+@aliases(x=('input',), shape=('size',))
 def broadcast_to(x, shape, name=None):
     """Broadcast ``x`` to ``shape`` (same as ``expand``)."""
     return _expand(x, shape, 'broadcast_to')
@@ -783,6 +814,7 @@ dynamic_tile_op.def_fast_grad(
                                                   None))
 
 
+@aliases(x=('input',), repeat_times=('dims',))
 def tile(x, repeat_times, name=None):
     """Repeat ``x`` ``repeat_times[i]`` times along dim i (entries may be tensors)."""
     reps, tensor = shape_arg(repeat_times, 'tile', 'repeat_times')
@@ -831,6 +863,7 @@ def flip(x, axis, name=None):
     return flip_op(x, tuple(meta.normalize_axis(a, nd) for a in _int_list(axis, 'flip', 'axis')))
 
 
+@aliases(x=('input',), axis=('dims',))
 def roll(x, shifts, axis=None, name=None):
     """Shift elements circularly; with ``axis=None`` over the flattened tensor."""
     shifts = _int_list(shifts, 'roll', 'shifts')
@@ -1048,19 +1081,46 @@ def _norm_axis(x, axis, api):
     return axis % nd if nd else 0
 
 
-def gather(x, index, axis=None, name=None):
+def _gather(x, index, axis=None, name=None, out=None):
     """Slices of ``x`` along ``axis`` (default 0) picked by a 1-D index tensor."""
-    return gather_op(x, index, _norm_axis(x, 0 if axis is None else axis, 'gather'))
+    r = gather_op(x, index, _norm_axis(x, 0 if axis is None else axis, 'gather'))
+    return r if out is None else _out(out, r)
 
 
-def index_select(x, index, axis=0, name=None):
+def _torch_gather(input, dim, index, out=None):  # noqa: A002
+    from .indexing import take_along_axis
+    return take_along_axis(input, index, dim, broadcast=False, out=out)
+
+
+def gather(*args, **kwargs):
+    """``gather(x, index, axis=None)``: slices of x picked by a 1-D index; or
+    PyTorch's ``gather(input, dim, index)`` (an int second argument or
+    ``dim=``): ``take_along_axis(input, index, dim, broadcast=False)``, as
+    Paddle 3 reads it."""
+    torch_form = (len(args) >= 2 and isinstance(args[1], (int, np.integer))
+                  and not isinstance(args[1], bool)) or (len(args) < 2 and 'dim' in kwargs)
+    return _torch_gather(*args, **kwargs) if torch_form else _gather(*args, **kwargs)
+
+
+gather.__signature__ = inspect.signature(_gather)
+
+
+@aliases(x=('input',), axis=('dim',))
+@torch_order('axis', 'index')
+def index_select(x, index, axis=0, name=None, *, out=None):
     """Slices of ``x`` along ``axis`` picked by a 1-D index tensor."""
-    return gather_op(x, index, _norm_axis(x, axis, 'index_select'))
+    r = gather_op(x, index, _norm_axis(x, axis, 'index_select'))
+    return r if out is None else _out(out, r)
 
 
-def index_add(x, index, axis, value, name=None):
-    """``x`` with ``value`` added at ``index`` along ``axis``."""
-    return index_add_op(x, index, value, _norm_axis(x, axis, 'index_add'))
+@aliases(x=('input',), axis=('dim',), value=('source',))
+@torch_order('axis', 'index', 'value')
+def index_add(x, index, axis, value, alpha=1, name=None, *, out=None):
+    """``x`` with ``alpha * value`` added at ``index`` along ``axis``."""
+    if alpha != 1:
+        value = value * alpha
+    r = index_add_op(x, index, value, _norm_axis(x, axis, 'index_add'))
+    return r if out is None else _out(out, r)
 
 
 # ---- gather_nd / scatter_nd_add ---------------------------------------------------
@@ -1230,15 +1290,6 @@ def _scatter_fast(g, x, index, updates, out, overwrite):
     return gx, None, gu
 
 
-def scatter(x, index, updates, overwrite=True, name=None):
-    """Paddle's scatter: rows ``index`` of ``x`` get ``updates``.
-
-    With ``overwrite=True`` a repeated index keeps its last update; with
-    False the indexed rows are zeroed and then all their updates added.
-    """
-    return scatter_op(x, index, updates, bool(overwrite))
-
-
 # ---- where / nonzero / masked ops -----------------------------------------------
 
 def _where_meta(condition, x, y):
@@ -1278,17 +1329,21 @@ def nonzero_op(x):
     return np.argwhere(x).astype(np.int64, copy=False)
 
 
-def nonzero(x, as_tuple=False):
+@aliases(x=('input',))
+def nonzero(x, as_tuple=False, *, out=None):
     """Indices of the non-zero elements: ``[z, ndim]`` int64, or with
-    ``as_tuple=True`` a tuple of ``[z, 1]`` tensors, one per dim (as Paddle)."""
+    ``as_tuple=True`` a tuple of 1-D ``[z]`` tensors, one per dim (as Paddle)."""
+    if len(x.shape) == 0:
+        raise OpError("nonzero: x must have at least 1 dim, got a 0-D tensor")
     idx = nonzero_op(x)
     if not as_tuple:
-        return idx
-    return tuple(getitem_op(idx, [], [['slice', None, None, None], ['slice', i, i + 1, None]])
+        return idx if out is None else _out(out, idx)
+    return tuple(getitem_op(idx, [], [['slice', None, None, None], ['int', i]])
                  for i in range(len(x.shape)))
 
 
-def where(condition, x=None, y=None, name=None):
+@aliases(x=('input',), y=('other',))
+def where(condition, x=None, y=None, name=None, *, out=None):
     """Elements of ``x`` where ``condition`` holds, else of ``y``; with only
     ``condition``, the indices of its true elements (``nonzero(as_tuple=True)``)."""
     if x is None and y is None:
@@ -1297,7 +1352,8 @@ def where(condition, x=None, y=None, name=None):
         raise OpError("where: give both x and y, or neither")
     if isinstance(x, _SCALARS) and isinstance(y, _SCALARS):
         x = to_tensor(x)    # both scalars: Paddle's dtype defaults, not numpy's
-    return where_op(condition, x, y)
+    r = where_op(condition, x, y)
+    return r if out is None else _out(out, r)
 
 
 def _masked_fill_meta(x, mask, value):
@@ -1336,7 +1392,8 @@ def masked_fill(x, mask, value, name=None):
     return masked_fill_op(x, mask, value)
 
 
-def masked_select(x, mask, name=None):
+@aliases(x=('input',))
+def masked_select(x, mask, name=None, *, out=None):
     """1-D tensor of the elements of ``x`` where ``mask`` is true (broadcasting)."""
     xs, ms = tuple(x.shape), tuple(mask.shape)
     if xs != ms:
@@ -1345,7 +1402,8 @@ def masked_select(x, mask, name=None):
         mask = mask if ms == shape else expand_op(mask, shape)
     if np.dtype(mask.dtype) != np.bool_:
         raise OpError("masked_select: mask must be a bool tensor, got dtype %s" % mask.dtype)
-    return getitem_op(x, [mask], [['tensor', 0]])
+    r = getitem_op(x, [mask], [['tensor', 0]])
+    return r if out is None else _out(out, r)
 
 
 # ---- sort / argsort / topk / take_along_axis / put_along_axis ---------------------
@@ -1509,37 +1567,29 @@ def _topk_fast(g, g_idx, x, out, indices, k, axis, largest, sorted):
     return z
 
 
-def argsort(x, axis=-1, descending=False, name=None):
-    """Indices (int64) that sort ``x`` along ``axis`` (stable)."""
+@aliases(x=('input',), axis=('dim',))
+def argsort(x, axis=-1, descending=False, stable=False, name=None):
+    """Indices (int64) that sort ``x`` along ``axis``. The sort is always
+    stable (equal elements keep their order), which ``stable=False`` allows."""
     return argsort_op(x, _norm_axis(x, axis, 'argsort'), bool(descending))
 
 
-def sort(x, axis=-1, descending=False, name=None):
-    """``x`` sorted along ``axis`` (differentiable)."""
+def sort(x, axis=-1, descending=False, stable=False, name=None):
+    """``x`` sorted along ``axis`` (differentiable; always a stable sort)."""
     axis = _norm_axis(x, axis, 'sort')
     return take_along_axis_op(x, argsort_op(x, axis, bool(descending)), axis)
 
 
-def topk(x, k, axis=None, largest=True, sorted=True, name=None):  # noqa: A002
+@aliases(x=('input',), axis=('dim',))
+def topk(x, k, axis=None, largest=True, sorted=True, name=None, *, out=None):  # noqa: A002
     """``(values, indices)`` of the ``k`` largest (or smallest) elements along
-    ``axis`` (default: the last); indices are int64."""
+    ``axis`` (default: the last); indices are int64. ``out`` is a (values,
+    indices) pair of tensors that take the results."""
     axis = _norm_axis(x, -1 if axis is None else axis, 'topk')
-    return topk_op(x, _as_int(k, 'topk', 'k'), axis, bool(largest), bool(sorted))
-
-
-def take_along_axis(arr, indices, axis, broadcast=True):
-    """``arr`` values at ``indices`` along ``axis`` (numpy's take_along_axis)."""
-    return take_along_axis_op(arr, indices, _norm_axis(arr, axis, 'take_along_axis'))
-
-
-def put_along_axis(arr, indices, values, axis, reduce='assign', include_self=True,
-                   broadcast=True):
-    """``arr`` with ``values`` put ('assign') or added ('add') at ``indices`` along ``axis``."""
-    if reduce not in ('assign', 'add'):
-        raise OpError("put_along_axis: reduce must be 'assign' or 'add', got %r" % (reduce,))
-    if isinstance(values, np.generic):
-        values = values.item()
-    return put_along_axis_op(arr, indices, values, _norm_axis(arr, axis, 'put_along_axis'), reduce)
+    result = topk_op(x, _as_int(k, 'topk', 'k'), axis, bool(largest), bool(sorted))
+    if out is None:
+        return result
+    return tuple(_out(o, r) for o, r in zip(out, result))
 
 
 # ---- one_hot / assign / clone / shape / numel --------------------------------------
@@ -2067,9 +2117,9 @@ shape = _shape_api
 __all__ = ['cast', 'reshape', 'squeeze', 'unsqueeze', 'flatten', 'transpose', 'moveaxis', 't',
            'concat', 'stack', 'split', 'chunk', 'unbind', 'unstack', 'expand', 'broadcast_to',
            'expand_as', 'broadcast_tensors', 'tile', 'flip', 'roll', 'pad', 'gather',
-           'index_select', 'index_add', 'gather_nd', 'scatter_nd_add', 'scatter_nd', 'scatter',
+           'index_select', 'index_add', 'gather_nd', 'scatter_nd_add', 'scatter_nd',
            'where', 'nonzero', 'masked_fill', 'masked_select', 'argsort', 'sort', 'topk',
-           'take_along_axis', 'put_along_axis', 'one_hot', 'assign', 'clone', 'shape', 'numel',
+           'one_hot', 'assign', 'clone', 'shape', 'numel',
            'slice', 'strided_slice', 'getitem', 'setitem', 'tolist']
 
 TENSOR_METHODS = {
@@ -2080,11 +2130,10 @@ TENSOR_METHODS = {
     'expand': expand, 'expand_as': expand_as, 'broadcast_to': broadcast_to, 'tile': tile,
     'flip': flip, 'roll': roll,
     'gather': gather, 'gather_nd': gather_nd, 'index_select': index_select,
-    'index_add': index_add, 'scatter': scatter, 'scatter_nd_add': scatter_nd_add,
+    'index_add': index_add, 'scatter_nd_add': scatter_nd_add,
     'where': where, 'nonzero': nonzero, 'masked_fill': masked_fill,
     'masked_select': masked_select,
     'sort': sort, 'argsort': argsort, 'topk': topk,
-    'take_along_axis': take_along_axis, 'put_along_axis': put_along_axis,
     'clone': clone,
 }
 

@@ -387,6 +387,132 @@ log_softmax_op = _act('log_softmax', _log_softmax_k, _log_softmax_grad, _log_sof
                       infer=meta.unchanged_float, save_inputs=False)
 
 
+# ---- randomized activations ----------------------------------------------------
+
+def _rrelu_meta(x, lower=0.125, upper=1 / 3, is_test=False):
+    return Meta(meta.shape_of(x), meta.dtype_of(x)), Meta(meta.shape_of(x), meta.dtype_of(x))
+
+
+@def_op('rrelu', _rrelu_meta, outputs=('out', 'noise'), nondiff_outputs=('noise',),
+        random=True, save_inputs=False)
+def rrelu_op(x, lower=0.125, upper=1 / 3, is_test=False):
+    """Randomized leaky relu: negative inputs are scaled by a slope drawn from
+    U(lower, upper) per element (training) or by (lower + upper) / 2 (test);
+    ``noise`` holds the factor each element was multiplied by."""
+    from ..random import generator
+    if is_test:
+        slope = np.asarray((lower + upper) / 2, x.dtype)
+    else:
+        slope = generator().uniform(lower, upper, x.shape).astype(x.dtype, copy=False)
+    noise = np.where(x >= 0, np.asarray(1, x.dtype), slope).astype(x.dtype, copy=False)
+    return x * noise, noise
+
+
+rrelu_op.def_grad(lambda g, gn, x, out, noise, lower, upper, is_test: g * noise)
+rrelu_op.def_fast_grad(lambda g, gn, x, out, noise, lower, upper, is_test: g * noise)
+
+
+def _gumbel_meta(x, noise, temperature=1.0, hard=False, axis=-1):
+    meta.broadcast_shapes(meta.shape_of(x), meta.shape_of(noise), 'gumbel_softmax: x and noise')
+    return Meta(meta.shape_of(x), meta.dtype_of(x))
+
+
+@def_op('gumbel_softmax', _gumbel_meta, no_grad_inputs=('noise',), save_inputs=False)
+def gumbel_softmax_op(x, noise, temperature=1.0, hard=False, axis=-1):
+    """``softmax((x + noise) / temperature)`` along ``axis`` (``noise`` is Gumbel
+    noise drawn by the caller); ``hard`` turns each result into the one-hot of
+    its maximum. The gradient is the softmax gradient at the output, as in
+    Paddle's kernel (so a hard output passes no gradient)."""
+    z = ((x + noise) / temperature).astype(x.dtype, copy=False)
+    if z.ndim == 0:                    # one class: probability 1
+        return np.ones_like(z)
+    y = _softmax_k(z, axis)
+    if hard and y.size:
+        k = np.expand_dims(np.argmax(y, axis=axis), axis)
+        y = np.zeros_like(y)
+        np.put_along_axis(y, k, 1, axis=axis)
+    return y
+
+
+@gumbel_softmax_op.def_grad
+def _gumbel_grad(g, x, noise, out, temperature, hard, axis):
+    if len(out.shape) == 0:
+        return g * 0, None
+    return _softmax_grad(g, None, out, axis) / temperature, None
+
+
+@gumbel_softmax_op.def_fast_grad
+def _gumbel_fast(g, x, noise, out, temperature, hard, axis):
+    if out.ndim == 0:
+        return g * 0, None
+    return _softmax_fast(g, None, out, axis) / np.asarray(temperature, g.dtype), None
+
+
+# ---- class center sampling ----------------------------------------------------
+
+def _ccs_meta(label, num_classes=1, num_samples=1):
+    meta.check_rank('class_center_sample', 'label', label, (1,))
+    return Meta(meta.shape_of(label), meta.dtype_of(label)), Meta((-1,), meta.dtype_of(label))
+
+
+@def_op('class_center_sample', _ccs_meta, outputs=('remapped_label', 'sampled_class_center'),
+        differentiable=False, random=True)
+def class_center_sample_op(label, num_classes=1, num_samples=1):
+    """The sorted classes present in ``label``, then randomly chosen absent
+    classes up to ``num_samples`` centers; labels remapped to center indices."""
+    from ..random import generator
+    if label.size and (label.min() < 0 or label.max() >= num_classes):
+        raise OpError("class_center_sample: labels must be in [0, num_classes=%d), got values "
+                      "in [%d, %d]" % (num_classes, label.min(), label.max()))
+    positive, remapped = np.unique(label, return_inverse=True)
+    extra = max(num_samples - positive.size, 0)
+    if extra:
+        negative = np.setdiff1d(np.arange(num_classes), positive)
+        positive = np.concatenate([positive, generator().permutation(negative)[:extra]])
+    return remapped.reshape(label.shape).astype(label.dtype), positive.astype(label.dtype)
+
+
+# ---- sequence helpers (masks, beam back-tracing) ---------------------------------
+
+def _sequence_mask_meta(x, maxlen=-1, dtype='int64'):
+    return Meta(tuple(meta.shape_of(x)) + (maxlen if maxlen >= 0 else -1,), dtype)
+
+
+@def_op('sequence_mask', _sequence_mask_meta, differentiable=False)
+def sequence_mask_op(x, maxlen=-1, dtype='int64'):
+    """``out[..., j] = j < x[...]`` with ``maxlen`` columns (-1: ``max(x)``)."""
+    if maxlen < 0:
+        maxlen = int(x.max()) if x.size else 0
+    return (np.arange(maxlen) < np.asarray(x)[..., None]).astype(dtype)
+
+
+def _gather_tree_meta(ids, parents):
+    if list(meta.shape_of(ids)) != list(meta.shape_of(parents)) or len(meta.shape_of(ids)) != 3:
+        raise OpError("gather_tree: ids and parents must both be [max_time, batch, beam], got "
+                      "%s and %s" % (list(meta.shape_of(ids)), list(meta.shape_of(parents))))
+    return Meta(meta.shape_of(ids), meta.dtype_of(ids))
+
+
+@def_op('gather_tree', _gather_tree_meta, differentiable=False)
+def gather_tree_op(ids, parents):
+    """Full beam-search paths from per-step ids and parent beam indices, traced
+    back from the last step: ``out[t, b, k]`` is the id at step t on the path
+    that ends in beam k."""
+    out = np.empty_like(ids)
+    if ids.size == 0:
+        return out
+    steps, batch, beam = ids.shape
+    if parents.min() < 0 or parents.max() >= beam:
+        raise OpError("gather_tree: parents must be in [0, beam_size=%d), got values in "
+                      "[%d, %d]" % (beam, parents.min(), parents.max()))
+    rows = np.arange(batch)[:, None]
+    parent = np.broadcast_to(np.arange(beam), (batch, beam))
+    for t in range(steps - 1, -1, -1):
+        out[t] = ids[t][rows, parent]
+        parent = parents[t][rows, parent]
+    return out
+
+
 # ---- prelu ------------------------------------------------------------------
 
 _CHANNEL_LAST = ('NLC', 'NHWC', 'NDHWC')
@@ -970,17 +1096,66 @@ def _linear_grad(g, x, weight, bias, out):
 # ---- interpolation ------------------------------------------------------------
 
 _LINEAR_MODES = ('linear', 'bilinear', 'trilinear')
-_MODE_RANK = {'linear': 3, 'bilinear': 4, 'trilinear': 5, 'nearest': (3, 4, 5)}
+_MODE_RANK = {'linear': 3, 'bilinear': 4, 'trilinear': 5, 'bicubic': 4,
+              'nearest': (3, 4, 5), 'area': (3, 4, 5)}
 
 
 def _spatial_axes(ndim, data_format):
     return list(range(1, ndim - 1)) if data_format in _CHANNEL_LAST else list(range(2, ndim))
 
 
-def _interp_matrix(n_in, n_out, mode, align_corners, align_mode, scale):
+def _cubic_weights(t, a=-0.75):
+    """The four cubic-convolution weights of taps -1, 0, 1, 2 at offset ``t``."""
+    def near(x):                       # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):                        # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return [far(t + 1.0), near(t), near(1.0 - t), far(2.0 - t)]
+
+
+def _antialias_matrix(n_in, n_out, mode, align_corners, scale):
+    """Anti-aliased resampling (Pillow's, as Paddle's ``interp_antialias``
+    kernel): the filter is widened by the downscale factor and each output
+    pixel's weights are normalised to sum to one."""
+    if align_corners:
+        ratio = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    else:
+        ratio = 1.0 / scale if scale and scale > 0 else n_in / n_out
+    size = 2 if mode == 'bilinear' else 4
+    support = size * 0.5 * ratio if ratio >= 1.0 else size * 0.5
+    invscale = 1.0 / ratio if ratio >= 1.0 else 1.0
+    a = -0.5
+
+    def kernel(x):
+        x = abs(x)
+        if mode == 'bilinear':
+            return max(0.0, 1.0 - x)
+        if x < 1.0:
+            return ((a + 2) * x - (a + 3)) * x * x + 1
+        if x < 2.0:
+            return (((x - 5) * x + 8) * x - 4) * a
+        return 0.0
+    m = np.zeros((n_out, n_in))
+    for i in range(n_out):
+        center = ratio * (i + 0.5)
+        lo = max(int(center - support + 0.5), 0)
+        hi = min(int(center + support + 0.5), n_in)
+        w = np.array([kernel((j + lo - center + 0.5) * invscale) for j in range(hi - lo)])
+        total = w.sum()
+        m[i, lo:hi] = w / total if total else w
+    return m
+
+
+def _interp_matrix(n_in, n_out, mode, align_corners, align_mode, scale, antialias=False):
     """(n_out, n_in) matrix of one axis's interpolation with Paddle's index
     rules, mirroring its float32 ratio (and double half-pixel source
     coordinate) so that index truncation matches its kernels."""
+    if antialias:
+        return _antialias_matrix(n_in, n_out, mode, align_corners, scale)
+    if mode == 'area':
+        from .conv.pool import _avg_matrix
+        return _avg_matrix(n_in, n_out, np.float64)
     f = np.float32
     ratio = f(0)
     if n_out > 1:
@@ -990,6 +1165,12 @@ def _interp_matrix(n_in, n_out, mode, align_corners, align_mode, scale):
             ratio = f(1.0 / scale) if scale and scale > 0 else f(n_in) / f(n_out)
     k = np.arange(n_out)
     m = np.zeros((n_out, n_in))
+    if mode == 'bicubic':
+        src = ratio * k.astype(f) if align_corners else ratio * (k.astype(f) + f(0.5)) - f(0.5)
+        base = np.floor(src).astype(np.int64)
+        for tap, w in zip(range(-1, 3), _cubic_weights((src - base).astype(np.float64))):
+            np.add.at(m, (k, np.clip(base + tap, 0, n_in - 1)), w)
+        return m
     if mode == 'nearest':
         src = ratio * k.astype(f)
         if align_corners:
@@ -1011,15 +1192,15 @@ def _interp_matrix(n_in, n_out, mode, align_corners, align_mode, scale):
 
 
 def _interp_apply(x, in_size, out_size, scales, mode, align_corners, align_mode,
-                  data_format, adjoint):
+                  data_format, adjoint, antialias=False):
     """Apply (or, with ``adjoint``, the transpose of) the separable
     interpolation along each spatial axis."""
     axes = _spatial_axes(x.ndim, data_format)
-    if tuple(in_size) == tuple(out_size):
+    if tuple(in_size) == tuple(out_size) and not (antialias and scales):
         return x.copy()
     for i, ax in enumerate(axes):
         m = _interp_matrix(in_size[i], out_size[i], mode, align_corners, align_mode,
-                           scales[i] if scales else None)
+                           scales[i] if scales else None, antialias)
         if adjoint:
             m = m.T
         if mode == 'nearest' and not adjoint:
@@ -1031,7 +1212,7 @@ def _interp_apply(x, in_size, out_size, scales, mode, align_corners, align_mode,
 
 
 def _interp_meta(x, in_size=(), out_size=(), scales=None, mode='nearest',
-                 align_corners=False, align_mode=0, data_format='NCHW'):
+                 align_corners=False, align_mode=0, data_format='NCHW', antialias=False):
     xs = list(meta.shape_of(x))
     axes = _spatial_axes(len(xs), data_format)
     if len(axes) != len(out_size):
@@ -1043,7 +1224,7 @@ def _interp_meta(x, in_size=(), out_size=(), scales=None, mode='nearest',
 
 
 def _interp_grad_meta(g, in_size=(), out_size=(), scales=None, mode='nearest',
-                      align_corners=False, align_mode=0, data_format='NCHW'):
+                      align_corners=False, align_mode=0, data_format='NCHW', antialias=False):
     gs = list(meta.shape_of(g))
     for ax, s in zip(_spatial_axes(len(gs), data_format), in_size):
         gs[ax] = s
@@ -1051,25 +1232,29 @@ def _interp_grad_meta(g, in_size=(), out_size=(), scales=None, mode='nearest',
 
 
 _INTERP_ATTRS = {'in_size': (), 'out_size': (), 'scales': None, 'mode': 'nearest',
-                 'align_corners': False, 'align_mode': 0, 'data_format': 'NCHW'}
+                 'align_corners': False, 'align_mode': 0, 'data_format': 'NCHW',
+                 'antialias': False}
 
 
 @def_op('interpolate', _interp_meta, inputs=('x',), attrs=_INTERP_ATTRS, save_inputs=False)
 @float32_compute
-def interpolate_op(x, in_size, out_size, scales, mode, align_corners, align_mode, data_format):
-    """Nearest / (bi,tri)linear resize of the spatial axes (Paddle's index rules)."""
+def interpolate_op(x, in_size, out_size, scales, mode, align_corners, align_mode, data_format,
+                   antialias=False):
+    """Nearest / (bi,tri)linear / bicubic / area resize of the spatial axes
+    (Paddle's index rules); ``antialias`` widens bilinear and bicubic filters
+    when downscaling."""
     return _interp_apply(x, in_size, out_size, scales, mode, align_corners, align_mode,
-                         data_format, False)
+                         data_format, False, antialias)
 
 
 @def_op('interpolate_grad', _interp_grad_meta, inputs=('g',), attrs=_INTERP_ATTRS,
         save_inputs=False)
 @float32_compute
 def interpolate_grad_op(g, in_size, out_size, scales, mode, align_corners, align_mode,
-                        data_format):
+                        data_format, antialias=False):
     """The transpose of ``interpolate`` (its gradient; linear in ``g``)."""
     return _interp_apply(g, in_size, out_size, scales, mode, align_corners, align_mode,
-                         data_format, True).astype(g.dtype, copy=False)
+                         data_format, True, antialias).astype(g.dtype, copy=False)
 
 
 def _interp_adjoint_args(fn):
@@ -1544,7 +1729,7 @@ def _embedding_renorm_(ids, weight, max_norm, norm_type):
         else:
             norm = R.sum(a ** norm_type, axis=1, keepdim=True) ** (1.0 / norm_type)
         scale = M.where(norm > max_norm, max_norm / (norm + 1e-7), ones_like(norm))
-        renormed = M.scatter(weight, flat, rows * scale, overwrite=True).detach()
+        renormed = M.scatter_op(weight, flat, rows * scale, True).detach()
     if mode.static:
         return renormed + (weight - weight.detach())
     weight.data = renormed.data
@@ -1582,11 +1767,14 @@ def _as_int(v):
 
 
 def interpolate(x, size=None, scale_factor=None, mode='nearest', align_corners=False,
-                align_mode=0, data_format=None, recompute_scale_factor=None, name=None):
+                align_mode=0, data_format=None, recompute_scale_factor=None, antialias=False,
+                name=None):
     """Resize the spatial axes of a 3-D/4-D/5-D input (Paddle's ``F.interpolate``).
 
-    Modes: 'nearest' (3-D/4-D/5-D), 'linear' (3-D), 'bilinear' (4-D),
-    'trilinear' (5-D), with Paddle's ``align_corners``/``align_mode`` index rules.
+    Modes: 'nearest' and 'area' (adaptive average pooling; 3-D/4-D/5-D),
+    'linear' (3-D), 'bilinear' and 'bicubic' (4-D), 'trilinear' (5-D), with
+    Paddle's ``align_corners``/``align_mode`` index rules; ``antialias``
+    (bilinear and bicubic) widens the filter when downscaling, as Pillow does.
     Give exactly one of ``size`` (ints or 1-element tensors) and ``scale_factor``.
     ``data_format`` None means channels first (NCW, NCHW or NCDHW by rank).
     With ``scale_factor``, source coordinates use that factor unless
@@ -1598,7 +1786,12 @@ def interpolate(x, size=None, scale_factor=None, mode='nearest', align_corners=F
         data_format = {3: 'NCW', 4: 'NCHW', 5: 'NCDHW'}.get(nd, 'NCHW')
     if mode not in _MODE_RANK:
         raise OpError("interpolate: mode %r is not supported; use 'nearest', 'linear', "
-                      "'bilinear' or 'trilinear'" % (mode,))
+                      "'bilinear', 'bicubic', 'trilinear' or 'area'" % (mode,))
+    if antialias and mode not in ('bilinear', 'bicubic'):
+        raise OpError("interpolate: antialias is only supported with mode 'bilinear' or "
+                      "'bicubic', got %r" % (mode,))
+    if mode == 'area' and size is None:
+        raise OpError("interpolate: output size can not be None in AREA mode")
     ranks = _MODE_RANK[mode]
     if nd not in (ranks if isinstance(ranks, tuple) else (ranks,)):
         raise OpError("interpolate: mode %r needs a %s-D input, got shape %s"
@@ -1607,9 +1800,9 @@ def interpolate(x, size=None, scale_factor=None, mode='nearest', align_corners=F
     if data_format not in formats:
         raise OpError("interpolate: data_format must be %s or %s for a %d-D input, got %r"
                       % (formats[0], formats[1], nd, data_format))
-    if align_corners and mode == 'nearest':
+    if align_corners and mode in ('nearest', 'area'):
         raise OpError("interpolate: align_corners option can only be set with the "
-                      "interpolating modes: linear | bilinear | trilinear")
+                      "interpolating modes: linear | bilinear | bicubic | trilinear")
     if align_mode not in (0, 1):
         raise OpError("interpolate: align_mode must be 0 or 1, got %r" % (align_mode,))
     fmt = 'NLC' if data_format == 'NWC' else data_format
@@ -1642,7 +1835,7 @@ def interpolate(x, size=None, scale_factor=None, mode='nearest', align_corners=F
     if any(s <= 0 for s in out_size):
         raise OpError("interpolate: output size %s must be positive" % out_size)
     return interpolate_op(x, tuple(in_size), tuple(out_size), scales, mode,
-                          bool(align_corners), int(align_mode), fmt)
+                          bool(align_corners), int(align_mode), fmt, bool(antialias))
 
 
 def upsample(x, size=None, scale_factor=None, mode='nearest', align_corners=False,
@@ -1765,6 +1958,85 @@ add_test_case(log_softmax_op, _rng.standard_normal((3, 5)), -1,
               ref=lambda x, a: np.log(_softmax_ref(x, a)))
 add_test_case(log_softmax_op, _rng.standard_normal((2, 3, 2)), 0,
               ref=lambda x, a: np.log(_softmax_ref(x, a)))
+
+
+def _rrelu_ref(x, lower, upper, is_test):
+    slope = ((lower + upper) / 2 if is_test
+             else np.random.default_rng(1234).uniform(lower, upper, x.shape))  # seed(1234)
+    noise = np.where(x >= 0, 1.0, slope).astype(x.dtype)
+    return x * noise, noise
+
+
+add_test_case(rrelu_op, _away((3, 4)), 0.1, 0.3, False, ref=_rrelu_ref)
+add_test_case(rrelu_op, _away((2, 3, 2)).astype(np.float32), 0.2, 0.5, True, ref=_rrelu_ref,
+              grad=False)
+add_test_case(rrelu_op, np.array(-1.5), 0.1, 0.3, False, ref=_rrelu_ref)
+add_test_case(rrelu_op, np.zeros((0, 3)), 0.1, 0.3, False, ref=_rrelu_ref)
+
+
+def _gumbel_ref(x, noise, t, hard, axis):
+    if x.ndim == 0:
+        return np.ones_like(x)
+    y = _softmax_ref((x + noise) / t, axis)
+    if hard:
+        y = (y == y.max(axis=axis, keepdims=True)).astype(x.dtype)
+    return y
+
+
+add_test_case(gumbel_softmax_op, _rng.standard_normal((3, 4)), _rng.gumbel(size=(3, 4)), 0.5,
+              False, -1, ref=_gumbel_ref)
+add_test_case(gumbel_softmax_op, _rng.standard_normal((2, 3, 2)).astype(np.float32),
+              _rng.gumbel(size=(2, 3, 2)).astype(np.float32), 1.0, False, 1, ref=_gumbel_ref,
+              grad=False)
+add_test_case(gumbel_softmax_op, _rng.standard_normal((2, 3, 4)), _rng.gumbel(size=(1, 3, 4)),
+              2.0, True, -1, ref=_gumbel_ref)          # broadcast noise; hard
+add_test_case(gumbel_softmax_op, np.array(0.7), np.array(-0.2), 1.0, False, -1, ref=_gumbel_ref)
+add_test_case(gumbel_softmax_op, np.zeros((0, 4)), np.zeros((0, 4)), 1.0, True, -1,
+              ref=_gumbel_ref)
+
+
+def _ccs_ref(label, num_classes, num_samples):
+    positive = sorted(set(label.tolist()))
+    remapped = np.array([positive.index(v) for v in label.tolist()], label.dtype)
+    negative = [c for c in range(num_classes) if c not in positive]
+    extra = np.random.default_rng(1234).permutation(negative)[:max(num_samples - len(positive), 0)]
+    return remapped, np.array(positive + list(extra), label.dtype)
+
+
+add_test_case(class_center_sample_op, np.array([0, 5, 3, 5]), 10, 6, ref=_ccs_ref)
+add_test_case(class_center_sample_op, np.array([7, 2, 2, 9], np.int32), 12, 2, ref=_ccs_ref)
+
+
+def _sequence_mask_ref(x, maxlen, dtype):
+    n = int(x.max()) if maxlen < 0 else maxlen
+    out = np.zeros(x.shape + (n,), dtype)
+    for idx in np.ndindex(*x.shape):
+        out[idx][:x[idx]] = 1
+    return out
+
+
+add_test_case(sequence_mask_op, np.array([1, 3, 0]), 4, 'int64', ref=_sequence_mask_ref)
+add_test_case(sequence_mask_op, np.array([[1, 3], [2, 0]], np.int32), -1, 'float32',
+              ref=_sequence_mask_ref)
+add_test_case(sequence_mask_op, np.array(2), 3, 'bool', ref=_sequence_mask_ref)
+
+
+def _gather_tree_ref(ids, parents):
+    out = np.zeros_like(ids)
+    for b in range(ids.shape[1]):
+        for k in range(ids.shape[2]):
+            beam = k
+            for t in range(ids.shape[0] - 1, -1, -1):
+                out[t, b, k] = ids[t, b, beam]
+                beam = parents[t, b, beam]
+    return out
+
+
+add_test_case(gather_tree_op, np.array([[[2, 2], [6, 1]], [[3, 9], [6, 1]], [[0, 1], [9, 0]]]),
+              np.array([[[0, 0], [1, 1]], [[1, 0], [1, 0]], [[0, 0], [0, 1]]]),
+              ref=_gather_tree_ref)
+add_test_case(gather_tree_op, _rng.integers(0, 9, (4, 3, 3)).astype(np.int32),
+              _rng.integers(0, 3, (4, 3, 3)).astype(np.int32), ref=_gather_tree_ref)
 
 
 def _prelu_ref(x, w, data_format):
@@ -1962,6 +2234,21 @@ def _paddle_taps(n_in, n_out, mode, align_corners, align_mode, scale):
         ratio = f(0)
     taps = []
     for k in range(n_out):
+        if mode == 'area':
+            lo, hi = (k * n_in) // n_out, -((-(k + 1) * n_in) // n_out)
+            taps.append([(i, 1.0 / (hi - lo)) for i in range(lo, hi)])
+            continue
+        if mode == 'bicubic':
+            src = float(ratio * f(k)) if align_corners else float(ratio * (f(k) + f(0.5)) - f(0.5))
+            base = math.floor(src)
+            t = src - base
+            a = -0.75
+            w = [((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a,
+                 ((a + 2) * t - (a + 3)) * t * t + 1,
+                 ((a + 2) * (1 - t) - (a + 3)) * (1 - t) ** 2 + 1,
+                 ((a * (2 - t) - 5 * a) * (2 - t) + 8 * a) * (2 - t) - 4 * a]
+            taps.append([(min(max(base - 1 + j, 0), n_in - 1), w[j]) for j in range(4)])
+            continue
         if mode == 'nearest':
             i = int(float(ratio * f(k)) + 0.5) if align_corners else int(ratio * f(k))
             taps.append([(i, 1.0)])
@@ -1976,17 +2263,41 @@ def _paddle_taps(n_in, n_out, mode, align_corners, align_mode, scale):
     return taps
 
 
-def _interp_ref(x, in_size, out_size, scales, mode, ac, am, fmt, adjoint=False):
+def _aa_taps(n_in, n_out, mode, scale):
+    """Pillow's anti-aliased taps: a (bi)linear or cubic (a = -0.5) filter
+    stretched by the downscale factor, normalised per output pixel."""
+    ratio = 1.0 / scale if scale else n_in / n_out
+    support = (1.0 if mode == 'bilinear' else 2.0) * max(ratio, 1.0)
+    taps = []
+    for k in range(n_out):
+        center = ratio * (k + 0.5)
+        pts = range(max(int(center - support + 0.5), 0), min(int(center + support + 0.5), n_in))
+        w = []
+        for i in pts:
+            d = abs((i - center + 0.5) / max(ratio, 1.0))
+            if mode == 'bilinear':
+                w.append(max(0.0, 1 - d))
+            else:
+                w.append(1.5 * d ** 3 - 2.5 * d ** 2 + 1 if d < 1
+                         else -0.5 * d ** 3 + 2.5 * d ** 2 - 4 * d + 2 if d < 2 else 0.0)
+        taps.append([(i, v / sum(w)) for i, v in zip(pts, w)])
+    return taps
+
+
+def _interp_ref(x, in_size, out_size, scales, mode, ac, am, fmt, antialias=False,
+                adjoint=False):
     last = fmt in _CHANNEL_LAST
     xf = np.moveaxis(x, -1, 1) if last else x
     k = xf.ndim - 2
     src_sizes, dst_sizes = (out_size, in_size) if adjoint else (in_size, out_size)
     out = np.zeros(xf.shape[:2] + tuple(dst_sizes))
-    if tuple(in_size) == tuple(out_size):
+    if tuple(in_size) == tuple(out_size) and not antialias:
         out = xf.copy()
     else:
-        taps = [_paddle_taps(in_size[i], out_size[i], mode, ac, am,
-                             scales[i] if scales else None) for i in range(k)]
+        taps = [_aa_taps(in_size[i], out_size[i], mode, scales[i] if scales else None)
+                if antialias else
+                _paddle_taps(in_size[i], out_size[i], mode, ac, am, scales[i] if scales else None)
+                for i in range(k)]
         for o in np.ndindex(*out_size):
             combos = [[]]
             for i in range(k):
@@ -2001,10 +2312,11 @@ def _interp_ref(x, in_size, out_size, scales, mode, ac, am, fmt, adjoint=False):
     return np.moveaxis(out, 1, -1) if last else out
 
 
-def _interp_case(shape, in_size, out_size, scales, mode, ac=False, am=0, fmt='NCHW'):
+def _interp_case(shape, in_size, out_size, scales, mode, ac=False, am=0, fmt='NCHW', aa=False,
+                 **options):
     x = _rng.standard_normal(shape)
-    add_test_case(interpolate_op, x, in_size, out_size, scales, mode, ac, am, fmt,
-                  ref=_interp_ref)
+    add_test_case(interpolate_op, x, in_size, out_size, scales, mode, ac, am, fmt, aa,
+                  ref=_interp_ref, **options)
 
 
 _interp_case((1, 2, 2, 3), (2, 3), (4, 6), (2.0, 2.0), 'nearest')
@@ -2016,8 +2328,20 @@ _interp_case((1, 1, 4, 5), (4, 5), (2, 3), None, 'bilinear')
 _interp_case((1, 3, 2, 2), (3, 2), (5, 3), (1.7, 1.7), 'bilinear', False, 0, 'NHWC')
 _interp_case((2, 1, 3), (3,), (5,), None, 'linear', False, 0, 'NCW')
 _interp_case((1, 1, 2, 2, 2), (2, 2, 2), (3, 3, 2), None, 'trilinear', False, 0, 'NCDHW')
+_interp_case((1, 2, 4, 5), (4, 5), (6, 3), None, 'bicubic')
+_interp_case((1, 1, 3, 4), (3, 4), (5, 7), None, 'bicubic', True, 0, 'NCHW')
+_interp_case((2, 5, 4, 1), (5, 4), (3, 2), None, 'area', False, 0, 'NHWC')
+_interp_case((1, 2, 7), (7,), (3,), None, 'area', False, 0, 'NCW')
+_interp_case((1, 1, 8, 6), (8, 6), (3, 4), None, 'bilinear', False, 0, 'NCHW', True)
+_interp_case((1, 2, 7, 5), (7, 5), (3, 9), None, 'bicubic', False, 0, 'NCHW', True)
+add_test_case(interpolate_op, _rng.standard_normal((1, 2, 3, 3)).astype(np.float32), (3, 3),
+              (2, 5), None, 'bicubic', False, 0, 'NCHW', False, ref=_interp_ref, grad=False,
+              rtol=1e-5)
 add_test_case(interpolate_grad_op, _rng.standard_normal((1, 2, 3, 5)), (2, 3), (3, 5), None,
               'bilinear', False, 0, 'NCHW',
+              ref=lambda g, *a: _interp_ref(g, *a, adjoint=True))
+add_test_case(interpolate_grad_op, _rng.standard_normal((1, 1, 3, 4)), (8, 6), (3, 4), None,
+              'bicubic', False, 0, 'NCHW', True,
               ref=lambda g, *a: _interp_ref(g, *a, adjoint=True))
 add_test_case(interpolate_grad_op, _rng.standard_normal((1, 1, 5, 4)), (3, 3), (5, 4), None,
               'nearest', True, 0, 'NCHW',

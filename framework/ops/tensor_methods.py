@@ -8,9 +8,11 @@ import inspect
 
 from . import (bessel, compare, complex, creation, cumulative, distance, elementwise, linalg_api,
                manipulation, math, nn, products, reduce, signal, stat)
+from . import indexing, layout, matrices, nucleus, random_fill, sets, tensor_api
 
 _MODULES = [math, reduce, creation, manipulation, nn, compare, complex, linalg_api, signal,
             elementwise, bessel, stat, cumulative, products, distance]
+_MODULES += [layout, indexing, sets, matrices, tensor_api, random_fill, nucleus]
 
 
 def register_module(module):
@@ -106,7 +108,7 @@ INPLACE = {
     '__ifloordiv__': '__floordiv__',
 }
 # the in-place methods that may change the shape or dtype
-SHAPE_CHANGING = {'squeeze_', 'unsqueeze_', 'flatten_', 'reshape_', 'cast_'}
+SHAPE_CHANGING = {'squeeze_', 'unsqueeze_', 'flatten_', 'reshape_', 'cast_', 'transpose_', 't_'}
 
 
 def inplace_table():

@@ -10,6 +10,7 @@ from .program import (Operator, Parameter, Program, Variable, default_main_progr
                       default_startup_program, program_guard)
 from . import passes  # noqa: F401
 from . import control_flow, nn  # noqa: F401
+from .nn import py_func  # noqa: F401  (paddle.static.py_func is static.nn's)
 from .io import load, load_inference_model, save, save_inference_model, set_program_state
 from ..ops.control import Print  # noqa: F401
 from ..param_attr import WeightNormParamAttr  # noqa: F401
@@ -20,7 +21,6 @@ from .places import (IpuCompiledProgram, IpuStrategy, cpu_places, cuda_places,  
 from .program_bytes import (deserialize_persistables, deserialize_program,  # noqa: F401
                             load_from_file, load_program_state, normalize_program,
                             save_to_file, serialize_persistables, serialize_program)
-from .py_func import py_func  # noqa: F401
 
 
 def accuracy(input, label, k=1, correct=None, total=None):  # noqa: A002

@@ -15,32 +15,12 @@ import contextvars
 import numpy as np
 
 from .. import flags
+from ..dense_tensor import DenseTensor
 from . import codegen
 from .program import Program, Variable, default_main_program
 
 
 # ---- scope --------------------------------------------------------------------
-
-class _ScopeTensor:
-    """What ``scope.find_var(name).get_tensor()`` returns (Paddle's LoDTensor API)."""
-
-    def __init__(self, scope, name):
-        self._scope = scope
-        self._name = name
-
-    def set(self, value, place=None):
-        self._scope.vars[self._name] = np.array(value)
-
-    def __array__(self, dtype=None, copy=None):
-        a = self._scope.vars[self._name]
-        return a if dtype is None else a.astype(dtype)
-
-    def shape(self):
-        return list(np.shape(self._scope.vars[self._name]))
-
-    def _dtype(self):
-        return self._scope.vars[self._name].dtype
-
 
 class _ScopeVar:
     def __init__(self, scope, name):
@@ -48,7 +28,9 @@ class _ScopeVar:
         self._name = name
 
     def get_tensor(self):
-        return _ScopeTensor(self._scope, self._name)
+        """A handle on the variable's value (Paddle's LoDTensor API)."""
+        values, name = self._scope.vars, self._name
+        return DenseTensor(lambda: values[name], lambda a: values.__setitem__(name, a))
 
 
 class Scope:

@@ -20,6 +20,7 @@ from .. import dtype as _dt
 from .._location import user_location
 from ..ops import registry
 from ..ops.grad_utils import scalar_array
+from ..size import Size
 from ..ops.promotion import is_number, promote_inputs
 from ..ops.registry import OpError
 from .codegen import SIDE_EFFECT_OPS
@@ -73,7 +74,7 @@ class Variable:
 
     @property
     def shape(self):
-        return list(self._shape)
+        return Size(self._shape)
 
     def get_value(self, scope=None):
         """The value of this persistable variable in ``scope`` (a Tensor)."""

@@ -30,6 +30,7 @@ from ..grad_utils import is_value, wants
 from ..lowp import float32_compute
 from ..registry import Meta, OpError, add_test_case, def_op
 from . import algorithms as algos
+from . import depth
 from . import params as P
 from . import reference as ref
 from .search import convolve
@@ -144,10 +145,10 @@ def _geom_filter(xs, gs, ksize, stride, padding, dilation, groups):
     return g
 
 
-def _add_bias(y4, bias):
+def _add_bias(y, bias):
     if bias is not None:
-        y4 += bias.reshape(1, -1, 1, 1)
-    return y4
+        y += bias.reshape((1, -1) + (1,) * (y.ndim - 2))
+    return y
 
 
 def _bias_grad(g, data_format):
@@ -161,18 +162,26 @@ def _w_back(gw4, ndim):
 
 
 def np_conv(x, w, stride, padding, dilation, groups, data_format):
-    xs, ws = P.to_nchw(x, data_format), P.weight4(w)
+    xs = P.to_nchw(x, data_format)
+    if x.ndim == 5:
+        return depth.conv(xs, w, stride, padding, dilation, groups)
+    ws = P.weight4(w)
     return convolve('forward', xs, ws, _geom_fwd(xs, ws, stride, padding, dilation, groups))
 
 
 def np_conv_transpose(y, w, stride, padding, output_padding, dilation, groups, data_format):
-    ys, ws = P.to_nchw(y, data_format), P.weight4(w)
+    ys = P.to_nchw(y, data_format)
+    if y.ndim == 5:
+        return depth.conv_transpose(ys, w, stride, padding, output_padding, dilation, groups)
+    ws = P.weight4(w)
     g = _geom_transpose(ys, ws, stride, padding, output_padding, dilation, groups)
     return convolve('backward_data', ys, ws, g)
 
 
 def np_filter_grad(x, gy, ksize, stride, padding, dilation, groups, data_format):
     xs, gs = P.to_nchw(x, data_format), P.to_nchw(gy, data_format)
+    if x.ndim == 5:
+        return depth.filter_grad(xs, gs, list(ksize), stride, padding, dilation, groups)
     g = _geom_filter(xs, gs, ksize, stride, padding, dilation, groups)
     return _w_back(convolve('backward_filter', xs, gs, g), x.ndim)
 
@@ -504,12 +513,43 @@ def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
                               output_padding, dilation, groups, output_size, data_format)
 
 
-__all__ = ['conv1d', 'conv2d', 'conv1d_transpose', 'conv2d_transpose']
+def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
+           data_format='NCDHW', name=None):
+    """3-D convolution of ``x`` ``[N, C, D, H, W]`` (or NDHWC) with ``weight``
+    ``[OC, C/groups, KD, KH, KW]``. ``padding``: int, 3 ints, 6 ints (front,
+    back, top, bottom, left, right), nested pairs, 'SAME' or 'VALID'.
+
+    >>> import framework as paddle, framework.nn.functional as F
+    >>> F.conv3d(paddle.ones([1, 2, 4, 5, 5]), paddle.ones([3, 2, 3, 3, 3]), padding=1).shape
+    [1, 3, 4, 5, 5]
+    """
+    return _conv_nd('conv3d', 3, x, weight, bias, stride, padding, dilation, groups,
+                    data_format)
+
+
+def conv3d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1, output_size=None, data_format='NCDHW', name=None):
+    """3-D transposed convolution; ``weight`` is ``[C_in, C_out/groups, KD, KH, KW]``.
+
+    >>> import framework as paddle, framework.nn.functional as F
+    >>> F.conv3d_transpose(paddle.ones([1, 4, 2, 3, 3]), paddle.ones([4, 2, 3, 3, 3]),
+    ...                    stride=2).shape
+    [1, 2, 5, 7, 7]
+    """
+    return _conv_transpose_nd('conv3d_transpose', 3, x, weight, bias, stride, padding,
+                              output_padding, dilation, groups, output_size, data_format)
+
+
+__all__ = ['conv1d', 'conv2d', 'conv3d', 'conv1d_transpose', 'conv2d_transpose',
+           'conv3d_transpose']
 
 
 # ---- test cases (references are loop implementations in reference.py) -------------
 
 def _ref_conv(x, w, b, stride, padding, dilation, groups, fmt):
+    if x.ndim == 5:
+        y = ref.conv_nd(P.to_nchw(x, fmt), w, stride, padding, dilation, groups)
+        return P.from_nchw(y if b is None else y + b.reshape(1, -1, 1, 1, 1), fmt)
     xs, ws = P.to_nchw(x, fmt), P.weight4(w)
     y = ref.conv2d(xs, ws, P.hw2(stride, 1), P.pad4(padding), P.hw2(dilation, 1), groups)
     if b is not None:
@@ -518,6 +558,12 @@ def _ref_conv(x, w, b, stride, padding, dilation, groups, fmt):
 
 
 def _ref_transpose(x, w, b, stride, padding, opad, dilation, groups, fmt):
+    if x.ndim == 5:
+        ys = P.to_nchw(x, fmt)
+        size = [(ys.shape[2 + i] - 1) * stride[i] - padding[2 * i] - padding[2 * i + 1]
+                + dilation[i] * (w.shape[2 + i] - 1) + 1 + opad[i] for i in range(3)]
+        y = ref.conv_nd_transpose(ys, w, stride, padding, dilation, groups, size)
+        return P.from_nchw(y if b is None else y + b.reshape(1, -1, 1, 1, 1), fmt)
     ys, ws = P.to_nchw(x, fmt), P.weight4(w)
     s2, p4, d2, o2 = P.hw2(stride, 1), P.pad4(padding), P.hw2(dilation, 1), P.hw2(opad, 0)
     hw = [(ys.shape[2 + i] - 1) * s2[i] - p4[2 * i] - p4[2 * i + 1]
@@ -529,6 +575,9 @@ def _ref_transpose(x, w, b, stride, padding, opad, dilation, groups, fmt):
 
 
 def _ref_filter(x, gy, ksize, stride, padding, dilation, groups, fmt):
+    if x.ndim == 5:
+        return ref.conv_nd_filter_grad(P.to_nchw(x, fmt), P.to_nchw(gy, fmt), ksize, stride,
+                                       padding, dilation, groups)
     gw = ref.conv2d_filter_grad(P.to_nchw(x, fmt), P.to_nchw(gy, fmt), P.hw2(ksize, 1),
                                 P.hw2(stride, 1), P.pad4(padding), P.hw2(dilation, 1), groups)
     return gw[:, :, 0, :] if x.ndim == 3 else gw
@@ -561,6 +610,24 @@ add_test_case(conv_filter_grad_op, _r((1, 4, 5, 6)), _r((1, 4, 2, 4)), [2, 3], [
               [1, 1, 0, 1], [2, 1], 2, 'NHWC', ref=_ref_filter)
 add_test_case(conv_filter_grad_op, _r((2, 2, 6)), _r((2, 2, 3)), [2], [2], [0, 1], [1], 1,
               'NCL', ref=_ref_filter)
+# 3-D: depth taps over 2-D convs (stride, dilation and padding in depth; groups; NDHWC)
+add_test_case(conv_op, _r((2, 2, 4, 3, 3)), _r((3, 2, 2, 2, 2)), _r(3), [2, 1, 1],
+              [1, 0, 1, 1, 0, 1], [1, 1, 2], 1, 'NCDHW', ref=_ref_conv)
+add_test_case(conv_op, _r((1, 3, 2, 4, 2)), _r((4, 2, 2, 2, 1)), None, [1, 1, 2],
+              [1, 1, 0, 0, 1, 0], [2, 1, 1], 1, 'NDHWC', ref=_ref_conv, atol=1e-5,
+              grad_inputs=(0, 1))
+add_test_case(conv_op, _r((1, 4, 3, 3, 3)).astype(np.float32),
+              _r((4, 2, 3, 1, 2)).astype(np.float32), None, [1, 1, 1], [1, 1, 0, 0, 0, 1],
+              [1, 1, 1], 2, 'NCDHW', ref=_ref_conv, rtol=1e-4, atol=1e-5, grad=False)
+add_test_case(conv_transpose_op, _r((2, 3, 2, 3, 2)), _r((3, 2, 2, 2, 2)), _r(2),
+              [2, 1, 2], [1, 0, 0, 1, 1, 1], [1, 0, 1], [1, 2, 1], 1, 'NCDHW',
+              ref=_ref_transpose)
+add_test_case(conv_transpose_op, _r((1, 2, 2, 2, 4)), _r((4, 1, 2, 1, 2)), None, [1, 2, 1],
+              [0, 0, 1, 0, 0, 0], [0, 1, 0], [1, 1, 1], 2, 'NDHWC', ref=_ref_transpose)
+add_test_case(conv_filter_grad_op, _r((2, 2, 4, 3, 3)), _r((2, 3, 2, 4, 2)), [2, 2, 2],
+              [2, 1, 1], [1, 0, 1, 1, 0, 1], [1, 1, 2], 1, 'NCDHW', ref=_ref_filter)
+add_test_case(conv_bias_grad_op, _r((2, 3, 2, 2, 2)), 'NCDHW',
+              ref=lambda g, f: g.sum((0, 2, 3, 4)))
 add_test_case(conv_bias_grad_op, _r((2, 3, 4, 2)), 'NCHW', ref=lambda g, f: g.sum((0, 2, 3)))
 add_test_case(conv_bias_grad_op, _r((2, 4, 3)), 'NLC', ref=lambda g, f: g.sum((0, 1)))
 add_test_case(conv_bias_expand_op, _r(3), np.zeros((2, 3, 2, 2)), 'NCHW',

@@ -9,8 +9,8 @@ import numpy as np
 
 from ..registry import OpError
 
-FORMATS = {1: ('NCL', 'NLC'), 2: ('NCHW', 'NHWC')}
-SPATIAL_RANK = {'NCL': 1, 'NLC': 1, 'NCHW': 2, 'NHWC': 2}
+FORMATS = {1: ('NCL', 'NLC'), 2: ('NCHW', 'NHWC'), 3: ('NCDHW', 'NDHWC')}
+SPATIAL_RANK = {'NCL': 1, 'NLC': 1, 'NCHW': 2, 'NHWC': 2, 'NCDHW': 3, 'NDHWC': 3}
 
 
 def check_format(api, data_format, nd):
@@ -21,7 +21,7 @@ def check_format(api, data_format, nd):
 
 
 def channel_last(data_format):
-    return data_format in ('NLC', 'NHWC')
+    return data_format in ('NLC', 'NHWC', 'NDHWC')
 
 
 def channel_axis(data_format):
@@ -111,22 +111,27 @@ def _nested_padding(api, items, nd, data_format):
 # ---- numpy layout helpers (kernels) ------------------------------------------
 
 def to_nchw(a, data_format):
-    """A view of ``a`` as ``[N, C, H, W]`` (1-D formats get H == 1)."""
-    if data_format == 'NCHW':
+    """A view of ``a`` as ``[N, C, H, W]`` (1-D formats get H == 1; 3-D
+    formats give ``[N, C, D, H, W]``)."""
+    if data_format in ('NCHW', 'NCDHW'):
         return a
     if data_format == 'NHWC':
         return a.transpose(0, 3, 1, 2)
+    if data_format == 'NDHWC':
+        return a.transpose(0, 4, 1, 2, 3)
     if data_format == 'NCL':
         return a[:, :, None, :]
     return a.transpose(0, 2, 1)[:, :, None, :]
 
 
 def from_nchw(a, data_format):
-    """The NCHW result ``a`` in ``data_format``, C-contiguous."""
-    if data_format == 'NCHW':
+    """The NCHW (NCDHW) result ``a`` in ``data_format``, C-contiguous."""
+    if data_format in ('NCHW', 'NCDHW'):
         return a
     if data_format == 'NHWC':
         return np.ascontiguousarray(a.transpose(0, 2, 3, 1))
+    if data_format == 'NDHWC':
+        return np.ascontiguousarray(a.transpose(0, 2, 3, 4, 1))
     if data_format == 'NCL':
         return a[:, :, 0, :]
     return np.ascontiguousarray(a[:, :, 0, :].transpose(0, 2, 1))

@@ -1,4 +1,4 @@
-"""Pooling ops: max / average / adaptive, 1-D and 2-D, NCHW and NHWC.
+"""Pooling ops: max / average / adaptive, 1-D, 2-D and 3-D, channels first or last.
 
 Kernels loop over the kernel window's taps (each tap a strided view of the
 padded input covering every output pixel), never over output pixels.
@@ -15,6 +15,8 @@ Gradients stay differentiable to any order:
 Shape-only inputs (``target``) give the grad ops their output shape without an
 attribute, so unknown batch sizes in static mode are fine.
 """
+import itertools
+
 import numpy as np
 
 from .. import meta
@@ -69,17 +71,111 @@ class _Pool:
         xp[:, :, self.pt:self.pt + self.h, self.pl:self.pl + self.w] = x4
         return xp
 
-    def counts(self):
-        """Number of real (non-padding) input pixels in every window: ``[OH, OW]``."""
-        def count(o, s, k, p, n):
-            start = np.arange(o) * s - p
-            return np.clip(np.minimum(start + k, n) - np.maximum(start, 0), 0, None)
-        return count(self.oh, self.sh, self.kh, self.pt, self.h)[:, None] * \
-            count(self.ow, self.sw, self.kw, self.pl, self.w)[None, :]
+    def counts(self, include_pad=False):
+        """Number of input pixels in every window, ``[OH, OW]``: the real ones, or
+        with ``include_pad`` the ones inside the padded input (a ceil_mode window
+        running past the padding counts only its part inside)."""
+        return _window_counts(self.oh, self.sh, self.kh, self.pt, self.pb, self.h,
+                              include_pad)[:, None] * \
+            _window_counts(self.ow, self.sw, self.kw, self.pl, self.pr, self.w,
+                           include_pad)[None, :]
+
+
+def _window_counts(o, s, k, p0, p1, n, include_pad):
+    start = np.arange(o) * s - p0
+    if include_pad:
+        return np.minimum(start + k, n + p1) - start
+    return np.clip(np.minimum(start + k, n) - np.maximum(start, 0), 0, None)
+
+
+class _PoolND:
+    """Sizes of one pooling call on ``[N, C, *spatial]`` with any number of
+    spatial dims (3-D pools; the 2-D ones use ``_Pool`` and its fast paths)."""
+
+    def __init__(self, sizes, ksize, stride, padding, ceil_mode):
+        self.sizes, self.k, self.s = tuple(sizes), tuple(ksize), tuple(stride)
+        self.p0, self.p1 = tuple(padding[0::2]), tuple(padding[1::2])
+        self.out = tuple(pool_out_size(n, k, st, a, b, ceil_mode) for n, k, st, a, b in
+                         zip(self.sizes, self.k, self.s, self.p0, self.p1))
+        if any(o <= 0 for o in self.out):
+            raise OpError("pool: the output would be empty: input spatial size %s, kernel %s, "
+                          "stride %s, padding %s" % (list(sizes), list(ksize), list(stride),
+                                                     list(padding)))
+        self.padded_sizes = tuple(max(n + a + b, (o - 1) * st + k) for n, k, st, a, b, o in
+                                  zip(self.sizes, self.k, self.s, self.p0, self.p1, self.out))
+
+    def taps(self):
+        return itertools.product(*[range(k) for k in self.k])
+
+    def tap(self, xp, t):
+        return xp[(Ellipsis,) + tuple(slice(i, i + st * (o - 1) + 1, st)
+                                      for i, st, o in zip(t, self.s, self.out))]
+
+    def interior(self):
+        return (Ellipsis,) + tuple(slice(a, a + n) for a, n in zip(self.p0, self.sizes))
+
+    def padded(self, x, fill):
+        if self.padded_sizes == self.sizes:
+            return x
+        xp = np.full(x.shape[:2] + self.padded_sizes, fill, x.dtype)
+        xp[self.interior()] = x
+        return xp
+
+    def counts(self, include_pad=False):
+        """``_Pool.counts`` for every spatial dim."""
+        total = np.ones((), np.int64)
+        for o, st, k, a, b, n in zip(self.out, self.s, self.k, self.p0, self.p1, self.sizes):
+            total = np.multiply.outer(total, _window_counts(o, st, k, a, b, n, include_pad))
+        return total
 
 
 def _geom(x4, ksize, stride, padding, ceil_mode):
+    if x4.ndim == 5:
+        return _PoolND(x4.shape[2:], ksize, stride, padding, ceil_mode)
     return _Pool(x4.shape[2:], ksize, stride, padding, ceil_mode)
+
+
+def _max_pool_nd(x, g):
+    """Running max over the taps (first max wins), then the flat index of
+    each winner into its unpadded input volume (-1 when it is padding)."""
+    xp = g.padded(x, -np.inf)
+    best = tid = None
+    for t, tap in enumerate(g.taps()):
+        v = g.tap(xp, tap)
+        if best is None:
+            best, tid = v.copy(), np.zeros(v.shape, np.int32)
+        else:
+            win = np.greater(v, best)
+            np.maximum(best, v, out=best)
+            np.copyto(tid, t, where=win)
+    offsets = np.unravel_index(tid, g.k)
+    idx = np.zeros(tid.shape, np.int64)
+    outside = np.zeros(tid.shape, bool)
+    for ax, (off, o, st, a, n) in enumerate(zip(offsets, g.out, g.s, g.p0, g.sizes)):
+        view = [1] * len(g.out)
+        view[ax] = o
+        pos = (np.arange(o) * st - a).reshape(view) + off
+        outside |= (pos < 0) | (pos >= n)
+        idx = idx * n + pos
+    idx[outside] = -1
+    return best, idx.astype(np.int32)
+
+
+def _avg_pool_nd(x, g, exclusive, divisor):
+    xp = g.padded(x, 0)
+    acc = None
+    for t in g.taps():
+        v = g.tap(xp, t)
+        acc = v.copy() if acc is None else np.add(acc, v, out=acc)
+    return (acc / _divisor(g, exclusive, divisor)).astype(x.dtype, copy=False)
+
+
+def _avg_pool_adjoint_nd(gy, xshape, g, exclusive, divisor):
+    gs = (gy / _divisor(g, exclusive, divisor)).astype(gy.dtype, copy=False)
+    gxp = np.zeros(tuple(xshape[:2]) + g.padded_sizes, gy.dtype)
+    for t in g.taps():
+        g.tap(gxp, t)[...] += gs
+    return gxp[g.interior()]
 
 
 def _pool_meta_shape(xs, ksize, stride, padding, ceil_mode, data_format):
@@ -104,6 +200,8 @@ def _with_spatial(xs, spatial, data_format):
 def _max_pool_np(x4, g):
     """Running max over the taps, remembering which tap won (first max on
     ties); the flat input index is computed from the winning tap at the end."""
+    if isinstance(g, _PoolND):
+        return _max_pool_nd(x4, g)
     if (g.kh, g.kw, g.sh, g.sw) == (2, 2, 2, 2) and not (g.pt or g.pb or g.pl or g.pr) \
             and 2 * g.oh <= g.h and 2 * g.ow <= g.w:
         return _max_pool_2x2(x4, g)
@@ -190,14 +288,14 @@ def _max_pool_fast(g, gmask, x, out, mask, kernel_size, stride, padding, ceil_mo
 def _planes(a, data_format):
     """``[N*C, spatial...]`` flattening of an NCHW view (copy only if needed)."""
     a4 = P.to_nchw(a, data_format)
-    return a4.reshape(a4.shape[0] * a4.shape[1], -1), a4.shape
+    return a4.reshape(a4.shape[0] * a4.shape[1], int(np.prod(a4.shape[2:]))), a4.shape
 
 
 def _scatter_np(g, mask, xshape, data_format, overlapping=True):
     g2, _ = _planes(g, data_format)
     m2, _ = _planes(mask, data_format)
     x4shape = P.to_nchw(np.broadcast_to(np.zeros((), g.dtype), xshape), data_format).shape
-    plane = x4shape[2] * x4shape[3]
+    plane = int(np.prod(x4shape[2:]))
     rows = np.arange(g2.shape[0])[:, None] * plane
     lin = (rows + m2).ravel()
     w = g2.ravel()
@@ -267,10 +365,12 @@ def _divisor(g, exclusive, divisor):
         return float(divisor)
     if exclusive:
         return np.maximum(g.counts(), 1)     # empty (all-padding) windows give 0
-    return float(g.kh * g.kw)
+    return g.counts(include_pad=True)
 
 
 def _avg_pool_np(x4, g, exclusive, divisor):
+    if isinstance(g, _PoolND):
+        return _avg_pool_nd(x4, g, exclusive, divisor)
     xp = g.padded(x4, 0)
     acc = None
     for i, j in g.taps():
@@ -281,6 +381,8 @@ def _avg_pool_np(x4, g, exclusive, divisor):
 
 
 def _avg_pool_adjoint_np(g4, x4shape, geo, exclusive, divisor):
+    if isinstance(geo, _PoolND):
+        return _avg_pool_adjoint_nd(g4, x4shape, geo, exclusive, divisor)
     d = _divisor(geo, exclusive, divisor)
     gs = (g4 / d).astype(g4.dtype, copy=False)
     if (geo.sh, geo.sw) == (geo.kh, geo.kw) and (geo.oh * geo.kh, geo.ow * geo.kw) == \
@@ -328,7 +430,8 @@ def _avg_adjoint(g, x, kernel_size, stride, padding, ceil_mode, exclusive, divis
                  data_format):
     x4 = P.to_nchw(np.broadcast_to(np.zeros((), g.dtype), np.shape(x)), data_format)
     geo = _geom(x4, kernel_size, stride, padding, ceil_mode)
-    _check_grad_shape('avg_pool_grad', g, (geo.oh, geo.ow), data_format)
+    _check_grad_shape('avg_pool_grad', g, geo.out if isinstance(geo, _PoolND)
+                      else (geo.oh, geo.ow), data_format)
     gx = _avg_pool_adjoint_np(P.to_nchw(g, data_format), x4.shape, geo, exclusive, divisor)
     return P.from_nchw(np.ascontiguousarray(gx), data_format)
 
@@ -395,6 +498,10 @@ def adaptive_avg_pool_op(x, output_size, data_format):
     """Average over adaptive windows [floor(i*H/OH), ceil((i+1)*H/OH)); separable,
     so two small matmuls."""
     x4 = P.to_nchw(x, data_format)
+    if x4.ndim == 5:
+        mats = [_avg_matrix(n, o, x.dtype) for n, o in zip(x4.shape[2:], output_size)]
+        return P.from_nchw(np.einsum('pd,qh,rw,ncdhw->ncpqr', *mats, x4, optimize=True),
+                           data_format)
     oh, ow = _adaptive_sizes(x4, output_size)
     ph = _avg_matrix(x4.shape[2], oh, x.dtype)
     pw = _avg_matrix(x4.shape[3], ow, x.dtype)
@@ -404,6 +511,10 @@ def adaptive_avg_pool_op(x, output_size, data_format):
 def _adaptive_avg_adjoint(g, xshape, data_format):
     x4shape = P.to_nchw(np.broadcast_to(np.zeros((), g.dtype), xshape), data_format).shape
     g4 = P.to_nchw(g, data_format)
+    if g4.ndim == 5:
+        mats = [_avg_matrix(n, o, g.dtype) for n, o in zip(x4shape[2:], g4.shape[2:])]
+        return P.from_nchw(np.ascontiguousarray(
+            np.einsum('pd,qh,rw,ncpqr->ncdhw', *mats, g4, optimize=True)), data_format)
     ph = _avg_matrix(x4shape[2], g4.shape[2], g.dtype)
     pw = _avg_matrix(x4shape[3], g4.shape[3], g.dtype)
     return P.from_nchw(np.ascontiguousarray(np.matmul(np.matmul(ph.T, g4), pw)), data_format)
@@ -456,6 +567,32 @@ def _adaptive_max_np(x4, oh, ow):
     return best, idx
 
 
+def _windowed_max(x, bounds):
+    """Max (and flat argmax into each input plane/volume) over the windows
+    ``[start, end)`` given per spatial axis as ``(starts, ends)`` arrays: every
+    offset inside the longest window of each axis, short windows repeating
+    their last entry; the first maximum wins."""
+    sizes = x.shape[2:]
+    best = idx = None
+    for offs in itertools.product(*[range(int((e - b).max())) for b, e in bounds]):
+        pos = [np.minimum(b + o, e - 1) for (b, e), o in zip(bounds, offs)]
+        v = x[(slice(None), slice(None)) + np.ix_(*pos)]
+        tap = np.ravel_multi_index(np.ix_(*pos), sizes).astype(np.int32)
+        if best is None:
+            best = v.copy()
+            idx = np.empty(best.shape, np.int32)
+            idx[...] = tap
+        else:
+            win = v > best
+            np.copyto(best, v, where=win)
+            np.copyto(idx, tap, where=win)
+    return best, idx
+
+
+def _adaptive_max_nd(x, out_size):
+    return _windowed_max(x, [adaptive_bounds(n, o) for n, o in zip(x.shape[2:], out_size)])
+
+
 def _adaptive_max_meta(x, output_size, data_format):
     m = _adaptive_meta(x, output_size, data_format)
     return m, Meta(m.shape, np.int32)
@@ -467,7 +604,10 @@ def _adaptive_max_meta(x, output_size, data_format):
 def adaptive_max_pool_op(x, output_size, data_format):
     """Max over adaptive windows, with the flat argmax ``mask``."""
     x4 = P.to_nchw(x, data_format)
-    out, idx = _adaptive_max_np(x4, *_adaptive_sizes(x4, output_size))
+    if x4.ndim == 5:
+        out, idx = _adaptive_max_nd(x4, output_size)
+    else:
+        out, idx = _adaptive_max_np(x4, *_adaptive_sizes(x4, output_size))
     return P.from_nchw(out, data_format), P.from_nchw(idx, data_format)
 
 
@@ -479,6 +619,110 @@ def _adaptive_max_grad(g, gmask, x, out, mask, output_size, data_format):
 @adaptive_max_pool_op.def_fast_grad
 def _adaptive_max_fast(g, gmask, x, out, mask, output_size, data_format):
     return _scatter_np(g, mask, x.shape, data_format)
+
+
+# ---- fractional max pool --------------------------------------------------------------
+
+def fractional_bounds(size, out, k, u):
+    """Windows ``(starts, ends)`` of fractional max pooling along one axis, the
+    pseudo-random sequence of Graham (2014) as Paddle's kernel computes it, in
+    float32: ``start_i = int((i + u) * alpha) - int(u * alpha)`` with
+    ``alpha = (size - k) / (out - 1)`` and ``end = start + k`` for a kernel size
+    ``k``; without one (``k == 0``) ``alpha = size / out``, windows end where
+    the next one starts, and ``u`` is first scaled so every window stays inside."""
+    f = np.float32
+    u = f(u)
+    alpha = f(size - k) / f(out - (1 if k > 0 else 0)) if out > (1 if k > 0 else 0) else f(0)
+    if k == 0:
+        base = size // out
+        u = u * min(f(base + 2) / alpha - f(1), f(size + 1 - base) / alpha - f(out - 1))
+    i = np.arange(out).astype(f)
+    shift = np.trunc(u * alpha).astype(np.int64)
+    starts = np.trunc((i + u) * alpha).astype(np.int64) - shift
+    ends = starts + k if k > 0 else np.trunc((i + f(1) + u) * alpha).astype(np.int64) - shift
+    return np.maximum(starts, 0), np.minimum(ends, size)
+
+
+def _fractional_meta(x, output_size, kernel_size, random_u):
+    xs = meta.shape_of(x)
+    if len(xs) not in (4, 5) or len(output_size) != len(xs) - 2:
+        raise OpError("fractional_max_pool: x must be 4-D or 5-D with one output size per "
+                      "spatial dim, got x shape %s and output_size %s"
+                      % (list(xs), list(output_size)))
+    shape = list(xs[:2]) + list(output_size)
+    return Meta(shape, meta.dtype_of(x)), Meta(shape, np.int32)
+
+
+@def_op('fractional_max_pool', _fractional_meta, inputs=('x',),
+        attrs={'output_size': [1, 1], 'kernel_size': [0, 0], 'random_u': 0.0},
+        outputs=('out', 'mask'), nondiff_outputs=('mask',), random=True)
+def fractional_max_pool_op(x, output_size, kernel_size, random_u):
+    """Fractional max pooling of NCHW / NCDHW ``x``: pseudo-random windows (a
+    kernel size of 0 means windows that tile the input); ``random_u`` in (0, 1)
+    fixes the sequence, 0 draws it. ``mask`` is the flat argmax per plane."""
+    if not random_u:
+        from ...random import generator
+        random_u = float(generator().uniform(0.0, 1.0))
+    for n, o in zip(x.shape[2:], output_size):
+        if not 0 < o <= n:
+            raise OpError("fractional_max_pool: output_size %s must be in [1, %s]"
+                          % (list(output_size), list(x.shape[2:])))
+    bounds = [fractional_bounds(n, o, k, random_u)
+              for n, o, k in zip(x.shape[2:], output_size, kernel_size)]
+    return _windowed_max(x, bounds)
+
+
+@fractional_max_pool_op.def_grad
+def _fractional_grad(g, gmask, x, out, mask, output_size, kernel_size, random_u):
+    return pool_scatter_op(g, mask, x, _CHANNEL_FIRST[len(x.shape)], True)
+
+
+@fractional_max_pool_op.def_fast_grad
+def _fractional_fast(g, gmask, x, out, mask, output_size, kernel_size, random_u):
+    return _scatter_np(g, mask, x.shape, _CHANNEL_FIRST[x.ndim])
+
+
+_CHANNEL_FIRST = {3: 'NCL', 4: 'NCHW', 5: 'NCDHW'}
+
+
+# ---- max unpool ---------------------------------------------------------------------
+
+def _unpool_meta(x, indices, output_size, data_format):
+    xs = meta.shape_of(x)
+    if list(meta.shape_of(indices)) != list(xs):
+        raise OpError("max_unpool: indices shape %s must equal x shape %s"
+                      % (list(meta.shape_of(indices)), list(xs)))
+    return Meta(_with_spatial(xs, output_size, data_format), meta.dtype_of(x))
+
+
+@def_op('max_unpool', _unpool_meta, inputs=('x', 'indices'),
+        attrs={'output_size': [1, 1], 'data_format': 'NCHW'}, no_grad_inputs=('indices',),
+        save_inputs=False)
+def max_unpool_op(x, indices, output_size, data_format):
+    """Zeros of spatial size ``output_size`` with each ``x`` value stored at its
+    flat ``indices`` position in its plane (a later value wins a repeated index).
+    Channels-first layouts only, as in Paddle."""
+    if P.channel_last(data_format):
+        raise OpError("max_unpool: data_format must be channels first, got %r" % data_format)
+    plane = int(np.prod(output_size))
+    if indices.size and (indices.min() < 0 or indices.max() >= plane):
+        raise OpError("max_unpool: indices must be in [0, %d) for output_size %s, got values "
+                      "in [%d, %d]" % (plane, list(output_size), indices.min(), indices.max()))
+    rows, per_row = x.shape[0] * x.shape[1], int(np.prod(x.shape[2:]))
+    flat = np.zeros((rows, plane), x.dtype)
+    np.put_along_axis(flat, indices.reshape(rows, per_row).astype(np.int64),
+                      x.reshape(rows, per_row), axis=1)
+    return flat.reshape(x.shape[:2] + tuple(output_size))
+
+
+@max_unpool_op.def_grad
+def _unpool_grad(g, x, indices, out, output_size, data_format):
+    return pool_gather_op(g, indices, data_format), None
+
+
+@max_unpool_op.def_fast_grad
+def _unpool_fast(g, x, indices, out, output_size, data_format):
+    return _gather_np(g, indices, data_format), None
 
 
 # ---- public API (Paddle 2.x) ---------------------------------------------------------
@@ -610,8 +854,176 @@ def adaptive_max_pool2d(x, output_size, return_mask=False, name=None):
     return (out, mask) if return_mask else out
 
 
-__all__ = ['max_pool1d', 'max_pool2d', 'avg_pool1d', 'avg_pool2d', 'adaptive_avg_pool1d',
-           'adaptive_avg_pool2d', 'adaptive_max_pool1d', 'adaptive_max_pool2d']
+def max_pool3d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
+               data_format='NCDHW', name=None):
+    """3-D max pooling of ``[N, C, D, H, W]`` (or NDHWC); ``return_mask`` gives the
+    flat index ``(d*H + h)*W + w`` of each maximum in its input volume.
+
+    >>> import framework as paddle, framework.nn.functional as F
+    >>> F.max_pool3d(paddle.ones([1, 2, 4, 4, 4]), 2).shape
+    [1, 2, 2, 2, 2]
+    """
+    return _max_pool('max_pool3d', 3, x, kernel_size, stride, padding, return_mask, ceil_mode,
+                     data_format)
+
+
+def avg_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
+               divisor_override=None, data_format='NCDHW', name=None):
+    """3-D average pooling (``exclusive``/``divisor_override`` as in ``avg_pool2d``)."""
+    return _avg_pool('avg_pool3d', 3, x, kernel_size, stride, padding, ceil_mode, exclusive,
+                     divisor_override, data_format)
+
+
+def adaptive_avg_pool3d(x, output_size, data_format='NCDHW', name=None):
+    """Adaptive average pooling of a 5-D input to ``output_size`` (int or 3 values;
+    None keeps a dim)."""
+    size = _adaptive_size('adaptive_avg_pool3d', x, output_size, 3, data_format)
+    return adaptive_avg_pool_op(x, size, data_format)
+
+
+def adaptive_max_pool3d(x, output_size, return_mask=False, name=None):
+    """Adaptive max pooling of NCDHW ``x``; ``return_mask`` gives the argmax indices."""
+    out, mask = adaptive_max_pool_op(
+        x, _adaptive_size('adaptive_max_pool3d', x, output_size, 3, 'NCDHW'), 'NCDHW')
+    return (out, mask) if return_mask else out
+
+
+def _lp_pool(api, nd, x, norm_type, kernel_size, stride, padding, ceil_mode, data_format):
+    """``(sum over the window of x ** p) ** (1 / p)``; ``p = inf`` is the max.
+    As in Paddle, no absolute value is taken (an odd or fractional power of a
+    negative window sum is nan) and padding adds zeros to the sum."""
+    if norm_type == 0:
+        raise OpError("%s: norm_type cannot be 0" % api)
+    norm_type = float(norm_type)
+    ksize, stride, pad = _pool_args(api, x, kernel_size, stride, padding, ceil_mode,
+                                    data_format, nd)
+    if norm_type == float('inf'):
+        return max_pool_op(x, ksize, stride, pad, bool(ceil_mode), data_format)[0]
+    from ..math import pow as _pow
+    total = avg_pool_op(_pow(x, norm_type), ksize, stride, pad, bool(ceil_mode), True, 1,
+                        data_format)
+    return _pow(total, 1.0 / norm_type)
+
+
+def lp_pool1d(x, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False,
+              data_format='NCL', name=None):
+    """Power-average pooling of ``[N, C, L]``: ``(sum x ** p) ** (1 / p)`` per window.
+
+    >>> import framework as paddle, framework.nn.functional as F
+    >>> F.lp_pool1d(paddle.to_tensor([[[3.0, 4.0]]]), 2, 2).numpy().tolist()
+    [[[5.0]]]
+    """
+    return _lp_pool('lp_pool1d', 1, x, norm_type, kernel_size, stride, padding, ceil_mode,
+                    data_format)
+
+
+def lp_pool2d(x, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False,
+              data_format='NCHW', name=None):
+    """Power-average pooling of ``[N, C, H, W]`` (or NHWC)."""
+    return _lp_pool('lp_pool2d', 2, x, norm_type, kernel_size, stride, padding, ceil_mode,
+                    data_format)
+
+
+def _unpool(api, nd, x, indices, kernel_size, stride, padding, data_format, output_size):
+    fmt = P.FORMATS[nd][0]
+    if data_format != fmt:
+        raise OpError("%s: data_format must be %r, got %r" % (api, fmt, data_format))
+    if len(x.shape) != nd + 2 or len(indices.shape) != nd + 2:
+        raise OpError("%s: x and indices must be %d-D (%s), got shapes %s and %s"
+                      % (api, nd + 2, fmt, list(x.shape), list(indices.shape)))
+    ksize = P.int_list(kernel_size, nd, api, 'kernel_size', 1)
+    stride = ksize if stride is None else P.int_list(stride, nd, api, 'stride', 1)
+    pad = P.int_list(padding, nd, api, 'padding', 0)
+    insp = list(x.shape[2:])
+    default = [(n - 1) * s + k - 2 * p for n, s, k, p in zip(insp, stride, ksize, pad)]
+    if output_size is None:
+        size = default
+    else:
+        if hasattr(output_size, 'tolist') and not isinstance(output_size, (list, tuple)):
+            output_size = output_size.tolist()
+        size = [int(getattr(v, 'item', lambda: v)()) for v in output_size]
+        if len(size) == nd + 2:
+            size = size[2:]
+        if len(size) != nd:
+            raise OpError("%s: output_size must have %d or %d entries, got %r"
+                          % (api, nd, nd + 2, output_size))
+        for d, (o, s) in enumerate(zip(size, stride)):
+            if default[d] >= 0 and not default[d] - s < o < default[d] + s:
+                raise OpError("%s: invalid output_size %s (dim %d must be between %d and %d)"
+                              % (api, size, d, default[d] - s, default[d] + s))
+    if any(o <= 0 for o in size):
+        raise OpError("%s: the output would be empty (size %s)" % (api, size))
+    return max_unpool_op(x, indices, size, fmt)
+
+
+def max_unpool1d(x, indices, kernel_size, stride=None, padding=0, data_format='NCL',
+                 output_size=None, name=None):
+    """Inverse of ``max_pool1d``: the pooled values put back at their ``indices``
+    (the mask of ``max_pool1d(..., return_mask=True)``), zeros elsewhere."""
+    return _unpool('max_unpool1d', 1, x, indices, kernel_size, stride, padding, data_format,
+                   output_size)
+
+
+def max_unpool2d(x, indices, kernel_size, stride=None, padding=0, data_format='NCHW',
+                 output_size=None, name=None):
+    """Inverse of ``max_pool2d`` (see ``max_unpool1d``).
+
+    >>> import framework as paddle, framework.nn.functional as F
+    >>> y, idx = F.max_pool2d(paddle.rand([1, 1, 4, 4]), 2, return_mask=True)
+    >>> F.max_unpool2d(y, idx, 2).shape
+    [1, 1, 4, 4]
+    """
+    return _unpool('max_unpool2d', 2, x, indices, kernel_size, stride, padding, data_format,
+                   output_size)
+
+
+def max_unpool3d(x, indices, kernel_size, stride=None, padding=0, data_format='NCDHW',
+                 output_size=None, name=None):
+    """Inverse of ``max_pool3d`` (see ``max_unpool1d``)."""
+    return _unpool('max_unpool3d', 3, x, indices, kernel_size, stride, padding, data_format,
+                   output_size)
+
+
+def _fractional(api, nd, x, output_size, kernel_size, random_u, return_mask):
+    if len(x.shape) != nd + 2:
+        raise OpError("%s: input x must be %d-D, got shape %s" % (api, nd + 2, list(x.shape)))
+    if random_u is None:
+        random_u = 0.0
+    elif not 0 < random_u < 1:
+        raise ValueError("%s: random_u must be a float in (0, 1), got %r" % (api, random_u))
+    ksize = [0] * nd if kernel_size is None else P.int_list(kernel_size, nd, api,
+                                                           'kernel_size', 1)
+    sp = list(x.shape[2:])
+    if isinstance(output_size, (list, tuple)):
+        size = [s if o is None else o for o, s in zip(output_size, sp)]
+    else:
+        size = [output_size] * nd
+    size = P.int_list(size, nd, api, 'output_size', 1)
+    out, mask = fractional_max_pool_op(x, size, ksize, float(random_u))
+    return (out, mask) if return_mask else out
+
+
+def fractional_max_pool2d(x, output_size, kernel_size=None, random_u=None, return_mask=False,
+                          name=None):
+    """Fractional max pooling of NCHW ``x`` to ``output_size``: pseudo-random
+    window boundaries (Graham 2014); ``kernel_size`` None makes the windows tile
+    the input, ``random_u`` in (0, 1) fixes the sequence (None draws one)."""
+    return _fractional('fractional_max_pool2d', 2, x, output_size, kernel_size, random_u,
+                       return_mask)
+
+
+def fractional_max_pool3d(x, output_size, kernel_size=None, random_u=None, return_mask=False,
+                          name=None):
+    """Fractional max pooling of NCDHW ``x`` (see ``fractional_max_pool2d``)."""
+    return _fractional('fractional_max_pool3d', 3, x, output_size, kernel_size, random_u,
+                       return_mask)
+
+
+__all__ = ['max_pool1d', 'max_pool2d', 'max_pool3d', 'avg_pool1d', 'avg_pool2d', 'avg_pool3d',
+           'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d',
+           'adaptive_max_pool1d', 'adaptive_max_pool2d', 'adaptive_max_pool3d', 'lp_pool1d',
+           'lp_pool2d', 'max_unpool1d', 'max_unpool2d', 'max_unpool3d', 'fractional_max_pool2d',
+           'fractional_max_pool3d']
 
 
 # ---- test cases (references: loop implementations in reference.py) --------------------
@@ -624,10 +1036,14 @@ def _ref_layout(fn, x, fmt, *args):
 
 
 def _ref_max(x, k, s, p, ceil, fmt):
+    if x.ndim == 5:
+        return _ref_layout(ref.max_pool_nd, x, fmt, k, s, p, ceil)
     return _ref_layout(ref.max_pool2d, x, fmt, P.hw2(k, 1), P.hw2(s, 1), P.pad4(p), ceil)
 
 
 def _ref_avg(x, k, s, p, ceil, excl, div, fmt):
+    if x.ndim == 5:
+        return _ref_layout(ref.avg_pool_nd, x, fmt, k, s, p, ceil, excl, div or None)
     return _ref_layout(ref.avg_pool2d, x, fmt, P.hw2(k, 1), P.hw2(s, 1), P.pad4(p), ceil, excl,
                        div or None)
 
@@ -649,8 +1065,7 @@ def _ref_scatter(g, mask, target, fmt, overlapping=True):
     g4, m4 = P.to_nchw(g, fmt), P.to_nchw(mask, fmt)
     for idx in np.ndindex(*g4.shape):
         n, c = idx[:2]
-        k = int(m4[idx])
-        out[n, c, k // out.shape[3], k % out.shape[3]] += g4[idx]
+        out[(n, c) + np.unravel_index(int(m4[idx]), out.shape[2:])] += g4[idx]
     return P.from_nchw(out, fmt)
 
 
@@ -663,7 +1078,17 @@ def _ref_gather(x, mask, fmt):
     return P.from_nchw(out, fmt)
 
 
+def _ref_gather3(x, mask, fmt):
+    x5, m5 = P.to_nchw(x, fmt), P.to_nchw(mask, fmt)
+    out = np.zeros(m5.shape)
+    for idx in np.ndindex(*m5.shape):
+        out[idx] = x5[idx[:2] + np.unravel_index(int(m5[idx]), x5.shape[2:])]
+    return P.from_nchw(out, fmt)
+
+
 def _ref_adaptive_avg(x, size, fmt):
+    if x.ndim == 5:
+        return _ref_layout(ref.adaptive_pool_nd, x, fmt, size, 'avg')
     return _ref_layout(ref.adaptive_avg_pool2d, x, fmt, P.hw2(size, 1))
 
 
@@ -679,6 +1104,8 @@ def _ref_adaptive_avg_adjoint(g, target, fmt):
 
 
 def _ref_adaptive_max(x, size, fmt):
+    if x.ndim == 5:
+        return _ref_layout(ref.adaptive_pool_nd, x, fmt, size, 'max')
     return _ref_layout(ref.adaptive_max_pool2d, x, fmt, P.hw2(size, 1))
 
 
@@ -727,3 +1154,76 @@ add_test_case(adaptive_max_pool_op, _distinct((2, 2, 5, 7), _rng), [3, 4], 'NCHW
               ref=_ref_adaptive_max)
 add_test_case(adaptive_max_pool_op, _distinct((2, 3, 7), _rng), [3], 'NCL',
               ref=_ref_adaptive_max)
+
+# 3-D (the N-D tap loops): padding, ceil_mode, both layouts; float32 without grads
+_x3 = _distinct((2, 2, 4, 5, 3), _rng)
+add_test_case(max_pool_op, _x3, [2, 2, 2], [2, 2, 1], [1, 0, 0, 1, 1, 0], True, 'NCDHW',
+              ref=_ref_max)
+add_test_case(max_pool_op, _distinct((1, 3, 4, 3, 2), _rng), [2, 3, 2], [1, 2, 1],
+              [0, 1, 1, 1, 0, 1], False, 'NDHWC', ref=_ref_max)
+add_test_case(max_pool_op, _distinct((1, 2, 3, 3, 3), _rng).astype(np.float32), [2, 2, 2],
+              [1, 1, 1], [0, 0, 0, 0, 0, 0], False, 'NCDHW', ref=_ref_max, grad=False)
+add_test_case(avg_pool_op, _r((2, 2, 4, 5, 3)), [3, 2, 2], [2, 2, 1], [1, 1, 0, 1, 1, 0],
+              True, False, 0, 'NCDHW', ref=_ref_avg)
+add_test_case(avg_pool_op, _r((1, 3, 4, 3, 2)), [2, 2, 2], [1, 1, 1], [1, 0, 0, 1, 0, 0],
+              False, True, 0, 'NDHWC', ref=_ref_avg)
+add_test_case(avg_pool_op, _r((1, 2, 3, 3, 3)).astype(np.float32), [2, 2, 2], [2, 2, 2],
+              [0, 0, 0, 0, 0, 0], True, True, 5, 'NCDHW', ref=_ref_avg, grad=False)
+_mask3 = max_pool_op.kernel(_x3, [2, 2, 2], [2, 2, 1], [1, 0, 0, 1, 1, 0], True, 'NCDHW')[1]
+add_test_case(pool_scatter_op, _r(_mask3.shape), _mask3, np.zeros(_x3.shape), 'NCDHW', True,
+              ref=_ref_scatter)
+add_test_case(pool_gather_op, _r(_x3.shape), _mask3, 'NCDHW', ref=_ref_gather3)
+add_test_case(avg_pool_grad_op, _r((1, 2, 2, 2, 4)), np.zeros((1, 2, 3, 4, 5)), [2, 2, 2],
+              [2, 2, 2], [1, 0, 0, 0, 1, 1], True, False, 0, 'NCDHW', ref=_ref_avg_adjoint)
+add_test_case(adaptive_avg_pool_op, _r((2, 2, 5, 4, 3)), [3, 2, 2], 'NCDHW',
+              ref=_ref_adaptive_avg)
+add_test_case(adaptive_avg_pool_op, _r((1, 4, 3, 5, 2)), [2, 3, 1], 'NDHWC',
+              ref=_ref_adaptive_avg)
+add_test_case(adaptive_avg_pool_grad_op, _r((1, 2, 2, 3, 2)), np.zeros((1, 2, 3, 5, 4)),
+              'NCDHW', ref=_ref_adaptive_avg_adjoint)
+add_test_case(adaptive_max_pool_op, _distinct((2, 2, 5, 4, 3), _rng), [3, 2, 2], 'NCDHW',
+              ref=_ref_adaptive_max)
+
+
+def _ref_fractional(x, output_size, kernel_size, u):
+    """Loop reference over the windows (bounds from ``fractional_bounds``, which
+    tests/test_nn_pool_more.py checks against Paddle's sequences)."""
+    bounds = [fractional_bounds(n, o, k, u) for n, o, k in
+              zip(x.shape[2:], output_size, kernel_size)]
+    out = np.zeros(x.shape[:2] + tuple(output_size), x.dtype)
+    idx = np.zeros(out.shape, np.int32)
+    for pos in np.ndindex(*output_size):
+        win = tuple(slice(b[0][p], b[1][p]) for b, p in zip(bounds, pos))
+        for b in range(x.shape[0]):
+            for c in range(x.shape[1]):
+                v = x[(b, c) + win]
+                k = np.unravel_index(int(np.argmax(v)), v.shape)
+                out[(b, c) + pos] = v[k]
+                idx[(b, c) + pos] = np.ravel_multi_index(
+                    tuple(w.start + kk for w, kk in zip(win, k)), x.shape[2:])
+    return out, idx
+
+
+def _ref_unpool(x, indices, output_size, fmt):
+    out = np.zeros(x.shape[:2] + tuple(output_size), x.dtype)
+    for idx in np.ndindex(*x.shape):
+        out[idx[:2] + np.unravel_index(int(indices[idx]), tuple(output_size))] = x[idx]
+    return out
+
+
+add_test_case(fractional_max_pool_op, _distinct((2, 2, 9, 11), _rng), [4, 5], [0, 0], 0.6,
+              ref=_ref_fractional)
+add_test_case(fractional_max_pool_op, _distinct((1, 3, 8, 7), _rng), [3, 3], [2, 3], 0.3,
+              ref=_ref_fractional)
+add_test_case(fractional_max_pool_op, _distinct((1, 2, 5, 6, 7), _rng), [2, 3, 4], [0, 2, 0],
+              0.45, ref=_ref_fractional)
+add_test_case(fractional_max_pool_op, _distinct((1, 2, 6, 6), _rng).astype(np.float32),
+              [3, 2], [0, 0], 0.9, ref=_ref_fractional, grad=False)
+_m2 = max_pool_op.kernel(_x1, [2, 2], [2, 2], [0, 0, 0, 0], False, 'NCHW')[1]
+add_test_case(max_unpool_op, _r(_m2.shape), _m2, [5, 5], 'NCHW', ref=_ref_unpool)
+_m1 = max_pool_op.kernel(_distinct((2, 3, 8), _rng), [2], [2], [0, 0], False, 'NCL')[1]
+add_test_case(max_unpool_op, _r(_m1.shape), _m1, [8], 'NCL', ref=_ref_unpool)
+add_test_case(max_unpool_op, _r(_mask3.shape).astype(np.float32), _mask3, [4, 5, 3], 'NCDHW',
+              ref=_ref_unpool, grad=False)
+add_test_case(max_unpool_op, np.zeros((0, 2, 2, 2)), np.zeros((0, 2, 2, 2), np.int32), [4, 4],
+              'NCHW', ref=_ref_unpool)

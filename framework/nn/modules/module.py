@@ -1,0 +1,4 @@
+"""``Module``: Paddle 3's alias of ``Layer``."""
+from ..layer.layers import Layer
+
+Module = Layer
