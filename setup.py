@@ -9,7 +9,10 @@ setup(
     python_requires='>=3.9',
     install_requires=['numpy>=1.25', 'gast>=0.5', 'astunparse>=1.6', 'threadpoolctl>=3.1'],
     extras_require={
-        'test': ['pytest>=7', 'hypothesis>=6', 'scikit-learn'],
+        'test': ['pytest>=7', 'hypothesis>=6', 'scikit-learn', 'ml_dtypes'],
+        # bfloat16 (paddle.bfloat16, amp.auto_cast(dtype='bfloat16')): numpy has no
+        # bfloat16 dtype of its own
+        'amp': ['ml_dtypes'],
         'data': ['scikit-learn'],
     },
 )

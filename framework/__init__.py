@@ -81,11 +81,19 @@ from . import optimizer, regularizer  # noqa: E402
 from . import jit  # noqa: E402
 from . import fluid  # noqa: E402
 from . import metric, hapi, callbacks  # noqa: E402
-from .hapi import Model, summary  # noqa: E402
+from .hapi import Model, flops, summary  # noqa: E402
 from . import autograd, incubate  # noqa: E402
 from . import linalg, fft, signal  # noqa: E402
 from . import tensor, utils, base  # noqa: E402
 from . import framework  # noqa: E402,F811  (paddle.framework)
 from . import amp  # noqa: E402
+from . import device  # noqa: E402
 from . import distribution  # noqa: E402
 from .tensor.creation import fill_constant  # noqa: E402,F401
+
+
+def __getattr__(name):
+    # paddle.bfloat16 on first use: it comes from the optional ml_dtypes package
+    if name == 'bfloat16':
+        return _dtype_mod.bfloat16_dtype()
+    raise AttributeError("module 'framework' has no attribute %r" % name)

@@ -37,6 +37,36 @@ _ALIASES = {
 
 _default_dtype = [float32]
 
+_BFLOAT16_NAMES = ('bfloat16', 'bf16', 'paddle.bfloat16', 'uint16')
+_bfloat16 = []
+
+
+def bfloat16_dtype():
+    """numpy's bfloat16 dtype, from the optional ``ml_dtypes`` package (imported
+    only when bfloat16 is asked for, so the core needs nothing beyond numpy)."""
+    if not _bfloat16:
+        try:
+            import ml_dtypes
+        except ImportError:
+            raise ImportError("bfloat16 needs the optional package ml_dtypes, which numpy "
+                              "lacks: pip install ml_dtypes (or pip install "
+                              "'framework[amp]')") from None
+        _bfloat16.append(np.dtype(ml_dtypes.bfloat16))
+    return _bfloat16[0]
+
+
+def is_bfloat16(dtype):
+    """True for the bfloat16 dtype (without importing ml_dtypes)."""
+    return isinstance(dtype, np.dtype) and dtype.kind == 'V' and dtype.name == 'bfloat16'
+
+
+def __getattr__(name):
+    # ``framework.dtype.bfloat16`` on first use: importing ml_dtypes up front
+    # would make it a hard dependency
+    if name == 'bfloat16':
+        return bfloat16_dtype()
+    raise AttributeError("module 'framework.dtype' has no attribute %r" % name)
+
 
 def convert_dtype(dtype):
     """Normalise any accepted dtype spelling to a ``numpy.dtype`` (None -> None)."""
@@ -48,6 +78,8 @@ def convert_dtype(dtype):
         hit = _ALIASES.get(dtype.lower())
         if hit is not None:
             return hit
+        if dtype.lower() in _BFLOAT16_NAMES[:3]:
+            return bfloat16_dtype()
     if dtype is float:
         return _default_dtype[0]
     if dtype is int:
@@ -97,7 +129,21 @@ def default_float():
 
 
 def is_floating(dtype):
-    return np.dtype(dtype).kind == 'f'
+    d = np.dtype(dtype)
+    return d.kind == 'f' or is_bfloat16(d)
+
+
+def is_inexact(dtype):
+    """Floating (bfloat16 included) or complex."""
+    d = np.dtype(dtype)
+    return d.kind in 'fc' or is_bfloat16(d)
+
+
+def is_half(dtype):
+    """float16 or bfloat16: the dtypes whose sums and optimizer states are kept
+    in float32."""
+    d = np.dtype(dtype)
+    return d == float16 or is_bfloat16(d)
 
 
 def is_integer(dtype):
@@ -128,6 +174,8 @@ def category(dtype):
     try:
         return _CATEGORY[d.kind]
     except KeyError:
+        if is_bfloat16(d):
+            return 2
         raise TypeError("dtype %s takes no part in arithmetic; use a bool, integer, "
                         "float or complex dtype" % d) from None
 

@@ -14,7 +14,7 @@ as Paddle does.
 """
 import copy
 
-__all__ = ['ParamAttr']
+__all__ = ['ParamAttr', 'WeightNormParamAttr']
 
 
 class ParamAttr:
@@ -73,6 +73,23 @@ class ParamAttr:
                 "trainable=%r, need_clip=%r)" % (self.name, self.initializer,
                                                  self.learning_rate, self.regularizer,
                                                  self.trainable, self.need_clip))
+
+
+class WeightNormParamAttr(ParamAttr):
+    """A parameter reparameterised as ``w = g * v / ||v||`` (Salimans & Kingma,
+    weight normalization): ``v`` has the parameter's shape, ``g`` one value per
+    slice along ``dim`` (a single value when ``dim`` is None), initialised to
+    the norm of ``v``'s initial value so ``w`` starts as ``v``; both are trained.
+    Used by ``static.create_parameter`` and the ``static.nn`` layers (static
+    mode, as in Paddle; eagerly use ``paddle.nn.utils.weight_norm``)."""
+
+    def __init__(self, dim=None, name=None, initializer=None, learning_rate=1.0,
+                 regularizer=None, trainable=True, do_model_average=False, need_clip=True):
+        super().__init__(name, initializer, learning_rate, regularizer, trainable,
+                         do_model_average, need_clip)
+        if dim is not None and (isinstance(dim, bool) or not isinstance(dim, int)):
+            raise TypeError("WeightNormParamAttr: dim must be an int or None, got %r" % (dim,))
+        self.dim = dim
 
 
 def _is_initializer(obj):

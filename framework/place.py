@@ -1,6 +1,7 @@
-"""Devices. Everything runs on the CPU; the GPU names exist so code written
-for Paddle constructs without change and gets a clear error only if it really
-needs a GPU."""
+"""Devices. Everything runs on the CPU; the names of other devices exist so code
+written for Paddle runs unchanged and gets the answers Paddle's CPU build gives
+(``CUDAPlace(0)`` raises, ``set_device('gpu')`` raises, ``is_compiled_with_cuda()``
+is False)."""
 
 
 class CPUPlace:
@@ -16,8 +17,17 @@ class CPUPlace:
     def is_gpu_place(self):
         return False
 
+    def is_xpu_place(self):
+        return False
+
+    def is_custom_place(self):
+        return False
+
     def is_cuda_pinned_place(self):
         return False
+
+    def get_device_id(self):
+        return 0
 
     def __eq__(self, other):
         return isinstance(other, CPUPlace)
@@ -26,24 +36,53 @@ class CPUPlace:
         return hash('cpu')
 
 
+def _no_device(what, build):
+    return ValueError("%s: this framework is a CPU build (as Paddle's CPU package) and "
+                      "has no %s; use framework.CPUPlace()" % (what, build))
+
+
 class CUDAPlace:
+    """A GPU; Paddle's CPU build refuses to make one, and so does this."""
     def __init__(self, device_id=0):
-        raise RuntimeError("CUDAPlace(%d): this framework runs on the CPU only; "
-                           "use framework.CPUPlace()" % device_id)
+        raise _no_device("CUDAPlace(%r)" % (device_id,), "CUDA GPU")
 
 
-class CUDAPinnedPlace(CUDAPlace):
+class CUDAPinnedPlace:
     def __init__(self):
-        super().__init__(0)
+        raise RuntimeError("CUDAPinnedPlace: pinned memory needs a CUDA build; this "
+                           "framework is a CPU build (as Paddle's CPU package)")
+
+
+class XPUPlace:
+    def __init__(self, device_id=0):
+        raise _no_device("XPUPlace(%r)" % (device_id,), "XPU")
+
+
+class XPUPinnedPlace:
+    def __init__(self):
+        raise RuntimeError("XPUPinnedPlace: pinned memory needs an XPU build; this "
+                           "framework is a CPU build (as Paddle's CPU package)")
+
+
+class IPUPlace:
+    def __init__(self):
+        raise _no_device("IPUPlace()", "IPU")
+
+
+class CustomPlace:
+    def __init__(self, device_type, device_id=0):
+        raise _no_device("CustomPlace(%r, %r)" % (device_type, device_id),
+                         "custom device plugin")
 
 
 _CPU = CPUPlace()
 
 
 def set_device(device):
-    if not str(device).startswith('cpu'):
-        raise RuntimeError("set_device(%r): only 'cpu' is available" % (device,))
-    return _CPU
+    """Select the device ops run on: only the CPU exists (``'cpu'``, index 0 or a
+    CPUPlace); 'gpu', 'xpu', ... raise as in Paddle's CPU build."""
+    from .device import set_device as _set
+    return _set(device)
 
 
 def get_device():

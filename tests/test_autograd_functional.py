@@ -553,6 +553,8 @@ def test_framework_grad_on_static_variables():
 
 # ---- forward mode through every registered op ------------------------------------------------
 
+# jvp is a double vjp: cases declaring no grad-of-grad (double_grad=False: a
+# user's backward function, as static.py_func) have no forward mode either
 JVP_CASES = [(name, k) for name, op in sorted(registry.all_ops().items()) if op.differentiable
              for k, (args, opts) in enumerate(op.test_cases)
              if opts.get('grad', True) and opts.get('double_grad', True)

@@ -195,7 +195,13 @@ def test_dtype_names_and_constants():
     assert paddle.zeros([1], 'uint64').dtype == paddle.uint64
     assert paddle.pi == math.pi and paddle.e == math.e
     assert paddle.inf == math.inf and math.isnan(paddle.nan)
-    assert not hasattr(paddle, 'bfloat16')     # no numpy dtype backs it (see dtype.py)
+    try:                # bfloat16 comes from the optional ml_dtypes package (dtype.py)
+        import ml_dtypes
+    except ImportError:
+        with pytest.raises(ImportError, match='ml_dtypes'):
+            paddle.bfloat16
+    else:
+        assert paddle.bfloat16 == np.dtype(ml_dtypes.bfloat16)
 
 
 def test_finfo_iinfo_match_paddle():

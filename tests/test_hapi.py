@@ -89,6 +89,7 @@ def test_evaluate_loss_is_the_sample_mean_and_acc_matches_predict():
     logp = logp - np.log(np.exp(logp).sum(1, keepdims=True))
     hand_loss = -logp[np.arange(50), y[:, 0]].mean()
     assert res['loss'][0] == pytest.approx(hand_loss, rel=1e-5)
+    assert type(res['loss']) is list and type(res['loss'][0]) is float
     assert res['acc'] == pytest.approx(np.mean(logits.argmax(1) == y[:, 0]))
     # num_samples: only the first 20 samples
     part = model.evaluate(paddle.io.TensorDataset([x, y]), batch_size=16, verbose=0,
@@ -156,6 +157,7 @@ def test_predict_outputs_and_stacking():
     x, y = make_data(40)
     out = model.predict(paddle.io.TensorDataset([x, y]), batch_size=16, verbose=0)
     assert len(out) == 1 and [o.shape for o in out[0]] == [(16, 2), (16, 2), (8, 2)]
+    assert type(out) is list and type(out[0]) is tuple     # Paddle's types
     stacked = model.predict(paddle.io.TensorDataset([x]), batch_size=16, verbose=0,
                             stack_outputs=True)
     direct = model.network(paddle.to_tensor(x)).numpy()

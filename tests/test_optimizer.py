@@ -120,13 +120,14 @@ def ref_adadelta(lr, rho=0.95, eps=1e-6):
     return update, lambda p: (np.zeros_like(p), np.zeros_like(p))
 
 
-def ref_lamb(lr, wd=0.01, b1=0.9, b2=0.999, eps=1e-6):
+def ref_lamb(lr, wd=0.01, b1=0.9, b2=0.999, eps=1e-6, always_adapt=False):
     def update(p, g, s, t):
         m, v = s
         m = b1 * m + (1 - b1) * g
         v = b2 * v + (1 - b2) * g * g
         r = (m / (1 - b1 ** t)) / (np.sqrt(v / (1 - b2 ** t)) + eps) + wd * p
-        ratio = np.linalg.norm(p) / np.linalg.norm(r)
+        # Paddle: no layer-wise adaptation without weight decay unless always_adapt
+        ratio = np.linalg.norm(p) / np.linalg.norm(r) if wd > 0 or always_adapt else 1.0
         return p - lr * ratio * r, (m, v)
     return update, lambda p: (np.zeros_like(p), np.zeros_like(p))
 
@@ -607,11 +608,24 @@ def test_wrong_gradient_shape_is_a_clear_op_error():
         optim.Adam(0.1, parameters=[w]).step()
 
 
-def test_multi_precision_half_parameters_not_supported():
-    w = paddle.Parameter(np.ones(2, dtype='float16'), name='w')
-    w.grad = paddle.to_tensor(np.ones(2, dtype='float16'))
-    with pytest.raises(NotImplementedError, match='multi_precision'):
-        optim.Adam(0.1, parameters=[w], multi_precision=True).step()
+@pytest.mark.parametrize('multi_precision', [True, False])
+def test_half_parameters_update_in_float32(multi_precision):
+    """Adam on a float16 parameter computes in float32 (on a float32 master
+    weight with multi_precision) and rounds the result into the parameter."""
+    w = paddle.Parameter(np.array([1.0, -2.0], dtype='float16'), name='w_half')
+    ref = paddle.Parameter(np.array([1.0, -2.0], dtype='float32'), name='w_ref')
+    opt = optim.Adam(0.01, parameters=[w], multi_precision=multi_precision)
+    ref_opt = optim.Adam(0.01, parameters=[ref])
+    for g in ([0.5, 0.25], [-0.125, 1.0], [0.75, -0.5]):
+        w.grad = paddle.to_tensor(np.array(g, dtype='float16'))
+        ref.grad = paddle.to_tensor(np.array(g, dtype='float32'))
+        opt.step()
+        ref_opt.step()
+        if not multi_precision:     # the float32 reference restarts from the rounded value
+            ref.data = w.data.astype(np.float32)
+    assert w.dtype == 'float16'
+    np.testing.assert_array_equal(w.numpy(), ref.numpy().astype(np.float16))
+    assert ('master_weights' in opt.state_dict()) == multi_precision
 
 
 # ---- regularizers and the op declarations ------------------------------------------------

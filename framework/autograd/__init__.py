@@ -4,11 +4,16 @@ custom ops in Python (``PyLayer``) and Jacobian/Hessian objects; ``vjp`` and
 from ..incubate.autograd.functional import jvp, vjp
 from .functional import hessian, jacobian
 from .py_layer import PyLayer, PyLayerContext
+from .saved_tensors_hooks import saved_tensors_hooks
 
-__all__ = ['backward', 'PyLayer', 'PyLayerContext', 'jacobian', 'hessian', 'vjp', 'jvp']
+# PyTorch's name for a custom differentiable function (Paddle's alias too)
+Function = PyLayer
+
+__all__ = ['backward', 'PyLayer', 'PyLayerContext', 'Function', 'saved_tensors_hooks',
+           'jacobian', 'hessian', 'vjp', 'jvp']
 
 
-def backward(tensors, grad_tensors=None, retain_graph=False):
+def backward(tensors, grad_tensors=None, retain_graph=False, *, dump_backward_graph_path=None):
     """Accumulate the gradients of ``tensors`` (a Tensor or a list of Tensors)
     into the ``.grad`` of the leaves they depend on; ``grad_tensors`` gives
     one starting gradient per tensor (None: ones). Eager mode only.
@@ -42,4 +47,36 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
         if g is not None and (not isinstance(g, Tensor) or g.shape != t.shape):
             raise ValueError("autograd.backward: grad_tensor must be None or a Tensor of the "
                              "tensor's shape %s, got %s" % (t.shape, getattr(g, 'shape', g)))
+    if dump_backward_graph_path is not None:
+        _dump_backward_graph(tensors, dump_backward_graph_path)
     _backward(tensors, grad_tensors, retain_graph)
+
+
+def _dump_backward_graph(tensors, path):
+    """The grad nodes reachable from ``tensors``, as text (op name, inputs' shapes)."""
+    from ..dygraph.autograd import GradNode, edge_node
+    seen, order = set(), []
+    stack = [edge_node(t._grad_node) for t in tensors if t._grad_node is not None]
+
+    def push(edge):
+        """An input edge: None, a leaf Tensor, a node, (node, index) or a tuple of those."""
+        if type(edge) is GradNode:
+            stack.append(edge)
+        elif isinstance(edge, tuple):
+            if len(edge) == 2 and type(edge[0]) is GradNode and isinstance(edge[1], int):
+                stack.append(edge[0])
+            else:
+                for sub in edge:
+                    push(sub)
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        order.append(node)
+        for e in node.edges:
+            push(e)
+    with open(path, 'w') as f:
+        for node in order:
+            shapes = [list(a.shape) for a in (node.outs or ())]
+            f.write('%s_grad  outputs=%s\n' % (node.op.name, shapes))

@@ -26,11 +26,20 @@ import itertools
 import numpy as np
 
 from ..dygraph import Tensor
+from ..dygraph import autograd as _engine
 from ..dygraph.state import disable_grad, grad_mode
 from ..dygraph.tracer import apply_op
 from ..ops.registry import Meta, OpDef, OpError, add_test_case, def_op, mode
 
 __all__ = ['PyLayer', 'PyLayerContext']
+
+
+class _NOT_PACKED:  # noqa: N801
+    """A value given to save_for_backward that is not a Tensor (kept as is)."""
+    __slots__ = ('value',)
+
+    def __init__(self, value):
+        self.value = value
 
 
 class PyLayerContext:
@@ -39,19 +48,28 @@ class PyLayerContext:
 
     def __init__(self):
         self._saved = None
+        self._unpack = None
         self._non_differentiable = ()
 
     def save_for_backward(self, *tensors):
-        """Keep ``tensors`` for ``backward`` (call at most once, in forward)."""
+        """Keep ``tensors`` for ``backward`` (call at most once, in forward);
+        inside ``saved_tensors_hooks`` they are kept packed."""
+        if _engine.saved_tensor_hooks and mode.static is False:
+            pack, self._unpack = _engine.saved_tensor_hooks[-1]
+            tensors = [pack(t) if isinstance(t, Tensor) else _NOT_PACKED(t) for t in tensors]
         self._saved = tuple(tensors)
 
     def saved_tensor(self):
         """The tensors given to ``save_for_backward`` (None if it was not called)."""
+        if self._unpack is not None:
+            unpack, self._unpack = self._unpack, None
+            self._saved = tuple(v.value if isinstance(v, _NOT_PACKED) else unpack(v)
+                                for v in self._saved)
         return self._saved
 
     @property
     def saved_tensors(self):   # PyTorch's spelling
-        return self._saved
+        return self.saved_tensor()
 
     def mark_non_differentiable(self, *tensors):
         """Outputs of forward that carry no gradient (``stop_gradient=True``);

@@ -12,6 +12,7 @@ Without a gradient to compute, an inference plan (outputs only) runs instead.
 """
 import numpy as np
 
+from .. import dtype as _dt
 from .. import flags
 from ..dygraph import Tensor
 from ..dygraph.state import grad_mode
@@ -99,13 +100,13 @@ class PartialProgram:
         targets, gouts = [], []
         for name in dict.fromkeys(self.output_names):    # each output once
             v = gb.var(name)
-            if v.dtype.kind == 'f' and not v.stop_gradient:
+            if _dt.is_floating(v.dtype) and not v.stop_gradient:
                 targets.append(v)
                 gouts.append(gb.create_var(name + '@GRAD', v.shape, v.dtype, stop_gradient=True))
         wanted = [gb.var(n) for n, need in zip(self.input_names, input_needs)
-                  if need and gb.var(n).dtype.kind == 'f']
+                  if need and _dt.is_floating(gb.var(n).dtype)]
         wanted += [gb.var(n) for n, t in self._forward._captured.items()
-                   if not t.stop_gradient and t.data.dtype.kind == 'f']
+                   if not t.stop_gradient and _dt.is_floating(t.data.dtype)]
         n_fwd = len(gb.ops)
         with program_guard(prog), static_mode_guard(True):
             grads = _backward.grad_vars(gb, targets, gouts, wanted) if targets else {}

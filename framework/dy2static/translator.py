@@ -20,6 +20,7 @@ from ..dygraph import Tensor
 from ..static.input_spec import InputSpec
 from ..static.mode import static_mode_guard
 from ..static.program import Program, Variable, capture_tensor, program_guard
+from ..ops.registry import autocast_state as _autocast_state
 from ..ops.registry import mode as _mode
 from . import convert
 from .partial_program import PartialProgram
@@ -515,7 +516,10 @@ class StaticFunction:
                 key.append(('T', leaf.shape, str(leaf.dtype)))
             else:
                 key.append(('P', _hashable(leaf)))
-        return (tuple(key), id(self._instance), self._is_train_mode())
+        # an auto_cast region changes the ops' dtypes: a program of its own
+        amp = _autocast_state()
+        return (tuple(key), id(self._instance), self._is_train_mode(),
+                None if amp is None else amp.key)
 
     def _parameters(self):
         """The function's parameters (without ``self`` of a bound method)."""

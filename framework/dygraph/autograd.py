@@ -30,17 +30,21 @@ import weakref
 
 import numpy as np
 
+from ..ops import registry
 from ..ops.grad_utils import fast_grad_context
 from . import state
 
 _node_seq = itertools.count()
+# (pack_hook, unpack_hook) pairs of the active saved_tensors_hooks regions,
+# innermost last (framework.autograd.saved_tensors_hooks)
+saved_tensor_hooks = []
 # set by dygraph.nan_check while FLAGS_check_nan_inf is on: fn(node, input grads)
 grad_checker = None
 
 
 class GradNode:
     __slots__ = ('seq', 'op', 'ins', 'attrs', 'outs', 'edges', 'versions', 'out_refs',
-                 'hooks', 'freed', '__weakref__')
+                 'hooks', 'freed', 'packed', '__weakref__')
 
     def __init__(self, op, ins, attrs, outs, edges, versions):
         self.seq = next(_node_seq)
@@ -55,6 +59,34 @@ class GradNode:
         self.out_refs = None
         self.hooks = None       # {output index: [hook, ...]} for non-leaf hooks
         self.freed = False
+        self.packed = None      # (unpack_hook, packed inputs, packed outputs)
+        if saved_tensor_hooks and not op.name.startswith(_SAVES_ITS_OWN):
+            self._pack(*saved_tensor_hooks[-1])
+
+    def _pack(self, pack, unpack):
+        """Hand the values backward needs to ``pack`` (the inputs; the outputs
+        for ops whose gradient reads only those) and keep what it returns in
+        their place until ``unpack`` gives them back in backward."""
+        from .tensor import Tensor
+        if self.op.save_inputs:
+            ins = tuple(pack(t) if type(t) is Tensor else _KEEP for t in self.ins)
+            self.ins = tuple(None if p is not _KEEP else t for p, t in zip(ins, self.ins))
+            self.versions = ()          # the user's hooks now own these values
+            self.packed = (unpack, ins, None)
+        else:
+            outs = tuple(pack(Tensor(a)) for a in self.outs)
+            self.outs = None
+            self.packed = (unpack, None, outs)
+
+    def unpack(self):
+        """Restore the values packed by ``_pack`` (before this node's backward)."""
+        unpack, ins, outs = self.packed
+        self.packed = None
+        if ins is not None:
+            self.ins = tuple(t if p is _KEEP else _unpacked(unpack, p)
+                             for p, t in zip(ins, self.ins))
+        if outs is not None:
+            self.outs = tuple(_unpacked(unpack, p).data for p in outs)
 
     def __repr__(self):
         return '<GradNode %s>' % self.op.name
@@ -88,6 +120,21 @@ def split_edge(e):
 def edge_node(e):
     """The node of a node edge (a Tensor's ``_grad_node``)."""
     return e if type(e) is GradNode else e[0]
+
+
+# ops whose backward keeps its own values: a PyLayer's (ctx.save_for_backward,
+# packed there) and a @to_static program's
+_SAVES_ITS_OWN = ('py_layer', 'run_program')
+_KEEP = object()     # an input that is not a Tensor (a number, None, a list): not packed
+
+
+def _unpacked(unpack, packed):
+    from .tensor import Tensor
+    t = unpack(packed)
+    if not isinstance(t, Tensor):
+        raise TypeError("saved_tensors_hooks: unpack_hook must return a Tensor, got %s"
+                        % type(t).__name__)
+    return t
 
 
 class RemovableHandle:
@@ -141,6 +188,9 @@ class _Engine:
         self.heap = []                    # (-seq, node) of nodes holding gradients
 
     def run(self, roots, root_grads):
+        if registry.autocast_state() is not None:      # grads follow the forward dtypes
+            with registry.autocast_suspended():
+                return self.run(roots, root_grads)
         for t, g in zip(roots, root_grads):
             if t._grad_node is None:
                 self._leaf(t, g)
@@ -160,6 +210,8 @@ class _Engine:
             gs = pop(node)
             if node.freed:
                 raise RuntimeError(_FREED_MSG % node.op.name)
+            if node.packed is not None:
+                node.unpack()
             op = node.op
             fast = op.fast_grad
             if simple and fast is not None and op.n_out == 1 and not node.hooks:
@@ -433,6 +485,16 @@ def _root_grad(t, g, create_graph, Tensor):
     return Tensor(arr) if create_graph else arr
 
 
+# Callables run once when the next backward() has finished, then dropped
+# (Paddle's core.eager._add_backward_final_hook; amp's master_grad uses it).
+_final_hooks = []
+
+
+def add_backward_final_hook(fn):
+    """Run ``fn()`` after the next ``backward()`` has accumulated the leaf grads."""
+    _final_hooks.append(fn)
+
+
 def backward(tensors, grad_tensors=None, retain_graph=False):
     """Accumulate gradients of ``tensors`` into the ``.grad`` of the leaves."""
     from .tensor import Tensor
@@ -448,19 +510,21 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
     roots = list(tensors)
     grads = [_root_grad(t, g, False, Tensor) for t, g in zip(roots, grad_tensors)]
     _Engine(False, retain_graph, True, None).run(roots, grads)
+    while _final_hooks:
+        _final_hooks.pop(0)()
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=False, no_grad_vars=None, *,
          dump_backward_graph_path=None):
-    """Gradients of ``outputs`` with respect to ``inputs`` (Paddle's ``paddle.grad``;
-    ``dump_backward_graph_path`` is accepted and ignored: there is no graph dump).
+    """Gradients of ``outputs`` with respect to ``inputs`` (Paddle's ``paddle.grad``).
 
     With ``create_graph=True`` the returned gradients are part of the graph and
     can be differentiated again.
 
     On static Variables (under ``program_guard`` or inside ``@to_static``) the
     grad ops are appended to the Program instead (``static.gradients``).
+    ``dump_backward_graph_path`` writes the backward graph walked, as text.
     """
     if _is_static_var(outputs):
         return _static_grad(outputs, inputs, grad_outputs, allow_unused, no_grad_vars)
@@ -479,6 +543,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if t.stop_gradient:
             raise RuntimeError("grad: an output has stop_gradient=True, so it does not "
                                "depend on any input that requires a gradient")
+    if dump_backward_graph_path is not None:
+        from ..autograd import _dump_backward_graph
+        _dump_backward_graph(outputs, dump_backward_graph_path)
     capture = {}
     keys = []
     for t in inputs:

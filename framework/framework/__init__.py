@@ -15,12 +15,18 @@ from ..dtype import convert_dtype, get_default_dtype, set_default_dtype  # noqa:
 from ..dygraph import grad, no_grad  # noqa: F401
 from ..flags import get_flags, set_flags  # noqa: F401
 from ..param_attr import ParamAttr  # noqa: F401
-from ..place import CPUPlace, CUDAPinnedPlace, CUDAPlace  # noqa: F401
+from ..place import (CPUPlace, CUDAPinnedPlace, CUDAPlace, CustomPlace, IPUPlace,  # noqa: F401
+                     XPUPinnedPlace, XPUPlace)
 from ..random import seed  # noqa: F401
 from ..serialization import load, save  # noqa: F401
 from ..static.mode import disable_static, enable_static, in_dynamic_mode  # noqa: F401
 from ..static.program import Block, Parameter, Program, Variable  # noqa: F401
 from ..base.framework import in_dynamic_or_pir_mode, in_pir_mode, use_pir_api  # noqa: F401
+from . import framework, io_utils, ir, recall_error  # noqa: F401
+from .async_save import async_save, clear_async_save_task_queue  # noqa: F401
+from .io_utils import is_belong_to_optimizer  # noqa: F401
+from .layer_helper import LayerHelper  # noqa: F401
+from .op_proto import OpProtoHolder  # noqa: F401
 
 
 def in_pir_executor_mode():
@@ -74,3 +80,42 @@ def dygraph_not_support(func):
                                "first" % func.__name__)
         return func(*args, **kwargs)
     return wrapper
+
+
+def deprecate_stat_dict(func):
+    """Decorator: accept the old keyword ``stat_dict`` for ``state_dict`` (warning)."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        if 'stat_dict' in kwargs:
+            import warnings
+            warnings.warn("The argument `stat_dict` has deprecated, please change it to "
+                          "`state_dict`.", DeprecationWarning)
+            kwargs['state_dict'] = kwargs.pop('stat_dict')
+        return func(*args, **kwargs)
+    return wrapper
+
+
+def disable_signal_handler():
+    """Paddle uninstalls its C++ crash signal handlers here (for code that
+    installs its own); this framework installs none, so Python's stay as they are."""
+
+
+CONTROL_DEP_VAR_PREFIX = 'control_dep'
+
+
+def generate_control_dev_var_name():
+    """A fresh name for a control-dependency variable ('control_dep@<random>')."""
+    import random as _random
+    return CONTROL_DEP_VAR_PREFIX + '@' + str(_random.random())
+
+
+def monkey_patch_variable():
+    """(Re)attach the Tensor method and operator table to static Variables."""
+    from ..static import install_methods
+    install_methods()
+
+
+def monkey_patch_math_tensor():
+    """(Re)attach the method and operator table to eager Tensors."""
+    from ..dygraph import install_methods
+    install_methods()

@@ -4,5 +4,6 @@ from . import callbacks  # noqa: F401
 from .model import Model
 from .progressbar import ProgressBar
 from .summary import summary
+from .flops import flops
 
-__all__ = ['Model', 'summary', 'ProgressBar', 'callbacks']
+__all__ = ['Model', 'summary', 'flops', 'ProgressBar', 'callbacks']

@@ -572,3 +572,140 @@ class ReduceLROnPlateau(Callback):
                     self.cooldown_counter = self.cooldown
                     self.wait = 0
         self.epoch += 1
+
+
+class _ScalarLogger(Callback):
+    """Send the scalar metrics of training (per step, tags 'train/<metric>')
+    and evaluation (per epoch, 'eval/<metric>') to a writer; the subclasses
+    say which one. Only the first process of a distributed run writes."""
+
+    def __init__(self):
+        super().__init__()
+        self.epochs = self.steps = None
+        self.epoch = 0
+        self.train_step = self.eval_step = 0
+        self.train_metrics, self.eval_metrics = [], []
+
+    def _is_write(self):
+        return int(os.environ.get('PADDLE_TRAINER_ID', '0')) == 0
+
+    def _scalars(self, logs, mode):
+        """{tag: value} of the metrics of ``mode`` in ``logs``."""
+        out = {}
+        for k in getattr(self, mode + '_metrics'):
+            value = (logs or {}).get(k)
+            if isinstance(value, (list, tuple)) and value:
+                value = value[0]
+            if isinstance(value, (numbers.Number, np.number)):
+                out[mode + '/' + k] = float(value)
+        return out
+
+    def on_train_begin(self, logs=None):
+        self.epochs = self.params['epochs']
+        self.train_metrics = self.params['metrics']
+        if not self.epochs or not self.train_metrics:
+            raise ValueError("%s: Model.fit gives no epochs or metrics to log"
+                             % type(self).__name__)
+        self._is_fit = True
+        self.train_step = 0
+
+    def on_epoch_begin(self, epoch=None, logs=None):
+        self.steps = self.params['steps']
+        self.epoch = epoch
+
+    def on_train_batch_end(self, step, logs=None):
+        self.train_step += 1
+        if self._is_write():
+            self._write(self._scalars(logs, 'train'), 'train', self.train_step)
+
+    def on_eval_begin(self, logs=None):
+        logs = logs or {}
+        self.eval_steps = logs.get('steps')
+        self.eval_metrics = logs.get('metrics', [])
+        self.eval_step = 0
+        self.evaled_samples = 0
+
+    def on_eval_end(self, logs=None):
+        if self._is_write():
+            self._write(self._scalars(logs, 'eval'), 'eval', self.epoch)
+            if not hasattr(self, '_is_fit'):
+                self._close()
+
+    def on_train_end(self, logs=None):
+        if self._is_write():
+            self._close()
+
+
+def _import_optional(name, what):
+    import importlib
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        raise ImportError("%s needs the '%s' package, which is not installed: "
+                          "pip install %s" % (what, name, name)) from None
+
+
+class VisualDL(_ScalarLogger):
+    """Write the loss and metrics to a VisualDL log in ``log_dir`` (view it with
+    ``visualdl --logdir log_dir``); needs the ``visualdl`` package, imported at
+    the first write as in Paddle."""
+
+    def __init__(self, log_dir):
+        super().__init__()
+        self.log_dir = log_dir
+
+    def _write(self, scalars, mode, step):
+        if not hasattr(self, 'writer'):
+            visualdl = _import_optional('visualdl', 'callbacks.VisualDL')
+            self.writer = visualdl.LogWriter(self.log_dir)
+        for tag, value in scalars.items():
+            self.writer.add_scalar(tag=tag, step=step, value=value)
+
+    def _close(self):
+        if hasattr(self, 'writer'):
+            self.writer.close()
+            del self.writer
+
+
+class WandbCallback(_ScalarLogger):
+    """Log the loss and metrics to a Weights & Biases run (``wandb.init`` with
+    these arguments, or the run already in progress); needs the ``wandb``
+    package, imported here as in Paddle."""
+
+    def __init__(self, project=None, entity=None, name=None, dir=None, mode=None,  # noqa: A002
+                 job_type=None, **kwargs):
+        super().__init__()
+        self.wandb = _import_optional('wandb', 'callbacks.WandbCallback')
+        self.wandb_args = dict(project=project, name=name, entity=entity, dir=dir, mode=mode,
+                               job_type=job_type, **kwargs)
+        self._run = None
+        self.run          # noqa: B018 -- starts (or joins) the run now, as Paddle does
+
+    @property
+    def run(self):
+        if self._is_write() and self._run is None:
+            if self.wandb.run is not None:
+                warnings.warn("There is a wandb run already in progress and newly created "
+                              "instances of `WandbCallback` will reuse this run. If this is "
+                              "not desired, call `wandb.finish()` before instantiating "
+                              "`WandbCallback`.")
+                self._run = self.wandb.run
+            else:
+                self._run = self.wandb.init(**self.wandb_args)
+        return self._run
+
+    def on_train_begin(self, logs=None):
+        super().on_train_begin(logs)
+        if self._is_write():
+            self.run.define_metric('train/step')
+            self.run.define_metric('train/*', step_metric='train/step')
+            self.run.define_metric('epoch')
+            self.run.define_metric('eval/*', step_metric='epoch')
+
+    def _write(self, scalars, mode, step):
+        scalars[('train/step' if mode == 'train' else 'epoch')] = step
+        self.run.log(scalars)
+
+    def _close(self):
+        if self._run is not None:
+            self._run.finish()

@@ -506,7 +506,7 @@ class Model:
     def predict(self, test_data, batch_size=1, num_workers=0, stack_outputs=False, verbose=1,
                 callbacks=None):
         """The network's outputs over ``test_data``: a list with one entry per
-        output, each a list of per-batch numpy arrays (one array per output
+        output, each a tuple of per-batch numpy arrays (one array per output
         with ``stack_outputs=True``). Label fields of the data are ignored."""
         if test_data is None:
             raise ValueError("Model.predict: test_data must be given")
@@ -516,7 +516,7 @@ class Model:
         logs = {'steps': _len_or_none(loader)}
         cbks.on_begin('predict', logs)
         logs, outputs = self._run_one_epoch(loader, cbks, 'predict')
-        outputs = [list(o) for o in zip(*outputs)]
+        outputs = list(zip(*outputs))      # a tuple of batches per output, as Paddle
         if stack_outputs:
             outputs = [np.vstack(o) for o in outputs]
         self._test_dataloader = None

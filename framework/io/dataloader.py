@@ -316,7 +316,7 @@ class DataLoader:
     ``persistent_workers`` keeps the threads between epochs. While worker threads
     exist, ``sys.setswitchinterval`` is lowered to 1 ms (and restored afterwards)
     so that the training thread gets the GIL back quickly. ``places``,
-    ``use_buffer_reader`` and ``use_shared_memory`` are accepted for compatibility
+    ``use_buffer_reader`` (with ``reader_buffer_size``) and ``use_shared_memory`` are accepted for compatibility
     (everything runs on the CPU in one process).
 
     >>> import numpy as np
@@ -328,7 +328,8 @@ class DataLoader:
 
     def __init__(self, dataset, feed_list=None, places=None, return_list=True,
                  batch_sampler=None, batch_size=1, shuffle=False, drop_last=False,
-                 collate_fn=None, num_workers=0, use_buffer_reader=True, prefetch_factor=2,
+                 collate_fn=None, num_workers=0, use_buffer_reader=True, reader_buffer_size=2,
+                 prefetch_factor=2,
                  use_shared_memory=True, timeout=0, worker_init_fn=None,
                  persistent_workers=False):
         self.dataset = dataset
@@ -350,6 +351,7 @@ class DataLoader:
         self.worker_init_fn = worker_init_fn
         self.persistent_workers = bool(persistent_workers)
         self.use_buffer_reader = use_buffer_reader
+        self.reader_buffer_size = _check_int(reader_buffer_size, 'reader_buffer_size', 1)
         self.use_shared_memory = use_shared_memory
         self.drop_last = drop_last
         self._iterable = isinstance(dataset, IterableDataset)

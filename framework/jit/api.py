@@ -23,7 +23,7 @@ from ..static.mode import static_mode_guard
 from ..static.program import Program, program_guard
 
 
-def to_static(function=None, input_spec=None, build_strategy=None, full_graph=True, **kwargs):
+def to_static(function=None, input_spec=None, build_strategy=None, backend='CINN', **kwargs):
     """Convert a function, a method or a Layer's ``forward`` into a static
     Program (data-dependent Python control flow included).
 
@@ -37,6 +37,13 @@ def to_static(function=None, input_spec=None, build_strategy=None, full_graph=Tr
     [2.0, 4.0]
     """
     from ..static.executor import BuildStrategy
+    # backend: Paddle's compiler choice ('CINN' or None); programs here run on
+    # the numpy executor either way. full_graph=False (Paddle's SOT mode) is a
+    # keyword, as in Paddle.
+    full_graph = kwargs.pop('full_graph', True)
+    if backend is not None and (not isinstance(backend, str) or
+                                backend.upper() not in ('CINN', 'PCC')):
+        raise ValueError("Unknown backend %r. Only support 'CINN' or None for PHI." % (backend,))
     if build_strategy is not None and not isinstance(build_strategy, BuildStrategy):
         raise TypeError("to_static: build_strategy must be a static.BuildStrategy, got %s"
                         % type(build_strategy).__name__)

@@ -280,6 +280,8 @@ def assign_value_attr(arr):
     """The ``value`` attribute of an ``assign_value`` op holding ``arr``."""
     if arr.dtype.kind == 'c':
         return np.stack([arr.real, arr.imag], -1).tolist()
+    if _dt.is_bfloat16(arr.dtype):      # exact in float32, which lists (and JSON) hold
+        return arr.astype(np.float32).tolist()
     return arr.tolist()
 
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from . import meta
 from .math import matmul_op
+from .lowp import float32_compute
 from .registry import OpError, add_test_case, def_op, has_op, lookup
 
 _matmul_kernel = matmul_op.kernel
@@ -279,6 +280,7 @@ def _apply_act(r, act, act_attrs):
         attrs={'transpose_x': False, 'transpose_y': False, 'act': '', 'act_attrs': ()},
         differentiable=False, attr_types={'act_attrs': 'value'},
         attr_ranges={'act': set(MATMUL_ACTS) | {''}})
+@float32_compute
 def fused_matmul_bias_act_op(x, y, bias=None, transpose_x=False, transpose_y=False, act='',
                              act_attrs=()):
     """``act(matmul(x, y) + bias)`` with the registered kernels; the bias is

@@ -50,14 +50,14 @@ def cast_op(x, dtype='float32'):
 
 @cast_op.def_grad
 def _cast_grad(g, x, out, dtype):
-    if np.dtype(x.dtype).kind not in 'fc':
+    if not _dt.is_inexact(x.dtype):
         return None
     return cast_op(g, str(np.dtype(x.dtype)))
 
 
 @cast_op.def_fast_grad
 def _cast_fast(g, x, out, dtype):
-    if x.dtype.kind not in 'fc':
+    if not _dt.is_inexact(x.dtype):
         return None
     if g.dtype.kind == 'c' and x.dtype.kind != 'c':
         g = g.real

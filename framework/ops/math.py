@@ -16,6 +16,7 @@ import numpy as np
 from .. import dtype as _dt
 from . import meta
 from .grad_utils import is_value, scalar_array, sum_like, ub, wants
+from .lowp import float32_compute
 from .out_param import write_out
 from .registry import Meta, OpError, add_test_case, def_op
 
@@ -334,7 +335,7 @@ def unary(name, kernel, grad, fast_grad=None, infer=meta.unchanged):
 def _float_meta(x, *attrs):
     """Same shape; integer/bool inputs give the default float dtype."""
     d = np.dtype(meta.dtype_of(x)) if not meta.is_scalar(x) else np.dtype(float)
-    return Meta(meta.shape_of(x), d if d.kind in 'fc' else _dt.default_float())
+    return Meta(meta.shape_of(x), d if _dt.is_inexact(d) else _dt.default_float())
 
 
 def _floating(fn):
@@ -343,7 +344,7 @@ def _floating(fn):
     def kernel(x):
         if type(x) is not _ndarray:
             x = np.asarray(x)
-        if x.dtype.kind not in 'fc':
+        if x.dtype.kind not in 'fc' and not _dt.is_bfloat16(x.dtype):
             x = x.astype(_dt.default_float())
         return fn(x)
     kernel.__name__ = getattr(fn, '__name__', 'kernel')
@@ -620,6 +621,7 @@ def _scale_fast(g, x, out, scale, bias, bias_after_scale):
 
 
 @def_op('stanh', _float_meta)
+@float32_compute
 def stanh_op(x, scale_a=0.67, scale_b=1.7159):
     """``scale_b * tanh(scale_a * x)``."""
     if x.dtype.kind not in 'fc':
@@ -639,6 +641,7 @@ stanh_op.def_fast_grad(_stanh_grad)
 
 
 @def_op('logit', _float_meta, attr_types={'eps': 'float|None'})
+@float32_compute
 def logit_op(x, eps=None):
     """``log(x / (1 - x))``, with x clipped to [eps, 1 - eps] when eps is set."""
     if x.dtype.kind not in 'fc':
@@ -701,6 +704,7 @@ def _matmul_meta(x, y, transpose_x=False, transpose_y=False):
 
 
 @def_op('matmul', _matmul_meta)
+@float32_compute
 def matmul_op(x, y, transpose_x=False, transpose_y=False):
     """Matrix product with numpy semantics (1-D operands, batch broadcasting)."""
     if x.dtype is not y.dtype:
@@ -803,6 +807,7 @@ def _dot_meta(x, y):
 
 
 @def_op('dot', _dot_meta)
+@float32_compute
 def dot_op(x, y):
     """Inner product of vectors; 2-D inputs are batches of row vectors."""
     if x.shape != y.shape or x.ndim not in (1, 2) or x.dtype is not y.dtype:

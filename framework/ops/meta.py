@@ -100,7 +100,7 @@ def unchanged(x, *attrs):
 def unchanged_float(x, *attrs):
     """Same shape; integer inputs give the default float dtype (sqrt(int))."""
     d = np.dtype(dtype_of(x))
-    return Meta(shape_of(x), d if d.kind in 'fc' else _dt.default_float())
+    return Meta(shape_of(x), d if _dt.is_inexact(d) else _dt.default_float())
 
 
 def broadcast(x, y, *attrs):
@@ -112,7 +112,7 @@ def broadcast_float(x, y, *attrs):
     """Broadcasting binary op that always gives a float (true division)."""
     d = result_dtype(x, y)
     return Meta(broadcast_shapes(shape_of(x), shape_of(y)),
-                d if d.kind in 'fc' else _dt.default_float())
+                d if _dt.is_inexact(d) else _dt.default_float())
 
 
 def compare(x, y, *attrs):

@@ -18,6 +18,7 @@ from . import meta
 from .grad_utils import sum_like, unbroadcast, wants
 from .math import (cast_like, exp_op, greater_than_op, less_than_op, logical_and_op,
                    maximum_op, minimum_op, tanh_op)
+from .lowp import float32_compute
 from .registry import Meta, OpError, add_test_case, def_op, lookup, mode
 
 
@@ -74,7 +75,7 @@ def _relu6_k(x, threshold=6.0):
 
 
 relu6_op = _act(
-    'relu6', _relu6_k,
+    'relu6', float32_compute(_relu6_k),
     lambda g, x, out, threshold: g * _mask(logical_and_op(greater_than_op(x, 0),
                                                           less_than_op(x, threshold)), g),
     lambda g, x, out, threshold: g * ((x > 0) & (x < threshold)))
@@ -98,7 +99,7 @@ def _hardtanh_k(x, t_min=-1.0, t_max=1.0):
 
 
 hardtanh_op = _act(
-    'hardtanh', _hardtanh_k,
+    'hardtanh', float32_compute(_hardtanh_k),
     lambda g, x, out, lo, hi: g * _mask(logical_and_op(greater_than_op(x, lo),
                                                        less_than_op(x, hi)), g),
     lambda g, x, out, lo, hi: g * ((x > lo) & (x < hi)))
@@ -133,7 +134,7 @@ def _hardswish_fast(g, x, out):
     return g * d.astype(g.dtype, copy=False)
 
 
-hardswish_op = _act('hardswish', _hardswish_k, _hardswish_grad, _hardswish_fast)
+hardswish_op = _act('hardswish', float32_compute(_hardswish_k), _hardswish_grad, _hardswish_fast)
 
 
 def _hardshrink_k(x, threshold=0.5):
@@ -1062,6 +1063,7 @@ def _linear_meta(x, weight, bias):
 
 
 @def_op('linear', _linear_meta, inputs=('x', 'weight', 'bias?'), attrs={})
+@float32_compute
 def linear_op(x, weight, bias):
     """``x @ weight + bias`` with Paddle's weight layout [in_features, out_features]."""
     if x.dtype is not weight.dtype or bias is not None and bias.dtype is not x.dtype:
@@ -1237,6 +1239,7 @@ _INTERP_TYPES = {'in_size': 'ints', 'out_size': 'ints', 'scales': 'float|floats|
 
 @def_op('interpolate', _interp_meta, inputs=('x',), attrs=_INTERP_ATTRS, save_inputs=False,
         attr_types=_INTERP_TYPES)
+@float32_compute
 def interpolate_op(x, in_size, out_size, scales, mode, align_corners, align_mode, data_format,
                    antialias=False):
     """Nearest / (bi,tri)linear / bicubic / area resize of the spatial axes
@@ -1248,6 +1251,7 @@ def interpolate_op(x, in_size, out_size, scales, mode, align_corners, align_mode
 
 @def_op('interpolate_grad', _interp_grad_meta, inputs=('g',), attrs=_INTERP_ATTRS,
         save_inputs=False, attr_types=_INTERP_TYPES)
+@float32_compute
 def interpolate_grad_op(g, in_size, out_size, scales, mode, align_corners, align_mode,
                         data_format, antialias=False):
     """The transpose of ``interpolate`` (its gradient; linear in ``g``)."""

@@ -16,6 +16,7 @@ is computed in the parameter's dtype.
 """
 import numpy as np
 
+from .. import dtype as _dt
 from . import meta
 from .registry import Meta, OpError, add_test_case, def_op
 
@@ -284,7 +285,7 @@ def adadelta_op(param, grad, learning_rate, avg_squared_grad, avg_squared_update
 
 def _sum_sq(a):
     """sum(a ** 2), accumulated in float32 at least (half precision overflows)."""
-    if a.dtype.itemsize < 4 and a.dtype.kind == 'f':
+    if _dt.is_half(a.dtype):
         a = a.astype(np.float32)
     return np.vdot(a, a).real
 
@@ -294,11 +295,14 @@ def _l2(a):
 
 
 @_update_op('lamb', _ADAM_IN, _ADAM_OUT,
-            {'weight_decay': 0.01, 'beta1': 0.9, 'beta2': 0.999, 'epsilon': 1e-6}, _POWS)
+            {'weight_decay': 0.01, 'beta1': 0.9, 'beta2': 0.999, 'epsilon': 1e-6,
+             'always_adapt': False}, _POWS)
 def lamb_op(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
-            weight_decay, beta1, beta2, epsilon):
+            weight_decay, beta1, beta2, epsilon, always_adapt=False):
     """LAMB (You et al.): r = m_hat / (sqrt(v_hat) + eps) + wd * param;
-    param_out = param - lr * (||param|| / ||r||) * r (ratio 1 if a norm is 0)."""
+    param_out = param - lr * (||param|| / ||r||) * r (ratio 1 if a norm is 0).
+    As in Paddle, a parameter without weight decay skips the layer-wise
+    adaptation (ratio 1) unless ``always_adapt``."""
     _check_shapes(param, grad=grad, moment1=moment1, moment2=moment2)
     lr = _scalar(learning_rate, param.dtype)
     b1 = _scalar(beta1_pow, beta1_pow.dtype)
@@ -306,11 +310,135 @@ def lamb_op(param, grad, learning_rate, moment1, moment2, beta1_pow, beta2_pow,
     m1 = beta1 * moment1 + (1 - beta1) * grad
     m2 = beta2 * moment2 + (1 - beta2) * (grad * grad)
     r = (m1 / (1 - b1)) / (np.sqrt(m2 / (1 - b2)) + epsilon) + weight_decay * param
-    pn, rn = _l2(param), _l2(r)
-    ratio = pn / rn if pn > 0 and rn > 0 else 1.0
+    ratio = 1.0
+    if weight_decay > 0 or always_adapt:
+        pn, rn = _l2(param), _l2(r)
+        ratio = pn / rn if pn > 0 and rn > 0 else 1.0
     p = param - (lr * ratio) * r
     return (_cast(p, param), _cast(m1, moment1), _cast(m2, moment2),
             _cast(beta1_pow * beta1, beta1_pow), _cast(beta2_pow * beta2, beta2_pow))
+
+
+# ---- NAdam, RAdam, ASGD, Rprop ------------------------------------------------
+
+@_update_op('nadam', ('param', 'grad', 'learning_rate', 'momentum_decay_pow', 'beta2_pow',
+                      'mu_product', 'moment1', 'moment2'),
+            ('param', 'momentum_decay_pow', 'beta2_pow', 'mu_product', 'moment1', 'moment2'),
+            {'beta1': 0.9, 'beta2': 0.999, 'epsilon': 1e-8, 'momentum_decay': 0.004})
+def nadam_op(param, grad, learning_rate, momentum_decay_pow, beta2_pow, mu_product, moment1,
+             moment2, beta1, beta2, epsilon, momentum_decay):
+    """Adam with Nesterov momentum (Dozat; Paddle's and PyTorch's NAdam). With
+    d = momentum_decay_pow * 0.96 (0.96 ** t):
+    mu_t = beta1 * (1 - d ** psi / 2), mu_t1 = beta1 * (1 - (0.96 d) ** psi / 2),
+    m_hat = mu_t1 m / (1 - prod(mu_1..t+1)) + (1 - mu_t) g / (1 - prod(mu_1..t)),
+    param -= lr m_hat / (sqrt(v / (1 - beta2 ** t)) + epsilon)."""
+    _check_shapes(param, grad=grad, moment1=moment1, moment2=moment2)
+    lr = _scalar(learning_rate, param.dtype)
+    # hyper-parameters in the state's dtype, as Paddle's kernel has them
+    beta1, beta2, epsilon, momentum_decay, c = (
+        moment1.dtype.type(v) for v in (beta1, beta2, epsilon, momentum_decay, 0.96))
+    one, half = moment1.dtype.type(1), moment1.dtype.type(0.5)
+    decay_pow = momentum_decay_pow * c
+    b2p = beta2_pow * beta2
+    mu_t = beta1 * (one - half * decay_pow ** momentum_decay)
+    mu_t1 = beta1 * (one - half * (decay_pow * c) ** momentum_decay)
+    mu_prod = mu_product * mu_t
+    m1 = beta1 * moment1 + (one - beta1) * grad
+    m2 = beta2 * moment2 + (one - beta2) * grad * grad
+    m_hat = mu_t1 * m1 / (one - mu_prod * mu_t1) + (one - mu_t) * grad / (one - mu_prod)
+    v_hat = m2 / (one - b2p)
+    out = param - lr * m_hat / (np.sqrt(v_hat) + epsilon)
+    return (_cast(out, param), _cast(decay_pow, momentum_decay_pow), _cast(b2p, beta2_pow),
+            _cast(mu_prod, mu_product), _cast(m1, moment1), _cast(m2, moment2))
+
+
+@_update_op('radam', ('param', 'grad', 'learning_rate', 'beta1_pow', 'beta2_pow', 'rho',
+                      'moment1', 'moment2'),
+            ('param', 'beta1_pow', 'beta2_pow', 'rho', 'moment1', 'moment2'),
+            {'beta1': 0.9, 'beta2': 0.999, 'epsilon': 1e-8})
+def radam_op(param, grad, learning_rate, beta1_pow, beta2_pow, rho, moment1, moment2,
+             beta1, beta2, epsilon):
+    """Rectified Adam (Liu et al.). ``rho`` carries t beta2^t / (1 - beta2^t)
+    (updated without knowing t); rho_t = rho_inf - 2 rho. While rho_t <= 5
+    the step is plain momentum SGD, lr * m_hat; after it the adaptive step is
+    scaled by the variance rectification r_t."""
+    _check_shapes(param, grad=grad, moment1=moment1, moment2=moment2)
+    lr = _scalar(learning_rate, param.dtype)
+    # hyper-parameters in the state's dtype, as Paddle's kernel has them (rho_inf
+    # of a float32 beta2 differs from the float64 one in the 4th digit)
+    f = moment1.dtype.type
+    beta1, beta2, epsilon, one, two = f(beta1), f(beta2), f(epsilon), f(1), f(2)
+    b1p = beta1_pow * beta1
+    b2p = beta2_pow * beta2
+    rho_out = (rho * (beta2 - b2p) + b2p) / (one - b2p)
+    rho_inf = two / (one - beta2) - one
+    rho_t = rho_inf - two * rho_out
+    m1 = beta1 * moment1 + (one - beta1) * grad
+    m2 = beta2 * moment2 + (one - beta2) * grad * grad
+    m_hat = m1 / (one - b1p)
+    rectified = rho_t > 5
+    safe_rho = np.where(rectified, rho_t, f(6))   # no sqrt of a negative where unused
+    r_t = np.sqrt((safe_rho - 4) * (safe_rho - 2) * rho_inf
+                  / ((rho_inf - 4) * (rho_inf - 2) * safe_rho))
+    l_t = np.sqrt(one - b2p) / (np.sqrt(m2) + epsilon)
+    step = np.where(rectified, m_hat * r_t * l_t, m_hat)
+    out = param - lr * step
+    return (_cast(out, param), _cast(b1p, beta1_pow), _cast(b2p, beta2_pow),
+            _cast(rho_out, rho), _cast(m1, moment1), _cast(m2, moment2))
+
+
+def _asgd_meta(param, grad, learning_rate, d, y, m, batch_num=1):
+    pshape = meta.shape_of(param)
+    for name, v in (('grad', grad), ('d', d)):
+        if meta.shape_of(v) != pshape and -1 not in meta.shape_of(v) + pshape:
+            raise OpError("asgd: %s shape %s does not match param shape %s"
+                          % (name, list(meta.shape_of(v)), list(pshape)))
+    ys = meta.shape_of(y)
+    if len(ys) != len(pshape) + 1 or ys[0] not in (batch_num, -1):
+        raise OpError("asgd: y must have shape [batch_num=%d] + param shape %s, got %s"
+                      % (batch_num, list(pshape), list(ys)))
+    return (Meta(pshape, meta.dtype_of(param)), Meta(meta.shape_of(d), meta.dtype_of(d)),
+            Meta(ys, meta.dtype_of(y)), Meta(meta.shape_of(m), meta.dtype_of(m)))
+
+
+@def_op('asgd', _asgd_meta, inputs=('param', 'grad', 'learning_rate', 'd', 'y', 'm'),
+        outputs=('param_out', 'd_out', 'y_out', 'm_out'), attrs={'batch_num': 1},
+        differentiable=False,
+        inplace_map={'param_out': 'param', 'd_out': 'd', 'y_out': 'y', 'm_out': 'm'})
+def asgd_op(param, grad, learning_rate, d, y, m, batch_num):
+    """Stochastic average gradient (Schmidt et al.): ``y[i]`` is the gradient
+    batch slot i = m % batch_num gave last time, ``d`` their sum; d += grad - y[i],
+    y[i] = grad, m += 1, param -= lr * d / min(m, batch_num)."""
+    _check_shapes(param, grad=grad, d=d)
+    lr = _scalar(learning_rate, param.dtype)
+    step = int(np.asarray(m).reshape(-1)[0])
+    slot = step % batch_num
+    d_out = d - y[slot] + grad
+    y_out = y.copy()
+    y_out[slot] = grad
+    count = min(step + 1, batch_num)
+    out = param - lr / param.dtype.type(count) * d_out
+    return (_cast(out, param), _cast(d_out, d), y_out,
+            np.asarray(m) + np.ones_like(m))
+
+
+@_update_op('rprop', ('param', 'grad', 'prev', 'learning_rates'),
+            ('param', 'prev', 'learning_rates'),
+            {'learning_rate_range': (1e-5, 50.0), 'etas': (0.5, 1.2)})
+def rprop_op(param, grad, prev, learning_rates, learning_rate_range, etas):
+    """Resilient backpropagation (Riedmiller & Braun): each element's step size
+    (``learning_rates``) grows by etas[1] while its gradient keeps its sign and
+    shrinks by etas[0] when the sign flips (that gradient then counts as 0: no
+    move), staying within learning_rate_range; param -= sign(grad) * step."""
+    _check_shapes(param, grad=grad, prev=prev, learning_rates=learning_rates)
+    lo, hi = (np.asarray(v, learning_rates.dtype) for v in learning_rate_range)
+    eta_neg, eta_pos = (np.asarray(v, learning_rates.dtype) for v in etas)
+    prod = grad * prev
+    lr = np.where(prod > 0, np.minimum(learning_rates * eta_pos, hi),
+                  np.where(prod < 0, np.maximum(learning_rates * eta_neg, lo), learning_rates))
+    g = np.where(prod < 0, 0, grad)
+    out = param - np.sign(g) * lr
+    return _cast(out, param), _cast(g, prev), _cast(lr, learning_rates)
 
 
 # ---- regularization and clipping primitives ---------------------------------
@@ -335,7 +463,7 @@ def regularized_grad_op(grad, param, method='l2_decay', coeff=0.0):
 def _norm_dtype(dtype):
     """Half-precision inputs give a float32 norm (float16 overflows at 65504)."""
     dtype = np.dtype(dtype)
-    return np.dtype(np.float32) if dtype.itemsize < 4 and dtype.kind == 'f' else dtype
+    return np.dtype(np.float32) if _dt.is_half(dtype) else dtype
 
 
 def _norm_meta(x):
@@ -445,12 +573,14 @@ def _ref_adadelta(p, g, lr, eg, edx, rho, eps):
     return p + lr * dx, eg, edx
 
 
-def _ref_lamb(p, g, lr, m, v, b1p, b2p, wd, beta1, beta2, eps):
+def _ref_lamb(p, g, lr, m, v, b1p, b2p, wd, beta1, beta2, eps, always_adapt=False):
     m = beta1 * m + (1 - beta1) * g
     v = beta2 * v + (1 - beta2) * g ** 2
     r = (m / (1 - b1p[0])) / (np.sqrt(v / (1 - b2p[0])) + eps) + wd * p
     w_norm, r_norm = np.linalg.norm(p), np.linalg.norm(r)
     trust = w_norm / r_norm if w_norm > 0 and r_norm > 0 else 1.0
+    if wd == 0 and not always_adapt:
+        trust = 1.0
     return p - lr * trust * r, m, v, b1p * beta1, b2p * beta2
 
 
@@ -492,7 +622,111 @@ add_test_case(adadelta_op, _r(_S), _r(_S), _LR, _u(0, 1, _S), _u(0, 1, _S), 0.95
 add_test_case(lamb_op, _r(_S), _r(_S), _LR, _r(_S), _u(0.1, 1, _S), *_pows(2),
               0.01, 0.9, 0.999, 1e-6, ref=_ref_lamb)
 add_test_case(lamb_op, np.zeros(_S), _r(_S), _LR, np.zeros(_S), np.zeros(_S), *_pows(1),
-              0.0, 0.9, 0.999, 1e-6, ref=_ref_lamb)   # zero param norm: trust ratio 1
+              0.0, 0.9, 0.999, 1e-6, True, ref=_ref_lamb)   # zero param norm: trust ratio 1
+for _adapt in (False, True):      # no weight decay: adapted only with always_adapt
+    add_test_case(lamb_op, _r(_S), _r(_S), _LR, _r(_S), _u(0.1, 1, _S), *_pows(2),
+                  0.0, 0.9, 0.999, 1e-6, _adapt, ref=_ref_lamb)
+def _ref_nadam(p, g, lr, dpow, b2p, mup, m, v, beta1, beta2, eps, psi):
+    """Dozat's NAdam at step t (dpow = 0.96 ** (t - 1) etc. on entry), in float64."""
+    dpow, b2p = dpow * 0.96, b2p * beta2
+    mu_t = beta1 * (1 - 0.5 * dpow ** psi)
+    mu_next = beta1 * (1 - 0.5 * (dpow * 0.96) ** psi)
+    mup = mup * mu_t
+    m = beta1 * m + (1 - beta1) * g
+    v = beta2 * v + (1 - beta2) * g * g
+    m_hat = mu_next * m / (1 - mup * mu_next) + (1 - mu_t) * g / (1 - mup)
+    return p - lr * m_hat / (np.sqrt(v / (1 - b2p)) + eps), dpow, b2p, mup, m, v
+
+
+def _ref_radam(p, g, lr, b1p, b2p, rho, m, v, beta1, beta2, eps):
+    """Liu et al.'s RAdam, with t recovered from beta2 ** t."""
+    b1p, b2p = b1p * beta1, b2p * beta2
+    t = np.round(np.log(b2p) / np.log(beta2))
+    rho_inf = 2 / (1 - beta2) - 1
+    rho_t = rho_inf - 2 * t * b2p / (1 - b2p)
+    m = beta1 * m + (1 - beta1) * g
+    v = beta2 * v + (1 - beta2) * g * g
+    m_hat = m / (1 - b1p)
+    with np.errstate(invalid='ignore'):
+        r = np.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+    adaptive = p - lr * m_hat * r * np.sqrt(1 - b2p) / (np.sqrt(v) + eps)
+    return (np.where(rho_t > 5, adaptive, p - lr * m_hat), b1p, b2p,
+            t * b2p / (1 - b2p), m, v)
+
+
+def _ref_asgd(p, g, lr, d, y, m, n):
+    i = int(m[0]) % n
+    d = d - y[i] + g
+    y = y.copy()
+    y[i] = g
+    return p - lr * d / min(int(m[0]) + 1, n), d, y, m + 1
+
+
+def _ref_rprop(p, g, prev, lrs, lr_range, etas):
+    sign = np.sign(g * prev)
+    lrs = np.clip(np.where(sign > 0, lrs * etas[1], np.where(sign < 0, lrs * etas[0], lrs)),
+                  *lr_range)
+    g = np.where(sign < 0, 0.0, g)
+    return p - np.sign(g) * lrs, g, lrs
+
+
+def _nadam_state(t, shape, beta2=0.999):
+    """NAdam's power accumulators after t steps (mu product from the same rule)."""
+    mup = 1.0
+    for k in range(1, t + 1):
+        mup *= 0.9 * (1 - 0.5 * (0.96 ** k) ** 0.004)
+    return (np.full(shape, 0.96 ** t), np.full(shape, beta2 ** t), np.full(shape, mup))
+
+
+def _radam_state(t, shape, beta1=0.9, beta2=0.999):
+    b2 = beta2 ** t
+    rho = t * b2 / (1 - b2) if t else 1.0
+    return np.full(shape, beta1 ** t), np.full(shape, b2), np.full(shape, rho)
+
+
+add_test_case(nadam_op, _r(_S), _r(_S), _LR, *_nadam_state(0, _S), np.zeros(_S), np.zeros(_S),
+              0.9, 0.999, 1e-8, 0.004, ref=_ref_nadam)
+add_test_case(nadam_op, _r(5), _r(5), 0.1, *_nadam_state(4, 5), _r(5), _u(0.1, 1, 5),
+              0.9, 0.999, 1e-8, 0.004, ref=_ref_nadam)
+add_test_case(nadam_op, _r(()), _r(()), _LR, *_nadam_state(2, ()), _r(()), _u(0.1, 1, ()),
+              0.9, 0.999, 1e-8, 0.004, ref=_ref_nadam)
+add_test_case(nadam_op, _r((0, 3)), _r((0, 3)), _LR, *_nadam_state(1, (0, 3)),
+              np.zeros((0, 3)), np.zeros((0, 3)), 0.9, 0.999, 1e-8, 0.004, ref=_ref_nadam)
+add_test_case(nadam_op, *[a.astype(np.float32) for a in (
+    _r(_S), _r(_S), _LR, *_nadam_state(3, _S), _r(_S), _u(0.1, 1, _S))],
+    0.9, 0.999, 1e-8, 0.004, ref=_ref_nadam, atol=1e-5, rtol=1e-5)
+for _t in (0, 7):     # before and after the rectification starts (rho_t > 5 from t = 6)
+    add_test_case(radam_op, _r(_S), _r(_S), _LR, *_radam_state(_t, _S), _r(_S),
+                  _u(0.1, 1, _S), 0.9, 0.999, 1e-8, ref=_ref_radam)
+add_test_case(radam_op, _r(()), _r(()), 0.1, *_radam_state(10, ()), _r(()), _u(0.1, 1, ()),
+              0.9, 0.999, 1e-8, ref=_ref_radam)
+add_test_case(radam_op, _r((0, 2)), _r((0, 2)), _LR, *_radam_state(3, (0, 2)),
+              np.zeros((0, 2)), np.zeros((0, 2)), 0.9, 0.999, 1e-8, ref=_ref_radam)
+add_test_case(radam_op, *[a.astype(np.float32) for a in (
+    _r(5), _r(5), _LR, *_radam_state(9, 5, 0.8, 0.99), _r(5), _u(0.1, 1, 5))],
+    0.8, 0.99, 1e-8, ref=_ref_radam, atol=1e-4, rtol=1e-4)
+add_test_case(asgd_op, _r(_S), _r(_S), _LR, _r(_S), _r((3,) + _S), np.array([4]), 3,
+              ref=_ref_asgd)
+add_test_case(asgd_op, _r(5), _r(5), 0.1, np.zeros(5), np.zeros((2, 5)), np.array([0]), 2,
+              ref=_ref_asgd)
+add_test_case(asgd_op, _r(()), _r(()), _LR, _r(()), _r((1,)), np.array([3]), 1, ref=_ref_asgd)
+add_test_case(asgd_op, _r((0, 2)), _r((0, 2)), _LR, _r((0, 2)), _r((2, 0, 2)), np.array([1]),
+              2, ref=_ref_asgd)
+add_test_case(asgd_op, *[a.astype(np.float32) for a in (_r(_S), _r(_S), _LR, _r(_S),
+                                                       _r((2,) + _S))],
+              np.array([5]), 2, ref=_ref_asgd, atol=1e-6)
+_g_prev = _r(_S)
+add_test_case(rprop_op, _r(_S), _r(_S), _g_prev, _u(0.01, 0.2, _S), (1e-3, 0.15), (0.5, 1.2),
+              ref=_ref_rprop)
+add_test_case(rprop_op, _r(6), _r(6), np.zeros(6), np.full(6, 0.1), (1e-5, 50.0), (0.3, 1.5),
+              ref=_ref_rprop)
+add_test_case(rprop_op, _r(()), _r(()), _r(()), np.array(0.1), (1e-5, 50.0), (0.5, 1.2),
+              ref=_ref_rprop)
+add_test_case(rprop_op, _r((0, 4)), _r((0, 4)), _r((0, 4)), np.zeros((0, 4)), (1e-5, 50.0),
+              (0.5, 1.2), ref=_ref_rprop)
+add_test_case(rprop_op, *[a.astype(np.float32) for a in (_r(_S), _r(_S), _r(_S),
+                                                       _u(0.01, 0.2, _S))],
+              (1e-3, 0.15), (0.5, 1.2), ref=_ref_rprop)
 add_test_case(regularized_grad_op, _r(_S), _r(_S), 'l2_decay', 0.01,
               ref=lambda g, p, m, c: g + c * p)
 add_test_case(regularized_grad_op, _r(_S), _r(_S), 'l1_decay', 0.01,

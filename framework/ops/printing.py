@@ -133,6 +133,8 @@ def tensor_text(data, stop_gradient, place, prefix='Tensor'):
     stop_gradient=...,`` then the values."""
     data = np.asarray(data)
     indent = len(prefix) + 1
+    # bfloat16 (ml_dtypes) formats its values like integers; they are exact in float32
+    shown = data.astype(np.float32) if data.dtype.kind == 'V' else data
     return "%s(shape=%s, dtype=%s, place=%s, stop_gradient=%s,\n%s%s)" % (
         prefix, list(data.shape), data.dtype, place, stop_gradient, ' ' * indent,
-        format_values(data, indent))
+        format_values(shown, indent))

@@ -67,12 +67,12 @@ def _expand(g, shape, axis, keepdim, dtype=None):
 
 
 def _float(x):
-    return x if x.dtype.kind in 'fc' else x.astype(_dt.default_float())
+    return x if _dt.is_inexact(x.dtype) else x.astype(_dt.default_float())
 
 
 def _float_reduce_meta(x, axis=None, keepdim=False, *rest):
     m = meta.reduce(x, axis, keepdim)
-    return Meta(m.shape, m.dtype if m.dtype.kind in 'fc' else _dt.default_float())
+    return Meta(m.shape, m.dtype if _dt.is_inexact(m.dtype) else _dt.default_float())
 
 
 def _count(x, axis):
@@ -152,7 +152,7 @@ def sum_op(x, axis=None, keepdim=False, dtype=None):
 def _sum_grad(g, x, out, axis, keepdim, dtype):
     gx = expand_reduced(g, x, axis, keepdim)
     xd = np.dtype(x.dtype)
-    if xd.kind in 'fc' and np.dtype(gx.dtype) != xd:
+    if _dt.is_inexact(xd) and np.dtype(gx.dtype) != xd:
         gx = _m.cast_like(gx, x)
     return gx
 

@@ -32,8 +32,10 @@ Calling an OpDef (``op(*inputs, *attrs)``) dispatches to whichever mode is
 active; the modes install their handlers with ``set_handlers`` so this module
 depends on neither.
 """
+import contextlib
 import contextvars
 import inspect
+import threading
 
 import numpy as np
 
@@ -45,6 +47,44 @@ _OPS = {}
 # tracer is: enable_static() in one thread leaves the others eager
 _static_mode = contextvars.ContextVar('framework_static_mode', default=False)
 in_static = _static_mode.get        # the hot path calls this
+# the calling thread's auto_cast region (framework.amp), or None: called as
+# amp(op, args) instead of the op, it casts the inputs and runs the op. Per
+# thread, so DataLoader workers keep their dtypes while training auto-casts.
+_autocast = contextvars.ContextVar('framework_autocast', default=None)
+autocast_state = _autocast.get
+# auto_cast regions open in any thread: while there are none, OpDef.__call__
+# does not look at _autocast at all (eager dispatch is the hot path)
+_autocast_regions = 0
+_autocast_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def autocasting(state):
+    """Run ops inside under ``state`` (an amp AutocastState), or with auto_cast
+    suspended for None, in this thread."""
+    token = _autocast.set(state)
+    if state is not None:
+        _count_region(1)
+    try:
+        yield
+    finally:
+        _autocast.reset(token)
+        if state is not None:
+            _count_region(-1)
+
+
+def _count_region(delta):
+    """Swap the autocasting __call__ in while a region is open anywhere."""
+    global _autocast_regions
+    with _autocast_lock:
+        _autocast_regions += delta
+        OpDef.__call__ = _call_autocasting if _autocast_regions else _call
+
+
+def autocast_suspended():
+    """Run ops in the dtypes they are given, even inside an auto_cast region
+    (backward and optimizer updates: they follow the forward values' dtypes)."""
+    return autocasting(None)
 
 
 class _Mode:
@@ -228,6 +268,19 @@ def def_op(name, infer_meta, inputs=None, outputs=('out',), attrs=None, grad=Non
         _OPS[name] = op
         return op
     return wrap
+
+
+_call = OpDef.__call__
+
+
+def _call_autocasting(self, *args):
+    """OpDef.__call__ while an auto_cast region is open in some thread (see
+    autocasting): ops of a thread inside one go to its state, which casts the
+    inputs and runs the op with the region suspended."""
+    amp = autocast_state()
+    if amp is not None:
+        return amp(self, args)
+    return _call(self, *args)
 
 
 def lookup(name):

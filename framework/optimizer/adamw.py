@@ -24,9 +24,9 @@ class AdamW(Adam):
     _group_weight_decay_is_regularizer = False
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
-                 parameters=None, weight_decay=0.01, lr_ratio=None, apply_decay_param_fun=None,
-                 grad_clip=None, lazy_mode=False, multi_precision=False, amsgrad=False,
-                 name=None):
+                 parameters=None, weight_decay=0.01, use_lowprecision_moment=False, lr_ratio=None,
+                 apply_decay_param_fun=None, grad_clip=None, lazy_mode=False,
+                 multi_precision=False, amsgrad=False, name=None):
         self._coeff = float_arg('AdamW', 'weight_decay', weight_decay)
         if lr_ratio is not None and not callable(lr_ratio):
             raise TypeError("AdamW: lr_ratio must be a function of the parameter returning "
@@ -35,9 +35,17 @@ class AdamW(Adam):
             raise TypeError("AdamW: apply_decay_param_fun must be a function of the "
                             "parameter name, got %r" % (apply_decay_param_fun,))
         self._lr_ratio = lr_ratio
+        self._use_lowprecision_moment = bool(use_lowprecision_moment)
         self._apply_decay_param_fun = apply_decay_param_fun
         super().__init__(learning_rate, beta1, beta2, epsilon, parameters, None, grad_clip,
                          lazy_mode, multi_precision, False, amsgrad, name)
+
+    def _acc_dtype(self, param):
+        """``use_lowprecision_moment`` keeps a half-precision parameter's moments
+        in its own dtype (less memory) instead of float32."""
+        if self._use_lowprecision_moment:
+            return param.dtype
+        return super()._acc_dtype(param)
 
     def _update_param(self, param, grad, lr, state, opts, regularizer):
         fn = self._apply_decay_param_fun

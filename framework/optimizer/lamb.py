@@ -13,7 +13,8 @@ class Lamb(Optimizer):
     param = param - learning_rate * (||param|| / ||r||) * r     (ratio 1 if a norm is 0)
 
     ``exclude_from_weight_decay_fn(param)`` returning True sets the decay of that
-    parameter to 0.
+    parameter to 0. A parameter without decay takes the plain step (ratio 1)
+    unless ``always_adapt``, as in Paddle.
     """
     _accumulator_names = ('moment1', 'moment2', 'beta1_pow_acc', 'beta2_pow_acc')
     _group_options = {'beta1': '_beta1', 'beta2': '_beta2', 'epsilon': '_epsilon',
@@ -22,7 +23,8 @@ class Lamb(Optimizer):
 
     def __init__(self, learning_rate=0.001, lamb_weight_decay=0.01, beta1=0.9, beta2=0.999,
                  epsilon=1e-06, parameters=None, grad_clip=None,
-                 exclude_from_weight_decay_fn=None, multi_precision=False, name=None):
+                 exclude_from_weight_decay_fn=None, multi_precision=False, always_adapt=False,
+                 name=None):
         self._beta1 = float_arg('Lamb', 'beta1', beta1, 0.0, 1.0, high_open=True)
         self._beta2 = float_arg('Lamb', 'beta2', beta2, 0.0, 1.0, high_open=True)
         self._epsilon = float_arg('Lamb', 'epsilon', epsilon, 0.0)
@@ -34,6 +36,7 @@ class Lamb(Optimizer):
         self._exclude_from_weight_decay_fn = exclude_from_weight_decay_fn
         super().__init__(learning_rate, parameters, None, grad_clip, name)
         self._multi_precision = multi_precision
+        self._always_adapt = bool(always_adapt)
 
     def _create_state(self, param, opts):
         dt = self._acc_dtype(param)
@@ -46,5 +49,5 @@ class Lamb(Optimizer):
         fn = opts['exclude_from_weight_decay_fn']
         wd = 0.0 if fn is not None and fn(param) else float(opts['lamb_weight_decay'])
         outs = lamb_op(param, grad, lr, *state, wd, float(opts['beta1']),
-                       float(opts['beta2']), float(opts['epsilon']))
+                       float(opts['beta2']), float(opts['epsilon']), self._always_adapt)
         self._write((param,) + state, outs)

@@ -22,11 +22,13 @@ also carries its own learning rate or regularizer.)
 """
 import numpy as np
 
+from .. import dtype as _dt
 from .. import flags
 from ..dygraph.state import no_grad
 from ..dygraph.tensor import Tensor
+from ..ops.manipulation import cast
 from ..ops.optim import INPLACE_STATE_UPDATES
-from ..ops.registry import OpError, mode
+from ..ops.registry import OpError, autocast_state, autocast_suspended, mode
 from ..regularizer import L2Decay, WeightDecayRegularizer
 from .lr import LRScheduler
 
@@ -69,6 +71,8 @@ class Optimizer:
         self._accumulators = {}          # {accumulator name: {param name: Tensor}}
         self._accumulators_holder = {}   # loaded state waiting for lazily made accumulators
         self._state = {}                 # {param: accumulator tuple}: the per-step lookup
+        self._master_weights = {}        # {param name: float32 Tensor} (multi_precision)
+        self._saved_master_weights = {}  # loaded ones waiting for their first update
         self._default_dict = {'weight_decay': self.regularization, 'grad_clip': grad_clip}
         self._groups = []
         if self._parameter_list and isinstance(self._parameter_list[0], dict):
@@ -165,22 +169,55 @@ class Optimizer:
                     self._apply_group(params_grads, group, lr)
 
     def _apply_group(self, params_grads, group, lr):
+        if autocast_state() is not None:    # updates run in the parameters' own dtypes
+            with autocast_suspended():
+                return self._apply_group(params_grads, group, lr)
         clip = group['grad_clip'] if 'grad_clip' in group else self._grad_clip
         if clip is not None:
             params_grads = clip(params_grads)
         opts = self._options(group)
         for param, grad in params_grads:
-            if grad is None:
-                continue
-            reg = self._regularizer_for(param, group)
-            if reg is not None and not self._fuses(reg):
-                grad = reg._apply(param, grad)
-            state = self._state.get(param)
-            if state is None:
-                self._check_precision(param)
-                state = self._state[param] = self._create_state(param, opts)
-            self._update_param(param, grad, self._param_lr(lr, param, group), state, opts,
-                               reg)
+            if grad is not None:
+                self._apply_one(param, grad, group, opts, lr)
+
+    def _apply_one(self, param, grad, group, opts, lr):
+        state = self._state.get(param)
+        if state is None:
+            self._check_precision(param)
+            state = self._state[param] = self._create_state(param, opts)
+        half = param.dtype.itemsize == 2 and not mode.static and _dt.is_half(param.dtype)
+        # A float16/bfloat16 parameter is updated in float32, as Paddle's kernels
+        # do: on its float32 master weight (multi_precision), which keeps the
+        # small steps half precision would round away, else on a float32 copy.
+        target = self._master_weight(param) if half else param
+        if half:
+            grad = cast(grad, 'float32')
+        reg = self._regularizer_for(param, group)
+        if reg is not None and not self._fuses(reg):
+            grad = reg._apply(target, grad)
+        self._update_param(target, grad, self._param_lr(lr, param, group), state, opts, reg)
+        if half:
+            param.data = target.data.astype(param.dtype)
+            param._version += 1
+
+    def _master_weight(self, param):
+        """The float32 master copy of a half-precision ``param`` when
+        multi_precision is on (kept across steps), else a fresh float32 copy."""
+        if not getattr(self, '_multi_precision', False):
+            return Tensor(param.data.astype(np.float32))
+        masters = self._master_weights
+        master = masters.get(param.name)
+        if master is None:
+            saved = self._saved_master_weights.get(param.name)
+            value = (_checked_state(param.name + ' (master weight)', saved,
+                                    tuple(param.shape), np.dtype(np.float32))
+                     if saved is not None else param.data.astype(np.float32))
+            master = masters[param.name] = Tensor(value)
+            # the parameter's name: name-based options (AdamW's apply_decay_param_fun)
+            # see the parameter they were written for
+            master.name = param.name
+            master.persistable = True
+        return master
 
     def _regularizer_for(self, param, group):
         if self._group_weight_decay_is_regularizer and 'weight_decay' in group:
@@ -252,16 +289,17 @@ class Optimizer:
         return acc
 
     def _check_precision(self, param):
-        if getattr(self, '_multi_precision', False) and self._acc_dtype(param) != param.dtype:
-            raise NotImplementedError(
-                "%s: multi_precision=True keeps float32 master weights for half-precision "
-                "parameters, which is not implemented; parameter '%s' is %s"
-                % (type(self).__name__, param.name, param.dtype))
+        if mode.static and _dt.is_half(param.dtype):
+            raise TypeError(
+                "%s: parameter '%s' is %s; static-mode programs update float32 (or "
+                "float64) parameters only. Train half-precision parameters in dynamic mode "
+                "(paddle.amp.decorate(level='O2') with auto_cast), where the optimizer "
+                "keeps float32 master weights" % (type(self).__name__, param.name, param.dtype))
 
     def _acc_dtype(self, param):
         """Accumulators of half-precision parameters are kept in float32."""
         d = np.dtype(param.dtype)
-        return np.dtype(np.float32) if d.itemsize < 4 and d.kind == 'f' else d
+        return np.dtype(np.float32) if _dt.is_half(d) else d
 
     # ---- state dict -------------------------------------------------------
     def state_dict(self):
@@ -275,6 +313,8 @@ class Optimizer:
                         "%s.state_dict: two parameters share the name behind accumulator "
                         "'%s'; give parameters unique names" % (type(self).__name__, acc.name))
                 state[acc.name] = acc
+        if self._master_weights:
+            state['master_weights'] = dict(self._master_weights)
         if isinstance(self._learning_rate, LRScheduler):
             state['LR_Scheduler'] = self._learning_rate.state_dict()
         return state
@@ -299,6 +339,13 @@ class Optimizer:
                 raise KeyError("%s.set_state_dict: the state has no 'LR_Scheduler' entry but "
                                "this optimizer uses %s" % (api, type(self._learning_rate).__name__))
             self._learning_rate.set_state_dict(state_dict['LR_Scheduler'])
+        masters = state_dict.get('master_weights') or {}
+        self._saved_master_weights = {k: np.asarray(v if isinstance(v, np.ndarray) else getattr(v, 'data', v)) for k, v in masters.items()}
+        for name, master in self._master_weights.items():
+            if name in self._saved_master_weights:
+                master.data = _checked_state(name + ' (master weight)',
+                                             self._saved_master_weights[name],
+                                             master.data.shape, master.data.dtype)
         holder = {k: v for k, v in state_dict.items()
                   if k not in ('LR_Scheduler', 'master_weights')}
         holder = self._match_state_to_parameters(holder)
@@ -317,6 +364,11 @@ class Optimizer:
         parameter's shape (False: a [1]-shaped beta power)}."""
         prefix = self._name + '_' if self._name is not None else ''
         return {prefix + n: n not in _SCALAR_ACCUMULATORS for n in self._accumulator_names}
+
+    def _state_shape(self, accumulator, param, param_shaped):
+        """The shape of accumulator ``accumulator`` (its state-key name) of
+        ``param``: the parameter's, or [1] for a beta power."""
+        return list(param.shape) if param_shaped else [1]
 
     def _split_state_key(self, key, accumulators):
         """'linear_0.w_0_moment1_0' -> ('linear_0.w_0', 'moment1'), or None.
@@ -369,7 +421,7 @@ class Optimizer:
         for old, accs, param in pairs:
             for acc, value in accs.items():
                 shape = list(np.shape(value.data if isinstance(value, Tensor) else value))
-                expected = list(param.shape) if accumulators[acc] else [1]
+                expected = self._state_shape(acc, param, accumulators[acc])
                 if shape != expected:
                     raise ValueError(
                         "%s.set_state_dict: the state's '%s' (accumulator %s of shape %s) "

@@ -11,8 +11,16 @@ from .program import (Operator, Parameter, Program, Variable, default_main_progr
 from . import passes  # noqa: F401
 from . import control_flow, nn  # noqa: F401
 from .nn import py_func  # noqa: F401  (paddle.static.py_func is static.nn's)
-from .io import load, load_inference_model, save, save_inference_model
+from .io import load, load_inference_model, save, save_inference_model, set_program_state
 from ..ops.control import Print  # noqa: F401
+from ..param_attr import WeightNormParamAttr  # noqa: F401
+from .ema import ExponentialMovingAverage  # noqa: F401
+from .metrics import auc, ctr_metric_bundle  # noqa: F401
+from .places import (IpuCompiledProgram, IpuStrategy, cpu_places, cuda_places,  # noqa: F401
+                     device_guard, ipu_shard_guard, set_ipu_shard, xpu_places)
+from .program_bytes import (deserialize_persistables, deserialize_program,  # noqa: F401
+                            load_from_file, load_program_state, normalize_program,
+                            save_to_file, serialize_persistables, serialize_program)
 
 
 def accuracy(input, label, k=1, correct=None, total=None):  # noqa: A002
@@ -39,9 +47,51 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias=False,
     return create_static_parameter(shape, dtype, name, attr, is_bias, default_initializer)
 
 
-def cpu_places(device_count=None):
-    from ..place import CPUPlace
-    return [CPUPlace()] * (device_count or 1)
+def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, name=None):
+    """A variable of the main program's global block holding ``value``
+    everywhere: set once by the startup program when ``persistable``, else by
+    an op at the start of every run."""
+    from .. import dtype as _dt
+    from ..nn import initializer as I
+    from .params import _append_initializer
+    shape = [int(s) for s in shape]
+    if any(s < 0 for s in shape):
+        raise ValueError("create_global_var: shape must be fully known, got %s" % shape)
+    dtype = _dt.convert_dtype(dtype)
+    main = default_main_program()
+    gb = main.global_block()
+    name = name or main._names('global_var')
+    if persistable:
+        var = gb.create_var(name, shape, dtype, persistable=True, stop_gradient=True)
+        _append_initializer(default_startup_program(), name, shape, dtype, False,
+                            I.Constant(float(value)))
+        return var
+    from ..ops.creation import full
+    with program_guard(main), static_mode_guard(True):
+        value_var = full(shape, value, dtype)
+    var = gb.create_var(name, shape, dtype, stop_gradient=True)
+    gb._rename_output(value_var, var)
+    return var
+
+
+_name_scopes = ['']
+
+
+def name_scope(prefix=None):
+    """Ops built inside get the scope path as attribute ``op_namescope``
+    ('/outer/inner/'), as Paddle's, for reading the program."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def scope():
+        path = _name_scopes[-1] + (prefix or '') + '/'
+        _name_scopes.append(path)
+        try:
+            with _program.op_annotation('op_namescope', '/' + path.lstrip('/')):
+                yield
+        finally:
+            _name_scopes.pop()
+    return scope()
 
 
 def install_methods():

@@ -111,6 +111,9 @@ def _call_grad_rule(block, op, grads, wanted):
 
 def grad_vars(block, targets, target_grads, inputs, no_grad_set=()):
     """Append grad ops for d(targets)/d(inputs); returns {name: grad Variable}."""
+    if registry.autocast_state() is not None:          # grads follow the forward dtypes
+        with registry.autocast_suspended():
+            return grad_vars(block, targets, target_grads, inputs, no_grad_set)
     program = block.program
     no_grad = {v.name if isinstance(v, Variable) else v for v in (no_grad_set or ())}
     input_names = [v.name for v in inputs]
@@ -176,7 +179,7 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
 
 
 def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
-                    checkpoints=None):
+                    checkpoints=None, distop_context=None):
     """Append the backward of ``loss`` to its program; returns
     ``[(parameter, gradient), ...]`` for the trainable parameters it depends on."""
     if not isinstance(loss, Variable):

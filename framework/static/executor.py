@@ -183,7 +183,7 @@ class Executor:
             if isinstance(name, Variable):
                 name = name.name
             v = gb.vars.get(name)
-            arr = np.asarray(getattr(value, 'data', value))
+            arr = np.asarray(value if isinstance(value, np.ndarray) else getattr(value, 'data', value))
             if v is None:
                 raise ValueError("Executor.run: feed '%s' is not a variable of the program "
                                  "(declared data: %s)" % (name, ', '.join(

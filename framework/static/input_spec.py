@@ -5,7 +5,7 @@ from .. import dtype as _dt
 
 
 class InputSpec:
-    def __init__(self, shape=None, dtype='float32', name=None, stop_gradient=False):
+    def __init__(self, shape, dtype='float32', name=None, stop_gradient=False):
         if shape is None:
             raise ValueError("InputSpec needs a shape (use None for unknown dims)")
         if isinstance(shape, int):

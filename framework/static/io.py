@@ -151,6 +151,13 @@ def _new_save_id():
 def write_model(path_prefix, program, feed_names, fetch_names, values, structured_names=None):
     """``structured_names`` ({variable name: the layer's state_dict key}) lets
     ``framework.load(path_prefix)`` return the parameters under those keys."""
+    write_model_files(path_prefix + MODEL_SUFFIX, path_prefix + PARAMS_SUFFIX, program,
+                      feed_names, fetch_names, values, structured_names)
+
+
+def write_model_files(model_file, params_file, program, feed_names, fetch_names, values,
+                      structured_names=None):
+    """``write_model`` to a model file and a params file named freely."""
     save_id = _new_save_id()
     pbytes = _params.params_bytes({_key(n): a for n, a in values.items()}, save_id)
     model = {'format': FORMAT, 'version': VERSION,
@@ -162,11 +169,10 @@ def write_model(path_prefix, program, feed_names, fetch_names, values, structure
         # in the layer's state_dict order
         model['structured_names'] = {n: key for n, key in structured_names.items()
                                      if n in values}
-    _commit_pair(path_prefix, pbytes, json.dumps(model, indent=1).encode('utf-8'))
+    _commit_pair(params_file, model_file, pbytes, json.dumps(model, indent=1).encode('utf-8'))
 
 
-def _commit_pair(path_prefix, pbytes, mbytes):
-    params_path, model_path = path_prefix + PARAMS_SUFFIX, path_prefix + MODEL_SUFFIX
+def _commit_pair(params_path, model_path, pbytes, mbytes):
     _files.remove_stale_temporaries(model_path)
     _files.remove_stale_temporaries(params_path, keep_backups=True)
     pfd, ptmp = _files.write_temporary(params_path, [pbytes])
@@ -273,22 +279,51 @@ def _read_model(path_prefix=None, model_file=None, params_file=None):
     for f in (model_file, params_file):
         if not os.path.exists(f):
             raise FileNotFoundError("inference model file '%s' does not exist" % f)
-    model = _model_fields(model_file, _read_bytes(model_file))
+    model, program = _checked_model(model_file, _read_bytes(model_file))
+    pbytes = _matching_params(model_file, params_file, model)
+    return _with_params(program, model, pbytes, params_file)
+
+
+def read_model_bytes(model_bytes, params_bytes):
+    """``read_model`` on the two files' contents (a model held in memory)."""
+    model, program = _checked_model('<model buffer>', bytes(model_bytes))
+    params_bytes = bytes(params_bytes)
+    if hashlib.sha256(params_bytes).hexdigest() != model['params_sha256']:
+        raise ModelFormatError(_mismatch('<model buffer>', '<params buffer>', model,
+                                         params_bytes))
+    return _with_params(program, model, params_bytes, '<params buffer>')[:4]
+
+
+def _checked_model(model_file, data):
+    """(model fields, verified program) of a model file's bytes."""
+    model = _model_fields(model_file, data)
     try:
         program = serialize.program_from_dict(model['program'])
         verify.verify_program(program, set(model['feed']) | set(model['params']))
         verify.refuse_process_local_ops(program)
     except (serialize.ProgramFormatError, verify.VerifyError) as e:
         raise ModelFormatError("'%s': %s" % (model_file, e)) from None
-    pbytes = _matching_params(model_file, params_file, model)
+    return model, program
+
+
+def _with_params(program, model, pbytes, params_file):
     try:
         arrays = _params.read_params(pbytes, [_key(n) for n in model['params']])
     except _params.ParamsFormatError as e:
         raise ModelFormatError("'%s' is not a valid parameter file: %s" % (params_file, e)) \
             from None
-    values = {n: arrays[_key(n)] for n in model['params']}
+    values = {n: _as_declared(program, n, arrays[_key(n)]) for n in model['params']}
     _check_params_fit(program, values, params_file)
     return program, model['feed'], model['fetch'], values, model['structured_names']
+
+
+def _as_declared(program, name, arr):
+    """bfloat16 parameters are stored as their uint16 bits (numpy has no
+    bfloat16 of its own): viewed back when the program declares bfloat16."""
+    v = next((b.vars[name] for b in program.blocks if name in b.vars), None)
+    if v is not None and arr.dtype == np.uint16 and str(v.dtype) == 'bfloat16':
+        return arr.view(v.dtype)
+    return arr
 
 
 def _model_fields(model_file, data):

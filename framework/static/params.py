@@ -9,9 +9,12 @@ def create_static_parameter(shape, dtype, name=None, attr=None, is_bias=False,
                             default_initializer=None):
     from ..param_attr import ParamAttr
     from ..nn import initializer as I
+    from ..param_attr import WeightNormParamAttr
     attr = ParamAttr._to_attr(attr)
     if attr is False:
         return None
+    if isinstance(attr, WeightNormParamAttr):
+        return _weight_normalized(shape, dtype, name, attr, is_bias, default_initializer)
     main, startup = default_main_program(), default_startup_program()
     shape = [int(s) for s in shape]
     if any(s < 0 for s in shape):
@@ -41,3 +44,39 @@ def _append_initializer(startup, name, shape, dtype, trainable, init):
     if value.name == name:
         return
     sb._rename_output(value, target)
+
+
+def _weight_normalized(shape, dtype, name, attr, is_bias, default_initializer):
+    """``g * v / ||v||`` with parameters ``<name>_v`` and ``<name>_g`` (see
+    WeightNormParamAttr); the norm runs over every axis but ``attr.dim``."""
+    import copy
+    from ..ops import math as X
+    from ..ops import reduce as R
+    from ..param_attr import ParamAttr
+    main, startup = default_main_program(), default_startup_program()
+    name = name or attr.name or main._names('weight_norm.w')
+    shape = [int(s) for s in shape]
+    dim = attr.dim
+    if dim is not None and dim < 0:
+        dim += len(shape)
+    axes = [a for a in range(len(shape)) if a != dim]
+    g_shape = [1] * len(shape) if dim is None else [shape[dim] if a == dim else 1
+                                                    for a in range(len(shape))]
+    plain = ParamAttr(None, attr.initializer, attr.learning_rate, attr.regularizer,
+                      attr.trainable, attr.do_model_average, attr.need_clip)
+    v = create_static_parameter(shape, dtype, name + '_v', copy.copy(plain), is_bias,
+                                default_initializer)
+    from ..nn import initializer as I
+    g_attr = copy.copy(plain)
+    g_attr.initializer = I.Constant(1.0)      # replaced below by ||v0||
+    g = create_static_parameter(g_shape, dtype, name + '_g', g_attr, is_bias)
+    # g starts at ||v0||: computed in the startup program from v's initial value
+    sb = startup.global_block()
+    with program_guard(startup, startup), static_mode_guard(True):
+        v0 = sb.var(v.name)
+        norm0 = X.sqrt(R.sum(v0 * v0, axis=axes, keepdim=True))
+    sb.ops = [op for op in sb.ops if g.name not in op.output_arg_names]
+    sb._rename_output(norm0, sb.var(g.name))
+    with static_mode_guard(True):
+        norm = X.sqrt(R.sum(v * v, axis=axes, keepdim=True))
+        return g * (v / norm)

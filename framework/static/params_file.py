@@ -49,6 +49,8 @@ def params_bytes(arrays, save_id):
     with zipfile.ZipFile(buf, 'w', zipfile.ZIP_STORED) as z:
         for key, arr in arrays.items():
             arr = np.asarray(arr)
+            if arr.dtype.name == 'bfloat16':      # stored as its bits (see io._as_declared)
+                arr = arr.view(np.uint16)
             if arr.dtype.name not in DTYPES:
                 raise TypeError("cannot save parameter '%s' of dtype %s; supported dtypes are "
                                 "%s" % (key, arr.dtype, ', '.join(sorted(DTYPES))))
@@ -88,6 +90,17 @@ def _members(data):
     if total > len(data):
         _fail('its members declare %d bytes but the file has %d' % (total, len(data)))
     return z, members
+
+
+def member_keys(data):
+    """The member keys of a parameter archive, checked as ``read_params`` checks them."""
+    _, members = _members(data)
+    keys = []
+    for name in members:
+        if not name.endswith('.npy'):
+            _fail("member '%s' is not a .npy array" % name)
+        keys.append(name[:-len('.npy')])
+    return keys
 
 
 def save_id(data):

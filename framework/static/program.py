@@ -378,6 +378,9 @@ class Block:
         return [v for v in self.vars.values() if isinstance(v, Parameter)]
 
     def append_op(self, type, inputs=None, outputs=None, attrs=None):
+        annotations = _op_annotations.get()
+        if annotations:                 # static.name_scope / static.device_guard
+            attrs = dict(annotations, **(attrs or {}))
         op = Operator(self, type, inputs or {}, outputs or {}, attrs or {})
         self.ops.append(op)
         self.program._bump()
@@ -645,6 +648,29 @@ def program_guard(main_program, startup_program=None):
         _main.reset(main_token)
 
 
+# attributes every appended op gets: {'op_namescope': '/a/b/', 'op_device': 'gpu:0'}
+_op_annotations = contextvars.ContextVar('framework_op_annotations', default={})
+
+
+@contextlib.contextmanager
+def op_annotation(key, value):
+    """Ops appended inside get attribute ``key`` = ``value`` (None: removed)."""
+    current = dict(_op_annotations.get())
+    if value is None:
+        current.pop(key, None)
+    else:
+        current[key] = value
+    token = _op_annotations.set(current)
+    try:
+        yield
+    finally:
+        _op_annotations.reset(token)
+
+
+def op_annotations():
+    return dict(_op_annotations.get())
+
+
 @contextlib.contextmanager
 def op_role_guard(role):
     """Tag appended ops (``backward``, ``optimize``) so clone(for_test) can drop them."""
@@ -662,7 +688,7 @@ def _as_input_var(block, value, like_dtype):
     captured, Python scalars and arrays become constants."""
     if isinstance(value, Variable):
         return value
-    if hasattr(value, 'data') and hasattr(value, '_grad_node'):   # eager Tensor
+    if not isinstance(value, np.ndarray) and hasattr(value, '_grad_node'):   # eager Tensor
         return capture_tensor(value)
     arr = np.asarray(value)
     if isinstance(value, _SCALARS):
@@ -787,7 +813,7 @@ def _first_dtype(ins):
             if isinstance(w, Variable):
                 found.append(w.dtype)
     for d in found:
-        if d.kind in 'fc':
+        if _dt.is_inexact(d):
             return d
     return found[0] if found else None
 

@@ -47,7 +47,8 @@ MAX_LOOP_NESTING = 18
 MAX_EXPANDED_OPS = 100000
 
 DTYPES = frozenset(('bool', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32',
-                    'uint64', 'float16', 'float32', 'float64', 'complex64', 'complex128'))
+                    'uint64', 'float16', 'bfloat16', 'float32', 'float64', 'complex64',
+                    'complex128'))
 MAX_LOCATION_CHARS = 4096
 
 

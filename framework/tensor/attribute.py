@@ -1,6 +1,8 @@
 """Tensor attributes (``paddle.tensor.attribute``)."""
 import numpy as np
 
+from .. import dtype as _dt
+
 from ..ops.manipulation import shape  # noqa: F401
 
 
@@ -11,7 +13,7 @@ def rank(input):  # noqa: A002  (Paddle's argument name)
 
 
 def is_floating_point(x):
-    return np.dtype(x.dtype).kind == 'f'
+    return _dt.is_floating(x.dtype)
 
 
 def is_integer(x):

@@ -705,7 +705,7 @@ class Layer:
 
     def astype(self, dtype=None):
         dtype = _dt.convert_dtype(dtype)
-        if dtype is None or dtype.kind != 'f':
+        if dtype is None or not _dt.is_floating(dtype):
             raise ValueError("Layer.astype: dtype must be a floating dtype, got %r" % (dtype,))
         return self._cast_floats(dtype)
 
@@ -719,14 +719,14 @@ class Layer:
         return self._cast_floats(_dt.float16, excluded_layers)
 
     def _cast_floats(self, dtype, excluded_layers=None):
-        if dtype.kind != 'f':
+        if not _dt.is_floating(dtype):
             raise ValueError("Layer.to: dtype must be a floating dtype, got %s" % dtype)
         excluded = tuple(_as_types(excluded_layers))
         for layer in self.sublayers(include_self=True):
             if excluded and isinstance(layer, excluded):
                 continue
             for t in list(layer._parameters.values()) + list(layer._buffers.values()):
-                if t is not None and t.data.dtype.kind == 'f' and t.data.dtype != dtype:
+                if t is not None and _dt.is_floating(t.data.dtype) and t.data.dtype != dtype:
                     t.data = t.data.astype(dtype)
                     t._version += 1
                     if t.grad is not None:

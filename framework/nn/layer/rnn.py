@@ -68,7 +68,7 @@ def _leaves(tree):
 def _float_dtype(x):
     """``x``'s dtype when it is floating, else the default float dtype."""
     dt = _dt.convert_dtype(x.dtype)
-    return str(dt) if dt.kind == 'f' else _dt.get_default_dtype()
+    return str(dt) if _dt.is_floating(dt) else _dt.get_default_dtype()
 
 
 def _batch_full(ref, batch_axis, rest, value, dtype):

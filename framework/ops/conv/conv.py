@@ -24,8 +24,10 @@ the spatial rank, and 1-D convs run as 2-D ones with H == 1 (views, no copies).
 import numpy as np
 
 
+from ... import dtype as _dt
 from .. import meta
 from ..grad_utils import is_value, wants
+from ..lowp import float32_compute
 from ..registry import Meta, OpError, add_test_case, def_op
 from . import algorithms as algos
 from . import depth
@@ -90,7 +92,7 @@ def _float_dtype(api, names, *ms):
     """The dtype a convolution computes in: its inputs' common float dtype
     (mismatched dtypes are an error, as in Paddle and PyTorch)."""
     dt = meta.same_dtype(api, names, *ms)
-    if dt.kind != 'f':
+    if not _dt.is_floating(dt):
         raise OpError("%s: expects floating point inputs, got %s"
                       % (api, ', '.join(str(meta.dtype_of(m)) for m in ms if m is not None)))
     return dt
@@ -212,6 +214,7 @@ def _conv_meta(x, w, bias, stride, padding, dilation, groups, data_format):
 
 
 @def_op('conv', _conv_meta, inputs=('x', 'weight', 'bias?'), attrs=_CONV_ATTRS)
+@float32_compute
 def conv_op(x, weight, bias, stride, padding, dilation, groups, data_format):
     """N-D convolution (cross-correlation), Paddle's conv1d/conv2d."""
     check_conv_shapes('conv', x.shape, weight.shape, groups, data_format)
@@ -274,6 +277,7 @@ def _transpose_meta(x, w, bias, stride, padding, output_padding, dilation, group
 
 @def_op('conv_transpose', _transpose_meta, inputs=('x', 'weight', 'bias?'),
         attrs=_TRANSPOSE_ATTRS)
+@float32_compute
 def conv_transpose_op(x, weight, bias, stride, padding, output_padding, dilation, groups,
                       data_format):
     """Transposed convolution: the adjoint of ``conv`` in its input.
@@ -330,6 +334,7 @@ def _filter_meta(x, out_grad, kernel_size, stride, padding, dilation, groups, da
 
 
 @def_op('conv_filter_grad', _filter_meta, inputs=('x', 'out_grad'), attrs=_FILTER_ATTRS)
+@float32_compute
 def conv_filter_grad_op(x, out_grad, kernel_size, stride, padding, dilation, groups,
                         data_format):
     """Weight gradient of ``conv``: correlation of the input with the output grad."""

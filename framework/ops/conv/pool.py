@@ -20,6 +20,7 @@ import itertools
 import numpy as np
 
 from .. import meta
+from ..lowp import float32_compute
 from ..registry import Meta, OpError, add_test_case, def_op
 from . import params as P
 from . import reference as ref
@@ -402,6 +403,7 @@ def _avg_meta(x, kernel_size, stride, padding, ceil_mode, exclusive, divisor, da
 
 
 @def_op('avg_pool', _avg_meta, inputs=('x',), attrs=_AVG_ATTRS, save_inputs=False)
+@float32_compute
 def avg_pool_op(x, kernel_size, stride, padding, ceil_mode, exclusive, divisor, data_format):
     """Average pooling (``exclusive``: padding is not counted; ``divisor`` > 0 overrides)."""
     x4 = P.to_nchw(x, data_format)
@@ -447,6 +449,7 @@ def _avg_grad_meta(g, target, *attrs):
 
 @def_op('avg_pool_grad', _avg_grad_meta, inputs=('g', 'target'), attrs=_AVG_ATTRS,
         no_grad_inputs=('target',), save_inputs=False)
+@float32_compute
 def avg_pool_grad_op(g, target, kernel_size, stride, padding, ceil_mode, exclusive, divisor,
                      data_format):
     """Adjoint of ``avg_pool``: spreads each output grad over its window."""
@@ -490,6 +493,7 @@ def _adaptive_meta(x, output_size, data_format):
 
 @def_op('adaptive_avg_pool', _adaptive_meta, inputs=('x',),
         attrs={'output_size': [1, 1], 'data_format': 'NCHW'}, save_inputs=False)
+@float32_compute
 def adaptive_avg_pool_op(x, output_size, data_format):
     """Average over adaptive windows [floor(i*H/OH), ceil((i+1)*H/OH)); separable,
     so two small matmuls."""
@@ -528,6 +532,7 @@ def _adaptive_avg_fast(g, x, out, output_size, data_format):
 
 @def_op('adaptive_avg_pool_grad', _avg_grad_meta, inputs=('g', 'target'),
         attrs={'data_format': 'NCHW'}, no_grad_inputs=('target',), save_inputs=False)
+@float32_compute
 def adaptive_avg_pool_grad_op(g, target, data_format):
     """Adjoint of ``adaptive_avg_pool`` (output size read from ``g``)."""
     return _adaptive_avg_adjoint(g, np.shape(target), data_format)
