@@ -330,6 +330,9 @@ def test_without_the_flag_the_heuristic_runs_and_nothing_is_cached():
     assert search.heuristic('forward', g) == 'depthwise'
     g = A.geom_forward((8, 3, 16, 16), (8, 3, 5, 5), (2, 2), (0,) * 4, (1, 1), 1)
     assert search.heuristic('backward_filter', g) == 'im2col'
+    g = A.geom_forward((8, 1, 28, 28), (6, 1, 3, 3), (1, 1), (1,) * 4, (1, 1), 1)
+    assert search.heuristic('backward_filter', g) == 'shift'
+    assert search.heuristic('backward_data', g) == 'shift'
 
 
 # ---- errors -------------------------------------------------------------------
@@ -376,6 +379,7 @@ ACCURACY_SHAPES = [
     ((4, 32, 12, 12), (48, 32, 3, 3), 2, 1, 1),
     ((4, 64, 8, 8), (32, 64, 1, 1), 1, 0, 1),
     ((2, 3, 32, 32), (16, 3, 7, 7), 2, 3, 1),
+    ((8, 1, 28, 28), (6, 1, 3, 3), 1, 1, 1),
     ((4, 32, 10, 10), (32, 4, 3, 3), 1, 1, 8),
     ((4, 32, 10, 10), (32, 1, 3, 3), 1, 1, 32),
 ]

@@ -55,11 +55,16 @@ def heuristic(direction, g):
     cg, ocg = g.c // g.groups, g.oc // g.groups
     if cg == 1 and g.groups > 1:
         return 'depthwise'
-    if direction == 'backward_data' and g.sh == 1 and g.sw == 1:
+    stride1 = g.sh == 1 and g.sw == 1
+    if direction == 'backward_data' and stride1:
         if min(cg, ocg) >= 16 and algos.applicable('im2col_forward', direction, g):
             return 'im2col_forward'
         if _shift_waste(g) <= 2.0:
             return 'shift'
+    if direction == 'backward_filter' and stride1 and cg == 1 and _shift_waste(g) <= 2.0:
+        # one input channel (a grayscale first layer): im2col's per-image GEMMs
+        # have KH*KW rows; per-tap GEMMs over the whole flat grid are faster
+        return 'shift'
     return 'im2col'
 
 
