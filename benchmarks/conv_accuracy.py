@@ -1,6 +1,8 @@
 """Float32 accuracy of convolutions: framework vs real Paddle, both against float64.
 
-    python3 benchmarks/conv_accuracy.py [--dir DIR] [--model resnet50|resnet18|none]
+    python3 benchmarks/conv_accuracy.py [--dir DIR] [--model resnet50|resnet18|resnext50_32x4d|none]
+                                        [--mode train|eval] [--input 2x3x64x64]
+                                        [--exhaustive-search]
     /work/venv_paddle/bin/python benchmarks/conv_accuracy_paddle.py [--dir DIR]
     python3 benchmarks/conv_accuracy.py [--dir DIR] ...      # again: prints the ratios
 
