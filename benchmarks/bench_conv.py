@@ -1,6 +1,6 @@
 """Conv2d speed: framework vs hand-written numpy im2col vs PyTorch CPU.
 
-    python3 benchmarks/bench_conv.py [--quick] [--repeat N]
+    python3 benchmarks/bench_conv.py [--quick] [--repeat N] [--block]
 
 For each shape: forward, and forward + backward (input, weight and bias
 gradients), float32, in milliseconds (best of N runs after a warm-up), for
@@ -12,7 +12,10 @@ gradients), float32, in milliseconds (best of N runs after a warm-up), for
 * ``torch``       torch.nn.functional.conv2d (when ``import torch`` works;
                   default thread count),
 
-and the ratio ours/torch (the issue's target is <= 1.5). Each is reported as
+and the ratio ours/torch (the issue's target is <= 1.5). ``--block`` times
+instead a ResNet-style basic block, conv-BN-ReLU-conv-BN + identity, ReLU
+(3x3 convs, no bias, BN with batch statistics) on [32, 16, 32, 32], forward
+and backward, ours (eager) vs torch with the same weights (target <= 1.2). Each is reported as
 wall-clock time and as process CPU time (all threads; less sensitive to other
 processes competing for the cores). Timings on shared machines are noisy:
 compare ratios measured in the same run, and look at the load average.
@@ -192,15 +195,89 @@ def report_row(row):
             print(line)
 
 
+# ---- a ResNet basic block ------------------------------------------------------
+
+BLOCK_INPUT = (32, 16, 32, 32)
+
+
+def block_ours(w1, w2):
+    nn = paddle.nn
+    convs = [nn.Conv2D(16, 16, 3, padding=1, bias_attr=False) for _ in range(2)]
+    for c, w in zip(convs, (w1, w2)):
+        c.weight.set_value(w)
+    bns = [nn.BatchNorm2D(16) for _ in range(2)]
+    relu = nn.ReLU()
+
+    def forward(x):
+        out = relu(bns[0](convs[0](x)))
+        return relu(bns[1](convs[1](out)) + x)
+    params = [p for layer in convs + bns for p in layer.parameters() if not p.stop_gradient]
+    return forward, params
+
+
+def block_torch(w1, w2):
+    tnn = torch.nn
+    convs = [tnn.Conv2d(16, 16, 3, padding=1, bias=False) for _ in range(2)]
+    with torch.no_grad():
+        for c, w in zip(convs, (w1, w2)):
+            c.weight.copy_(torch.from_numpy(w))
+    bns = [tnn.BatchNorm2d(16) for _ in range(2)]
+
+    def forward(x):
+        out = torch.relu(bns[0](convs[0](x)))
+        return torch.relu(bns[1](convs[1](out)) + x)
+    params = [p for layer in convs + bns for p in layer.parameters()]
+    return forward, params
+
+
+def bench_block(repeat):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(BLOCK_INPUT).astype(np.float32)
+    w1, w2 = ((rng.standard_normal((16, 16, 3, 3)) / 12).astype(np.float32) for _ in range(2))
+    g = rng.standard_normal(BLOCK_INPUT).astype(np.float32)
+    fwd, params = block_ours(w1, w2)
+    xt, gt = paddle.to_tensor(x, stop_gradient=False), paddle.to_tensor(g)
+
+    def ours_step():
+        fwd(xt).backward(gt)
+        for p in params + [xt]:
+            p.clear_grad()
+    fns = {'ours': ours_step}
+    outs = {'ours': lambda: fwd(xt).numpy()}
+    if torch is not None:
+        tfwd, tparams = block_torch(w1, w2)
+        tx, tg = torch.from_numpy(x.copy()).requires_grad_(), torch.from_numpy(g)
+
+        def torch_step():
+            tfwd(tx).backward(tg)
+            for p in tparams + [tx]:
+                p.grad = None
+        fns['torch'] = torch_step
+        outs['torch'] = lambda: tfwd(tx).detach().numpy()
+        np.testing.assert_allclose(outs['ours'](), outs['torch'](), rtol=1e-3, atol=1e-3)
+    res = timeit_interleaved(fns, repeat)
+    print('\nResNet block x %s, fwd+bwd (load average %.1f)' % (list(BLOCK_INPUT),
+                                                                os.getloadavg()[0]))
+    for clock, c in (('wall', 0), ('cpu', 1)):
+        line = '  %-4s ms: ' % clock + ' | '.join('%s %8.2f' % (k, v[c]) for k, v in res.items())
+        if 'torch' in res:
+            line += ' | ours/torch %.2f (target <= 1.2)' % (res['ours'][c] / res['torch'][c])
+        print(line)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--quick', action='store_true', help='smaller ResNet batch')
     ap.add_argument('--repeat', type=int, default=10)
+    ap.add_argument('--block', action='store_true', help='time the ResNet basic block only')
     args = ap.parse_args()
     if torch is None:
         print('torch not importable: skipping the PyTorch column')
     else:
         print('torch %s, %d threads' % (torch.__version__, torch.get_num_threads()))
+    if args.block:
+        bench_block(args.repeat)
+        return
     bench(QUICK if args.quick else SHAPES, args.repeat)
     print('\nalgorithms picked by the exhaustive search:')
     for (direction, g, dt), algo in sorted(search.cached_algorithms().items(),

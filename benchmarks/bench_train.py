@@ -5,7 +5,8 @@
 One training step = forward, cross-entropy, backward, Adam step, clear grads:
 
 * ``mlp``    784-512-512-10 with ReLU, batch 256 (issue target: ours/torch <= 1.2)
-* ``lenet``  Paddle's LeNet (framework.vision.models.LeNet) on [64, 1, 28, 28]
+* ``lenet``  Paddle's LeNet (framework.vision.models.LeNet) on [B, 1, 28, 28]
+             (B from ``--lenet-batch``, default 64)
              (issue target: ours/torch <= 1.5)
 
 Contenders, all in this process with the same initial weights and data:
@@ -303,6 +304,8 @@ def main():
     ap.add_argument('--threads', type=int, help='BLAS/OpenMP/torch threads (default: theirs)')
     ap.add_argument('--profile', action='store_true', help='cProfile our eager steps')
     ap.add_argument('--only', choices=('mlp', 'lenet'), help='run one case')
+    ap.add_argument('--lenet-batch', type=int, nargs='+', default=[64],
+                    help='LeNet batch sizes to run')
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     print('numpy %s, torch %s (threads %s)' % (
@@ -312,9 +315,10 @@ def main():
         x = rng.random((256, 784), dtype=np.float32)
         y = rng.integers(0, 10, (256, 1))
         case('mlp', mlp_ours, mlp_torch, x, y, args, numpy_ref=NumpyMLP)
-    if args.only in (None, 'lenet'):
-        x = rng.random((64, 1, 28, 28), dtype=np.float32)
-        y = rng.integers(0, 10, (64, 1))
+    for batch in args.lenet_batch if args.only in (None, 'lenet') else ():
+        x = rng.random((batch, 1, 28, 28), dtype=np.float32)
+        y = rng.integers(0, 10, (batch, 1))
+        print('\nLeNet batch %d (load average %.1f)' % (batch, os.getloadavg()[0]))
         case('lenet', paddle.vision.models.LeNet, lenet_torch, x, y, args)
 
 

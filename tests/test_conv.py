@@ -330,6 +330,9 @@ def test_without_the_flag_the_heuristic_runs_and_nothing_is_cached():
     assert search.heuristic('forward', g) == 'depthwise'
     g = A.geom_forward((8, 3, 16, 16), (8, 3, 5, 5), (2, 2), (0,) * 4, (1, 1), 1)
     assert search.heuristic('backward_filter', g) == 'im2col'
+    g = A.geom_forward((8, 1, 28, 28), (6, 1, 3, 3), (1, 1), (1,) * 4, (1, 1), 1)
+    assert search.heuristic('backward_filter', g) == 'shift'
+    assert search.heuristic('backward_data', g) == 'shift'
 
 
 # ---- errors -------------------------------------------------------------------
@@ -359,3 +362,105 @@ def test_other_argument_errors():
         F.conv2d(x, w, groups=2, padding='FULL')
     with pytest.raises(paddle.OpError, match='stride must be >= 1'):
         F.conv2d(x, w, groups=2, stride=0)
+
+
+# ---- float32 accuracy ------------------------------------------------------------
+#
+# Errors are norm-relative, ||y32 - y64|| / ||y64||, against the same conv in
+# float64 on the same (float32-representable) inputs; real Paddle 3.3.1 CPU
+# lands at 1e-7 .. 3e-7 on these shapes (benchmarks/conv_accuracy.py).
+
+F32_BOUND = search.error_bound(np.float32, 0.0)
+
+# x shape, weight shape, stride, padding, groups
+ACCURACY_SHAPES = [
+    ((4, 32, 12, 12), (32, 32, 3, 3), 1, 1, 1),
+    ((8, 4, 16, 16), (8, 4, 3, 3), 1, 1, 1),
+    ((4, 32, 12, 12), (48, 32, 3, 3), 2, 1, 1),
+    ((4, 64, 8, 8), (32, 64, 1, 1), 1, 0, 1),
+    ((2, 3, 32, 32), (16, 3, 7, 7), 2, 3, 1),
+    ((8, 1, 28, 28), (6, 1, 3, 3), 1, 1, 1),
+    ((4, 32, 10, 10), (32, 4, 3, 3), 1, 1, 8),
+    ((4, 32, 10, 10), (32, 1, 3, 3), 1, 1, 32),
+]
+
+
+def _f32_inputs(xs, ws, seed=7):
+    r = np.random.default_rng(seed)
+    x = r.standard_normal(xs).astype(np.float32)
+    w = (r.standard_normal(ws) / np.sqrt(np.prod(ws[1:]))).astype(np.float32)
+    return x, w
+
+
+def _conv_and_grads(x, w, gy, s, p, grp):
+    xt, wt = t(x, True), t(w, True)
+    y = F.conv2d(xt, wt, stride=s, padding=p, groups=grp)
+    (y * t(gy)).sum().backward()
+    return y.numpy(), xt.grad.numpy(), wt.grad.numpy()
+
+
+@pytest.mark.parametrize('xs,ws,s,p,grp', ACCURACY_SHAPES)
+def test_default_algorithms_float32_error_is_bounded(xs, ws, s, p, grp):
+    x, w = _f32_inputs(xs, ws)
+    g = A.geom_forward(xs, ws, (s, s), (p,) * 4, (1, 1), grp)
+    gy = np.random.default_rng(8).standard_normal((g.n, g.oc, g.oh, g.ow)).astype(np.float32)
+    got = _conv_and_grads(x, w, gy, s, p, grp)
+    want = _conv_and_grads(x.astype(np.float64), w.astype(np.float64),
+                           gy.astype(np.float64), s, p, grp)
+    for what, a, b in zip(('out', 'x_grad', 'w_grad'), got, want):
+        assert a.dtype == np.float32
+        err = search.relative_error(a.astype(np.float64), b)
+        assert err <= F32_BOUND, (what, err, F32_BOUND)
+
+
+def test_winograd4_float32_error_exceeds_the_bound_and_im2col_does_not():
+    x, w = _f32_inputs((4, 32, 12, 12), (32, 32, 3, 3))
+    g = A.geom_forward(x.shape, w.shape, (1, 1), (1,) * 4, (1, 1), 1)
+    ref = A.run('forward', 'im2col', x.astype(np.float64), w.astype(np.float64), g)
+    err = {n: search.relative_error(A.run('forward', n, x, w, g).astype(np.float64), ref)
+           for n in ('im2col', 'winograd4')}
+    assert err['im2col'] <= F32_BOUND < err['winograd4']
+
+
+def _timed_alike(monkeypatch, direction, fast_name, fast_fn):
+    """Register ``fast_fn`` as the fastest algorithm of ``direction``: every
+    other candidate is slowed down by a sleep."""
+    import time as _time
+    table = A.DIRECTIONS[direction]
+    for name, fn in list(table.items()):
+        def slow(a, b, g, fn=fn):
+            _time.sleep(0.02)
+            return fn(a, b, g)
+        monkeypatch.setitem(table, name, slow)
+    monkeypatch.setitem(table, fast_name, fast_fn)
+
+
+@pytest.mark.parametrize('noise,chosen', [(1e-5, False), (1e-9, True)])
+def test_exhaustive_search_rejects_a_fast_inaccurate_algorithm(exhaustive, monkeypatch,
+                                                               noise, chosen):
+    exact = A.FORWARD['im2col']
+
+    def fast(x, w, g):
+        y = exact(x, w, g)
+        # relative noise of the given size, as a sloppy algorithm would have
+        r = np.random.default_rng(0).standard_normal(y.shape).astype(y.dtype)
+        return y + (noise * np.linalg.norm(y) / np.linalg.norm(r)) * r
+
+    _timed_alike(monkeypatch, 'forward', 'fast', fast)
+    x, w = _f32_inputs((2, 8, 10, 10), (8, 8, 3, 3))
+    out = F.conv2d(t(x), t(w), padding=1).numpy()
+    (name,) = search.cached_algorithms().values()
+    assert (name == 'fast') == chosen
+    want = R.conv2d(x.astype(np.float64), w.astype(np.float64), (1, 1), (1,) * 4, (1, 1), 1)
+    assert search.relative_error(out.astype(np.float64), want) <= max(F32_BOUND, 2 * noise)
+
+
+def test_exhaustive_search_keeps_float32_results_accurate_for_every_direction(exhaustive):
+    x, w = _f32_inputs((4, 32, 12, 12), (32, 32, 3, 3))
+    gy = np.random.default_rng(3).standard_normal((4, 32, 12, 12)).astype(np.float32)
+    got = _conv_and_grads(x, w, gy, 1, 1, 1)
+    want = _conv_and_grads(x.astype(np.float64), w.astype(np.float64),
+                           gy.astype(np.float64), 1, 1, 1)
+    for a, b in zip(got, want):
+        assert search.relative_error(a.astype(np.float64), b) <= F32_BOUND
+    assert 'winograd4' not in search.cached_algorithms().values()

@@ -17,7 +17,9 @@ Algorithms (``candidates(direction, geom)`` lists the applicable ones):
 * ``im2col``      column matrix + one GEMM per image/group (col2im scatter-adds
                   for the input gradient);
 * ``shift``       one GEMM per kernel tap, accumulated; for stride 1 each tap
-                  is a copy-free slice of the flattened padded input;
+                  is a copy-free slice of the flattened padded input (the
+                  stride-1 input gradient: one GEMM for all taps, whose
+                  blocks are added at their offsets);
 * ``winograd``, ``winograd4``  F(2x2,3x3) and F(4x4,3x3) for 3x3, stride 1,
                   dilation 1 (forward and input gradient);
 * ``im2col_forward``  the stride-1 input gradient as a forward im2col conv
@@ -320,23 +322,36 @@ def _fwd_shift(x, w, g):
     return out
 
 
+def _bwd_data_flat(gc, w, g):
+    """Stride-1 input gradient on the flat padded grid: ONE GEMM gives every
+    tap's contribution ``W_t^T g`` at once (K = OC/groups), then each tap's
+    block is added at its offset, a contiguous 1-D slice (no per-tap GEMM
+    calls, no strided scatter): ``[G, Cg, M]``."""
+    grp, cg, ocg = g.groups, g.c // g.groups, g.oc // g.groups
+    taps = g.kh * g.kw
+    gf = _flat_grad(gc, g)
+    m = gf.shape[-1]
+    wp = _padded(g)[1]
+    wall = w.reshape(grp, ocg, cg, taps).transpose(0, 3, 2, 1).reshape(grp, taps * cg, ocg)
+    contrib = np.matmul(wall, gf).reshape(grp, taps, cg, m)
+    tail = (g.kh - 1) * g.dh * wp + (g.kw - 1) * g.dw
+    acc = np.zeros((grp, cg, m + tail), gc.dtype)
+    for t, (i, j) in enumerate(_offsets(g)):
+        o = i * g.dh * wp + j * g.dw
+        acc[:, :, o:o + m] += contrib[:, t]
+    return acc[:, :, :m]
+
+
 def _bwd_data_shift(gy, w, g):
     gx = np.empty((g.n, g.c, g.h, g.w), gy.dtype)
     hp, wp = _padded(g)
-    nb = _chunk(g.n, (2 * g.c + g.oc) * hp * wp * gy.itemsize)
+    per = (g.c * (g.kh * g.kw + 1) if g.sh == g.sw == 1 else 2 * g.c) + g.oc
+    nb = _chunk(g.n, per * hp * wp * gy.itemsize)
     for n0 in range(0, g.n, nb):
         gc = gy[n0:n0 + nb]
         n = gc.shape[0]
         if g.sh == 1 and g.sw == 1:
-            gf = _flat_grad(gc, g)
-            m = gf.shape[-1]
-            tail = (g.kh - 1) * g.dh * wp + (g.kw - 1) * g.dw
-            acc = np.zeros((g.groups, g.c // g.groups, m + tail), gy.dtype)
-            tmp = np.empty((g.groups, g.c // g.groups, m), gy.dtype)
-            for i, j in _offsets(g):
-                o = i * g.dh * wp + j * g.dw
-                acc[:, :, o:o + m] += np.matmul(_w_tap(w, g, i, j).transpose(0, 2, 1), gf, out=tmp)
-            gxp = acc[:, :, :m].reshape(g.c, n, hp, wp)
+            gxp = _bwd_data_flat(gc, w, g).reshape(g.c, n, hp, wp)
         else:
             gt = gc.transpose(1, 0, 2, 3).reshape(g.groups, g.oc // g.groups, -1)
             gxp = np.zeros((g.c, n, hp, wp), gy.dtype)
@@ -435,7 +450,9 @@ def _bwd_filter_depthwise(x, gy, g):
 # y = A^T [(G w G^T) * (B^T d B)] A. The (m+2)^2 transformed tile positions
 # turn the conv into that many independent [OC x C] @ [C x tiles] GEMMs:
 # 16 multiplies per 4 outputs (F2, 2.25x fewer than direct) or 36 per 16 (F4,
-# 4x fewer; float32 error grows to ~1e-5 relative). The input is stored split
+# 4x fewer). The transforms cost accuracy: in float32 the norm-relative error
+# is ~1.7x a direct GEMM's for F2 and ~10x (1e-6 .. 3e-6) for F4, so neither
+# is a default, and the exhaustive search rejects F4 (search.error_bound). The input is stored split
 # by row/column phase (position mod m), so each of the (m+2)^2 tile taps is a
 # contiguous slice of it (no strided gathers); both transforms are single
 # small-matrix GEMMs with the Kronecker products of the 1-D transforms.

@@ -2,14 +2,31 @@
 
 With ``framework.set_flags({'FLAGS_cudnn_exhaustive_search': True})`` the
 first call for a key (direction, geometry, dtype) runs every applicable
-algorithm once, returns the fastest one's result and caches its name; later
-calls with the same key run only the winner. With the flag off a heuristic
-picks (measured on a 2-core OpenBLAS machine; see benchmarks/bench_conv.py).
+algorithm once, returns the fastest accurate one's result and caches its
+name; later calls with the same key run only the winner. With the flag off a
+heuristic picks (measured on a 2-core OpenBLAS machine; see
+benchmarks/bench_conv.py).
+
+Speed is not the only criterion: in float32 the algorithms round
+differently (Winograd F(4x4, 3x3) is ~10x less accurate than a direct GEMM).
+For dtypes narrower than float64 the search also runs the heuristic's
+algorithm in float64 on the same inputs, and a candidate whose norm-relative
+error ``||y - y64|| / ||y64||`` exceeds ``error_bound(dtype, best)`` is never
+chosen (benchmarks/conv_accuracy.py measures the errors against Paddle's).
 """
 import time
 
+import numpy as np
+
 from ... import flags
 from . import algorithms as algos
+
+# Norm-relative error a float32 conv may have, in units of roundoff (2**-24):
+# direct GEMMs land at 2-6 units, Winograd F(2x2) at 3-9, F(4x4) at 15-60.
+ROUNDOFF_UNITS = 10
+# Inputs with heavy cancellation make every algorithm err more; a candidate
+# is then still accepted when within this factor of the most accurate one.
+RELATIVE_SLACK = 2.0
 
 _cache = {}
 stats = {'hits': 0, 'searches': 0}
@@ -38,11 +55,16 @@ def heuristic(direction, g):
     cg, ocg = g.c // g.groups, g.oc // g.groups
     if cg == 1 and g.groups > 1:
         return 'depthwise'
-    if direction == 'backward_data' and g.sh == 1 and g.sw == 1:
+    stride1 = g.sh == 1 and g.sw == 1
+    if direction == 'backward_data' and stride1:
         if min(cg, ocg) >= 16 and algos.applicable('im2col_forward', direction, g):
             return 'im2col_forward'
         if _shift_waste(g) <= 2.0:
             return 'shift'
+    if direction == 'backward_filter' and stride1 and cg == 1 and _shift_waste(g) <= 2.0:
+        # one input channel (a grayscale first layer): im2col's per-image GEMMs
+        # have KH*KW rows; per-tap GEMMs over the whole flat grid are faster
+        return 'shift'
     return 'im2col'
 
 
@@ -73,14 +95,40 @@ def convolve(direction, a, b, g):
     return _search(direction, a, b, g, dtype)
 
 
+def error_bound(dtype, best_error):
+    """Largest norm-relative error accepted for ``dtype``, given the smallest
+    error among the candidates."""
+    unit = np.finfo(dtype).eps / 2
+    return max(ROUNDOFF_UNITS * unit, RELATIVE_SLACK * best_error)
+
+
+def relative_error(out, ref):
+    diff = np.linalg.norm((out - ref).ravel())
+    scale = np.linalg.norm(ref.ravel())
+    return diff / scale if scale else diff
+
+
 def _search(direction, a, b, g, dtype):
     stats['searches'] += 1
-    best = None
+    timed = []
     for name in algos.candidates(direction, g):
         t0 = time.perf_counter()
         out = algos.run(direction, name, a, b, g)
-        dt = time.perf_counter() - t0
-        if best is None or dt < best[0]:
-            best = (dt, name, out)
+        timed.append((time.perf_counter() - t0, name, out))
+    accurate = _accurate(direction, a, b, g, timed)
+    best = min(accurate, key=lambda t: t[0])
     _cache[(direction, g, dtype.str)] = best[1]
     return best[2]
+
+
+def _accurate(direction, a, b, g, timed):
+    """The candidates whose rounding error is within ``error_bound`` (all of
+    them in float64, which has no wider type to check against)."""
+    dtype = timed[0][2].dtype
+    if dtype.itemsize >= 8 or len(timed) == 1:
+        return timed
+    ref = algos.run(direction, heuristic(direction, g), a.astype(np.float64),
+                    b.astype(np.float64), g)
+    errors = [relative_error(out.astype(np.float64), ref) for _, _, out in timed]
+    limit = error_bound(dtype, min(errors))
+    return [t for t, e in zip(timed, errors) if e <= limit]
