@@ -240,3 +240,40 @@ def test_ctr_metric_bundle(progs):
     expected = [((pv - yv) ** 2).sum(), np.abs(pv - yv).sum(), pv.sum(), (pv / (1 - pv)).sum(),
                 yv.sum(), 3.0]
     np.testing.assert_allclose([float(r[0]) for r in res], expected, rtol=1e-6)
+
+
+def test_damaged_program_and_parameter_bytes_give_clean_errors(progs):
+    """deserialize_program/persistables are loaders like load_inference_model:
+    truncations, byte flips, duplicate keys and compressed members raise
+    ModelFormatError, never a raw exception."""
+    import io
+    import zipfile
+    from framework.static.io import ModelFormatError
+    main, start = progs
+    x = static.data('x', [None, 3], 'float32')
+    y = static.nn.fc(x, 2)
+    exe, _ = _run(main, start, {'x': np.ones((1, 3), 'float32')}, [y])
+    program_bytes = static.serialize_program([x], [y])
+    param_bytes = static.serialize_persistables([x], [y], exe)
+    program = static.deserialize_program(program_bytes)
+    rng = np.random.default_rng(0)
+    damaged = [program_bytes[:n] for n in (0, 10, len(program_bytes) // 2)]
+    damaged.append(b'{"format": 1, "format": 2}')
+    for _ in range(20):
+        b = bytearray(program_bytes)
+        b[rng.integers(len(b))] ^= 0xFF
+        damaged.append(bytes(b))
+    for data in damaged:
+        try:
+            static.deserialize_program(data)
+        except ModelFormatError:
+            pass
+    buf = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(param_bytes)) as src, \
+            zipfile.ZipFile(buf, 'w', zipfile.ZIP_DEFLATED) as dst:
+        for name in src.namelist():
+            dst.writestr(name, src.read(name))
+    bad_params = [param_bytes[:n] for n in (0, 30, len(param_bytes) // 2)] + [buf.getvalue()]
+    for data in bad_params:
+        with pytest.raises(ModelFormatError):
+            static.deserialize_persistables(program, data, exe)
