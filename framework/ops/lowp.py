@@ -15,6 +15,7 @@ import numpy as np
 from .. import dtype as _dt
 
 _F32 = np.dtype(np.float32)
+_ndarray = np.ndarray
 
 
 def _half_of(arrays):
@@ -50,8 +51,14 @@ def float32_compute(kernel):
     """Decorator for a kernel (see the module docstring)."""
     @functools.wraps(kernel)
     def wrapped(*args):
-        half = _half_of(args)
-        if half is None:
-            return kernel(*args)
-        return _down(kernel(*[_up(a) for a in args]), half)
+        # the common case (no 2-byte array, no list of arrays) costs one look
+        # at each argument: these kernels are matmul, conv and friends
+        for a in args:
+            t = type(a)
+            if t is _ndarray and a.dtype.itemsize == 2 or t is list:
+                half = _half_of(args)
+                if half is not None:
+                    return _down(kernel(*[_up(a) for a in args]), half)
+                break
+        return kernel(*args)
     return wrapped
