@@ -2,6 +2,7 @@
 static/dynamic switch, program and scope guards, unique-name guards. Two
 threads training at once give what they give one after the other."""
 import threading
+import time
 
 import numpy as np
 
@@ -134,3 +135,21 @@ def test_unique_name_guards_are_per_thread():
 
     a, b = _in_threads(names, names)
     assert a == b == names()
+
+
+def test_name_scopes_are_per_thread():
+    def scoped(prefix):
+        main = paddle.static.Program()
+        paddle.enable_static()                # per thread too
+        try:
+            with paddle.static.program_guard(main, paddle.static.Program()):
+                with paddle.static.name_scope(prefix):
+                    x = paddle.static.data('x', [2], 'float32')
+                    time.sleep(0.05)        # the other thread opens its scope meanwhile
+                    x * 2.0
+        finally:
+            paddle.disable_static()
+        return [op.attrs.get('op_namescope') for op in main.global_block().ops
+                if op.type != 'feed'][-1]
+
+    assert _in_threads(lambda: scoped('a'), lambda: scoped('b')) == ['/a/', '/b/']

@@ -1,5 +1,7 @@
 """Static mode: Program IR, static backward, the optimizing executor, and
 inference save/load (``framework.static``, Paddle's ``paddle.static``)."""
+import contextvars
+
 from . import program as _program
 from .backward import append_backward, gradients
 from .executor import (BuildStrategy, CompiledProgram, Executor, Scope, global_scope,
@@ -74,7 +76,8 @@ def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, n
     return var
 
 
-_name_scopes = ['']
+# the current name-scope path, per thread (as the program guards are)
+_name_scope_path = contextvars.ContextVar('framework_name_scope', default='')
 
 
 def name_scope(prefix=None):
@@ -84,13 +87,13 @@ def name_scope(prefix=None):
 
     @contextlib.contextmanager
     def scope():
-        path = _name_scopes[-1] + (prefix or '') + '/'
-        _name_scopes.append(path)
+        path = _name_scope_path.get() + (prefix or '') + '/'
+        token = _name_scope_path.set(path)
         try:
             with _program.op_annotation('op_namescope', '/' + path.lstrip('/')):
                 yield
         finally:
-            _name_scopes.pop()
+            _name_scope_path.reset(token)
     return scope()
 
 
