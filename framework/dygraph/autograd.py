@@ -257,7 +257,7 @@ class _Engine:
                     child, idx = (e, 0) if type(e) is GradNode else e
                     buf = node_grads.get(child)
                     if buf is None:
-                        buf = node_grads[child] = [None] * _n_outs(child)
+                        buf = node_grads[child] = [None] * (child.op.n_out or _n_outs(child))
                         heappush(heap, (-child.seq, child))
                         buf[idx] = g
                     else:

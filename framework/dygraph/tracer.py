@@ -13,6 +13,7 @@ import numpy as np
 from .. import flags
 from ..ops import registry
 from ..ops.grad_utils import scalar_array as _scalar_array
+from ..ops.grad_utils import scalar_arrays as _cached_scalars
 from ..ops.promotion import is_number, promote_inputs
 from ..ops.registry import OpError
 from . import nan_check
@@ -250,14 +251,18 @@ def _binary(op):
             elif ty in _SCALARS:
                 # the kernel gets a 0-d array; the node keeps the Python scalar
                 # so grad rules see a constant and skip its gradient
-                yd = _scalar_array(y, xd.dtype)
+                yd = _cached_scalars.get((y, ty, xd.dtype))
+                if yd is None:
+                    yd = _scalar_array(y, xd.dtype)
                 ry = False
             else:
                 return apply_op(op, args)
         elif ty is Tensor and tx in _SCALARS:
             yd = y.data
             ry = not y.stop_gradient
-            xd = _scalar_array(x, yd.dtype)
+            xd = _cached_scalars.get((x, tx, yd.dtype))
+            if xd is None:
+                xd = _scalar_array(x, yd.dtype)
             rx = False
         else:
             return apply_op(op, args)

@@ -31,6 +31,8 @@ def wants(i):
 
 
 _scalar_arrays = {}
+# ``scalar_array``'s cache by (value, type(value), dtype); hot paths look here first
+scalar_arrays = _scalar_arrays
 
 
 def scalar_array(value, dtype):
