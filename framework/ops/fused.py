@@ -25,7 +25,9 @@ from .math import matmul_op
 from .lowp import float32_compute
 from .registry import OpError, add_test_case, def_op, has_op, lookup
 
-_matmul_kernel = matmul_op.kernel
+# the plain matmul kernel: the fused op's own float32_compute already saw its
+# inputs, so the inner call skips the half-precision wrapper
+_matmul_kernel = getattr(matmul_op.kernel, '__wrapped__', matmul_op.kernel)
 
 # unary ops whose kernel, on a float array, is exactly this ufunc
 UNARY_UFUNCS = {
