@@ -27,21 +27,10 @@ import statistics
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from thread_args import threads_from_argv  # noqa: E402
 
-def _threads_from_argv():
-    """``--threads N`` must take effect before numpy/torch load their BLAS."""
-    for i, a in enumerate(sys.argv):
-        if a == '--threads' and i + 1 < len(sys.argv):
-            return sys.argv[i + 1]
-        if a.startswith('--threads='):
-            return a.split('=', 1)[1]
-    return '1'
-
-
-_THREADS = _threads_from_argv()
-if _THREADS:
-    for _var in ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS'):
-        os.environ[_var] = _THREADS
+_THREADS = threads_from_argv('1')
 
 import numpy as np  # noqa: E402
 
