@@ -15,6 +15,7 @@ import numpy as np
 from .. import dtype as _dt
 from .. import flags
 from ..dygraph import Tensor
+from ..dygraph.tensor import wrap_array
 from ..dygraph.state import grad_mode
 from ..dygraph.tracer import apply_op
 from ..ops.registry import OpDef
@@ -148,7 +149,8 @@ class PartialProgram:
             # when training, an output keeps its variable's flag: a tensor made with
             # to_tensor(..., stop_gradient=False) inside is such a leaf, as eagerly
             keep = self.training and grad_mode.enabled
-            return [_wrap(o, v.stop_gradient or not keep) for o, v in zip(outs, self.output_vars)]
+            return [wrap_array(np.asarray(o), v.stop_gradient or not keep)
+                    for o, v in zip(outs, self.output_vars)]
         args = tuple(t if isinstance(t, Tensor) else Tensor(np.asarray(t)) for t in inputs)
         op = self._run_op(tuple(not t.stop_gradient for t in args))
         res = apply_op(op, args + tuple(params) + ({},))
@@ -215,12 +217,6 @@ def _no_meta(*args):
 
 def _array(t):
     return t.data if isinstance(t, Tensor) else np.asarray(t)
-
-
-def _wrap(v, stop_gradient=True):
-    t = Tensor.__new__(Tensor)
-    t._init(np.asarray(v), None, stop_gradient)
-    return t
 
 
 __all__ = ['PartialProgram']

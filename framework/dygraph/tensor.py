@@ -431,6 +431,13 @@ class Parameter(Tensor):
     __str__ = __repr__
 
 
+def wrap_array(array, stop_gradient=True):
+    """A leaf Tensor holding ``array`` itself (``Tensor(array)`` would copy it)."""
+    t = Tensor.__new__(Tensor)
+    t._init(array, None, stop_gradient)
+    return t
+
+
 def to_array(data, dtype=None):
     """numpy array from user data with Paddle's dtype defaults.
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ..dygraph import Tensor
+from ..dygraph.tensor import wrap_array
 
 __all__ = ['default_collate_fn', 'default_convert_fn']
 
@@ -71,12 +72,6 @@ def _is_numeric(arr):
     return arr.dtype.kind in 'biufc'
 
 
-def _wrap(arr):
-    t = Tensor.__new__(Tensor)
-    t._init(arr, None, True)
-    return t
-
-
 def to_tensors(data, copy):
     """Replace every numeric numpy array (and numpy scalar) in ``data`` by a Tensor.
 
@@ -87,9 +82,9 @@ def to_tensors(data, copy):
     if isinstance(data, np.ndarray):
         if not _is_numeric(data):
             return data
-        return _wrap(data) if not copy else Tensor(data)
+        return wrap_array(data) if not copy else Tensor(data)
     if isinstance(data, np.generic) and _is_numeric(np.asarray(data)):
-        return _wrap(np.asarray(data))
+        return wrap_array(np.asarray(data))
     if isinstance(data, Tensor) or isinstance(data, (str, bytes)):
         return data
     if isinstance(data, Mapping):

@@ -25,7 +25,7 @@ import numpy as np
 from .. import dtype as _dt
 from .. import flags
 from ..dygraph.state import no_grad
-from ..dygraph.tensor import Tensor
+from ..dygraph.tensor import Tensor, wrap_array
 from ..ops.manipulation import cast
 from ..ops.optim import INPLACE_STATE_UPDATES
 from ..ops.registry import OpError, autocast_state, autocast_suspended, mode
@@ -251,7 +251,7 @@ class Optimizer:
             outs = op.kernel(*arrays, inplace=True)
         except OpError as e:
             raise OpError("%s: %s" % (op.name, e)) from None
-        return tuple(_as_tensor(o) for o in outs)
+        return tuple(wrap_array(o) for o in outs)
 
     @staticmethod
     def _write(targets, outs):
@@ -613,13 +613,6 @@ def _to_regularizer(api, weight_decay):
 def _preview(names, n=4):
     shown = ', '.join(names[:n])
     return shown + (', ... (%d in all)' % len(names) if len(names) > n else '')
-
-
-def _as_tensor(array):
-    """A Tensor holding ``array`` itself (``Tensor(array)`` would copy it)."""
-    t = Tensor.__new__(Tensor)
-    t._init(array, None, True)
-    return t
 
 
 def _checked_state(name, value, shape, dtype):
