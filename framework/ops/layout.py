@@ -23,9 +23,10 @@ from .compat_args import aliases, dims_after_tensor
 from . import meta
 from .creation import to_tensor
 from .grad_utils import is_value
-from .manipulation import (_as_int, _int_list, _norm_axis, _tensor_list, concat, flip,
-                           gather_op, reshape, split_op, tile, transpose, transpose_op)
-from .registry import Meta, OpError, add_test_case, def_op
+from .manipulation import (_as_int, _int_list, _norm_axis, _out, _tensor_list, cast, concat,
+                           flip, gather_op, reshape, sort, split_op, tile, transpose,
+                           transpose_op)
+from .registry import Meta, OpError, add_test_case, def_op, mode
 from .subscript import strided_slice
 
 
@@ -456,7 +457,6 @@ def rank(input):  # noqa: A002
 
 def msort(input, *, out=None):  # noqa: A002
     """``input`` sorted along its first dim."""
-    from .manipulation import _out, sort
     if len(input.shape) == 0:
         raise OpError("msort: input must have at least 1 dim, got a 0-D tensor")
     r = sort(input, 0)
@@ -470,7 +470,6 @@ def increment(x, value=1.0, name=None):
     if n != 1 and n != -1:
         raise OpError("increment: x must have exactly one element, got shape %s"
                       % list(x.shape))
-    from .manipulation import cast
     step = x + value
     if np.dtype(step.dtype) != np.dtype(x.dtype):
         step = cast(step, x.dtype)
@@ -482,7 +481,6 @@ def check_shape(shape, op_name, expected_shape_type=(list, tuple),
     """Check a shape argument while a program is built (a list or tuple of
     ints or integer tensors, or an integer tensor); eagerly nothing is
     checked, as in Paddle. Tensors (Variables) pass the type checks."""
-    from .registry import mode
     if not mode.static:
         return None
     if not (is_value(shape) or isinstance(shape, expected_shape_type)):
