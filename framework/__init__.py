@@ -82,6 +82,7 @@ from .param_attr import ParamAttr  # noqa: E402
 from .nn.layer import create_parameter  # noqa: E402
 from . import optimizer, regularizer  # noqa: E402
 from . import jit  # noqa: E402
+from . import onnx  # noqa: E402  (paddle.onnx.export; the onnx package itself loads on use)
 from . import fluid  # noqa: E402
 from . import metric, hapi, callbacks  # noqa: E402
 from .hapi import Model, flops, summary  # noqa: E402

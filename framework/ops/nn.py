@@ -55,6 +55,7 @@ def _relu_k(x):
 relu_op = _act('relu', _relu_k,
                lambda g, x, out: g * _mask(greater_than_op(out, 0), g),
                lambda g, x, out: g * (out > 0), save_inputs=False)
+relu_op.def_onnx(lambda g, x: g.op('Relu', x))
 
 
 def _relu6_k(x, threshold=6.0):
@@ -1069,6 +1070,12 @@ def _linear_grad(g, x, weight, bias, out):
     dx = matmul(g, weight, transpose_y=True)
     dw = matmul(lib.reshape(x, [-1, k]), lib.reshape(g, [-1, n]), transpose_x=True)
     return dx, dw, sum_like(g, bias)
+
+
+@linear_op.def_onnx
+def _linear_onnx(g, x, weight, bias):
+    out = g.op('MatMul', x, weight)
+    return out if bias is None else g.op('Add', out, bias)
 
 
 # ---- interpolation ------------------------------------------------------------
