@@ -226,19 +226,6 @@ def _emit_cond(code, op):
             code.emit('else:')
 
 
-def _interpret_cond(program, op, env, value_of, scope_vars, check):
-    taken = _pred_value(value_of(op.input('Cond')[0]))
-    side = 'true' if taken else 'false'
-    fwd = op.attr(side + '_fwd_block')
-    if fwd is not None:
-        fb = program.block(fwd)
-        codegen.run_ops(program, fb, fb.ops, env, value_of, scope_vars, check)
-    blk = program.block(op.attr(side + '_block'))
-    codegen.run_ops(program, blk, blk.ops, env, value_of, scope_vars, check)
-    for o, src in zip(op.output('Out'), op.attr('true_outs' if taken else 'false_outs')):
-        env[o] = value_of(src) if src else None
-
-
 def _output_grads(program, op, grads):
     """Grads of a control-flow op's outputs (zeros where missing), or None
     when no output has one."""
@@ -452,30 +439,6 @@ def _emit_while(code, op):
         code.emit('%s = %s' % (code.new(o), ph))
 
 
-def _interpret_while(program, op, env, value_of, scope_vars, check):
-    phs = op.attr('loop_vars')
-    for ph, x in zip(phs, op.input('X')):
-        env[ph] = value_of(x)
-    hist = [] if op.attr('save_history') and op.output('History') else None
-    cond_blk = program.block(op.attr('cond_block'))
-    body_blk = program.block(op.attr('body_block'))
-
-    def test():
-        codegen.run_ops(program, cond_blk, cond_blk.ops, env, value_of, scope_vars, check)
-        return _pred_value(value_of(op.attr('cond_out')))
-    while test():
-        if hist is not None:
-            hist.append(tuple(env[p] for p in phs))
-        codegen.run_ops(program, body_blk, body_blk.ops, env, value_of, scope_vars, check)
-        new = [value_of(n) for n in op.attr('body_outs')]
-        for ph, v in zip(phs, new):
-            env[ph] = v
-    for o, ph in zip(op.output('Out'), phs):
-        env[o] = env[ph]
-    if hist is not None:
-        env[op.output('History')[0]] = hist
-
-
 def _while_grad(block, op, grads, reach):
     """Grad of a while: ``while_grad`` replays the saved iterations backwards."""
     program = block.program
@@ -569,27 +532,6 @@ def _emit_while_grad(code, op):
         code.emit('%s = %s' % (code.new(o), loc))
 
 
-def _interpret_while_grad(program, op, env, value_of, scope_vars, check):
-    g = [value_of(n) for n in op.input('OutGrad')]
-    acc = [np.zeros_like(value_of(n)) for n in op.input('Captured')]
-    body = program.block(op.attr('body_block'))
-    gblk = program.block(op.attr('grad_block'))
-    for snap in reversed(value_of(op.input('History')[0])):
-        for ph, v in zip(op.attr('loop_vars'), snap):
-            env[ph] = v
-        codegen.run_ops(program, body, body.ops, env, value_of, scope_vars, check)
-        for n, v in zip(op.attr('out_grad_vars'), g):
-            env[n] = v
-        codegen.run_ops(program, gblk, gblk.ops, env, value_of, scope_vars, check)
-        g = [value_of(n) if n else np.zeros_like(env[ph])
-             for n, ph in zip(op.attr('loop_var_grads'), op.attr('loop_vars'))]
-        acc = [a + value_of(n) if n else a for a, n in zip(acc, op.attr('captured_grads'))]
-    for o, v in zip(op.output('XGrad'), g):
-        env[o] = v
-    for o, v in zip(op.output('CapturedGrad'), acc):
-        env[o] = v
-
-
 # ---- case / switch_case ------------------------------------------------------------------
 
 def case(pred_fn_pairs, default=None, name=None):
@@ -642,8 +584,6 @@ def _zeros_like(a):
 codegen.RUNTIME.update({'_pred': _pred_value, '_zeros_like': _zeros_like})
 codegen.CONTROL_FLOW.update({'cond': _emit_cond, 'while': _emit_while,
                              'while_grad': _emit_while_grad})
-codegen.INTERPRET_CONTROL_FLOW.update({'cond': _interpret_cond, 'while': _interpret_while,
-                                       'while_grad': _interpret_while_grad})
 backward.CONTROL_FLOW_GRAD.update({'cond': _cond_grad, 'while': _while_grad})
 
 
