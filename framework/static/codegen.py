@@ -129,6 +129,7 @@ def prune_block(program, block, needed, available=(), side_effects=True):
 # ---- code generation ------------------------------------------------------------
 
 # identifiers the generated code uses itself: no variable's local may take them
+# (a control-flow emitter writing a fixed local name, like ``__snap``, adds it here)
 _RESERVED = (set(keyword.kwlist) | set(dir(builtins))
              | {'S', 'F', '_', '__snap', 'run', 'np'})
 
@@ -176,6 +177,7 @@ class _Emitter:
                     '_check_finite': _check_finite}
         self.glb.update(RUNTIME)
         self.taken = _RESERVED | set(self.glb)
+        self.suffixes = {}        # identifier base -> the last suffix given to it
         self.idents = {}          # variable name -> its local's name
         self.kernels = {}         # (op type, id(kernel)) -> global name
         self.tensors = {}         # captured variable name -> global name
@@ -189,10 +191,11 @@ class _Emitter:
     def unique(self, base):
         """A fresh identifier made from ``base`` (``base``, ``base_1``, ...)."""
         ident = _identifier(base)
-        name, i = ident, 0
+        name, i = ident, self.suffixes.get(ident, 0)
         while name in self.taken:
             i += 1
             name = '%s_%d' % (ident, i)
+        self.suffixes[ident] = i          # the next one with this base starts here
         self.taken.add(name)
         self.counter += 1
         return name
