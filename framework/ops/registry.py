@@ -27,6 +27,11 @@ An ``OpDef`` carries everything either mode needs:
                (``framework.dtype.result_type``); both modes cast them to it
                before the kernel runs (``ops/promotion.py``), so kernels,
                grad rules and ``infer_meta`` see a single dtype.
+* ``onnx(g, *inputs, *attrs)``  the op's ONNX lowering (``@op.def_onnx``):
+               inputs arrive as ONNX value names (a list for a variadic input,
+               None for a missing optional one), ``g`` is the graph being built
+               (``framework/onnx/graph.py``); returns the output value name(s)
+               as the kernel returns arrays. Only ``framework.onnx`` calls it.
 
 Calling an OpDef (``op(*inputs, *attrs)``) dispatches to whichever mode is
 active; the modes install their handlers with ``set_handlers`` so this module
@@ -125,7 +130,7 @@ class OpDef:
                  'no_grad_inputs', 'nondiff_outputs', 'random', 'inplace_map',
                  'save_inputs', 'doc', 'test_cases', 'eager_fn', 'variadic_out',
                  'value_from_meta', 'promote', 'attr_types', 'attr_ranges',
-                 'undeclared_attrs')
+                 'undeclared_attrs', 'onnx')
 
     def __init__(self, name, kernel, infer_meta, inputs, outputs, attrs,
                  grad=None, fast_grad=None, differentiable=True,
@@ -177,6 +182,7 @@ class OpDef:
         self.doc = kernel.__doc__
         self.test_cases = []
         self.eager_fn = None
+        self.onnx = None
 
     def __call__(self, *args):
         """Run (eager) or append (static) the op: ``op(*inputs, *attrs)``."""
@@ -214,6 +220,11 @@ class OpDef:
     def def_fast_grad(self, fn):
         """Decorator: set the fused numpy first-order grad."""
         self.fast_grad = self._adapt(fn)
+        return fn
+
+    def def_onnx(self, fn):
+        """Decorator: set the ONNX lowering (see the module docstring)."""
+        self.onnx = fn
         return fn
 
     def _adapt(self, fn):
