@@ -4,8 +4,8 @@
 and side effects need, run the optimisation passes, then generate one Python
 function in which every kernel and attribute is a pre-bound global, every
 variable a local, and each value is dropped after its last use.
-Control-flow ops (``cond``, ``while``) emit their sub-blocks inline (``if``,
-``while`` statements) through handlers registered in ``CONTROL_FLOW``.
+Control-flow ops (``cond``, ``while``) emit their own code, their sub-blocks
+inline (``if``, ``while`` statements), through their OpDef's ``emit`` hook.
 
 The code is meant to be read (``Executor.generated_code`` returns it): each
 variable's local is named after it (``fc_0.w_0`` -> ``fc_0_w_0``), each
@@ -26,9 +26,8 @@ import numpy as np
 
 from ..ops import registry
 from ..ops.registry import OpError
+from .sub_blocks import outer_reads, sub_block_ids
 
-# op type -> fn(block code, op) emitting code for a control-flow op
-CONTROL_FLOW = {}
 # helpers the generated code may call, by global name
 RUNTIME = {}
 # op type -> fn(*inputs, *attrs, out) computing the op into ``out``; used where
@@ -56,16 +55,6 @@ def output_names(opdef, op):
 
 # ---- pruning ------------------------------------------------------------------
 
-def _block_reads(program, op):
-    """All names an op reads, including those its sub-blocks read from outside."""
-    names = set(op.input_arg_names)
-    for k, v in op.attrs.items():
-        if (k.endswith('_block') or k == 'sub_block') and isinstance(v, int):
-            for sub in program.block(v).ops:
-                names |= _block_reads(program, sub)
-    return names
-
-
 def has_side_effects(program, block, op):
     """Prints, asserts and writes of persistable variables, also inside the
     sub-blocks (branches, loop bodies) of a control-flow op."""
@@ -80,9 +69,7 @@ def has_side_effects(program, block, op):
 
 
 def _sub_blocks(program, op):
-    return [program.block(v) for k, v in op.attrs.items()
-            if (k.endswith('_block') or k == 'sub_block') and isinstance(v, int)
-            and not isinstance(v, bool)]
+    return [program.block(i) for i in sub_block_ids(op)]
 
 
 def persistable_writes(program, op):
@@ -112,16 +99,17 @@ def prune_block(program, block, needed, available=(), side_effects=True):
     or have side effects (of the kinds ``side_effects`` names, see
     ``_keeps_side_effects``); returns the kept ops (in order). Names in
     ``available`` are fed, so their producers are not needed for them."""
-    needed = set(needed) - set(available)
+    available = set(available)
+    needed = set(needed) - available
     kept = []
     for op in reversed(block.ops):
         outs = op.output_arg_names
         side = _keeps_side_effects(side_effects, op) and has_side_effects(program, block, op)
-        if available and not side and set(outs) <= set(available):
+        if available and not side and set(outs) <= available:
             continue
         if side or needed.intersection(outs):
             kept.append(op)
-            needed |= _block_reads(program, op) - set(available)
+            needed.update(n for n in outer_reads(program, op) if n not in available)
     kept.reverse()
     return kept
 
@@ -168,7 +156,7 @@ def _finite(value):
 
 class _Emitter:
     """The generated module: its lines, its globals (kernels as ``k_<op type>``,
-    attributes, captured tensors) and one identifier per variable."""
+    attributes, captured tensors) and the locals, each named after its variable."""
 
     def __init__(self, program, captured, check_nan_inf=False):
         self.program = program
@@ -178,7 +166,6 @@ class _Emitter:
         self.glb.update(RUNTIME)
         self.taken = _RESERVED | set(self.glb)
         self.suffixes = {}        # identifier base -> the last suffix given to it
-        self.idents = {}          # variable name -> its local's name
         self.kernels = {}         # (op type, id(kernel)) -> global name
         self.tensors = {}         # captured variable name -> global name
         self.op_index = {}        # id(block) -> {id(op): its index in the block}
@@ -199,14 +186,6 @@ class _Emitter:
         self.taken.add(name)
         self.counter += 1
         return name
-
-    def ident(self, var_name):
-        """The local of variable ``var_name``: the same identifier each time
-        (a variable read again after ``forget`` rebinds the same local)."""
-        ident = self.idents.get(var_name)
-        if ident is None:
-            ident = self.idents[var_name] = self.unique(var_name)
-        return ident
 
     def const(self, value, base):
         """Bind ``value`` as a global named after ``base``; returns its name."""
@@ -307,7 +286,7 @@ class _BlockCode:
         loc = self.local.get(name)
         if loc is not None:
             return loc
-        loc = self.local[name] = self.em.ident(name)
+        loc = self.local[name] = self.em.unique(name)
         if name in self.feeds:
             self.em.emit('%s = F[%r]' % (loc, name), self.indent)
         elif name in self.em.captured:
@@ -317,23 +296,24 @@ class _BlockCode:
         return loc
 
     def new(self, name):
-        """The local a value of variable ``name`` is assigned to."""
-        loc = self.local[name] = self.em.ident(name)
+        """A fresh local for a value of variable ``name`` (``name``, then
+        ``name_1``, ... when the variable is assigned again, as in a replayed
+        block, or when a control-flow emitter reuses a temporary's name)."""
+        loc = self.local[name] = self.em.unique(name)
         return loc
 
     def emit_op(self, op):
         if self.replay and op.type in SIDE_EFFECT_OPS:
             return
-        handler = CONTROL_FLOW.get(op.type)
-        if handler is not None:
+        opdef = registry.lookup(op.type)
+        if opdef.emit is not None:
             # a parameter written in a branch or loop body is read again from its
             # storage afterwards (the local may hold a value of a path not taken)
             written = persistable_writes(self.block.program, op)
             self.forget(written)
-            handler(self, op)
+            opdef.emit(self, op)
             self.forget(written)
             return
-        opdef = registry.lookup(op.type)
         parts, ins = [], []
         for name, variadic in zip(opdef.input_names, opdef.variadic):
             names = op.inputs.get(name, [])
