@@ -17,8 +17,8 @@ GRAD_SUFFIX = '@GRAD'
 
 
 def _sub_block_reads(program, op):
-    from .codegen import _block_reads
-    return _block_reads(program, op)
+    from .codegen import block_reads
+    return block_reads(program, op)
 
 
 def _blocked(program, name):

@@ -61,13 +61,13 @@ def output_names(opdef, op):
 
 # ---- pruning ------------------------------------------------------------------
 
-def _block_reads(program, op):
+def block_reads(program, op):
     """All names an op reads, including those its sub-blocks read from outside."""
     names = set(op.input_arg_names)
     for k, v in op.attrs.items():
         if (k.endswith('_block') or k == 'sub_block') and isinstance(v, int):
             for sub in program.block(v).ops:
-                names |= _block_reads(program, sub)
+                names |= block_reads(program, sub)
     return names
 
 
@@ -126,7 +126,7 @@ def prune_block(program, block, needed, available=(), side_effects=True):
             continue
         if side or needed.intersection(outs):
             kept.append(op)
-            needed |= _block_reads(program, op) - set(available)
+            needed |= block_reads(program, op) - set(available)
     kept.reverse()
     return kept
 

@@ -15,6 +15,7 @@ import contextvars
 import numpy as np
 
 from .. import flags
+from ..ops import modes
 from ..dense_tensor import DenseTensor
 from . import codegen
 from .program import Program, Variable, default_main_program
@@ -147,8 +148,7 @@ class Executor:
         outs = plan(scope.vars, feed_arrays)
         if return_numpy:
             return [np.asarray(o) for o in outs]
-        from ..dygraph import Tensor
-        return [Tensor(np.asarray(o)) for o in outs]
+        return [modes.handlers.make_tensor(np.asarray(o), None, True) for o in outs]
 
     def _plan(self, program, feed_names, fetch_names, strategy, check_nan_inf=False):
         key = (id(program), program._version, feed_names, fetch_names, strategy.key(),
