@@ -6,6 +6,8 @@ these. Each decides at run time: a static Variable condition builds a
 runs eagerly) keeps plain Python semantics, so shape checks, ``None`` checks
 and flags behave exactly as in the original code.
 """
+import functools
+
 import numpy as np
 
 from ..ops.modes import in_static_mode, is_static_var
@@ -202,22 +204,49 @@ def _flat_offset(x, index):
     return int(np.ravel_multi_index(tuple(int(i) for i in index), shape))
 
 
-# Variable methods whose meaning in converted code differs from plain static mode
-_VARIABLE_METHODS = {'numpy': _var_numpy, 'item': _var_item}
-
-
 def Call(fn):
-    """The function to call in converted code: user functions, methods and
-    layers are converted recursively; framework/numpy/builtins are not."""
+    """The function to call in converted code for ``fn``: its replacement if
+    it has one (``_replacements``), else user functions, methods and layers
+    converted recursively; framework, numpy, builtins and classes as they are."""
+    func = getattr(fn, '__func__', fn)      # a bound method: by its function
+    try:
+        replacement = _replacements().get(func)
+    except TypeError:                       # an unhashable callable object
+        replacement = None
+    if replacement is not None:
+        return replacement if func is fn else functools.partial(replacement, fn.__self__)
     from .translator import convert_callable
-    owner = getattr(fn, '__self__', None)
-    if is_static_var(owner) and getattr(fn, '__name__', None) in _VARIABLE_METHODS:
-        method = _VARIABLE_METHODS[fn.__name__]
-        return lambda *args: method(owner, *args)
-    if getattr(fn, '__name__', None) in ('stack', 'concat') and \
-            getattr(fn, '__module__', '').startswith('framework.'):
-        return _array_aware(fn)
     return convert_callable(fn)
+
+
+def Iter(fn):
+    """``Call`` for the iterable of a ``for`` statement: ``range``, ``enumerate``
+    and ``zip`` become helpers that accept tensors (a loop over them becomes a
+    while op)."""
+    if fn is range:
+        return Range
+    if fn is enumerate:
+        return Enumerate
+    if fn is zip:
+        return Zip
+    return Call(fn)
+
+
+@functools.lru_cache(maxsize=None)
+def _replacements():
+    """{callable: what converted code calls instead}, keyed by the callable
+    itself, so an alias is replaced too and a user function of the same name
+    is not (a bound method is looked up by its function and gets its object
+    as the first argument). Built on first use: fluid imports dy2static."""
+    from ..fluid import layers as fluid_layers
+    from ..ops import manipulation
+    from ..static.program import Variable
+    replaced = {print: Print, len: Len, int: Int, float: Float, bool: Bool,
+                # Variable methods whose meaning in converted code differs from static mode
+                Variable.numpy: _var_numpy, Variable.item: _var_item}
+    for fn in (manipulation.stack, manipulation.concat, fluid_layers.stack, fluid_layers.concat):
+        replaced[fn] = _array_aware(fn)
+    return replaced
 
 
 def _array_aware(fn):
