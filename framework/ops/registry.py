@@ -43,10 +43,8 @@ An ``OpDef`` carries everything either mode needs:
                declaration, never from attribute names (``static/sub_blocks.py``).
 
 Calling an OpDef (``op(*inputs, *attrs)``) dispatches to whichever mode is
-active: static mode through ``mode.static_append``, eager mode through
-``mode.make_eager``. The modes install these handlers on ``mode`` when they are
-imported (``set_handlers`` sets ``static_append``), so this module depends on
-neither.
+active (``ops/modes.py``: the modes install their handlers there, so this
+module depends on neither).
 """
 import contextlib
 import contextvars
@@ -56,13 +54,11 @@ import threading
 import numpy as np
 
 from . import attr_types as _attr_types
+from .modes import handlers as _handlers
+from .modes import in_static_mode
 
 _OPS = {}
 
-# static (building a Program) or dynamic (eager) mode, per thread as Paddle's
-# tracer is: enable_static() in one thread leaves the others eager
-_static_mode = contextvars.ContextVar('framework_static_mode', default=False)
-in_static = _static_mode.get        # the hot path calls this
 # the calling thread's auto_cast region (framework.amp), or None: called as
 # amp(op, args) instead of the op, it casts the inputs and runs the op. Per
 # thread, so DataLoader workers keep their dtypes while training auto-casts.
@@ -101,33 +97,6 @@ def autocast_suspended():
     """Run ops in the dtypes they are given, even inside an auto_cast region
     (backward and optimizer updates: they follow the forward values' dtypes)."""
     return autocasting(None)
-
-
-class _Mode:
-    """Which mode ops dispatch to. dygraph and static install the handlers
-    (process-wide); ``static`` is the calling thread's mode."""
-    __slots__ = ('static_append', 'make_tensor', 'make_eager')
-
-    def __init__(self):
-        self.static_append = None
-        self.make_tensor = None
-        self.make_eager = None   # op -> specialised eager function (the hot path)
-
-    @property
-    def static(self):
-        return _static_mode.get()
-
-    @static.setter
-    def static(self, on):
-        _static_mode.set(bool(on))
-
-
-mode = _Mode()
-
-
-def set_handlers(static_append=None):
-    if static_append is not None:
-        mode.static_append = static_append
 
 
 class OpError(ValueError):
@@ -210,11 +179,11 @@ class OpDef:
 
     def __call__(self, *args):
         """Run (eager) or append (static) the op: ``op(*inputs, *attrs)``."""
-        if in_static():
-            return mode.static_append(self, args)
+        if in_static_mode():
+            return _handlers.static_append(self, args)
         fn = self.eager_fn
         if fn is None:   # specialised once, on first eager use
-            fn = self.eager_fn = mode.make_eager(self)
+            fn = self.eager_fn = _handlers.make_eager(self)
         return fn(*args)
 
     def split_args(self, args):

@@ -21,8 +21,8 @@ no more than Python's own.
 import numpy as np
 
 from ..ops import registry
+from ..ops.modes import in_static_mode
 from . import backward, codegen, verify
-from .mode import in_dynamic_mode
 from .program import Variable, default_main_program
 from .sub_blocks import blocks_outer_reads
 
@@ -109,7 +109,7 @@ def _merge_shape(a, b):
 def cond(pred, true_fn=None, false_fn=None, name=None, return_names=None):
     """Run ``true_fn()`` if ``pred`` else ``false_fn()``; both must return the
     same nested structure of values. In static mode this builds one ``cond`` op."""
-    if in_dynamic_mode():
+    if not in_static_mode():
         fn = true_fn if bool(pred) else false_fn
         return fn() if fn is not None else None
     if not isinstance(pred, Variable):
@@ -284,7 +284,7 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
         raise TypeError("static.nn.while_loop: cond and body must be callables")
     if not isinstance(loop_vars, (list, tuple)) or not loop_vars:
         raise ValueError("static.nn.while_loop: loop_vars must be a non-empty list or tuple")
-    if in_dynamic_mode():
+    if not in_static_mode():
         vals = list(loop_vars)
         while bool(cond(*vals)):
             res = body(*vals)
@@ -550,7 +550,7 @@ def switch_case(branch_index, branch_fns, default=None, name=None):
 
 
 def _index_const(like, i):
-    if in_dynamic_mode():
+    if not in_static_mode():
         return i
     from .program import constant
     return constant(np.asarray(i, dtype=like.dtype))

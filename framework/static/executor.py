@@ -15,6 +15,7 @@ import contextvars
 import numpy as np
 
 from .. import flags
+from ..ops import modes
 from ..dense_tensor import DenseTensor
 from . import codegen
 from .program import Program, Variable, default_main_program
@@ -136,8 +137,7 @@ class Executor:
         outs = plan(scope.vars, feed_arrays)
         if return_numpy:
             return [np.asarray(o) for o in outs]
-        from ..dygraph import Tensor
-        return [Tensor(np.asarray(o)) for o in outs]
+        return [modes.handlers.make_tensor(np.asarray(o), None, True) for o in outs]
 
     def generated_code(self, program=None, feed=None, fetch_list=None):
         """The Python source of the function ``run(program, feed, fetch_list)``
