@@ -18,6 +18,7 @@ from .manipulation import (assign_op, broadcast_tensors, cast, concat, numel_op,
                            scatter_nd, stack)
 from .math import equal_op
 from . import meta
+from .modes import is_static_var
 from .registry import OpError, add_test_case, def_op
 from .shape_args import shape_arg
 from .subscript import slice as _slice, strided_slice
@@ -199,7 +200,7 @@ def apply_(self: 'Tensor', func):
 def is_contiguous(self):
     """Whether the values are stored in row-major order without gaps (a
     Variable has no storage of its own: True)."""
-    data = None if getattr(self, '_is_static_var', False) else getattr(self, 'data', None)
+    data = None if is_static_var(self) else getattr(self, 'data', None)
     return True if data is None else bool(data.flags.c_contiguous)
 
 
