@@ -27,6 +27,11 @@ An ``OpDef`` carries everything either mode needs:
                (``framework.dtype.result_type``); both modes cast them to it
                before the kernel runs (``ops/promotion.py``), so kernels,
                grad rules and ``infer_meta`` see a single dtype.
+* ``onnx(g, *inputs, *attrs)``  the op's ONNX lowering (``@op.def_onnx``):
+               inputs arrive as ONNX value names (a list for a variadic input,
+               None for a missing optional one), ``g`` is the graph being built
+               (``framework/onnx/graph.py``); returns the output value name(s)
+               as the kernel returns arrays. Only ``framework.onnx`` calls it.
 * ``sub_blocks`` the attributes holding the indices of the sub-blocks a
                control-flow op runs (``cond``'s branches, ``while``'s body);
                empty for every other op. Such an op has no numpy kernel: it
@@ -136,7 +141,7 @@ class OpDef:
                  'no_grad_inputs', 'nondiff_outputs', 'random', 'inplace_map',
                  'save_inputs', 'doc', 'test_cases', 'eager_fn', 'variadic_out',
                  'value_from_meta', 'promote', 'attr_types', 'attr_ranges',
-                 'undeclared_attrs', 'output_variadic', 'sub_blocks', 'emit', 'interpret',
+                 'undeclared_attrs', 'onnx', 'output_variadic', 'sub_blocks', 'emit', 'interpret',
                  'block_grad', 'block_rules')
 
     def __init__(self, name, kernel, infer_meta, inputs, outputs, attrs,
@@ -190,6 +195,7 @@ class OpDef:
         self.doc = kernel.__doc__
         self.test_cases = []
         self.eager_fn = None
+        self.onnx = None
         # which outputs are lists (control-flow ops have several list outputs)
         self.output_variadic = tuple(n.endswith('*') for n in outputs)
         # ops running sub-blocks (def_block_op): the attrs holding the block
@@ -238,6 +244,11 @@ class OpDef:
     def def_fast_grad(self, fn):
         """Decorator: set the fused numpy first-order grad."""
         self.fast_grad = self._adapt(fn)
+        return fn
+
+    def def_onnx(self, fn):
+        """Decorator: set the ONNX lowering (see the module docstring)."""
+        self.onnx = fn
         return fn
 
     def _adapt(self, fn):
