@@ -114,11 +114,12 @@ class LayerHelper:
         return op
 
     def _infer_output_shapes(self, block, opdef, op):
-        from ..static.codegen import op_args, output_names
+        from ..static.codegen import output_names
+        from ..static.verify import meta_args
         outs = [n for n in output_names(opdef, op) if n in self._shape_from_op]
         if not outs or opdef.sub_blocks:
             return
-        metas = opdef.infer_meta(*op_args(opdef, op, block._find_var))
+        metas = opdef.infer_meta(*meta_args(block.program, opdef, op))
         metas = metas if isinstance(metas, (list, tuple)) else [metas]
         for n, m in zip(output_names(opdef, op), metas):
             if n in outs:

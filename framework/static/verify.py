@@ -251,7 +251,9 @@ def _check_same_meta(where, program, op, rules):
 
 # ---- shapes and dtypes (infer_meta) ---------------------------------------------------
 
-def _meta_args(program, opdef, op):
+def meta_args(program, opdef, op):
+    """``opdef.infer_meta``'s arguments for ``op``: its input Variables, then
+    its attributes (defaults where the op has none)."""
     from .codegen import kernel_attr
 
     def var(n):
@@ -278,7 +280,7 @@ def program_var(program, name):
 
 def _check_meta(where, program, op, opdef):
     try:
-        metas = opdef.infer_meta(*_meta_args(program, opdef, op))
+        metas = opdef.infer_meta(*meta_args(program, opdef, op))
     except VerifyError:
         raise
     except Exception as e:      # noqa: BLE001 - any failure means the op does not fit
