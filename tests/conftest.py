@@ -3,3 +3,15 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import pytest
+
+
+@pytest.fixture(autouse=True, scope='session')
+def verify_after_every_pass():
+    """The IR verifier checks every program the executor compiles before its
+    passes and after each pass that changed it (a broken program names the
+    pass); ``FLAGS_verify_passes=0`` in the environment turns it off."""
+    import framework
+    framework.set_flags({'FLAGS_verify_passes': os.environ.get('FLAGS_verify_passes') != '0'})
+    yield

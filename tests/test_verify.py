@@ -139,6 +139,58 @@ def test_the_verifier_names_the_broken_op(static_mode):
         verify.verify_program(main)
 
 
+def test_programs_with_pair_paddings_bool_fills_and_run_time_tiles_verify(static_mode):
+    """Attribute declarations that refused what the framework itself builds:
+    ``pad``'s [before, after] pairs, a bool ``full``, ``tile_grad``'s -1
+    (repeats known at run time); and a LayerHelper output takes its op's shape."""
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data('x', [2, 3], 'float32')
+        x.stop_gradient = False
+        reps = static.data('reps', [2], 'int32')
+        padded = paddle.nn.functional.pad(x.unsqueeze(0), [1, 2], data_format='NCL')
+        flags = paddle.full([2], True, 'bool')
+        tiled = paddle.tile(x, reps)
+        loss = tiled.sum() + padded.sum() * paddle.cast(flags, 'float32').sum()
+        static.gradients([loss], [x])
+        helper = paddle.framework.LayerHelper('my_op', input=x)
+        out = helper.create_variable_for_type_inference('float32')
+        helper.append_op('matmul', {'x': x, 'y': x}, {'out': out}, {'transpose_y': True})
+    types = {op.type for op in main.global_block().ops}
+    assert {'pad', 'full', 'tile_grad'} <= types
+    assert list(out.shape) == [2, 2]
+    verify.verify_program(main)
+    pad = next(op for op in main.global_block().ops if op.type == 'pad')
+    pad.attrs['paddings'] = [[0, 0], [1, -2]]
+    with pytest.raises(verify.VerifyError, match='attribute paddings: expected a list of'):
+        verify.verify_program(main)
+
+
+def test_name_scope_and_device_annotations_save_and_load(tmp_path):
+    """``op_namescope``/``op_device`` are the IR's own attributes: a model built
+    under ``static.name_scope``/``device_guard`` loads (the loader's verifier
+    refused them as unknown attributes)."""
+    paddle.enable_static()
+    try:
+        main, startup = static.Program(), static.Program()
+        with static.program_guard(main, startup):
+            x = static.data('x', [2], 'float32')
+            with static.name_scope('block'), static.device_guard('cpu'):
+                out = x * 2.0 + 1.0
+        assert {op.attr('op_device') for op in main.global_block().ops} == {'cpu'}
+        exe = static.Executor()
+        static.save_inference_model(str(tmp_path / 'm'), [x], [out], exe, program=main)
+        prog, feeds, fetches = static.load_inference_model(str(tmp_path / 'm'), exe)
+        got = exe.run(prog, feed={feeds[0]: np.array([1, 2], 'float32')}, fetch_list=fetches)
+        np.testing.assert_array_equal(got[0], [3, 5])
+        op = prog.global_block().ops[0]
+        op.attrs['op_device'] = 7
+        with pytest.raises(verify.VerifyError, match='attribute op_device: expected str'):
+            verify.verify_program(prog)
+    finally:
+        paddle.disable_static()
+
+
 def test_a_loaded_program_runs_only_after_it_verifies(tmp_path):
     """The loaders verify: a well-formed model still loads and computes."""
     paddle.enable_static()

@@ -10,6 +10,7 @@ class LayerHelper:
         self.kwargs = kwargs
         self.layer_type = layer_type
         self.name = kwargs.get('name') or generate(layer_type)
+        self._shape_from_op = set()     # outputs whose shape the op they come from gives
 
     # ---- programs --------------------------------------------------------------------
     @property
@@ -74,10 +75,13 @@ class LayerHelper:
         return counts[suffix]
 
     def create_variable_for_type_inference(self, dtype, stop_gradient=False, shape=None):
-        """A fresh variable of the current block for an op's output (its shape
-        is -1 everywhere unless given)."""
+        """A fresh variable of the current block for an op's output; unless
+        ``shape`` is given, the op ``append_op`` makes it an output of gives it
+        the shape its ``infer_meta`` computes (Paddle's infer_shape)."""
         block = self.main_program.current_block()
         name = self.main_program._names('%s.tmp' % self.name)
+        if shape is None:
+            self._shape_from_op.add(name)
         return block.create_var(name, list(shape) if shape is not None else [-1], dtype,
                                 stop_gradient=stop_gradient)
 
@@ -100,12 +104,27 @@ class LayerHelper:
         """Append op ``type`` (a registered op's name) to the current block;
         ``inputs``/``outputs`` map slot names to variables (or lists of them)."""
         from ..ops import registry
-        registry.lookup(type)                           # a clear error for unknown types
+        opdef = registry.lookup(type)                   # a clear error for unknown types
         names = lambda slots: {k: [v.name if hasattr(v, 'name') else v  # noqa: E731
                                    for v in (vs if isinstance(vs, (list, tuple)) else [vs])]
                                for k, vs in (slots or {}).items()}
-        return self.main_program.current_block().append_op(type, names(inputs),
-                                                           names(outputs), attrs or {})
+        block = self.main_program.current_block()
+        op = block.append_op(type, names(inputs), names(outputs), attrs or {})
+        self._infer_output_shapes(block, opdef, op)
+        return op
+
+    def _infer_output_shapes(self, block, opdef, op):
+        from ..static.codegen import output_names
+        from ..static.verify import meta_args
+        outs = [n for n in output_names(opdef, op) if n in self._shape_from_op]
+        if not outs or opdef.sub_blocks:
+            return
+        metas = opdef.infer_meta(*meta_args(block.program, opdef, op))
+        metas = metas if isinstance(metas, (list, tuple)) else [metas]
+        for n, m in zip(output_names(opdef, op), metas):
+            if n in outs:
+                block._find_var(n)._shape = tuple(m.shape)
+                self._shape_from_op.discard(n)
 
     def append_activation(self, input_var, act=None, use_cudnn=None):
         """``act`` (a name of ``paddle.nn.functional``, or kwargs['act']) of ``input_var``."""

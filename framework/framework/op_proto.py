@@ -31,7 +31,7 @@ class OpProto:
         self.type = op.name
         self.inputs = [_Slot(n, v, o) for n, v, o in zip(op.input_names, op.variadic,
                                                           op.optional)]
-        self.outputs = [_Slot(n, op.variadic_out) for n in op.output_names]
+        self.outputs = [_Slot(n, v) for n, v in zip(op.output_names, op.output_variadic)]
         self.attrs = [_Attr(n, d) for n, d in zip(op.attr_names, op.attr_defaults)]
         self.comment = op.doc or ''
 

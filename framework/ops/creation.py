@@ -125,7 +125,9 @@ def _full_meta(shape, value, dtype):
     return Meta(shape, dtype)
 
 
-@def_op('full', _full_meta, differentiable=False, **SHAPE_ATTR)
+# a bool tensor is filled with a bool (full([2], True, 'bool'), folded bool constants)
+@def_op('full', _full_meta, differentiable=False, attr_ranges=SHAPE_ATTR['attr_ranges'],
+        attr_types=dict(SHAPE_ATTR['attr_types'], value='float|bool'))
 def full_op(shape=(), value=0.0, dtype='float32'):
     return np.full(shape, value, dtype=dtype)
 

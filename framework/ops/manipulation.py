@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import dtype as _dt
 from .compat_args import aliases, dims_after_tensor, torch_order
+from . import attr_types as _attr_types
 from . import lib, meta
 from .creation import _holds_value, _list_dtype, full_like_op, to_tensor, zeros
 from .grad_utils import expand_as as expand_as_op
@@ -701,8 +702,9 @@ def _tile_grad_meta(g, x, repeat_times):
     return Meta(meta.shape_of(x), meta.dtype_of(g))
 
 
+# a repeat of -1 is known only at run time (the grads of tile_like and dynamic_tile)
 @def_op('tile_grad', _tile_grad_meta, no_grad_inputs=('x',), save_inputs=False,
-        **_REPEATS_ATTR)
+        attr_types={'repeat_times': 'ints'}, attr_ranges={'repeat_times': (-1, None)})
 def tile_grad_op(g, x, repeat_times=()):
     """The gradient of ``tile``: g's tiles summed onto x's shape."""
     return _tile_reduce(g, np.shape(x), repeat_times)
@@ -911,6 +913,16 @@ def _check_pad(shape, paddings, mode):
                           % ([b, a], n, axis))
 
 
+def _paddings_type(value, inputs):
+    """``pad``'s ``paddings``: one ``[before, after]`` pair of ints >= 0 per dim."""
+    if not isinstance(value, (list, tuple)) or not all(
+            isinstance(p, (list, tuple)) and len(p) == 2
+            and all(type(v) is int and 0 <= v <= _attr_types.INT64_MAX for v in p)
+            for p in value):
+        raise _attr_types.AttrTypeError('expected a list of [before, after] pairs of ints >= 0, '
+                                       'got %r' % (value,))
+
+
 def _pad_meta(x, paddings, mode, value):
     shape = meta.shape_of(x)
     _check_pad(shape, paddings, mode)
@@ -918,7 +930,7 @@ def _pad_meta(x, paddings, mode, value):
                 meta.dtype_of(x))
 
 
-@def_op('pad', _pad_meta, save_inputs=False, attr_types={'paddings': 'ints'})
+@def_op('pad', _pad_meta, save_inputs=False, attr_types={'paddings': _paddings_type})
 def pad_op(x, paddings=(), mode='constant', value=0.0):
     """Pad each dim by ``paddings[i] = [before, after]``."""
     _check_pad(x.shape, paddings, mode)
@@ -948,7 +960,7 @@ def _pad_grad_meta(g, x, paddings, mode):
 
 
 @def_op('pad_grad', _pad_grad_meta, no_grad_inputs=('x',), save_inputs=False,
-        attr_types={'paddings': 'ints'})
+        attr_types={'paddings': _paddings_type})
 def pad_grad_op(g, x, paddings=(), mode='constant'):
     """The adjoint of ``pad`` (x only gives the shape)."""
     return _pad_adjoint(g, paddings, mode)

@@ -432,16 +432,14 @@ def compile_program(program, feed_names, fetch_names, strategy=None, side_effect
                     check_nan_inf=False):
     """A ``Plan`` computing ``fetch_names`` from ``feed_names`` (and the scope);
     ``check_nan_inf``: every op's outputs are checked for NaN/Inf as it runs."""
-    from .passes import run_passes
+    from .passes import run_pipeline
     work = program.clone()
     work._captured = program._captured
     gb = work.global_block()
     for n in fetch_names:
         if gb._find_var(n) is None and not any(b._find_var(n) is not None for b in work.blocks):
             raise ValueError("fetch target '%s' is not a variable of the program" % n)
-    gb.ops = prune_block(work, gb, fetch_names, feed_names, side_effects)
-    if strategy is not None:
-        run_passes(work, feed_names, fetch_names, strategy)
+    run_pipeline(work, feed_names, fetch_names, strategy, side_effects)
     em = _Emitter(work, program._captured, check_nan_inf)
     em.emit('# S: the scope values by name, F: the feeds by name; returns the fetches', 0)
     em.emit('def run(S, F):', 0)

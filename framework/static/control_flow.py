@@ -17,6 +17,13 @@ that walks the saved per-iteration loop values backwards, recomputing the body
 and running its grad block. The code generator emits all of them inline (an
 ``if``/``while`` statement in the generated function), so control flow costs
 no more than Python's own.
+
+All three are registry ops (``registry.def_block_op``, at the end of this
+module): the registry declares their slots, attribute types and
+``sub_blocks``, and holds the hooks the static side calls instead of a
+kernel: ``emit`` (codegen), ``block_grad`` (static backward) and
+``block_rules`` (the verifier). Their captured
+``Input`` lists are ``sub_blocks.blocks_outer_reads`` of their blocks.
 """
 import numpy as np
 

@@ -10,8 +10,9 @@ will (sub-blocks where the control-flow ops run them) and checks:
   number of names (one for a plain input, at most one for an optional one);
 * its attributes: only declared names, each of its declared type and range
   (``ops/attr_types.py``), plus the IR's own ``IR_ATTRS`` on any op (role,
-  stop-gradient, the user's source location); the executor's own markers (``op_inplace``,
-  ``op_free``: set by passes on the executor's private copy) are refused;
+  stop-gradient, the user's source location, name-scope and device
+  annotations); the executor's own markers (``op_inplace``, ``op_free``: set
+  by passes on the executor's private copy) are refused;
 * sub-block indices are in range, sub-blocks form no cycle, control flow is
   nested at most ``MAX_NESTING`` deep and the program, with each sub-block
   counted at every use, has at most ``MAX_EXPANDED_OPS`` ops (the size of
@@ -27,7 +28,12 @@ will (sub-blocks where the control-flow ops run them) and checks:
   first run allocate gigabytes;
 * what ``infer_meta`` computes from the declared inputs agrees with the
   declared outputs (same dtype, same rank, equal known dims), and the values
-  a control-flow op passes in and out of its sub-blocks agree likewise.
+  a control-flow op passes in and out of its sub-blocks agree likewise;
+* optionally, that the fetched names have values at the end.
+
+The executor's pass pipeline runs it after each pass with
+``FLAGS_verify_passes`` on (``static/passes/__init__.py``), on its private
+copy where the passes' own markers are allowed (``executor_copy``).
 
 The loaders run it on every program read from a file; a failure raises
 ``VerifyError`` naming the block, the op and what is wrong.
@@ -55,7 +61,9 @@ MAX_LOCATION_CHARS = 4096
 
 def _location_type(value, inputs):
     """``op_location``: the user's ``'file:line'`` that built the op
-    (``framework/_location.py``), kept in saved programs for error messages."""
+    (``framework/_location.py``), kept in saved programs for error messages;
+    ``op_namescope``/``op_device``: ``static.name_scope``/``device_guard``
+    annotations, the same kind of bounded text."""
     if not isinstance(value, str):
         raise attr_types.AttrTypeError('expected str, got %r' % type(value).__name__)
     if len(value) > MAX_LOCATION_CHARS:
@@ -67,7 +75,9 @@ def _location_type(value, inputs):
 IR_ATTRS = {'op_role': (attr_types.parse('str'),
                         {'forward', 'backward', 'optimize', 'lr_sched', 'loss'}),
             'op_stop_gradient': (attr_types.parse('bool'), None),
-            'op_location': (_location_type, None)}
+            'op_location': (_location_type, None),
+            'op_namescope': (_location_type, None),
+            'op_device': (_location_type, None)}
 # what the executor's passes set on its private copy; never read from a file
 EXECUTOR_ATTRS = ('op_inplace', 'op_free')
 
@@ -157,8 +167,26 @@ def _registry_slots(opdef):
     return ins, outs
 
 
-def _check_attrs(where, op, check_one, declared_names):
+def _check_executor_attr(where, op, name, value):
+    """``op_inplace``: the index of a single-name input whose buffer the op's
+    in-place kernel overwrites; ``op_free``: names whose last use the op is."""
+    from .codegen import INPLACE_KERNELS
+    if name == 'op_free':
+        if not (isinstance(value, list) and all(isinstance(n, str) and n for n in value)):
+            _fail(where, 'attribute op_free: expected a list of variable names, got %r' % (value,))
+        return
+    slots = list(registry.lookup(op.type).input_names)
+    if op.type not in INPLACE_KERNELS or type(value) is not int or \
+            not 0 <= value < len(slots) or len(op.inputs.get(slots[value], ())) != 1:
+        _fail(where, 'attribute op_inplace: %r names no input the op can overwrite in place'
+              % (value,))
+
+
+def _check_attrs(where, op, check_one, declared_names, executor_copy=False):
     for name, value in op.attrs.items():
+        if name in EXECUTOR_ATTRS and executor_copy:
+            _check_executor_attr(where, op, name, value)
+            continue
         if name in EXECUTOR_ATTRS:
             _fail(where, "attribute '%s' is the executor's own and is never read from a "
                          "program" % name)
@@ -182,17 +210,18 @@ def _input_counts(op):
     return {slot: len(names) for slot, names in op.inputs.items()}
 
 
-def _check_registry_op(where, op, opdef):
+def _check_registry_op(where, op, opdef, executor_copy=False):
     ins, outs = _registry_slots(opdef)
     _check_slots(where, op.inputs, ins, 'input')
     _check_slots(where, op.outputs, outs, 'output')
     counts = _input_counts(op)
-    _check_attrs(where, op, lambda n, v: opdef.check_attr(n, v, counts), opdef.attr_names)
+    _check_attrs(where, op, lambda n, v: opdef.check_attr(n, v, counts), opdef.attr_names,
+                 executor_copy)
 
 
-def _check_block_op(where, op, opdef, n_blocks):
+def _check_block_op(where, op, opdef, n_blocks, executor_copy=False):
     """The registry checks, then what ``opdef.block_rules`` adds."""
-    _check_registry_op(where, op, opdef)
+    _check_registry_op(where, op, opdef, executor_copy)
     rules = opdef.block_rules
     for name in rules.required:
         if name not in op.attrs:
@@ -222,7 +251,9 @@ def _check_same_meta(where, program, op, rules):
 
 # ---- shapes and dtypes (infer_meta) ---------------------------------------------------
 
-def _meta_args(program, opdef, op):
+def meta_args(program, opdef, op):
+    """``opdef.infer_meta``'s arguments for ``op``: its input Variables, then
+    its attributes (defaults where the op has none)."""
     from .codegen import kernel_attr
 
     def var(n):
@@ -249,7 +280,7 @@ def program_var(program, name):
 
 def _check_meta(where, program, op, opdef):
     try:
-        metas = opdef.infer_meta(*_meta_args(program, opdef, op))
+        metas = opdef.infer_meta(*meta_args(program, opdef, op))
     except VerifyError:
         raise
     except Exception as e:      # noqa: BLE001 - any failure means the op does not fit
@@ -279,9 +310,10 @@ def _check_meta(where, program, op, opdef):
 # ---- walking the program ----------------------------------------------------------------
 
 class _Walk:
-    def __init__(self, program, check_meta):
+    def __init__(self, program, check_meta, executor_copy=False):
         self.program = program
         self.check_meta = check_meta
+        self.executor_copy = executor_copy
         self.expanded = 0
         self.checked = set()      # ids of ops whose signature and metas were checked
         self.declared = {n for b in program.blocks for n in b.vars}
@@ -324,6 +356,8 @@ class _Walk:
             for path in rules.paths(op):
                 self.path(where, path, env, stack, loops + rules.loop)
         _define(env, added, op.output_arg_names)
+        if self.executor_copy:      # the generated code deletes these locals here
+            env.difference_update(op.attrs.get('op_free', ()))
 
     def signature(self, where, op, opdef):
         rules = opdef.block_rules
@@ -333,11 +367,11 @@ class _Walk:
             if n and n not in self.declared:
                 _fail(where, "refers to variable '%s', which the program does not declare" % n)
         if rules is not None:
-            _check_block_op(where, op, opdef, len(self.program.blocks))
+            _check_block_op(where, op, opdef, len(self.program.blocks), self.executor_copy)
             if self.check_meta:
                 _check_same_meta(where, self.program, op, rules)
             return
-        _check_registry_op(where, op, opdef)
+        _check_registry_op(where, op, opdef, self.executor_copy)
         if self.check_meta:
             _check_meta(where, self.program, op, opdef)
 
@@ -363,15 +397,25 @@ def _define(env, added, names):
             added.append(n)
 
 
-def verify_program(program, defined=None, check_meta=True):
+def verify_program(program, defined=None, check_meta=True, fetch_names=(),
+                   executor_copy=False):
     """Raise ``VerifyError`` unless ``program`` is well-formed (see the module
     doc). ``defined``: the names that have values before the program runs;
-    by default its data (feed) variables and persistable variables."""
+    by default its data (feed) variables and persistable variables.
+    ``fetch_names``: names that must have a value when the global block ends.
+    ``executor_copy``: the program is the executor's private copy after its
+    passes, so the markers they set (``op_inplace``, ``op_free``) are allowed,
+    checked, and a freed name has no value after the op that frees it."""
     if defined is None:
         defined = {n for b in program.blocks for n, v in b.vars.items()
                    if v.is_data or v.persistable}
     _check_vars(program)
-    _Walk(program, check_meta).block(0, set(defined), [])
+    env = set(defined)
+    _Walk(program, check_meta, executor_copy).block(0, env, [])
+    missing = [n for n in fetch_names if n not in env]
+    if missing:
+        _fail('the program', 'nothing computes the fetched %s'
+              % ', '.join("'%s'" % n for n in missing))
     return program
 
 

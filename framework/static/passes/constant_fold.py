@@ -17,7 +17,6 @@ import numpy as np
 
 from ...ops import registry
 from .. import codegen
-from . import register_pass
 from ..sub_blocks import sub_block_ids
 from .analysis import CONSTANT_OPS, Constants, Usage, is_pure, op_attr_values
 
@@ -145,8 +144,7 @@ def _try_fold(op, usage, consts):
     return _evaluate(opdef, op, args)
 
 
-@register_pass('constant_folding')
 def constant_folding(program, feed_names, fetch_names):
     usage = Usage(program, feed_names, fetch_names)
     consts = Constants(usage, MAX_ELEMENTS)
-    fold_block(program, program.global_block(), usage, consts)
+    return fold_block(program, program.global_block(), usage, consts)

@@ -11,7 +11,6 @@ private (not fetched, persistable or named in attributes).
 import json
 
 from ...ops import registry
-from . import register_pass
 from ..sub_blocks import sub_block_ids
 from .analysis import Usage, is_pure, op_attr_values, rename_uses
 
@@ -58,7 +57,6 @@ def _cse_block(program, block, table, usage, seen):
     return changed
 
 
-@register_pass('enable_cse')
 def common_subexpression_elimination(program, feed_names, fetch_names):
     usage = Usage(program, feed_names, fetch_names)
-    _cse_block(program, program.global_block(), {}, usage, {0})
+    return _cse_block(program, program.global_block(), {}, usage, {0})

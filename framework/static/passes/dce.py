@@ -11,7 +11,6 @@ Removal repeats until nothing changes, so whole dead chains disappear.
 """
 from ...ops import registry
 from .. import codegen
-from . import register_pass
 from .analysis import Usage, is_structural
 
 
@@ -37,9 +36,9 @@ def _forget(op, usage):
                     break
 
 
-@register_pass('enable_dce')
 def dead_code_elimination(program, feed_names, fetch_names):
     usage = Usage(program, feed_names, fetch_names)
+    removed = False
     changed = True
     while changed:
         changed = False
@@ -55,3 +54,5 @@ def dead_code_elimination(program, feed_names, fetch_names):
                 kept.reverse()
                 block.ops = kept
                 program._bump()
+                removed = True
+    return removed

@@ -16,7 +16,6 @@ its group was; inputs read earlier by the group must therefore be stable (not
 rewritten in between).
 """
 from ...ops import fused, registry
-from . import register_pass
 from .analysis import ShapeClasses, Usage, op_attr_values
 
 MAX_GROUP = 64
@@ -132,14 +131,15 @@ def fuse_matmul_block(program, block, usage, shapes):
     return bool(at)
 
 
-@register_pass('fuse_matmul_add_act')
 def fuse_matmul_add_act(program, feed_names, fetch_names):
     if not registry.has_op('matmul'):
-        return
+        return False
     usage = Usage(program, feed_names, fetch_names)
     shapes = ShapeClasses(program, usage)
+    changed = False
     for block in program.blocks:
-        fuse_matmul_block(program, block, usage, shapes)
+        changed |= fuse_matmul_block(program, block, usage, shapes)
+    return changed
 
 
 # ---- elementwise trees -------------------------------------------------------------
@@ -224,9 +224,10 @@ def fuse_elementwise_block(program, block, usage, kinds):
     return bool(at)
 
 
-@register_pass('fuse_elewise_add_act_ops')
 def fuse_elementwise(program, feed_names, fetch_names):
     kinds = fused.elementwise_ops()
     usage = Usage(program, feed_names, fetch_names)
+    changed = False
     for block in program.blocks:
-        fuse_elementwise_block(program, block, usage, kinds)
+        changed |= fuse_elementwise_block(program, block, usage, kinds)
+    return changed

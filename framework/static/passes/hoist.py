@@ -18,7 +18,6 @@ no effect besides their result, but an op that can fail on its input values
 would fail only if the loop ran.
 """
 from ...ops import registry
-from . import register_pass
 from ..sub_blocks import blocks_outer_reads, nested_ops, sub_block_ids
 from .analysis import Usage, attr_strings, is_pure
 
@@ -120,7 +119,6 @@ def _update_captured(program, blocks, loop_op):
         loop_op.inputs['Input'] = [n for n in reads if n not in pinned]
 
 
-@register_pass('loop_invariant_hoisting')
 def loop_invariant_hoisting(program, feed_names, fetch_names):
     loops = []
     for b in program.blocks:
@@ -128,9 +126,12 @@ def loop_invariant_hoisting(program, feed_names, fetch_names):
             if op.type in LOOP_TYPES and sub_block_ids(op):
                 loops.append((_depth(program, b.idx), b.idx, op))
     if not loops:
-        return
+        return False
     loops.sort(key=lambda t: -t[0])
     usage = Usage(program, feed_names, fetch_names)
+    changed = False
     for _, bidx, op in loops:
         if _hoist_loop(program, program.block(bidx), op, usage):
             usage = Usage(program, feed_names, fetch_names)
+            changed = True
+    return changed

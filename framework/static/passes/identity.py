@@ -22,7 +22,6 @@ named in attributes), so no observer can tell the difference.
 import numpy as np
 
 from ...ops import registry
-from . import register_pass
 from .analysis import Constants, ShapeClasses, Usage, dominated, rename_uses, shape_known
 
 _VIEW_OPS = ('reshape', 'reshape_as', 'squeeze', 'unsqueeze', 'flatten')
@@ -125,19 +124,22 @@ def _remove_block(program, block, usage, consts, shapes):
             continue
         rename_uses(program, out, src, usage.readers.get(out, []))
         usage.readers[src] = usage.readers.get(src, []) + usage.readers.pop(out, [])
-    if len(kept) != len(block.ops):
-        block.ops = kept
-        program._bump()
+    if len(kept) == len(block.ops):
+        return False
+    block.ops = kept
+    program._bump()
+    return True
 
 
 _CANDIDATES = frozenset(('assign', 'scale', 'cast', 'reduce_as', 'expand_as')
                         + _VIEW_OPS + tuple(_NEUTRAL))
 
 
-@register_pass('remove_identity')
 def remove_identity_ops(program, feed_names, fetch_names):
     usage = Usage(program, feed_names, fetch_names)
     consts = Constants(usage)
     shapes = ShapeClasses(program, usage)
+    changed = False
     for block in program.blocks:
-        _remove_block(program, block, usage, consts, shapes)
+        changed |= _remove_block(program, block, usage, consts, shapes)
+    return changed

@@ -25,7 +25,6 @@ Both mark ops with attributes the code generator reads (``op_inplace``,
 """
 from ...ops import fused, registry
 from .. import codegen
-from . import register_pass
 from .analysis import ShapeClasses, Usage, is_structural
 
 FRESH_OPS = frozenset(fused.ELEMENTWISE_UNARY + fused.ELEMENTWISE_BINARY +
@@ -101,14 +100,14 @@ def mark_inplace(program, block, usage):
     return marked
 
 
-@register_pass('enable_inplace')
 def inplace_buffer_reuse(program, feed_names, fetch_names):
     usage = Usage(program, feed_names, fetch_names)
-    if mark_inplace(program, program.global_block(), usage):
-        program._bump()
+    if not mark_inplace(program, program.global_block(), usage):
+        return False
+    program._bump()
+    return True
 
 
-@register_pass('memory_optimize')
 def free_after_last_use(program, feed_names, fetch_names):
     usage = Usage(program, feed_names, fetch_names)
     block = program.global_block()
@@ -127,6 +126,7 @@ def free_after_last_use(program, feed_names, fetch_names):
         block.ops[i].attrs['op_free'] = sorted(set(names))
     if frees:
         program._bump()
+    return bool(frees)
 
 
 def _droppable(name, usage, pos):
