@@ -31,6 +31,7 @@ from .dygraph import (Parameter, Tensor, enable_grad, grad, is_grad_enabled, no_
 from .ops.math import *  # noqa: F401,F403
 from .ops.reduce import *  # noqa: F401,F403
 from .ops.manipulation import *  # noqa: F401,F403
+from .ops.subscript import *  # noqa: F401,F403
 from .ops.creation import *  # noqa: F401,F403
 from .ops.creation import inclusive_range as range  # noqa: A001,F401
 from .ops.compare import *  # noqa: F401,F403

@@ -1621,7 +1621,8 @@ def local_response_norm(x, size, alpha=1e-4, beta=0.75, k=1.0, data_format='NCHW
     padded = M.concat([z for z in (zeros[0],) if z is not None] + [sq] +
                       [z for z in (zeros[1],) if z is not None], axis=ca)
     c = x.shape[ca]
-    windows = [M.slice(padded, [ca], [i], [i + c]) for i in range(size)]
+    from .subscript import slice as slice_
+    windows = [slice_(padded, [ca], [i], [i + c]) for i in range(size)]
     div = (R.sum(M.stack(windows, axis=0), axis=0) * (alpha / size) + k) ** beta
     return x / div
 

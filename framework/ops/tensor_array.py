@@ -37,7 +37,8 @@ def array_append_op(arr, x):
 
 @array_append_op.def_grad
 def _array_append_grad(g, arr, x, out):
-    from .manipulation import getitem, reshape_as_op
+    from .manipulation import reshape_as_op
+    from .subscript import getitem
     # reshaped: a stand-in of no items may have another item shape
     ga = None if arr is None else reshape_as_op(getitem(g, slice(None, -1)), arr)
     return ga, getitem(g, -1)

@@ -36,8 +36,7 @@ import math
 
 from ... import dtype as _dt
 from ...ops.creation import arange, full, full_like, zeros
-from ...ops.manipulation import (cast, concat, reshape, stack, strided_slice,
-                                 unsqueeze, unstack)
+from ...ops.manipulation import cast, concat, reshape, stack, unsqueeze, unstack
 from ...ops.math import less_than, matmul
 from ...ops.rnn_cells import gru_cell_op, lstm_cell_op
 from .. import functional as F
