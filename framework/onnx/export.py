@@ -56,6 +56,11 @@ def program_to_model(program, feed_names, fetch_names, values, opset_version=DEF
     outputs = []
     for n in fetch_names:
         v = block.var(n)
+        if n not in g.env:
+            producer = next((op.type for op in block.ops if n in op.output_arg_names), None)
+            raise OnnxExportError("paddle.onnx.export: fetch '%s' is an output the lowering of "
+                                  "op '%s' does not produce (a training-time output)"
+                                  % (n, producer))
         out = out_names.get(n) or g.fresh(n)   # a fetch that is also an input: a new name
         g.nodes.append(helper.make_node('Identity', [g.lookup(n)], [out],
                                         name=g.fresh('output')))
