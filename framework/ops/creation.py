@@ -294,8 +294,12 @@ def assign_value_op(value=None, dtype='float32'):
     return np.array(value, dtype=dtype)
 
 
-assign_value_op.def_onnx(lambda g, value, dtype: g.const(assign_value_op.kernel(value, dtype),
-                                                         hint='constant'))
+@assign_value_op.def_onnx
+def _assign_value_onnx(g, value, dtype):
+    if np.dtype(dtype).kind == 'c':
+        raise OpError("assign_value: a %s constant cannot be exported (ONNX runtimes have no "
+                      "complex tensors)" % dtype)
+    return g.const(assign_value_op.kernel(value, dtype), hint='constant')
 
 
 def assign_value_attr(arr):
