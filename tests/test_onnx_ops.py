@@ -115,6 +115,10 @@ def test_onnx_lowering_matches_kernel(name, k, tmp_path):
         pytest.skip('ONNX operators take no complex tensors')
     try:
         want, got = _export_and_run(op, args, tmp_path)
+    except OnnxExportError as e:
+        if 'complex' not in str(e):
+            raise
+        pytest.skip('a complex result: ONNX runtimes have no complex tensors')
     except Exception as e:     # onnxruntime lacks a float64 kernel for an op: float32
         if 'NOT_IMPLEMENTED' not in str(e) and 'Could not find an implementation' not in str(e):
             raise

@@ -52,6 +52,11 @@ def _cast_grad(g, x, out, dtype):
     return cast_op(g, str(np.dtype(x.dtype)))
 
 
+@cast_op.def_onnx
+def _cast_onnx(g, x, dtype):
+    return g.op('Cast', x, to=g.tensor_type(dtype))
+
+
 @cast_op.def_fast_grad
 def _cast_fast(g, x, out, dtype):
     if not _dt.is_inexact(x.dtype):
@@ -317,6 +322,13 @@ def dynamic_reshape_op(x, shape_tensor, shape=()):
 dynamic_reshape_op.def_grad(lambda g, x, shape_tensor, out, shape: (reshape_as_op(g, x), None))
 dynamic_reshape_op.def_fast_grad(
     lambda g, x, shape_tensor, out, shape: (g.reshape(np.shape(x)), None))
+
+
+
+@dynamic_reshape_op.def_onnx
+def _dynamic_reshape_onnx(g, x, shape_tensor, shape):
+    # ONNX Reshape's entries follow reshape's rules too (-1 inferred, 0 copies x's dim)
+    return g.op('Reshape', x, g.op('Cast', shape_tensor, to=g.tensor_type(np.int64)))
 
 
 @aliases(x=('input',))
@@ -1907,6 +1919,9 @@ def shape_op(x):
     return np.asarray(np.shape(x), np.int64)
 
 
+shape_op.def_onnx(lambda g, x: g.op('Shape', x))
+
+
 def _numel_meta(x):
     return Meta((), np.int64)
 
@@ -1915,6 +1930,9 @@ def _numel_meta(x):
         value_from_meta=lambda x: np.asarray(_numel(meta.shape_of(x)), np.int64))
 def numel_op(x):
     return np.asarray(np.size(x), np.int64)
+
+
+numel_op.def_onnx(lambda g, x: g.op('Size', x))
 
 
 def _shape_api(input):  # noqa: A002

@@ -357,6 +357,40 @@ isinf_op = _no_grad_unary('isinf', lambda x: np.isinf(x))
 isfinite_op = _no_grad_unary('isfinite', lambda x: np.isfinite(x))
 
 
+def _onnx_compare(onnx_type, negate=False):
+    """A comparison's lowering: its inputs already share one dtype (promotion
+    casts them in the Program)."""
+    def lower(g, x, y):
+        out = g.op(onnx_type, x, y)
+        return g.op('Not', out) if negate else out
+    return lower
+
+
+def _as_bool(g, x):
+    """Logical ops look at truth values: a non-bool input is cast."""
+    return x if g.meta(x).dtype == np.bool_ else g.op('Cast', x, to=g.tensor_type(np.bool_))
+
+
+def _onnx_logical(onnx_type):
+    return lambda g, x, y: g.op(onnx_type, _as_bool(g, x), _as_bool(g, y))
+
+
+for _op, _lower in ((equal_op, _onnx_compare('Equal')),
+                    (not_equal_op, _onnx_compare('Equal', negate=True)),
+                    (less_than_op, _onnx_compare('Less')),
+                    (less_equal_op, _onnx_compare('LessOrEqual')),
+                    (greater_than_op, _onnx_compare('Greater')),
+                    (greater_equal_op, _onnx_compare('GreaterOrEqual')),
+                    (logical_and_op, _onnx_logical('And')),
+                    (logical_or_op, _onnx_logical('Or')),
+                    (logical_xor_op, _onnx_logical('Xor'))):
+    _op.def_onnx(_lower)
+logical_not_op.def_onnx(lambda g, x: g.op('Not', _as_bool(g, x)))
+isnan_op.def_onnx(lambda g, x: g.op('IsNaN', x))
+isinf_op.def_onnx(lambda g, x: g.op('IsInf', x))
+isfinite_op.def_onnx(lambda g, x: g.op('Not', g.op('Or', g.op('IsNaN', x), g.op('IsInf', x))))
+
+
 def _check_bit_dtypes(*ms):
     for m in ms:
         if meta.is_scalar(m):

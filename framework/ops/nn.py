@@ -1223,6 +1223,16 @@ def embedding_op(ids, weight, padding_idx=-1):
     return out
 
 
+@embedding_op.def_onnx
+def _embedding_onnx(g, ids, weight, padding_idx):
+    out = g.op('Gather', weight, ids, axis=0)
+    if padding_idx < 0:
+        return out
+    pad = g.op('Unsqueeze', g.op('Equal', ids, g.const(np.asarray(padding_idx, g.meta(ids).dtype))),
+               g.ints([-1]))
+    return g.op('Where', pad, g.const(np.zeros((), g.meta(weight).dtype)), out)
+
+
 def _embedding_grad_meta(g, ids, num_embeddings=0, padding_idx=-1):
     gs = meta.shape_of(g)
     return Meta((num_embeddings, gs[-1]), meta.dtype_of(g))

@@ -1,0 +1,152 @@
+"""ONNX lowerings of the control-flow ops: ``cond`` -> ``If``, ``while`` -> ``Loop``.
+
+Both IR ops already have ONNX's shape (see ``static/control_flow.py``): a
+``cond`` yields the values its branch blocks name, a ``while`` carries its
+loop values through a body block and recomputes its condition with a cond
+block. A branch or a body lowers into a child ``Graph`` (``g.subgraph``-style:
+it shares the parent's name space and reads the enclosing graph's values
+directly, as ONNX's outer-scope references allow), so nesting -- an if in a
+loop, a loop in a loop -- is plain recursion through ``lower_block``.
+
+The Loop is built without a trip-count input: its condition is the IR's cond
+block, run once on the initial values before the loop and again at the end of
+each iteration on the new values, so the number of iterations follows the
+data. Constants made inside a subgraph become initializers of the main graph.
+
+``cond_to_onnx`` and ``while_to_onnx`` take the op's inputs, attributes and
+blocks (not the op), so they can serve as registry lowerings as they are.
+"""
+import numpy as np
+
+from ..ops.registry import Meta
+from .graph import BLOCK_LOWERINGS, Graph, OnnxExportError, lower_block
+
+
+def cond_to_onnx(g, pred, true_block, false_block, true_outs, false_outs, out_metas):
+    """An ``If`` node choosing between the values ``true_outs``/``false_outs``
+    the branch blocks compute; returns its output names. A value named ''
+    in one branch (defined on the other path only, read only there) is a
+    zero-filled stand-in of the output's dtype."""
+    if not out_metas:
+        return []       # a cond that yields nothing has no effect on the outputs
+    branches = {}
+    for key, block, names in (('then_branch', true_block, true_outs),
+                              ('else_branch', false_block, false_outs)):
+        child = Graph(g.opset, parent=g)
+        lower_block(child, block)
+        values = [child.lookup(n) if n else _stand_in(child, m)
+                  for n, m in zip(names, out_metas)]
+        branches[key] = finish_subgraph(child, key, [], values, out_metas)
+    return g.op('If', bool_scalar(g, pred), outputs=['cond_out'] * len(out_metas), **branches)
+
+
+def while_to_onnx(g, inits, cond_block, body_block, loop_vars, cond_out, body_outs,
+                  var_metas):
+    """A ``Loop`` node carrying ``inits`` (bound to the ``loop_vars``
+    placeholders the blocks read) while the cond block's ``cond_out`` holds;
+    returns the final loop values."""
+    first = inline_block(g, cond_block, dict(zip(loop_vars, inits)))
+    keep_going = bool_scalar(g, first.lookup(cond_out))
+    body = Graph(g.opset, parent=g)
+    iteration = body.fresh('iteration')
+    cond_in = body.fresh('cond_in')
+    carried = [body.fresh(n) for n in loop_vars]
+    for ph, name, m in zip(loop_vars, carried, var_metas):
+        body.env[ph] = name
+        body.set_meta(name, m)
+    lower_block(body, body_block)
+    new_values = [body.lookup(n) for n in body_outs]
+    again = inline_block(body, cond_block, dict(zip(loop_vars, new_values)))
+    body_cond = bool_scalar(body, again.lookup(cond_out))
+    scalar = lambda dtype: Meta((), dtype)   # noqa: E731
+    graph = finish_subgraph(
+        body, 'loop_body',
+        [(iteration, scalar(np.int64)), (cond_in, scalar(np.bool_))] + list(zip(carried, var_metas)),
+        [body_cond] + new_values, [scalar(np.bool_)] + list(var_metas))
+    return g.op('Loop', None, keep_going, *inits, outputs=['loop_out'] * len(inits), body=graph)
+
+
+# ---- subgraphs ------------------------------------------------------------------------
+
+def inline_block(g, block, bindings):
+    """Lower ``block`` into ``g``'s node list with IR names rebound by
+    ``bindings``, in a scope of its own (so the rebinding does not outlive it);
+    returns the scope, whose ``lookup`` finds the block's values."""
+    scope = Graph(g.opset, parent=g)
+    scope.env.update(bindings)
+    lower_block(scope, block)
+    g.nodes.extend(scope.nodes)
+    g.initializers.extend(scope.initializers)
+    g._metas.update(scope._metas)
+    return scope
+
+
+def finish_subgraph(child, name, inputs, values, metas):
+    """The ``GraphProto`` of ``child`` with graph ``inputs`` [(name, Meta)] and
+    outputs ``values`` (each through its own Identity: a subgraph output must
+    be a value the subgraph itself produces). Its constants move to the main
+    graph, which every subgraph can read."""
+    helper = child._helper
+    outs = []
+    for v, m in zip(values, metas):
+        out = child.fresh(name + '_out')
+        child.nodes.append(helper.make_node('Identity', [v], [out], name=child.fresh('Identity')))
+        outs.append(_value_info(child, out, m))
+    root = child
+    while root.parent is not None:
+        root = root.parent
+    root.initializers.extend(child.initializers)
+    return helper.make_graph(child.nodes, child.fresh(name),
+                             [_value_info(child, n, m) for n, m in inputs], outs)
+
+
+def _value_info(g, name, m):
+    """A value's type: its dtype and rank, its dims where the IR knows them."""
+    return g._helper.make_tensor_value_info(name, g.tensor_type(m.dtype),
+                                            [d if d >= 0 else None for d in m.shape])
+
+
+def _stand_in(g, m):
+    return g.const(np.zeros([max(d, 0) for d in m.shape], m.dtype), hint='undefined')
+
+
+def bool_scalar(g, value):
+    """``value`` (a one-element predicate) as the 0-d bool If and Loop take."""
+    m = g.meta(value)
+    if m.dtype != np.bool_:
+        value = g.op('Cast', value, to=g.tensor_type(np.bool_))
+    if m.shape != ():
+        value = g.op('Reshape', value, g.ints([]))
+    return value
+
+
+# ---- the IR ops ------------------------------------------------------------------------
+
+def _cond_op(g, op):
+    program = op.block.program
+    if op.attr('true_fwd_block') is not None or op.attr('false_fwd_block') is not None:
+        raise OnnxExportError("a gradient cond cannot be exported (export inference programs)")
+    outs = op.output('Out')
+    return cond_to_onnx(g, g.lookup(op.input('Cond')[0]),
+                        program.block(op.attr('true_block')),
+                        program.block(op.attr('false_block')),
+                        op.attr('true_outs'), op.attr('false_outs'),
+                        [g.out_meta(i) for i in range(len(outs))])
+
+
+def _while_op(g, op):
+    program = op.block.program
+    metas = [_var_meta(program, n) for n in op.attr('loop_vars')]
+    return while_to_onnx(g, [g.lookup(n) for n in op.input('X')],
+                         program.block(op.attr('cond_block')),
+                         program.block(op.attr('body_block')),
+                         op.attr('loop_vars'), op.attr('cond_out'), op.attr('body_outs'), metas)
+
+
+def _var_meta(program, name):
+    from ..static.control_flow import program_var
+    v = program_var(program, name)
+    return Meta(v.shape, v.dtype)
+
+
+BLOCK_LOWERINGS.update({'cond': _cond_op, 'while': _while_op})
