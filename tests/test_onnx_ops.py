@@ -8,6 +8,8 @@ kernel). A float64 case whose ONNX ops onnxruntime implements only in float32
 runs in float32; outputs a lowering leaves out (training-time statistics, the
 max pool mask) are not compared.
 """
+import re
+
 import numpy as np
 import pytest
 
@@ -73,6 +75,17 @@ def _one_op_program(op, args):
     return main, feed, state, outs
 
 
+def _to_model(program, feed, fetch, state):
+    """The ONNX model at the default opset, or at the one a lowering says it needs."""
+    try:
+        return program_to_model(program, feed, fetch, state)
+    except OnnxExportError as e:
+        need = re.search(r'needs opset_version >= (\d+)', str(e))
+        if need is None:
+            raise
+        return program_to_model(program, feed, fetch, state, opset_version=int(need.group(1)))
+
+
 def _export_and_run(op, args, tmp_path):
     paddle.enable_static()
     try:
@@ -84,7 +97,7 @@ def _export_and_run(op, args, tmp_path):
             pytest.skip('the program also needs %s, which ha%s no ONNX lowering'
                         % (', '.join(others), 's' if len(others) == 1 else 've'))
         try:
-            model = program_to_model(program, list(feed), fetch, state)
+            model = _to_model(program, list(feed), fetch, state)
         except OnnxExportError as e:
             if 'does not produce' not in str(e):
                 raise
@@ -93,7 +106,7 @@ def _export_and_run(op, args, tmp_path):
                     if out not in op.nondiff_outputs] or fetch[:1]
             fetch = keep
             program = inference_program(main, list(feed), fetch)
-            model = program_to_model(program, list(feed), fetch, state)
+            model = _to_model(program, list(feed), fetch, state)
         want = static.Executor().run(program, feed=dict(feed, **state), fetch_list=fetch)
     finally:
         paddle.disable_static()
@@ -122,6 +135,8 @@ def test_onnx_lowering_matches_kernel(name, k, tmp_path):
     except Exception as e:     # onnxruntime lacks a float64 kernel for an op: float32
         if 'NOT_IMPLEMENTED' not in str(e) and 'Could not find an implementation' not in str(e):
             raise
+        if not any(a.dtype == np.float64 for a in _arrays(args)):
+            pytest.skip('onnxruntime has no kernel for these dtypes: %s' % str(e)[:200])
         args = _as_float32(args)
         want, got = _export_and_run(op, args, tmp_path)
     for w, o in zip(want, got):

@@ -417,6 +417,24 @@ bitwise_xor_op = _no_grad_binary('bitwise_xor', lambda x, y: np.bitwise_xor(x, y
 bitwise_not_op = _no_grad_unary('bitwise_not', lambda x: np.invert(x), _bitwise_not_meta)
 
 
+def _onnx_bitwise(onnx_type, logical):
+    """Bitwise ops: ONNX's Bitwise* (opset 18); bools as the logical ops."""
+    def lower(g, *xs):
+        if g.meta(xs[0]).dtype == np.bool_:
+            return g.op(logical, *xs)
+        if g.opset < 18:
+            raise OpError("%s on integers needs opset_version >= 18 (ONNX's %s), got %d"
+                          % (g.current_op.type, onnx_type, g.opset))
+        return g.op(onnx_type, *xs)
+    return lower
+
+
+for _op, _types in ((bitwise_and_op, ('BitwiseAnd', 'And')), (bitwise_or_op, ('BitwiseOr', 'Or')),
+                    (bitwise_xor_op, ('BitwiseXor', 'Xor')),
+                    (bitwise_not_op, ('BitwiseNot', 'Not'))):
+    _op.def_onnx(_onnx_bitwise(*_types))
+
+
 # ---- unary ------------------------------------------------------------------
 
 def unary(name, kernel, grad, fast_grad=None, infer=meta.unchanged):

@@ -79,6 +79,9 @@ def einsum_op(operands, equation=''):
     return np.asarray(np.einsum(equation, *operands, optimize=len(operands) > 2))
 
 
+einsum_op.def_onnx(lambda g, operands, equation: g.op('Einsum', *operands, equation=equation))
+
+
 @einsum_op.def_grad
 def _einsum_grad(g, operands, out, equation):
     subs, out_sub = _parse(equation)
