@@ -1475,6 +1475,27 @@ def interpolate_op(x, in_size, out_size, scales, mode, align_corners, align_mode
                          data_format, False, antialias)
 
 
+@interpolate_op.def_onnx
+def _interpolate_onnx(g, x, in_size, out_size, scales, mode, align_corners, align_mode,
+                      data_format, antialias):
+    # the kernel's own per-axis matrices (Paddle's index rules, exactly): a Gather of
+    # the picked rows for nearest, a MatMul along the axis otherwise
+    nd, dtype = g.rank(x), g.meta(x).dtype
+    if tuple(in_size) == tuple(out_size) and not (antialias and scales):
+        return g.op('Identity', x)
+    for i, ax in enumerate(_spatial_axes(nd, data_format)):
+        m = _interp_matrix(in_size[i], out_size[i], mode, align_corners, align_mode,
+                           scales[i] if scales else None, antialias)
+        if mode == 'nearest':
+            x = g.op('Gather', x, g.ints(m.argmax(axis=1)), axis=ax)
+            continue
+        perm = list(range(nd))
+        perm[ax], perm[-1] = perm[-1], perm[ax]
+        y = g.op('MatMul', g.transpose(x, perm), g.const(np.ascontiguousarray(m.T, dtype)))
+        x = g.transpose(y, perm)
+    return x
+
+
 @def_op('interpolate_grad', _interp_grad_meta, inputs=('g',), attrs=_INTERP_ATTRS,
         save_inputs=False, attr_types=_INTERP_TYPES)
 @float32_compute
