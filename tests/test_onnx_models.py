@@ -175,3 +175,23 @@ def test_encoder_with_a_bool_mask(tmp_path):
 
     specs = [InputSpec([None, 5, 16], 'float32', 'x'), InputSpec([None, 4, 5, 5], 'bool', 'm')]
     export_and_compare(Attend(), specs, inputs, tmp_path)
+
+
+@pytest.mark.parametrize('name', ['resnet18', 'mobilenet_v3_small'])
+def test_unknown_image_sizes_stay_dynamic(name, tmp_path):
+    """Height and width given as None: one file serves every image size."""
+    make, _, channels = VISION[name]
+    paddle.seed(8)
+    net = with_running_stats(make())
+    net.eval()
+    path = str(tmp_path / 'dyn')
+    model = paddle.onnx.export(net, path, input_spec=[
+        InputSpec([None, channels, None, None], 'float32', 'image')])
+    dims = model.graph.input[0].type.tensor_type.shape.dim
+    assert [bool(d.dim_param) for d in dims] == [True, False, True, True]
+    sess = ort.InferenceSession(path + '.onnx', providers=['CPUExecutionProvider'])
+    for shape in [(1, channels, 32, 32), (2, channels, 48, 40)]:
+        x = np.random.RandomState(shape[0]).randn(*shape).astype('float32')
+        want = net(paddle.to_tensor(x)).numpy()
+        got, = sess.run(None, {'image': x})
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())

@@ -1496,6 +1496,16 @@ def _scatter_fast(g, x, index, updates, out, overwrite):
     return gx, None, gu
 
 
+@scatter_op.def_onnx
+def _scatter_onnx(g, x, index, updates, overwrite):
+    rows = g.unsqueeze(g.op('Reshape', g.cast(index, np.int64), g.ints([-1])), [1])
+    if overwrite:
+        return g.op('ScatterND', x, rows, updates)
+    # the rows named are zeroed, then take the sum of their updates
+    zeros = g.op('Mul', updates, g.scalar(0, g.meta(x).dtype))
+    return g.op('ScatterND', g.op('ScatterND', x, rows, zeros), rows, updates, reduction='add')
+
+
 # ---- where / nonzero / masked ops -----------------------------------------------
 
 def _where_meta(condition, x, y):
@@ -1651,6 +1661,16 @@ def argsort_op(x, axis=-1, descending=False):
     return order.astype(np.int64, copy=False)
 
 
+@argsort_op.def_onnx
+def _argsort_onnx(g, x, axis, descending):
+    # TopK over the whole axis; its ties keep the lower index first, a stable sort
+    n = g.meta(x).shape[axis]
+    k = g.ints([n]) if n >= 0 else g.op('Reshape', g.op('Gather', g.op('Shape', x),
+                                                         g.const(np.int64(axis))), g.ints([1]))
+    return g.op('TopK', x, k, axis=axis, largest=int(bool(descending)), sorted=1,
+                outputs=['sorted', 'argsort'])[1]
+
+
 def _along_axis_index(indices, axis, x_shape):
     """A fancy index addressing ``x[..., indices[...], ...]`` along ``axis``;
     size-1 dims of x broadcast against indices (as numpy's take_along_axis)."""
@@ -1745,6 +1765,14 @@ def _put_along_fast(g, x, indices, values, out, axis, reduce):
         g = g.copy()
         g[idx] = 0
     return ub(g, x), None, gv
+
+
+@put_along_axis_op.def_onnx
+def _put_along_axis_onnx(g, x, indices, values, axis, reduce):
+    indices = g.cast(indices, np.int64)
+    values = g.op('Expand', g.cast(values, g.meta(x).dtype), g.op('Shape', indices))
+    return g.op('ScatterElements', x, indices, values, axis=axis,
+                reduction='add' if reduce == 'add' else 'none')
 
 
 def _topk_meta(x, k, axis, largest, sorted):

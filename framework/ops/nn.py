@@ -608,6 +608,17 @@ def sequence_mask_op(x, maxlen=-1, dtype='int64'):
     return (np.arange(maxlen) < np.asarray(x)[..., None]).astype(dtype)
 
 
+@sequence_mask_op.def_onnx
+def _sequence_mask_onnx(g, x, maxlen, dtype):
+    lengths = g.cast(x, np.int64)
+    n = g.const(np.int64(maxlen)) if maxlen >= 0 else g.reduce('ReduceMax', lengths, None, False)
+    if maxlen < 0:      # max(x), 0 for an empty x (ReduceMax of nothing is the lowest int)
+        n = g.op('Max', n, g.const(np.int64(0)))
+    cols = g.op('Range', g.const(np.int64(0)), n, g.const(np.int64(1)))
+    mask = g.op('Less', cols, g.unsqueeze(lengths, [-1]))
+    return g.op('Cast', mask, to=g.tensor_type(dtype))
+
+
 def _gather_tree_meta(ids, parents):
     if list(meta.shape_of(ids)) != list(meta.shape_of(parents)) or len(meta.shape_of(ids)) != 3:
         raise OpError("gather_tree: ids and parents must both be [max_time, batch, beam], got "
