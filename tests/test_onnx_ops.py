@@ -47,50 +47,54 @@ def _arrays(args):
 
 
 def _one_op_program(op, args):
-    """(program, feed {name: array}, output variables) of ``op`` on ``args``."""
+    """(program, feed {name: array}, state {name: array}, output variables) of
+    ``op`` on ``args``; inputs the op updates in place (batch norm's running
+    statistics) are model state, as in a real model, not feeds."""
     main, startup = static.Program(), static.Program()
-    feed = {}
+    feed, state = {}, {}
+    updated = set(op.inplace_map.values())
 
-    def data(a):
-        name = 'in%d' % len(feed)
-        feed[name] = a
+    def data(a, slot):
+        name = 'in%d' % (len(feed) + len(state))
+        (state if slot in updated else feed)[name] = a
         return static.data(name, list(a.shape), str(a.dtype))
 
     with static.program_guard(main, startup):
         ins = []
         for i in range(op.n_in):
             a = args[i]
+            slot = op.input_names[i]
             if op.variadic[i]:
-                ins.append([data(v) for v in a])
+                ins.append([data(v, slot) for v in a])
             else:
-                ins.append(data(a) if isinstance(a, np.ndarray) else a)
+                ins.append(data(a, slot) if isinstance(a, np.ndarray) else a)
         outs = op(*ins, *args[op.n_in:])
     outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
-    return main, feed, outs
+    return main, feed, state, outs
 
 
 def _export_and_run(op, args, tmp_path):
     paddle.enable_static()
     try:
-        main, feed, outs = _one_op_program(op, args)
-        fetch = [v.name for v in outs]
+        main, feed, state, outs = _one_op_program(op, args)
+        fetch = [v.name for v in outs if v.name not in state]
         program = inference_program(main, list(feed), fetch)
         others = sorted(set(missing_lowerings(program)) - {op.name})
         if others:
             pytest.skip('the program also needs %s, which ha%s no ONNX lowering'
                         % (', '.join(others), 's' if len(others) == 1 else 've'))
         try:
-            model = program_to_model(program, list(feed), fetch, {})
+            model = program_to_model(program, list(feed), fetch, state)
         except OnnxExportError as e:
             if 'does not produce' not in str(e):
                 raise
             # compare the outputs the lowering produces (the leading ones)
-            keep = [n for n, out in zip(fetch, op.output_names)
+            keep = [v.name for v, out in zip(outs, op.output_names)
                     if out not in op.nondiff_outputs] or fetch[:1]
             fetch = keep
             program = inference_program(main, list(feed), fetch)
-            model = program_to_model(program, list(feed), fetch, {})
-        want = static.Executor().run(program, feed=feed, fetch_list=fetch)
+            model = program_to_model(program, list(feed), fetch, state)
+        want = static.Executor().run(program, feed=dict(feed, **state), fetch_list=fetch)
     finally:
         paddle.disable_static()
     path = str(tmp_path / ('%s.onnx' % op.name))

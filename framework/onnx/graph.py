@@ -96,6 +96,11 @@ class Graph:
         self.set_meta(name, Meta(arr.shape, arr.dtype))
         return name
 
+    def tensor_proto(self, value):
+        """An ONNX TensorProto (for attributes such as ConstantOfShape's value)."""
+        import onnx.numpy_helper
+        return onnx.numpy_helper.from_array(np.asarray(value))
+
     def ints(self, values, hint='ints'):
         """An int64 1-D constant (shapes, axes, starts/ends)."""
         return self.const(np.asarray(list(values), dtype=np.int64), hint=hint)
