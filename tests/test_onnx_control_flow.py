@@ -1,0 +1,221 @@
+"""paddle.onnx.export of @to_static functions with data-dependent control flow.
+
+A tensor ``if`` becomes an ONNX ``If``, a tensor loop a ``Loop`` whose trip
+count follows the data; each exported file is re-loaded, passes the full
+checker and runs in onnxruntime on inputs that take different paths, matching
+the eager function.
+"""
+import numpy as np
+import pytest
+
+import framework as paddle
+from framework.static import InputSpec
+
+onnx = pytest.importorskip('onnx', reason="ONNX export tests need the 'onnx' extra (onnx)")
+ort = pytest.importorskip('onnxruntime',
+                          reason="ONNX export tests need the 'onnx' extra (onnxruntime)")
+
+
+def export_checked(fn, specs, path):
+    """Export ``fn`` through @to_static; the file re-loaded passes the full checker."""
+    paddle.onnx.export(paddle.jit.to_static(fn), path, input_spec=specs)
+    model = onnx.load(path + '.onnx')
+    onnx.checker.check_model(model, full_check=True)
+    return model, ort.InferenceSession(path + '.onnx', providers=['CPUExecutionProvider'])
+
+
+def run(sess, *inputs):
+    return sess.run(None, {i.name: x for i, x in zip(sess.get_inputs(), inputs)})
+
+
+def assert_matches_eager(fn, sess, cases):
+    """Each case (a tuple of arrays) gives onnxruntime's outputs == eager ``fn``'s."""
+    for inputs in cases:
+        want = fn(*[paddle.to_tensor(a) for a in inputs])
+        want = want if isinstance(want, (list, tuple)) else [want]
+        got = run(sess, *inputs)
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def node_types(graph):
+    """Node types of ``graph`` and of all its subgraphs."""
+    types = []
+    for node in graph.node:
+        types.append(node.op_type)
+        for attr in node.attribute:
+            if attr.type == onnx.AttributeProto.GRAPH:
+                types += node_types(attr.g)
+    return types
+
+
+def rows(n, seed, scale=1.0, offset=0.0):
+    return (np.random.RandomState(seed).randn(n, 3) * scale + offset).astype('float32')
+
+
+X = InputSpec([None, 3], 'float32', 'x')
+N = InputSpec([1], 'int64', 'n')
+
+
+def if_on_sum(x):
+    if paddle.sum(x) > 0:
+        y = x * 2 + 1
+    else:
+        y = paddle.nn.functional.relu(x) - 1
+    return y
+
+
+def test_if_on_a_tensor_sum_becomes_an_onnx_if(tmp_path):
+    model, sess = export_checked(if_on_sum, [X], str(tmp_path / 'if'))
+    assert 'If' in node_types(model.graph)
+    # both branches, on two batch sizes
+    assert_matches_eager(if_on_sum, sess, [(rows(2, 0, offset=3.0),), (rows(5, 1, offset=-3.0),),
+                                           (rows(1, 2, offset=3.0),), (rows(4, 3, offset=-3.0),)])
+
+
+def while_tensor_trip_count(x, n):
+    i = paddle.zeros([1], 'int64')
+    while i < n:
+        x = x * 0.5 + 1
+        i = i + 1
+    return x, i
+
+
+def test_while_trip_count_follows_the_data(tmp_path):
+    model, sess = export_checked(while_tensor_trip_count, [X, N], str(tmp_path / 'while'))
+    assert 'Loop' in node_types(model.graph)
+    counts = []
+    for n, batch in ((0, 2), (3, 2), (7, 4)):
+        x = rows(batch, n)
+        assert_matches_eager(while_tensor_trip_count, sess, [(x, np.array([n], 'int64'))])
+        counts.append(int(run(sess, x, np.array([n], 'int64'))[1][0]))
+    assert counts == [0, 3, 7]
+
+
+def doubling_until(x):
+    steps = paddle.zeros([], 'int64')
+    while paddle.sum(paddle.abs(x)) < 100.0:
+        x = x * 2
+        steps += 1
+    return x, steps
+
+
+def test_loop_condition_on_values_computed_in_the_body(tmp_path):
+    _, sess = export_checked(doubling_until, [X], str(tmp_path / 'until'))
+    small, big = rows(2, 0, scale=0.01), rows(3, 1, scale=10.0)
+    assert_matches_eager(doubling_until, sess, [(small,), (big,)])
+    assert run(sess, small)[1] > run(sess, big)[1]
+
+
+def for_range_with_break(x):
+    for _ in range(10):
+        x = x * 2
+        if paddle.sum(x) > 100:
+            break
+    return x
+
+
+def test_for_range_with_break_on_a_tensor_condition(tmp_path):
+    model, sess = export_checked(for_range_with_break, [X], str(tmp_path / 'brk'))
+    assert {'If', 'Loop'} <= set(node_types(model.graph))
+    # breaks after a few steps / runs all ten steps (negative sum)
+    assert_matches_eager(for_range_with_break, sess, [(rows(2, 0, offset=2.0),),
+                                                      (rows(3, 1, offset=-2.0),)])
+
+
+def early_return(x):
+    if paddle.mean(x) > 0:
+        return x + 1
+    y = x * 3
+    return y
+
+
+def test_early_return_under_a_tensor_condition(tmp_path):
+    _, sess = export_checked(early_return, [X], str(tmp_path / 'ret'))
+    assert_matches_eager(early_return, sess, [(rows(2, 0, offset=2.0),),
+                                              (rows(6, 1, offset=-2.0),)])
+
+
+def nested_loops(x, n):
+    total = paddle.zeros([1], 'float32')
+    i = paddle.zeros([1], 'int64')
+    while i < n:
+        j = paddle.zeros([1], 'int64')
+        while j < i:
+            total = total + paddle.sum(x) * paddle.cast(j, 'float32')
+            j = j + 1
+        if paddle.sum(total) > 5:
+            total = total - 1
+        i = i + 1
+    return total
+
+
+def test_nested_loops_with_an_if_inside(tmp_path):
+    model, sess = export_checked(nested_loops, [X, N], str(tmp_path / 'nested'))
+    loops = [t for t in node_types(model.graph) if t == 'Loop']
+    assert len(loops) == 2
+    assert_matches_eager(nested_loops, sess, [(rows(2, 0, offset=1.0), np.array([4], 'int64')),
+                                              (rows(3, 1), np.array([1], 'int64')),
+                                              (rows(1, 2, offset=1.0), np.array([6], 'int64'))])
+
+
+def list_appended_in_loop(x, n):
+    out = []
+    i = paddle.zeros([1], 'int64')
+    while i < n:
+        out.append(x * paddle.cast(i + 1, 'float32'))
+        i += 1
+    return paddle.stack(out)
+
+
+def test_list_appended_in_a_loop_then_stacked(tmp_path):
+    _, sess = export_checked(list_appended_in_loop, [X, N], str(tmp_path / 'list'))
+    cases = [(rows(2, 0), np.array([3], 'int64')), (rows(4, 1), np.array([1], 'int64'))]
+    assert_matches_eager(list_appended_in_loop, sess, cases)
+    assert run(sess, *cases[0])[0].shape == (3, 2, 3)
+
+
+def dynamic_shapes(x):
+    # paddle.shape, reshape with -1 and with a tensor shape stay dynamic
+    n = paddle.shape(x)[0:1]
+    flat = paddle.reshape(x, [-1])
+    back = paddle.reshape(flat, paddle.concat([n, paddle.full([1], 3, 'int64')]))
+    count = paddle.numel(x)
+    return back * paddle.cast(count, 'float32'), paddle.zeros_like(x) + 1
+
+
+def test_dynamic_shapes_stay_dynamic(tmp_path):
+    _, sess = export_checked(dynamic_shapes, [X], str(tmp_path / 'dyn'))
+    assert_matches_eager(dynamic_shapes, sess, [(rows(2, 0),), (rows(7, 1),)])
+
+
+def test_static_program_cond_and_while_loop(tmp_path):
+    """static.nn.cond / while_loop built by hand export as If / Loop."""
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    paddle.enable_static()
+    try:
+        with paddle.static.program_guard(main, startup):
+            x = paddle.static.data('x', [None, 3], 'float32')
+            limit = paddle.static.data('limit', [], 'float32')
+            s = paddle.sum(x)
+            y = paddle.static.nn.cond(s > 0, lambda: x + 1.0, lambda: x - 1.0)
+            z, k = paddle.static.nn.while_loop(
+                lambda z, k: paddle.sum(z) < limit,
+                lambda z, k: [z + 1.0, k + 1], [y, paddle.zeros([], 'int64')])
+    finally:
+        paddle.disable_static()
+    from framework.onnx import program_to_model
+    model = program_to_model(main, ['x', 'limit'], [z.name, k.name], {})
+    path = str(tmp_path / 'prog.onnx')
+    paddle.onnx.save_model(model, path)
+    onnx.checker.check_model(onnx.load(path), full_check=True)
+    sess = ort.InferenceSession(path, providers=['CPUExecutionProvider'])
+    for x0, lim in ((np.ones([2, 3], 'float32'), 20.0), (-np.ones([4, 3], 'float32'), 5.0)):
+        y0 = x0 + 1 if x0.sum() > 0 else x0 - 1
+        steps = 0
+        while y0.sum() < lim:
+            y0, steps = y0 + 1, steps + 1
+        got_z, got_k = run(sess, x0, np.array(lim, "float32"))
+        np.testing.assert_allclose(got_z, y0)
+        assert int(got_k) == steps
