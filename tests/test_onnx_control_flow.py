@@ -219,3 +219,64 @@ def test_static_program_cond_and_while_loop(tmp_path):
         got_z, got_k = run(sess, x0, np.array(lim, "float32"))
         np.testing.assert_allclose(got_z, y0)
         assert int(got_k) == steps
+
+
+def for_over_tensor_rows(x):
+    s = paddle.zeros([3])
+    for row in x:
+        s = s + row * 2
+    return s
+
+
+def for_range_with_continue_and_break(x, n):
+    s = paddle.zeros([1])
+    for i in range(n):
+        if i % 2 == 0:
+            continue
+        s = s + i
+        if s > 10:
+            break
+    return s + x.sum()
+
+
+def grow_until_shape(x):
+    while paddle.shape(x)[0] < 8:
+        x = paddle.concat([x, x * 2], axis=0)
+    return x
+
+
+def elif_chain(x):
+    if x.mean() > 0:
+        a, b = x * 2, x.sum()
+    elif x.mean() < -1:
+        a, b = x - 2, x.max()
+    else:
+        a, b = x, x.min()
+    return a, b
+
+
+def rows_assigned_in_loop(x, n):
+    out = paddle.zeros([5, 3])
+    i = 0
+    while i < n:
+        out[i] = x[0] * i
+        i += 1
+    return out
+
+
+@pytest.mark.parametrize('fn,specs,cases', [
+    (for_over_tensor_rows, [X], [(rows(1, 0),), (rows(6, 1),)]),
+    (for_range_with_continue_and_break, [X, N],
+     [(rows(2, 0), np.array([3], 'int64')), (rows(3, 1), np.array([20], 'int64'))]),
+    (grow_until_shape, [X], [(rows(1, 0),), (rows(3, 1),), (rows(9, 2),)]),
+    (elif_chain, [X], [(rows(2, 0, offset=2.0),), (rows(3, 1, offset=-3.0),),
+                       (rows(4, 2, offset=-0.5, scale=0.1),)]),
+    (rows_assigned_in_loop, [X, N], [(rows(2, 0), np.array([2], 'int64')),
+                                     (rows(3, 1), np.array([5], 'int64'))]),
+], ids=lambda v: getattr(v, '__name__', ''))
+def test_more_converted_control_flow(fn, specs, cases, tmp_path):
+    """for over a tensor's rows, range(tensor) with continue/break, a loop on
+    paddle.shape whose carried value grows, an elif chain with two results and
+    row assignment in a loop."""
+    _, sess = export_checked(fn, specs, str(tmp_path / fn.__name__))
+    assert_matches_eager(fn, sess, cases)
