@@ -169,11 +169,45 @@ def list_appended_in_loop(x, n):
     return paddle.stack(out)
 
 
+def loops_of(graph):
+    found = []
+    for node in graph.node:
+        if node.op_type == 'Loop':
+            found.append(node)
+        for attr in node.attribute:
+            if attr.type == onnx.AttributeProto.GRAPH:
+                found += loops_of(attr.g)
+    return found
+
+
 def test_list_appended_in_a_loop_then_stacked(tmp_path):
-    _, sess = export_checked(list_appended_in_loop, [X, N], str(tmp_path / 'list'))
+    model, sess = export_checked(list_appended_in_loop, [X, N], str(tmp_path / 'list'))
+    # the list is not carried: its items are the Loop's scan output
+    loop, = loops_of(model.graph)
+    assert len(loop.output) == len(loop.input) - 2 + 1
     cases = [(rows(2, 0), np.array([3], 'int64')), (rows(4, 1), np.array([1], 'int64'))]
     assert_matches_eager(list_appended_in_loop, sess, cases)
     assert run(sess, *cases[0])[0].shape == (3, 2, 3)
+    # no iterations: an empty array, as the framework's program gives
+    assert run(sess, rows(2, 0), np.array([0], 'int64'))[0].size == 0
+
+
+def list_read_while_appended(x, n):
+    acc = [x]
+    i = paddle.zeros([1], 'int64')
+    while i < n:
+        acc.append(acc[-1] * 2 + 1)
+        i += 1
+    last = acc.pop()
+    return last, paddle.concat(acc)
+
+
+def test_list_read_while_it_is_appended_to(tmp_path):
+    model, sess = export_checked(list_read_while_appended, [X, N], str(tmp_path / 'acc'))
+    loop, = loops_of(model.graph)
+    assert len(loop.output) == len(loop.input) - 2      # carried: the body reads it
+    assert_matches_eager(list_read_while_appended, sess,
+                         [(rows(2, 0), np.array([3], 'int64')), (rows(3, 1), np.array([1], 'int64'))])
 
 
 def dynamic_shapes(x):
