@@ -314,3 +314,39 @@ def test_more_converted_control_flow(fn, specs, cases, tmp_path):
     row assignment in a loop."""
     _, sess = export_checked(fn, specs, str(tmp_path / fn.__name__))
     assert_matches_eager(fn, sess, cases)
+
+
+class GatedLoop(paddle.nn.Layer):
+    """Parameters read inside an If's branches and a Loop's body."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = paddle.nn.Linear(3, 3)
+        self.b = paddle.nn.Linear(3, 3)
+
+    @paddle.jit.to_static
+    def forward(self, x, n):
+        if x.sum() > 0:
+            y = self.a(x)
+        else:
+            y = self.b(x)
+        i = paddle.zeros([1], 'int64')
+        while i < n:
+            y = paddle.tanh(self.a(y))
+            i += 1
+        return y
+
+
+def test_layer_reading_parameters_in_branches_and_loop_body(tmp_path):
+    paddle.seed(2)
+    net = GatedLoop()
+    net.eval()
+    path = str(tmp_path / 'gated')
+    paddle.onnx.export(net, path, input_spec=[X, N])
+    onnx.checker.check_model(onnx.load(path + '.onnx'), full_check=True)
+    sess = ort.InferenceSession(path + '.onnx', providers=['CPUExecutionProvider'])
+    for batch, n, offset in ((2, 3, 1.0), (5, 0, -1.0), (1, 6, -1.0)):
+        x = rows(batch, n, offset=offset)
+        got, = run(sess, x, np.array([n], 'int64'))
+        want = net(paddle.to_tensor(x), paddle.to_tensor(np.array([n], 'int64'))).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
