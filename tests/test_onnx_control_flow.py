@@ -219,9 +219,18 @@ def dynamic_shapes(x):
     return back * paddle.cast(count, 'float32'), paddle.zeros_like(x) + 1
 
 
-def test_dynamic_shapes_stay_dynamic(tmp_path):
-    _, sess = export_checked(dynamic_shapes, [X], str(tmp_path / 'dyn'))
-    assert_matches_eager(dynamic_shapes, sess, [(rows(2, 0),), (rows(7, 1),)])
+def shape_attribute(x):
+    # x.shape of a None dim in converted code is read when the program runs
+    b = x.shape[0]
+    y = x.reshape([b, -1, 1])
+    n = y.shape[1]
+    return paddle.zeros([b, 2]) + paddle.sum(y), y[:, :n - 1]
+
+
+@pytest.mark.parametrize('fn', [dynamic_shapes, shape_attribute], ids=lambda f: f.__name__)
+def test_dynamic_shapes_stay_dynamic(fn, tmp_path):
+    _, sess = export_checked(fn, [X], str(tmp_path / 'dyn'))
+    assert_matches_eager(fn, sess, [(rows(2, 0),), (rows(7, 1),)])
 
 
 def test_static_program_cond_and_while_loop(tmp_path):
@@ -350,3 +359,21 @@ def test_layer_reading_parameters_in_branches_and_loop_body(tmp_path):
         got, = run(sess, x, np.array([n], 'int64'))
         want = net(paddle.to_tensor(x), paddle.to_tensor(np.array([n], 'int64'))).numpy()
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def svd_in_a_loop_body(x, n):
+    i = paddle.zeros([1], 'int64')
+    while i < n:
+        if x.sum() > 0:
+            x = x + paddle.linalg.svd(x)[1].sum()
+        i += 1
+    return x
+
+
+def test_an_op_without_lowering_inside_a_loop_and_branch_is_named(tmp_path):
+    with pytest.raises(paddle.onnx.OnnxExportError) as e:
+        paddle.onnx.export(paddle.jit.to_static(svd_in_a_loop_body), str(tmp_path / 'bad'),
+                           input_spec=[X, N])
+    msg = str(e.value)
+    assert 'svd' in msg and 'test_onnx_control_flow.py' in msg
+    assert not (tmp_path / 'bad.onnx').exists()
