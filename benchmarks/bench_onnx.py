@@ -10,7 +10,9 @@ slower our Executor is than a deployment runtime on the same graph). Outputs
 are checked to agree before timing. onnxruntime runs on ``--threads`` intra-op
 threads (1 by default, as our BLAS).
 
-Models: ``lstm`` -- a text classifier, embedding + 2-layer bidirectional
+Models: ``lenet`` -- the MNIST demo's LeNet, batch 64 of 1x28x28;
+``resnet18`` -- vision.models.resnet18 (10 classes), batch 8 of 3x32x32;
+``lstm`` -- a text classifier, embedding + 2-layer bidirectional
 nn.LSTM (hidden 64) + linear, batch 16, 32 tokens.
 """
 import argparse
@@ -47,7 +49,18 @@ def lstm_model(batch=16, seq=32):
     return _LSTMClassifier(), [InputSpec([None, seq], 'int64', 'ids')], [ids]
 
 
-MODELS = {'lstm': lstm_model}
+def _vision_model(make, batch, channels, size):
+    def build():
+        paddle.seed(0)
+        x = np.random.RandomState(0).randn(batch, channels, size, size).astype('float32')
+        return make(), [InputSpec([None, channels, size, size], 'float32', 'image')], [x]
+    return build
+
+
+MODELS = {'lenet': _vision_model(lambda: paddle.vision.models.LeNet(num_classes=10), 64, 1, 28),
+          'resnet18': _vision_model(lambda: paddle.vision.models.resnet18(num_classes=10),
+                                    8, 3, 32),
+          'lstm': lstm_model}
 
 
 # ---- timing ------------------------------------------------------------------------------
@@ -107,6 +120,11 @@ def main():
     ap.add_argument('--only', default=None, help='one model: ' + ', '.join(MODELS))
     ap.add_argument('--threads', type=int, default=1)
     args = ap.parse_args()
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        print("bench_onnx: skipped, onnxruntime is not installed (pip install -e '.[onnx]')")
+        return
     print('%-10s %14s %18s %8s' % ('model', 'ours ms', 'onnxruntime ms', 'ratio'))
     for name, ours, theirs in rows([args.only] if args.only else None, args.repeat,
                                    args.threads):
