@@ -13,13 +13,14 @@ block, run once on the initial values before the loop and again at the end of
 each iteration on the new values, so the number of iterations follows the
 data. Constants made inside a subgraph become initializers of the main graph.
 
-``cond_to_onnx`` and ``while_to_onnx`` take the op's inputs, attributes and
-blocks (not the op), so they can serve as registry lowerings as they are.
+``lower_cond`` and ``lower_while`` are the ops' registry lowerings (declared
+next to the ops in ``static/control_flow.py``); ``cond_to_onnx`` and
+``while_to_onnx`` do the work on the blocks themselves.
 """
 import numpy as np
 
 from ..ops.registry import Meta
-from .graph import BLOCK_LOWERINGS, Graph, OnnxExportError, lower_block
+from .graph import Graph, OnnxExportError, lower_block
 
 
 def cond_to_onnx(g, pred, true_block, false_block, true_outs, false_outs, out_metas):
@@ -114,18 +115,23 @@ def appended_arrays(cond_block, body_block, loop_vars, body_outs):
 
 def _count_reads(block, reads):
     """Add to ``reads`` {name: times read} by ``block``'s ops, their sub-blocks
-    included, and by the names sub-blocks yield (``true_outs``, ``body_outs``, ...)."""
+    included, and by the names control-flow ops take from their sub-blocks
+    (a branch's outputs, a body's new loop values: their declared paths)."""
+    from ..ops import registry
+    from ..static.sub_blocks import sub_block_ids
     program = block.program
     for op in block.ops:
         for n in op.input_arg_names:
             reads[n] = reads.get(n, 0) + 1
-        for key, v in op.attrs.items():
-            if key.endswith('_block') and isinstance(v, int):
-                _count_reads(program.block(v), reads)
-            elif key.endswith('_outs') or key == 'cond_out':
-                for n in ([v] if isinstance(v, str) else v or []):
-                    if n:
-                        reads[n] = reads.get(n, 0) + 1
+        for idx in sub_block_ids(op):
+            _count_reads(program.block(idx), reads)
+        rules = registry.lookup(op.type).block_rules if registry.has_op(op.type) else None
+        if rules is not None:
+            for path in rules.paths(op):
+                for _, _, yielded in path:
+                    for n in yielded or ():
+                        if n:
+                            reads[n] = reads.get(n, 0) + 1
 
 
 # ---- subgraphs ------------------------------------------------------------------------
@@ -182,33 +188,27 @@ def bool_scalar(g, value):
     return value
 
 
-# ---- the IR ops ------------------------------------------------------------------------
+# ---- the registry lowerings of the ops (declared with them in static/control_flow.py) ----
 
-def _cond_op(g, op):
-    program = op.block.program
-    if op.attr('true_fwd_block') is not None or op.attr('false_fwd_block') is not None:
+def lower_cond(g, pred, captured, true_block, false_block, true_fwd_block, false_fwd_block,
+               true_outs, false_outs):
+    if true_fwd_block is not None or false_fwd_block is not None:
         raise OnnxExportError("a gradient cond cannot be exported (export inference programs)")
-    outs = op.output('Out')
-    return cond_to_onnx(g, g.lookup(op.input('Cond')[0]),
-                        program.block(op.attr('true_block')),
-                        program.block(op.attr('false_block')),
-                        op.attr('true_outs'), op.attr('false_outs'),
-                        [g.out_meta(i) for i in range(len(outs))])
+    program = g.current_op.block.program
+    n_out = len(g.current_op.output('Out'))
+    return cond_to_onnx(g, pred, program.block(true_block), program.block(false_block),
+                        true_outs, false_outs, [g.out_meta(i) for i in range(n_out)])
 
 
-def _while_op(g, op):
-    program = op.block.program
-    metas = [_var_meta(program, n) for n in op.attr('loop_vars')]
-    return while_to_onnx(g, [g.lookup(n) for n in op.input('X')],
-                         program.block(op.attr('cond_block')),
-                         program.block(op.attr('body_block')),
-                         op.attr('loop_vars'), op.attr('cond_out'), op.attr('body_outs'), metas)
+def lower_while(g, inits, captured, cond_block, body_block, loop_vars, cond_out, body_outs,
+                save_history, is_test):
+    program = g.current_op.block.program
+    return while_to_onnx(g, inits, program.block(cond_block), program.block(body_block),
+                         loop_vars, cond_out, body_outs,
+                         [_var_meta(program, n) for n in loop_vars])
 
 
 def _var_meta(program, name):
     from ..static.control_flow import program_var
     v = program_var(program, name)
     return Meta(v.shape, v.dtype)
-
-
-BLOCK_LOWERINGS.update({'cond': _cond_op, 'while': _while_op})
