@@ -385,3 +385,18 @@ def test_an_op_without_lowering_inside_a_loop_and_branch_is_named(tmp_path):
     msg = str(e.value)
     assert 'svd' in msg and 'test_onnx_control_flow.py' in msg
     assert not (tmp_path / 'bad.onnx').exists()
+
+
+@pytest.mark.parametrize('opset', [13, 21])
+def test_control_flow_at_the_lowest_and_a_recent_opset(opset, tmp_path):
+    for fn, cases in ((nested_loops, [(rows(2, 0, offset=1.0), np.array([4], 'int64'))]),
+                      (list_appended_in_loop, [(rows(3, 1), np.array([2], 'int64'))]),
+                      (rows_assigned_in_loop, [(rows(2, 2), np.array([3], 'int64'))])):
+        path = str(tmp_path / fn.__name__)
+        paddle.onnx.export(paddle.jit.to_static(fn), path, input_spec=[X, N],
+                           opset_version=opset)
+        model = onnx.load(path + '.onnx')
+        assert model.opset_import[0].version == opset
+        onnx.checker.check_model(model, full_check=True)
+        sess = ort.InferenceSession(path + '.onnx', providers=['CPUExecutionProvider'])
+        assert_matches_eager(fn, sess, cases)
