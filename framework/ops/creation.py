@@ -385,6 +385,10 @@ def linspace_op(start=0.0, stop=1.0, num=1, dtype='float32'):
     return np.linspace(start, stop, num).astype(dtype, copy=False)
 
 
+linspace_op.def_onnx(lambda g, start, stop, num, dtype: g.const(
+    linspace_op.kernel(start, stop, num, dtype), hint='linspace'))
+
+
 @aliases(stop=('end',), num=('steps',))
 def linspace(start, stop, num, dtype=None, name=None, *, out=None, device=None,
              requires_grad=False):
@@ -404,6 +408,10 @@ def _eye_meta(num_rows, num_columns, dtype):
 @def_op('eye', _eye_meta, differentiable=False)
 def eye_op(num_rows=1, num_columns=1, dtype='float32'):
     return np.eye(num_rows, num_columns, dtype=dtype)
+
+
+eye_op.def_onnx(lambda g, num_rows, num_columns, dtype: g.const(
+    eye_op.kernel(num_rows, num_columns, dtype), hint='eye'))
 
 
 @aliases(num_rows=('n',), num_columns=('m',))
@@ -437,6 +445,20 @@ def triu_op(x, diagonal=0):
     """The upper triangle (above ``diagonal``) of the last two dims; the rest 0."""
     _tri_meta(x, diagonal)
     return np.triu(x, diagonal)
+
+
+def _onnx_trilu(upper):
+    def lower(g, x, diagonal):
+        if g.opset < 14:
+            raise OpError("%s export needs opset_version >= 14 (ONNX's Trilu)"
+                          % ('triu' if upper else 'tril'))
+        return g.op('Trilu', x, g.const(np.asarray(diagonal, np.int64), hint='k'),
+                    upper=int(upper))
+    return lower
+
+
+tril_op.def_onnx(_onnx_trilu(False))
+triu_op.def_onnx(_onnx_trilu(True))
 
 
 tril_op.def_grad(lambda g, x, out, diagonal: tril_op(g, diagonal))

@@ -491,6 +491,29 @@ def set_value_op(x, value, indices, items=()):
     return out
 
 
+@set_value_op.def_onnx
+def _set_value_onnx(g, x, value, indices, items):
+    """The flat positions of the region are ``getitem`` of an iota of x's
+    shape (any index getitem exports); the value, broadcast to the region,
+    scatters there into the flattened x."""
+    m = g.meta(x)
+    shape = g.op('Shape', x)
+    flat_ids = g.op('Range', g.const(np.asarray(0, np.int64), hint='zero'), g.op('Size', x),
+                    g.const(np.asarray(1, np.int64), hint='one'))
+    ids = g.op('Reshape', flat_ids, shape)
+    g.set_meta(ids, Meta(m.shape, np.int64))
+    region = _getitem_onnx(g, ids, indices, items)
+    value = g.cast(value, m.dtype)
+    vm = g.meta(value)
+    rank = len(_index_shape(m.shape, items, [g.meta(i) for i in indices]))
+    if len(vm.shape) > rank:           # numpy drops a value's extra leading 1-dims
+        value = g.op('Reshape', value, g.ints(vm.shape[len(vm.shape) - rank:]))
+    updates = g.op('Expand', value, g.op('Shape', region))
+    flat = lambda v: g.op('Reshape', v, g.ints([-1]))  # noqa: E731
+    out = g.op('ScatterElements', flat(x), flat(region), flat(updates), axis=0)
+    return g.op('Reshape', out, shape)
+
+
 def _may_repeat(items, indices):
     """An integer-array index can name one position twice (x[[1, 1]] = v)."""
     return any(it[0] == 'tensor' and np.dtype(indices[it[1]].dtype).kind != 'b' for it in items)
