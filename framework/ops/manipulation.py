@@ -1269,6 +1269,19 @@ def _index_add_grad(g, x, index, value, out, axis):
     return sum_like(g, x), None, gv
 
 
+@index_add_op.def_onnx
+def _index_add_onnx(g, x, index, value, axis):
+    # every element of value names its target along axis: ScatterElements, summing
+    nd = g.rank(x)
+    ax = axis % nd
+    shape = [1] * nd
+    shape[ax] = -1
+    idx = g.op('Reshape', g.cast(index, np.int64), g.ints(shape))
+    idx = g.op('Expand', idx, g.op('Shape', value))
+    return g.op('ScatterElements', x, idx, g.cast(value, g.meta(x).dtype), axis=ax,
+                reduction='add')
+
+
 @index_add_op.def_fast_grad
 def _index_add_fast(g, x, index, value, out, axis):
     gv = ub(np.take(g, index, axis=axis), value)
@@ -1387,6 +1400,10 @@ def scatter_nd_add_op(x, index, updates):
         return out + unbroadcast(np.asarray(updates), out.shape)
     np.add.at(out, _nd_index(index), updates)
     return out
+
+
+scatter_nd_add_op.def_onnx(lambda g, x, index, updates: g.op(
+    'ScatterND', x, g.cast(index, np.int64), updates, reduction='add'))
 
 
 @scatter_nd_add_op.def_grad

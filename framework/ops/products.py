@@ -238,6 +238,21 @@ def trace_op(x, offset=0, axis1=0, axis2=1):
     return np.add.reduce(moved[..., rows, cols], -1, dtype=x.dtype)
 
 
+@trace_op.def_onnx
+def _trace_onnx(g, x, offset, axis1, axis2):
+    shape = g.meta(x).shape
+    a1, a2 = _trace_axes(len(shape), axis1, axis2)
+    if shape[a1] < 0 or shape[a2] < 0:
+        raise OpError("trace: the sizes of axes %d and %d (x shape %s) must be known to export "
+                      "to ONNX" % (a1, a2, list(shape)))
+    mask = np.zeros([shape[a] if a in (a1, a2) else 1 for a in range(len(shape))], g.meta(x).dtype)
+    rows, cols = _diag_positions(shape[a1], shape[a2], offset)
+    plane = np.zeros((shape[a1], shape[a2]), mask.dtype)
+    plane[rows, cols] = 1
+    mask[...] = plane.reshape(mask.shape) if a1 < a2 else plane.T.reshape(mask.shape)
+    return g.reduce('ReduceSum', g.op('Mul', x, g.const(mask)), [a1, a2], False)
+
+
 def _trace_adjoint_meta(g, x, offset=0, axis1=0, axis2=1):
     return Meta(meta.shape_of(x), meta.dtype_of(g))
 
