@@ -20,7 +20,7 @@ from . import meta
 from .grad_utils import sum_like, ub
 from .math import (abs_op, cast_like, cos_op, equal_op, exp_op, float_unary, greater_equal_op,
                    isnan_op, less_equal_op, log_op, logical_or_op, sign_op, sin_op, sqrt_op,
-                   unary, _float_meta, _onnx_unary, _zero_fast, _zero_grad)
+                   onnx_trunc, unary, _float_meta, _onnx_unary, _zero_fast, _zero_grad)
 from .out_param import write_out
 from .registry import Meta, OpError, add_test_case, def_op
 
@@ -127,7 +127,6 @@ frac_op = unary('frac', _frac, lambda g, x, out: g, 'same')
 
 @frac_op.def_onnx
 def _frac_onnx(g, x):
-    from .math import onnx_trunc
     if g.meta(x).dtype.kind in 'iub':
         return g.op('Sub', x, x) if g.meta(x).dtype.kind != 'b' else g.op('And', x, g.op('Not', x))
     return g.op('Sub', x, onnx_trunc(g, x, g.meta(x).dtype))
