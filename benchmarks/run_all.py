@@ -38,6 +38,7 @@ import framework.nn.functional as F  # noqa: E402
 from framework import nn, static  # noqa: E402
 
 import bench_eager  # noqa: E402
+import bench_onnx  # noqa: E402
 import bench_static  # noqa: E402
 import bench_static_passes  # noqa: E402
 import bench_train  # noqa: E402
@@ -424,6 +425,26 @@ def fig_rnn(cond, timing):
     return rows
 
 
+def fig_onnx(cond, timing):
+    """onnxruntime (CPU, 1 thread) on the exported file vs our Executor on the
+    same inference Program (``bench_onnx.py``); ratio = ours / onnxruntime."""
+    try:
+        import onnxruntime  # noqa: F401
+        import onnx  # noqa: F401
+    except ImportError:
+        return [['onnx export', cond, 'skipped', "onnxruntime not installed (pip install "
+                 "-e '.[onnx]')", '', '', '']]
+    rows = []
+    for name, (label, make) in (('lenet', ('LeNet B64 28x28', bench_onnx.MODELS['lenet'])),
+                                ('resnet18', ('ResNet-18 B8 32x32',
+                                              bench_onnx.MODELS['resnet18'])),
+                                ('lstm', ('LSTM classifier B16 T32', bench_onnx.MODELS['lstm']))):
+        fns = bench_onnx.contenders(*make())
+        rows.append(timed_pair('onnx %s forward' % label, cond, fns['ours'],
+                               fns['onnxruntime'], timing, 'onnxruntime', None))
+    return rows
+
+
 # ---- 6. memory ----------------------------------------------------------------------------
 
 def fig_memory(cond, timing):
@@ -497,6 +518,7 @@ FIGURES = [
     ('models', fig_models, CONDITIONS),
     ('lstm_static', fig_lstm_static, CONDITIONS),
     ('rnn', fig_rnn, CONDITIONS),
+    ('onnx', fig_onnx, ('clean',)),
     ('memory', fig_memory, None),
     ('accuracy', fig_accuracy, None),
 ]

@@ -597,3 +597,26 @@ def test_break_in_python_range_whose_body_indexes_python_lists():
     for v, e in zip(cases, eager):
         assert_same(e, sf(T(v)))
     assert 'while' not in op_types(sf.forward.concrete_program.main_program)
+
+
+def rows_appended_in_loop(x, n):
+    out = []
+    i = paddle.zeros([1], 'int64')
+    while i < n:
+        out.append(x * paddle.cast(i + 1, 'float32'))
+        i += 1
+    return paddle.stack(out)
+
+
+def test_list_appended_in_loop_with_an_unknown_batch_dim(tmp_path):
+    """The empty list a loop starts from is built before the items' batch size
+    is known; a program traced with a None dim runs on any batch size."""
+    path = str(tmp_path / 'rows')
+    paddle.jit.save(to_static(rows_appended_in_loop), path,
+                    input_spec=[InputSpec([None, 3], 'float32'), InputSpec([1], 'int64')])
+    loaded = paddle.jit.load(path)
+    for batch, n in ((2, 3), (5, 1)):
+        x = np.arange(batch * 3, dtype='float32').reshape(batch, 3)
+        got = loaded(paddle.to_tensor(x), I([n])).numpy()
+        np.testing.assert_allclose(got, rows_appended_in_loop(T(x), I([n])).numpy())
+        assert got.shape == (n, batch, 3)

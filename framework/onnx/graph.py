@@ -96,6 +96,11 @@ class Graph:
         self.set_meta(name, Meta(arr.shape, arr.dtype))
         return name
 
+    def tensor_proto(self, value):
+        """An ONNX TensorProto (for attributes such as ConstantOfShape's value)."""
+        import onnx.numpy_helper
+        return onnx.numpy_helper.from_array(np.asarray(value))
+
     def ints(self, values, hint='ints'):
         """An int64 1-D constant (shapes, axes, starts/ends)."""
         return self.const(np.asarray(list(values), dtype=np.int64), hint=hint)
@@ -103,6 +108,76 @@ class Graph:
     def tensor_type(self, dtype):
         """ONNX's element type code for a numpy dtype."""
         return self._helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+
+    # ---- small building blocks lowerings share ----------------------------------------
+    def scalar(self, value, like):
+        """A 0-d constant of the dtype of ``like`` (a value name or a dtype)."""
+        dtype = self.meta(like).dtype if isinstance(like, str) else np.dtype(like)
+        return self.const(np.asarray(value, dtype=dtype), hint='c')
+
+    def rank(self, name):
+        return len(self.meta(name).shape)
+
+    def cast(self, name, dtype):
+        """``name`` cast to ``dtype`` (itself when it has that dtype already)."""
+        dtype = np.dtype(dtype)
+        if self.meta(name).dtype == dtype:
+            return name
+        out = self.op('Cast', name, to=self.tensor_type(dtype))
+        self.set_meta(out, Meta(self.meta(name).shape, dtype))
+        return out
+
+    def cast_to_output(self, *names, i=0):
+        """``names`` cast to the dtype of the current op's ``i``-th output
+        (the registry promotes mixed inputs before the kernel runs)."""
+        dtype = self.out_meta(i).dtype
+        return [self.cast(n, dtype) for n in names]
+
+    def reduce(self, op_type, x, axes, keepdims):
+        """``op_type`` (ReduceSum, ReduceMean, ...) over ``axes`` (None: all);
+        axes are an input from opset 18 on (ReduceSum: 13), an attribute before."""
+        keep = int(bool(keepdims))
+        if axes is None or (isinstance(axes, (list, tuple)) and not axes
+                            and self.rank(x) == 0):
+            return self.op(op_type, x, keepdims=keep)
+        axes = [int(a) for a in (axes if isinstance(axes, (list, tuple)) else [axes])]
+        if not axes:
+            return self.op('Identity', x)
+        if op_type == 'ReduceSum' or self.opset >= 18:
+            return self.op(op_type, x, self.ints(axes), keepdims=keep)
+        return self.op(op_type, x, axes=axes, keepdims=keep)
+
+    def unsqueeze(self, x, axes):
+        return self.op('Unsqueeze', x, self.ints(axes))
+
+    def squeeze(self, x, axes=None):
+        return self.op('Squeeze', x, None if axes is None else self.ints(axes))
+
+    def shape_of(self, x, start=0, end=None):
+        """The int64 shape of ``x``, dims ``start:end``."""
+        shape = self.op('Shape', x)
+        if start == 0 and end is None:
+            return shape
+        ends = [end if end is not None else np.iinfo(np.int64).max]
+        return self.op('Slice', shape, self.ints([start]), self.ints(ends))
+
+    def transpose(self, x, perm):
+        perm = [int(p) for p in perm]
+        return x if perm == sorted(perm) else self.op('Transpose', x, perm=perm)
+
+    def channel_first(self, x, data_format, ndim):
+        """An N,C,... view of a channel-last (NLC, NHWC, NDHWC) ``ndim``-D value."""
+        if data_format not in ('NLC', 'NHWC', 'NDHWC'):
+            return x
+        n = ndim
+        return self.transpose(x, [0, n - 1] + list(range(1, n - 1)))
+
+    def channel_last(self, x, data_format, ndim):
+        """The inverse of ``channel_first``."""
+        if data_format not in ('NLC', 'NHWC', 'NDHWC'):
+            return x
+        n = ndim
+        return self.transpose(x, [0] + list(range(2, n)) + [1])
 
 
 # ---- lowering a block -----------------------------------------------------------------

@@ -27,6 +27,36 @@ def equal_all_op(x, y):
     return np.asarray(np.shape(x) == np.shape(y) and bool(np.all(np.equal(x, y))))
 
 
+def _onnx_all(g, b):
+    """A 0-d bool: are all of ``b`` true (true for none)?"""
+    as_int = g.op('Cast', b, to=g.tensor_type(np.int64))
+    return g.op('Cast', g.op('ReduceMin', as_int, keepdims=0), to=g.tensor_type(np.bool_))
+
+
+def _onnx_isclose(g, x, y, rtol, atol, equal_nan):
+    """numpy's rule; equal values (infinities among them) are close."""
+    scalar = lambda v: g.const(np.asarray(v, g.meta(x).dtype), hint='tol')  # noqa: E731
+    bound = g.op('Add', scalar(atol), g.op('Mul', scalar(rtol), g.op('Abs', y)))
+    close = g.op('Or', g.op('Equal', x, y),
+                 g.op('LessOrEqual', g.op('Abs', g.op('Sub', x, y)), bound))
+    if equal_nan:
+        close = g.op('Or', close, g.op('And', g.op('IsNaN', x), g.op('IsNaN', y)))
+    return close
+
+
+@equal_all_op.def_onnx
+def _equal_all_onnx(g, x, y):
+    xs, ys = g.meta(x).shape, g.meta(y).shape
+    if len(xs) != len(ys) or any(a != b and a >= 0 and b >= 0 for a, b in zip(xs, ys)):
+        return g.const(np.asarray(False), hint='equal_all')
+    return _onnx_all(g, g.op('Equal', x, y))
+
+
+isclose_op.def_onnx(_onnx_isclose)
+allclose_op.def_onnx(lambda g, x, y, rtol, atol, equal_nan: _onnx_all(
+    g, _onnx_isclose(g, x, y, rtol, atol, equal_nan)))
+
+
 def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
     return isclose_op(x, y, float(rtol), float(atol), bool(equal_nan))
 

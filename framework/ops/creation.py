@@ -132,6 +132,14 @@ def full_op(shape=(), value=0.0, dtype='float32'):
     return np.full(shape, value, dtype=dtype)
 
 
+def _onnx_filled(g, value, dtype, shape):
+    """``value`` broadcast to the int64 1-D ``shape`` (an ONNX value name)."""
+    return g.op('Expand', g.const(np.asarray(value, dtype=dtype), hint='fill_value'), shape)
+
+
+full_op.def_onnx(lambda g, shape, value, dtype: _onnx_filled(g, value, dtype, g.ints(shape)))
+
+
 def _value_dtype(value, dtype):
     if dtype is not None:
         return str(_dt.convert_dtype(dtype))
@@ -155,6 +163,12 @@ def dynamic_full_op(shape_tensor, shape=(), value=0.0, dtype='float32'):
     if any(d < 0 for d in dims):
         raise OpError("full: shape must not have negative dims, got %s" % dims)
     return np.full(dims, value, dtype=dtype)
+
+
+@dynamic_full_op.def_onnx
+def _dynamic_full_onnx(g, shape_tensor, shape, value, dtype):
+    dims = g.op('Cast', shape_tensor, to=g.tensor_type(np.int64))
+    return _onnx_filled(g, value, dtype, dims)
 
 
 def _full(shape, value, dtype, api):
@@ -230,6 +244,10 @@ def full_like_op(x, value=0.0, dtype=None):
     return np.full(np.shape(x), value, dtype=dtype if dtype is not None else x.dtype)
 
 
+full_like_op.def_onnx(lambda g, x, value, dtype: _onnx_filled(
+    g, value, dtype if dtype is not None else g.meta(x).dtype, g.op('Shape', x)))
+
+
 @aliases(x=('input',))
 def full_like(x, fill_value, dtype=None, name=None, *, device=None, requires_grad=False,
               pin_memory=False):
@@ -276,6 +294,14 @@ def assign_value_op(value=None, dtype='float32'):
     return np.array(value, dtype=dtype)
 
 
+@assign_value_op.def_onnx
+def _assign_value_onnx(g, value, dtype):
+    if np.dtype(dtype).kind == 'c':
+        raise OpError("assign_value: a %s constant cannot be exported (ONNX runtimes have no "
+                      "complex tensors)" % dtype)
+    return g.const(assign_value_op.kernel(value, dtype), hint='constant')
+
+
 def assign_value_attr(arr):
     """The ``value`` attribute of an ``assign_value`` op holding ``arr``."""
     if arr.dtype.kind == 'c':
@@ -312,6 +338,10 @@ def arange_op(start=0, end=1, step=1, dtype='int64'):
     _arange_len(start, end, step)
     # computed in float64 / int64 and then cast, so float32 ranges do not drift
     return np.arange(start, end, step).astype(dtype, copy=False)
+
+
+arange_op.def_onnx(lambda g, start, end, step, dtype: g.const(
+    arange_op.kernel(start, end, step, dtype), hint='arange'))
 
 
 def _scalar_value(v, api, what):
@@ -355,6 +385,10 @@ def linspace_op(start=0.0, stop=1.0, num=1, dtype='float32'):
     return np.linspace(start, stop, num).astype(dtype, copy=False)
 
 
+linspace_op.def_onnx(lambda g, start, stop, num, dtype: g.const(
+    linspace_op.kernel(start, stop, num, dtype), hint='linspace'))
+
+
 @aliases(stop=('end',), num=('steps',))
 def linspace(start, stop, num, dtype=None, name=None, *, out=None, device=None,
              requires_grad=False):
@@ -374,6 +408,10 @@ def _eye_meta(num_rows, num_columns, dtype):
 @def_op('eye', _eye_meta, differentiable=False)
 def eye_op(num_rows=1, num_columns=1, dtype='float32'):
     return np.eye(num_rows, num_columns, dtype=dtype)
+
+
+eye_op.def_onnx(lambda g, num_rows, num_columns, dtype: g.const(
+    eye_op.kernel(num_rows, num_columns, dtype), hint='eye'))
 
 
 @aliases(num_rows=('n',), num_columns=('m',))
@@ -407,6 +445,20 @@ def triu_op(x, diagonal=0):
     """The upper triangle (above ``diagonal``) of the last two dims; the rest 0."""
     _tri_meta(x, diagonal)
     return np.triu(x, diagonal)
+
+
+def _onnx_trilu(upper):
+    def lower(g, x, diagonal):
+        if g.opset < 14:
+            raise OpError("%s export needs opset_version >= 14 (ONNX's Trilu)"
+                          % ('triu' if upper else 'tril'))
+        return g.op('Trilu', x, g.const(np.asarray(diagonal, np.int64), hint='k'),
+                    upper=int(upper))
+    return lower
+
+
+tril_op.def_onnx(_onnx_trilu(False))
+triu_op.def_onnx(_onnx_trilu(True))
 
 
 tril_op.def_grad(lambda g, x, out, diagonal: tril_op(g, diagonal))

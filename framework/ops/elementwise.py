@@ -20,8 +20,8 @@ from . import lib, meta
 from .grad_utils import sum_like, ub
 from .math import (abs_op, cast_like, cos_op, equal_op, exp_op, float_unary, greater_equal_op,
                    isfinite_op, isnan_op, less_equal_op, log_op, logical_or_op, multiply_op,
-                   neg_op, pow_op, sign_op, sin_op, sqrt_op, unary, _float_meta, _zero_fast,
-                   _zero_grad)
+                   neg_op, onnx_trunc, pow_op, sign_op, sin_op, sqrt_op, unary, _float_meta,
+                   _onnx_unary, _zero_fast, _zero_grad)
 from .out_param import write_out
 from .registry import Meta, OpError, add_test_case, def_op
 
@@ -47,6 +47,23 @@ atanh_op = float_unary('atanh', np.arctanh, lambda g, x, out: g / (1 - x * x), '
 expm1_op = float_unary('expm1', np.expm1, lambda g, x, out: g * (out + 1), 'same')
 
 
+acosh_op.def_onnx(_onnx_unary('Acosh'))
+asinh_op.def_onnx(_onnx_unary('Asinh'))
+atanh_op.def_onnx(_onnx_unary('Atanh'))
+
+
+@expm1_op.def_onnx
+def _expm1_onnx(g, x):
+    # Kahan's exact form: (u - 1) * x / log(u) with u = exp(x), x itself where u == 1
+    x, = g.cast_to_output(x)
+    dtype = g.meta(x).dtype
+    u = g.op('Exp', x)
+    d = g.op('Sub', u, g.scalar(1, dtype))
+    scaled = g.op('Div', g.op('Mul', d, x), g.op('Log', u))
+    big = g.op('Or', g.op('Equal', d, g.scalar(-1, dtype)), g.op('IsInf', u))
+    return g.op('Where', g.op('Equal', u, g.scalar(1, dtype)), x, g.op('Where', big, d, scaled))
+
+
 def _sinc(x):
     with np.errstate(invalid='ignore'):
         return np.sinc(x)
@@ -69,6 +86,16 @@ def _sinc_fast(g, x, out):
 
 sinc_op = float_unary('sinc', _sinc, _sinc_grad, _sinc_fast)
 
+
+@sinc_op.def_onnx
+def _sinc_onnx(g, x):
+    x, = g.cast_to_output(x)
+    dtype = g.meta(x).dtype
+    px = g.op('Mul', x, g.scalar(_PI, dtype))
+    zero = g.op('Equal', x, g.scalar(0, dtype))
+    safe = g.op('Where', zero, g.scalar(1, dtype), px)
+    return g.op('Where', zero, g.scalar(1, dtype), g.op('Div', g.op('Sin', safe), safe))
+
 _DEG = _PI / 180.0
 deg2rad_op = float_unary('deg2rad', lambda x: x * np.asarray(_DEG, x.dtype),
                          lambda g, x, out: g * _DEG, 'same')
@@ -76,11 +103,29 @@ rad2deg_op = float_unary('rad2deg', lambda x: x * np.asarray(1.0 / _DEG, x.dtype
                          lambda g, x, out: g * (1.0 / _DEG), 'same')
 
 
+def _onnx_times(factor):
+    def lower(g, x):
+        x, = g.cast_to_output(x)
+        return g.op('Mul', x, g.scalar(factor, g.meta(x).dtype))
+    return lower
+
+
+deg2rad_op.def_onnx(_onnx_times(_DEG))
+rad2deg_op.def_onnx(_onnx_times(1.0 / _DEG))
+
+
 def _frac(x):
     return np.zeros_like(x) if x.dtype.kind in 'iub' else x - np.trunc(x)
 
 
 frac_op = unary('frac', _frac, lambda g, x, out: g, 'same')
+
+
+@frac_op.def_onnx
+def _frac_onnx(g, x):
+    if g.meta(x).dtype.kind in 'iub':
+        return g.op('Sub', x, x) if g.meta(x).dtype.kind != 'b' else g.op('And', x, g.op('Not', x))
+    return g.op('Sub', x, onnx_trunc(g, x, g.meta(x).dtype))
 
 
 # ---- predicates (bool results, no gradient) ------------------------------------
@@ -96,6 +141,31 @@ isposinf_op = _predicate('isposinf', lambda x: np.isposinf(x) if x.dtype.kind in
                          else np.zeros(x.shape, bool))
 isneginf_op = _predicate('isneginf', lambda x: np.isneginf(x) if x.dtype.kind in 'f'
                          else np.zeros(x.shape, bool))
+
+
+def _onnx_never(g, x):
+    return g.op('Not', g.op('Equal', x, x)) if g.meta(x).dtype.kind != 'b' else \
+        g.op('And', x, g.op('Not', x))
+
+
+def onnx_signbit(g, x):
+    """x < 0 or x is -0.0 (1 / -0.0 is -inf); ints: x < 0."""
+    dtype = g.meta(x).dtype
+    if dtype.kind == 'b':
+        return _onnx_never(g, x)
+    zero = g.scalar(0, dtype)
+    neg = g.op('Less', x, zero)
+    if dtype.kind != 'f':
+        return neg
+    minus_zero = g.op('And', g.op('Equal', x, zero), g.op('Less', g.op('Reciprocal', x), zero))
+    return g.op('Or', neg, minus_zero)
+
+
+signbit_op.def_onnx(onnx_signbit)
+isposinf_op.def_onnx(lambda g, x: g.op('IsInf', x, detect_negative=0)
+                     if g.meta(x).dtype.kind == 'f' else _onnx_never(g, x))
+isneginf_op.def_onnx(lambda g, x: g.op('IsInf', x, detect_positive=0)
+                     if g.meta(x).dtype.kind == 'f' else _onnx_never(g, x))
 
 
 # ---- nan_to_num ------------------------------------------------------------------
@@ -117,6 +187,19 @@ def _nan_to_num_grad(g, x, out, nan, posinf, neginf):
 @nan_to_num_op.def_fast_grad
 def _nan_to_num_fast(g, x, out, nan, posinf, neginf):
     return g * np.isfinite(x)
+
+
+@nan_to_num_op.def_onnx
+def _nan_to_num_onnx(g, x, nan, posinf, neginf):
+    dtype = g.meta(x).dtype
+    if dtype.kind != 'f':
+        return g.op('Identity', x)
+    info = np.finfo(dtype)
+    big = g.scalar(info.max if posinf is None else posinf, dtype)
+    low = g.scalar(info.min if neginf is None else neginf, dtype)
+    x = g.op('Where', g.op('IsNaN', x), g.scalar(nan, dtype), x)
+    x = g.op('Where', g.op('IsInf', x, detect_negative=0), big, x)
+    return g.op('Where', g.op('IsInf', x, detect_positive=0), low, x)
 
 
 # ---- frexp: mantissa and exponent ----------------------------------------------------
@@ -185,6 +268,21 @@ def _atan2_fast(g, x, y, out):
     return ub(r * y, x), ub(-r * x, y)
 
 
+@atan2_op.def_onnx
+def _atan2_onnx(g, x, y):
+    # arctan(x / y) moved into the quadrant of the point (y, x)
+    x, y = g.cast_to_output(x, y)
+    dtype = g.meta(x).dtype
+    zero, pi = g.scalar(0, dtype), g.scalar(_PI, dtype)
+    safe_y = g.op('Where', g.op('Equal', y, zero), g.scalar(1, dtype), y)
+    base = g.op('Atan', g.op('Div', x, safe_y))
+    up = g.op('Where', g.op('Less', x, zero), g.op('Neg', pi), pi)
+    left = g.op('Add', base, up)
+    on_axis = g.op('Mul', g.op('Sign', x), g.scalar(_PI / 2, dtype))
+    return g.op('Where', g.op('Greater', y, zero), base,
+                g.op('Where', g.op('Less', y, zero), left, on_axis))
+
+
 @def_op('hypot', meta.broadcast_float, promote=('x', 'y'))
 def hypot_op(x, y):
     """``sqrt(x**2 + y**2)`` without intermediate overflow."""
@@ -204,6 +302,12 @@ def _hypot_fast(g, x, y, out):
     return ub(gr * x, x), ub(gr * y, y)
 
 
+@hypot_op.def_onnx
+def _hypot_onnx(g, x, y):
+    x, y = g.cast_to_output(x, y)
+    return g.op('Sqrt', g.op('Add', g.op('Mul', x, x), g.op('Mul', y, y)))
+
+
 @def_op('logaddexp', meta.broadcast_float, promote=('x', 'y'))
 def logaddexp_op(x, y):
     """``log(exp(x) + exp(y))`` computed without overflow."""
@@ -219,6 +323,16 @@ def _logaddexp_grad(g, x, y, out):
 def _logaddexp_fast(g, x, y, out):
     with np.errstate(invalid='ignore'):
         return ub(g * np.exp(x - out), x), ub(g * np.exp(y - out), y)
+
+
+@logaddexp_op.def_onnx
+def _logaddexp_onnx(g, x, y):
+    # max + log1p(exp(-|x - y|)); equal operands (both infinite too) give x + log 2
+    x, y = g.cast_to_output(x, y)
+    dtype = g.meta(x).dtype
+    e = g.op('Exp', g.op('Neg', g.op('Abs', g.op('Sub', x, y))))
+    out = g.op('Add', g.op('Max', x, y), g.op('Log', g.op('Add', e, g.scalar(1, dtype))))
+    return g.op('Where', g.op('Equal', x, y), g.op('Add', x, g.scalar(_LN2, dtype)), out)
 
 
 def _ldexp_meta(x, y):
@@ -240,6 +354,12 @@ def _ldexp_grad(g, x, y, out):
 @ldexp_op.def_fast_grad
 def _ldexp_fast(g, x, y, out):
     return ub(g * np.exp2(y), x), ub(g * out * _LN2, y)
+
+
+@ldexp_op.def_onnx
+def _ldexp_onnx(g, x, y):
+    x, y = g.cast_to_output(x, y)
+    return g.op('Mul', x, g.op('Pow', g.scalar(2, g.meta(x).dtype), y))
 
 
 @def_op('copysign', meta.broadcast, promote=('x', 'y'))
@@ -264,6 +384,12 @@ def _copysign_grad(g, x, y, out):
 def _copysign_fast(g, x, y, out):
     return (ub(g * np.sign(x) * np.where(np.signbit(y), -1.0, 1.0), x),
             ub(np.zeros_like(g), y))
+
+
+@copysign_op.def_onnx
+def _copysign_onnx(g, x, y):
+    mag = g.op('Abs', x)
+    return g.op('Where', onnx_signbit(g, y), g.op('Neg', mag), mag)
 
 
 @def_op('nextafter', meta.broadcast, promote=('x', 'y'), differentiable=False)
@@ -292,6 +418,14 @@ def _heaviside_fast(g, x, y, out):
     return gx, ub(g * (x == 0), y)
 
 
+@heaviside_op.def_onnx
+def _heaviside_onnx(g, x, y):
+    dtype = g.meta(x).dtype
+    zero = g.scalar(0, dtype)
+    step = g.op('Cast', g.op('Greater', x, zero), to=g.tensor_type(dtype))
+    return g.op('Where', g.op('Equal', x, zero), y, step)
+
+
 def _nan_ignoring(name, ufunc, keep_x, keep_x_np):
     """``fmax``/``fmin``: a NaN loses to a number. The result, and so the
     gradient, comes from x where ``keep_x(x, y)`` holds (ties go to x) or y
@@ -315,6 +449,19 @@ def _nan_ignoring(name, ufunc, keep_x, keep_x_np):
 
 fmax_op = _nan_ignoring('fmax', np.fmax, greater_equal_op, np.greater_equal)
 fmin_op = _nan_ignoring('fmin', np.fmin, less_equal_op, np.less_equal)
+
+
+def _onnx_nan_ignoring(onnx_type):
+    def lower(g, x, y):
+        if g.meta(x).dtype.kind != 'f':
+            return g.op(onnx_type, x, y)
+        both = g.op(onnx_type, x, y)
+        return g.op('Where', g.op('IsNaN', y), x, g.op('Where', g.op('IsNaN', x), y, both))
+    return lower
+
+
+fmax_op.def_onnx(_onnx_nan_ignoring('Max'))
+fmin_op.def_onnx(_onnx_nan_ignoring('Min'))
 
 
 # ---- integer ops: gcd, lcm, bit shifts (no gradient) ----------------------------------

@@ -54,6 +54,11 @@ def _cast_grad(g, x, out, dtype):
     return cast_op(g, str(np.dtype(x.dtype)))
 
 
+@cast_op.def_onnx
+def _cast_onnx(g, x, dtype):
+    return g.op('Cast', x, to=g.tensor_type(dtype))
+
+
 @cast_op.def_fast_grad
 def _cast_fast(g, x, out, dtype):
     if not _dt.is_inexact(x.dtype):
@@ -234,6 +239,48 @@ def flatten_op(x, start_axis=0, stop_axis=-1):
     return np.reshape(x, _flatten_shape(np.shape(x), start_axis, stop_axis))
 
 
+# ---- ONNX lowerings of the view ops ---------------------------------------------
+
+reshape_op.def_onnx(lambda g, x, shape: g.op('Reshape', x, g.ints(shape)))   # 0 and -1 as ours
+
+
+@squeeze_op.def_onnx
+def _squeeze_onnx(g, x, axis):
+    shape = g.meta(x).shape
+    if not axis:
+        if -1 in shape:      # which dims are 1 is known only at run time
+            return g.squeeze(x)
+        axis = [i for i, d in enumerate(shape) if d == 1]
+        if not axis:
+            return g.op('Identity', x)
+    axes = sorted({meta.normalize_axis(int(a), len(shape)) for a in axis} if shape else set())
+    axes = [a for a in axes if shape[a] in (1, -1)]     # other named dims stay
+    return g.squeeze(x, axes) if axes else g.op('Identity', x)
+
+
+@unsqueeze_op.def_onnx
+def _unsqueeze_onnx(g, x, axis):
+    # ours inserts one dim after another; ONNX takes the new dims' final positions
+    dims = [False] * g.rank(x)
+    for a in axis:
+        dims.insert(a % (len(dims) + 1), True)
+    return g.unsqueeze(x, [i for i, new in enumerate(dims) if new])
+
+
+@flatten_op.def_onnx
+def _flatten_onnx(g, x, start_axis, stop_axis):
+    shape = g.meta(x).shape
+    if not shape:
+        return g.op('Reshape', x, g.ints([1]))
+    s = meta.normalize_axis(start_axis, len(shape))
+    e = meta.normalize_axis(stop_axis, len(shape))
+    tail = list(shape[e + 1:])
+    if all(d >= 0 for d in tail):      # 0 keeps a leading dim, -1 takes the merged ones
+        return g.op('Reshape', x, g.ints([0] * s + [-1] + tail))
+    return g.op('Reshape', x, g.op('Concat', g.shape_of(x, 0, s), g.ints([-1]),
+                                   g.shape_of(x, e + 1), axis=0))
+
+
 def _reshape_as_meta(x, target):
     return Meta(meta.shape_of(target), meta.dtype_of(x))
 
@@ -252,6 +299,9 @@ def _reshape_as_grad(g, x, target, out):
 @reshape_as_op.def_fast_grad
 def _reshape_as_fast(g, x, target, out):
     return g.reshape(np.shape(x)), None
+
+
+reshape_as_op.def_onnx(lambda g, x, target: g.op('Reshape', x, g.op('Shape', target)))
 
 
 def _dynamic_reshape_meta(x, shape_tensor, shape):
@@ -274,6 +324,13 @@ def dynamic_reshape_op(x, shape_tensor, shape=()):
 dynamic_reshape_op.def_grad(lambda g, x, shape_tensor, out, shape: (reshape_as_op(g, x), None))
 dynamic_reshape_op.def_fast_grad(
     lambda g, x, shape_tensor, out, shape: (g.reshape(np.shape(x)), None))
+
+
+
+@dynamic_reshape_op.def_onnx
+def _dynamic_reshape_onnx(g, x, shape_tensor, shape):
+    # ONNX Reshape's entries follow reshape's rules too (-1 inferred, 0 copies x's dim)
+    return g.op('Reshape', x, g.op('Cast', shape_tensor, to=g.tensor_type(np.int64)))
 
 
 @aliases(x=('input',))
@@ -342,6 +399,9 @@ def _transpose_grad(g, x, out, perm):
 @transpose_op.def_fast_grad
 def _transpose_fast(g, x, out, perm):
     return np.transpose(g, _inverse_perm(perm))
+
+
+transpose_op.def_onnx(lambda g, x, perm: g.op('Transpose', x, perm=list(perm)) if perm else g.op('Identity', x))
 
 
 def transpose(x, perm, name=None):
@@ -444,6 +504,9 @@ def _concat_fast(g, xs, out, axis):
     return np.split(g, np.cumsum([np.shape(x)[ax] for x in xs])[:-1], axis=ax)
 
 
+concat_op.def_onnx(lambda g, xs, axis: g.op('Concat', *g.cast_to_output(*xs), axis=axis))
+
+
 def _split_sizes(n, num, sections, axis):
     """Section sizes along an axis of size ``n`` (-1 = unknown)."""
     if num:
@@ -500,6 +563,18 @@ def _split_fast(gs, x, outs, num, sections, axis):
     return np.concatenate(gs, axis=axis)
 
 
+@split_op.def_onnx
+def _split_onnx(g, x, num, sections, axis):
+    shape = g.meta(x).shape
+    ax = axis % len(shape)
+    sizes = _split_sizes(shape[ax], num, sections, ax)
+    if -1 in sizes and not num:
+        raise OpError("split: sections %s of an axis of unknown size (x shape %s) cannot be "
+                      "exported to ONNX" % (list(sections), list(shape)))
+    split = None if -1 in sizes else g.ints(sizes)    # equal parts of an unknown size
+    return g.op('Split', x, split, axis=ax, outputs=['split'] * len(sizes))
+
+
 def _stack_meta(xs, axis):
     if not xs:
         raise OpError("x must be a non-empty list of tensors")
@@ -530,6 +605,12 @@ def _stack_fast(g, xs, out, axis):
     return list(np.moveaxis(g, axis, 0))
 
 
+@stack_op.def_onnx
+def _stack_onnx(g, xs, axis):
+    ax = axis % (g.rank(xs[0]) + 1)
+    return g.op('Concat', *[g.unsqueeze(x, [ax]) for x in g.cast_to_output(*xs)], axis=ax)
+
+
 def _unbind_meta(x, axis):
     shape = meta.shape_of(x)
     ax = meta.normalize_axis(axis, len(shape))
@@ -551,6 +632,14 @@ def _unbind_grad(gs, x, outs, axis):
 @unbind_op.def_fast_grad
 def _unbind_fast(gs, x, outs, axis):
     return np.stack(gs, axis=axis)
+
+
+@unbind_op.def_onnx
+def _unbind_onnx(g, x, axis):
+    shape = g.meta(x).shape
+    ax = axis % len(shape)
+    parts = g.op('Split', x, g.ints([1] * shape[ax]), axis=ax, outputs=['split'] * shape[ax])
+    return [g.squeeze(p, [ax]) for p in parts]
 
 
 def _tensor_list(x, api):
@@ -670,6 +759,14 @@ def _expand_fast(g, x, out, shape):
     return unbroadcast(g, np.shape(x))
 
 
+def _onnx_expand_shape(shape):
+    # -1 keeps x's dim: ONNX's Expand broadcasts, so 1 does the same
+    return [1 if s == -1 else s for s in shape]
+
+
+expand_op.def_onnx(lambda g, x, shape: g.op('Expand', x, g.ints(_onnx_expand_shape(shape))))
+
+
 def _tile_layout(shape, reps):
     d = max(len(shape), len(reps))
     return (1,) * (d - len(shape)) + tuple(shape), (1,) * (d - len(reps)) + tuple(reps)
@@ -739,6 +836,18 @@ def _tile_like_fast(g, x, target, out):
     return _tile_reduce(g, np.shape(x), (-1,) * np.ndim(g)), None
 
 
+@tile_like_op.def_onnx
+def _tile_like_onnx(g, x, target):
+    nx, nt = g.rank(x), g.rank(target)
+    if nt > nx:
+        x = g.op('Reshape', x, g.op('Concat', g.ints([1] * (nt - nx)), g.op('Shape', x), axis=0))
+    xs = g.op('Shape', x)
+    one = g.ints([1])
+    # target's dims over x's; an empty dim of x repeats once (as the kernel)
+    reps = g.op('Div', g.op('Shape', target), g.op('Max', xs, one))
+    return g.op('Tile', x, g.op('Where', g.op('Equal', xs, g.ints([0])), one, reps))
+
+
 @tile_op.def_grad
 def _tile_grad(g, x, out, repeat_times):
     return tile_grad_op(g, x, repeat_times)
@@ -747,6 +856,21 @@ def _tile_grad(g, x, out, repeat_times):
 @tile_op.def_fast_grad
 def _tile_fast(g, x, out, repeat_times):
     return _tile_reduce(g, np.shape(x), repeat_times)
+
+
+def _onnx_tile(g, x, reps):
+    """``x`` tiled by the int64 1-D value ``reps`` of ``n`` entries."""
+    reps, n = reps
+    nx = g.rank(x)
+    if n > nx:        # more repeats than dims: x gets leading 1s
+        x = g.unsqueeze(x, list(range(n - nx)))
+    elif n < nx:
+        reps = g.op('Concat', g.ints([1] * (nx - n)), reps, axis=0)
+    return g.op('Tile', x, reps)
+
+
+tile_op.def_onnx(lambda g, x, repeat_times: _onnx_tile(g, x, (g.ints(repeat_times),
+                                                              len(repeat_times))))
 
 
 def _dynamic_expand_meta(x, shape_tensor, shape):
@@ -768,6 +892,15 @@ def dynamic_expand_op(x, shape_tensor, shape=()):
 dynamic_expand_op.def_grad(lambda g, x, shape_tensor, out, shape: (reduce_as(g, x), None))
 dynamic_expand_op.def_fast_grad(
     lambda g, x, shape_tensor, out, shape: (unbroadcast(g, np.shape(x)), None))
+
+
+@dynamic_expand_op.def_onnx
+def _dynamic_expand_onnx(g, x, shape_tensor, shape):
+    target = g.op('Cast', shape_tensor, to=g.tensor_type(np.int64))
+    ones = g.op('ConstantOfShape', g.op('Shape', target),
+                value=g.tensor_proto(np.ones(1, np.int64)))
+    keep = g.op('Equal', target, g.scalar(-1, np.int64))
+    return g.op('Expand', x, g.op('Where', keep, ones, target))
 
 
 def _expand(x, shape, api):
@@ -821,6 +954,10 @@ dynamic_tile_op.def_fast_grad(
                                                   None))
 
 
+dynamic_tile_op.def_onnx(lambda g, x, reps_tensor, repeat_times: _onnx_tile(
+    g, x, (g.op('Cast', reps_tensor, to=g.tensor_type(np.int64)), len(repeat_times))))
+
+
 @aliases(x=('input',), repeat_times=('dims',))
 def tile(x, repeat_times, name=None):
     """Repeat ``x`` ``repeat_times[i]`` times along dim i (entries may be tensors)."""
@@ -849,6 +986,15 @@ def _flip_fast(g, x, out, axis):
     return np.flip(g, axis=tuple(axis))
 
 
+@flip_op.def_onnx
+def _flip_onnx(g, x, axis):
+    if not axis:
+        return g.op('Identity', x)
+    n = len(axis)
+    return g.op('Slice', x, g.ints([-1] * n), g.ints([np.iinfo(np.int64).min] * n),
+                g.ints(list(axis)), g.ints([-1] * n))
+
+
 @def_op('roll', meta.unchanged, save_inputs=False,
         attr_types={'shifts': 'int|ints', 'axis': 'int|ints|None'})
 def roll_op(x, shifts=(), axis=None):
@@ -863,6 +1009,32 @@ def _roll_grad(g, x, out, shifts, axis):
 @roll_op.def_fast_grad
 def _roll_fast(g, x, out, shifts, axis):
     return np.roll(g, tuple(-s for s in shifts), axis=None if axis is None else tuple(axis))
+
+
+@roll_op.def_onnx
+def _roll_onnx(g, x, shifts, axis):
+    if axis is None:       # over the flattened tensor
+        flat = g.op('Reshape', x, g.ints([-1]))
+        shape = g.meta(x).shape
+        n = int(np.prod(shape)) if all(d >= 0 for d in shape) else -1
+        return g.op('Reshape', _onnx_roll_axis(g, flat, shifts[0], 0, n), g.op('Shape', x))
+    for s, a in zip(shifts, axis):
+        x0 = x
+        x = _onnx_roll_axis(g, x, s, a, g.meta(x0).shape[a] if x0 in g._metas else -1)
+    return x
+
+
+def _onnx_roll_axis(g, x, shift, axis, n):
+    """``x`` rolled by ``shift`` along ``axis`` of size ``n`` (-1: unknown)."""
+    if n < 0:
+        raise OpError("roll: the size of axis %d must be known to export to ONNX" % axis)
+    k = shift % n if n else 0
+    if not k:
+        return g.op('Identity', x)
+    big = np.iinfo(np.int64).max
+    tail = g.op('Slice', x, g.ints([n - k]), g.ints([big]), g.ints([axis]))
+    head = g.op('Slice', x, g.ints([0]), g.ints([n - k]), g.ints([axis]))
+    return g.op('Concat', tail, head, axis=axis)
 
 
 def flip(x, axis, name=None):
@@ -981,6 +1153,26 @@ def _pad_fast(g, x, out, paddings, mode, value):
     return _pad_adjoint(g, paddings, mode)
 
 
+_ONNX_PAD_MODE = {'constant': 'constant', 'reflect': 'reflect', 'replicate': 'edge'}
+
+
+@pad_op.def_onnx
+def _pad_onnx(g, x, paddings, mode, value):
+    if mode == 'circular':      # wrap (opset 19 only): copies of the far ends
+        big = np.iinfo(np.int64).max
+        for axis, (b, a) in enumerate(paddings):
+            parts = [x]
+            if b:
+                parts.insert(0, g.op('Slice', x, g.ints([-b]), g.ints([big]), g.ints([axis])))
+            if a:
+                parts.append(g.op('Slice', x, g.ints([0]), g.ints([a]), g.ints([axis])))
+            x = g.op('Concat', *parts, axis=axis) if len(parts) > 1 else x
+        return g.op('Identity', x)
+    pads = g.ints([b for b, _ in paddings] + [a for _, a in paddings])
+    fill = g.scalar(value, x) if mode == 'constant' else None
+    return g.op('Pad', x, pads, fill, mode=_ONNX_PAD_MODE[mode])
+
+
 def _spatial_axes(ndim, data_format):
     fmt = str(data_format).upper()
     if len(fmt) != ndim or fmt[0] != 'N' or 'C' not in (fmt[1], fmt[-1]):
@@ -1066,6 +1258,9 @@ def _gather_fast(g, x, index, out, axis):
     return z, None
 
 
+gather_op.def_onnx(lambda g, x, index, axis: g.op('Gather', x, index, axis=axis))
+
+
 def _index_add_meta(x, index, value, axis):
     _check_index_dtype(index)
     return meta.unchanged(x)
@@ -1083,6 +1278,19 @@ def index_add_op(x, index, value, axis=0):
 def _index_add_grad(g, x, index, value, out, axis):
     gv = sum_like(gather_op(g, index, axis), value) if is_value(value) else None
     return sum_like(g, x), None, gv
+
+
+@index_add_op.def_onnx
+def _index_add_onnx(g, x, index, value, axis):
+    # every element of value names its target along axis: ScatterElements, summing
+    nd = g.rank(x)
+    ax = axis % nd
+    shape = [1] * nd
+    shape[ax] = -1
+    idx = g.op('Reshape', g.cast(index, np.int64), g.ints(shape))
+    idx = g.op('Expand', idx, g.op('Shape', value))
+    return g.op('ScatterElements', x, idx, g.cast(value, g.meta(x).dtype), axis=ax,
+                reduction='add')
 
 
 @index_add_op.def_fast_grad
@@ -1182,6 +1390,9 @@ def _gather_nd_fast(g, x, index, out):
     return z, None
 
 
+gather_nd_op.def_onnx(lambda g, x, index: g.op('GatherND', x, g.cast(index, np.int64)))
+
+
 def _scatter_nd_add_meta(x, index, updates):
     expect = _gather_nd_meta(x, index).shape
     us = meta.shape_of(updates)
@@ -1199,6 +1410,10 @@ def scatter_nd_add_op(x, index, updates):
         return out + unbroadcast(np.asarray(updates), out.shape)
     np.add.at(out, _nd_index(index), updates)
     return out
+
+
+scatter_nd_add_op.def_onnx(lambda g, x, index, updates: g.op(
+    'ScatterND', x, g.cast(index, np.int64), updates, reduction='add'))
 
 
 @scatter_nd_add_op.def_grad
@@ -1307,6 +1522,16 @@ def _scatter_fast(g, x, index, updates, out, overwrite):
     return gx, None, gu
 
 
+@scatter_op.def_onnx
+def _scatter_onnx(g, x, index, updates, overwrite):
+    rows = g.unsqueeze(g.op('Reshape', g.cast(index, np.int64), g.ints([-1])), [1])
+    if overwrite:
+        return g.op('ScatterND', x, rows, updates)
+    # the rows named are zeroed, then take the sum of their updates
+    zeros = g.op('Mul', updates, g.scalar(0, g.meta(x).dtype))
+    return g.op('ScatterND', g.op('ScatterND', x, rows, zeros), rows, updates, reduction='add')
+
+
 # ---- where / nonzero / masked ops -----------------------------------------------
 
 def _where_meta(condition, x, y):
@@ -1337,6 +1562,11 @@ def _where_fast(g, condition, x, y, out):
     return None, gx, gy
 
 
+@where_op.def_onnx
+def _where_onnx(g, condition, x, y):
+    return g.op('Where', g.cast(condition, np.bool_), *g.cast_to_output(x, y))
+
+
 def _nonzero_meta(x):
     return Meta((-1, len(meta.shape_of(x))), np.int64)
 
@@ -1344,6 +1574,9 @@ def _nonzero_meta(x):
 @def_op('nonzero', _nonzero_meta, differentiable=False)
 def nonzero_op(x):
     return np.argwhere(x).astype(np.int64, copy=False)
+
+
+nonzero_op.def_onnx(lambda g, x: g.op('Transpose', g.op('NonZero', x), perm=[1, 0]))
 
 
 @aliases(x=('input',))
@@ -1402,6 +1635,10 @@ def _masked_fill_fast(g, x, mask, value, out):
     return ub(np.where(mask, 0, g), x), None, gv
 
 
+masked_fill_op.def_onnx(lambda g, x, mask, value: g.op('Where', mask, g.cast(value, g.meta(x).dtype),
+                                                        x))
+
+
 def masked_fill(x, mask, value, name=None):
     """``x`` with ``value`` (a number or 0-d tensor) where ``mask`` is true."""
     if isinstance(value, np.generic):
@@ -1446,6 +1683,16 @@ def _argsort_meta(x, axis, descending):
 def argsort_op(x, axis=-1, descending=False):
     order = np.argsort(_sort_key(x, descending), axis=axis, kind='stable')
     return order.astype(np.int64, copy=False)
+
+
+@argsort_op.def_onnx
+def _argsort_onnx(g, x, axis, descending):
+    # TopK over the whole axis; its ties keep the lower index first, a stable sort
+    n = g.meta(x).shape[axis]
+    k = g.ints([n]) if n >= 0 else g.op('Reshape', g.op('Gather', g.op('Shape', x),
+                                                         g.const(np.int64(axis))), g.ints([1]))
+    return g.op('TopK', x, k, axis=axis, largest=int(bool(descending)), sorted=1,
+                outputs=['sorted', 'argsort'])[1]
 
 
 def _along_axis_index(indices, axis, x_shape):
@@ -1502,6 +1749,10 @@ def _take_along_fast(g, x, indices, out, axis):
     return z, None
 
 
+take_along_axis_op.def_onnx(lambda g, x, indices, axis: g.op(
+    'GatherElements', x, g.cast(indices, np.int64), axis=axis))
+
+
 def _put_along_meta(x, indices, values, axis, reduce):
     if reduce not in ('assign', 'add'):
         raise OpError("reduce must be 'assign' or 'add', got %r" % (reduce,))
@@ -1538,6 +1789,14 @@ def _put_along_fast(g, x, indices, values, out, axis, reduce):
         g = g.copy()
         g[idx] = 0
     return ub(g, x), None, gv
+
+
+@put_along_axis_op.def_onnx
+def _put_along_axis_onnx(g, x, indices, values, axis, reduce):
+    indices = g.cast(indices, np.int64)
+    values = g.op('Expand', g.cast(values, g.meta(x).dtype), g.op('Shape', indices))
+    return g.op('ScatterElements', x, indices, values, axis=axis,
+                reduction='add' if reduce == 'add' else 'none')
 
 
 def _topk_meta(x, k, axis, largest, sorted):
@@ -1584,6 +1843,12 @@ def _topk_fast(g, g_idx, x, out, indices, k, axis, largest, sorted):
     return z
 
 
+@topk_op.def_onnx
+def _topk_onnx(g, x, k, axis, largest, sorted):  # noqa: A002
+    return g.op('TopK', x, g.ints([k]), axis=axis, largest=int(bool(largest)), sorted=1,
+                outputs=['topk', 'topk_indices'])
+
+
 @aliases(x=('input',), axis=('dim',))
 def argsort(x, axis=-1, descending=False, stable=False, name=None):
     """Indices (int64) that sort ``x`` along ``axis``. The sort is always
@@ -1624,6 +1889,12 @@ def one_hot_op(x, num_classes=1):
     return (x[..., None] == np.arange(num_classes)).astype(np.float32)
 
 
+@one_hot_op.def_onnx
+def _one_hot_onnx(g, x, num_classes):
+    return g.op('OneHot', x, g.ints([num_classes]), g.const(np.array([0, 1], np.float32)),
+                axis=-1)
+
+
 def one_hot(x, num_classes, name=None):
     """Float32 one-hot encoding: a new last dim of size ``num_classes``."""
     return one_hot_op(x, _as_int(num_classes, 'one_hot', 'num_classes'))
@@ -1633,6 +1904,9 @@ def one_hot(x, num_classes, name=None):
 def assign_op(x):
     """A copy of x (differentiable)."""
     return np.array(x, copy=True)
+
+
+assign_op.def_onnx(lambda g, x: g.op('Identity', x))
 
 
 assign_op.def_grad(lambda g, x, out: g)
@@ -1696,6 +1970,9 @@ def shape_op(x):
     return np.asarray(np.shape(x), np.int64)
 
 
+shape_op.def_onnx(lambda g, x: g.op('Shape', x))
+
+
 def _numel_meta(x):
     return Meta((), np.int64)
 
@@ -1704,6 +1981,9 @@ def _numel_meta(x):
         value_from_meta=lambda x: np.asarray(_numel(meta.shape_of(x)), np.int64))
 def numel_op(x):
     return np.asarray(np.size(x), np.int64)
+
+
+numel_op.def_onnx(lambda g, x: g.op('Size', x))
 
 
 def _shape_api(input):  # noqa: A002

@@ -43,7 +43,13 @@ def _add_fast(g, x, y, out):
 
 @add_op.def_onnx
 def _add_onnx(g, x, y):
-    return g.op('Add', x, y)
+    return g.op('Add', *g.cast_to_output(x, y))
+
+
+def _onnx_binary(onnx_type):
+    """A broadcasting binary op's lowering (inputs share the output dtype:
+    promotion casts them in the Program, divide computes ints as floats)."""
+    return lambda g, x, y: g.op(onnx_type, *g.cast_to_output(x, y))
 
 
 @def_op('subtract', meta.broadcast, save_inputs=False, promote=('x', 'y'))
@@ -59,6 +65,9 @@ def _subtract_grad(g, x, y, out):
 @subtract_op.def_fast_grad
 def _subtract_fast(g, x, y, out):
     return ub(g, x), (ub(-g, y) if type(y) is _ndarray else None)
+
+
+subtract_op.def_onnx(_onnx_binary('Sub'))
 
 
 @def_op('multiply', meta.broadcast, promote=('x', 'y'))
@@ -97,6 +106,9 @@ def _multiply_fast(g, x, y, out):
     return ub(g * y, x), ub(g * x, y)
 
 
+multiply_op.def_onnx(_onnx_binary('Mul'))
+
+
 def _true_divide(x, y):
     out = np.true_divide(x, y)
     if np.asarray(x).dtype.kind in 'biu' and np.asarray(y).dtype.kind in 'biu':
@@ -123,9 +135,20 @@ def _divide_fast(g, x, y, out):
     return ub(gx, x), (ub(-gx * out, y) if type(y) is _ndarray else None)
 
 
+divide_op.def_onnx(_onnx_binary('Div'))
+
+
 @def_op('floor_divide', meta.broadcast, differentiable=False, promote=('x', 'y'))
 def floor_divide_op(x, y):
     return np.floor_divide(x, y)
+
+
+@floor_divide_op.def_onnx
+def _floor_divide_onnx(g, x, y):
+    if g.meta(x).dtype.kind == 'f':
+        return g.op('Floor', g.op('Div', x, y))
+    # ints: ONNX's Div truncates; x - mod(x, y) (Python's modulo) divides exactly
+    return g.op('Div', g.op('Sub', x, g.op('Mod', x, y, fmod=0)), y)
 
 
 def _trunc_divide(x, y):
@@ -142,6 +165,17 @@ trunc_divide_op = def_op('trunc_divide', meta.broadcast, inputs=('x', 'y'), attr
 trunc_divide_op.doc = "The quotient rounded toward zero (``divide(rounding_mode='trunc')``)."
 
 
+@trunc_divide_op.def_onnx
+def _trunc_divide_onnx(g, x, y):
+    q = g.op('Div', x, y)        # ints: ONNX's Div truncates already
+    return onnx_trunc(g, q, g.meta(x).dtype) if g.meta(x).dtype.kind == 'f' else q
+
+
+def onnx_trunc(g, x, dtype):
+    """Rounding toward zero of a ``dtype`` value (ONNX has Floor and Ceil only)."""
+    return g.op('Where', g.op('Less', x, g.scalar(0, dtype)), g.op('Ceil', x), g.op('Floor', x))
+
+
 @def_op('remainder', meta.broadcast, promote=('x', 'y'))
 def remainder_op(x, y):
     return np.remainder(x, y)
@@ -150,6 +184,13 @@ def remainder_op(x, y):
 @remainder_op.def_grad
 def _remainder_grad(g, x, y, out):
     return sum_like(g, x), sum_like(-g * floor_divide_op(x, y), y)
+
+
+@remainder_op.def_onnx
+def _remainder_onnx(g, x, y):
+    if g.meta(x).dtype.kind == 'f':      # Python's modulo: the sign of the divisor
+        return g.op('Sub', x, g.op('Mul', g.op('Floor', g.op('Div', x, y)), y))
+    return g.op('Mod', x, y, fmod=0)
 
 
 @def_op('elementwise_pow', meta.broadcast, promote=('x', 'y'))
@@ -171,6 +212,9 @@ def _pow_fast(g, x, y, out):
     return gx, gy
 
 
+pow_op.def_onnx(_onnx_binary('Pow'))
+
+
 @def_op('maximum', meta.broadcast, promote=('x', 'y'))
 def maximum_op(x, y):
     return np.maximum(x, y)
@@ -188,6 +232,9 @@ def _maximum_fast(g, x, y, out):
     return ub(gx, x), ub(g - gx, y)
 
 
+maximum_op.def_onnx(_onnx_binary('Max'))
+
+
 @def_op('minimum', meta.broadcast, promote=('x', 'y'))
 def minimum_op(x, y):
     return np.minimum(x, y)
@@ -203,6 +250,9 @@ def _minimum_grad(g, x, y, out):
 def _minimum_fast(g, x, y, out):
     gx = g * (x <= y)
     return ub(gx, x), ub(g - gx, y)
+
+
+minimum_op.def_onnx(_onnx_binary('Min'))
 
 
 def _lerp_meta(x, y, weight):
@@ -230,6 +280,12 @@ def _lerp_fast(g, x, y, weight, out):
     return ub(g - gy, x), ub(gy, y), gw
 
 
+@lerp_op.def_onnx
+def _lerp_onnx(g, x, y, weight):
+    x, y, weight = g.cast_to_output(x, y, weight)
+    return g.op('Add', x, g.op('Mul', weight, g.op('Sub', y, x)))
+
+
 def _add_n_meta(xs):
     if not xs:
         raise OpError("inputs must be a non-empty list of tensors")
@@ -252,6 +308,9 @@ def add_n_op(inputs):
         else:
             out = out + x
     return out
+
+
+add_n_op.def_onnx(lambda g, inputs: g.op('Sum', *g.cast_to_output(*inputs)))
 
 
 @add_n_op.def_grad
@@ -292,6 +351,40 @@ isinf_op = _no_grad_unary('isinf', lambda x: np.isinf(x))
 isfinite_op = _no_grad_unary('isfinite', lambda x: np.isfinite(x))
 
 
+def _onnx_compare(onnx_type, negate=False):
+    """A comparison's lowering: its inputs already share one dtype (promotion
+    casts them in the Program)."""
+    def lower(g, x, y):
+        out = g.op(onnx_type, x, y)
+        return g.op('Not', out) if negate else out
+    return lower
+
+
+def _as_bool(g, x):
+    """Logical ops look at truth values: a non-bool input is cast."""
+    return x if g.meta(x).dtype == np.bool_ else g.op('Cast', x, to=g.tensor_type(np.bool_))
+
+
+def _onnx_logical(onnx_type):
+    return lambda g, x, y: g.op(onnx_type, _as_bool(g, x), _as_bool(g, y))
+
+
+for _op, _lower in ((equal_op, _onnx_compare('Equal')),
+                    (not_equal_op, _onnx_compare('Equal', negate=True)),
+                    (less_than_op, _onnx_compare('Less')),
+                    (less_equal_op, _onnx_compare('LessOrEqual')),
+                    (greater_than_op, _onnx_compare('Greater')),
+                    (greater_equal_op, _onnx_compare('GreaterOrEqual')),
+                    (logical_and_op, _onnx_logical('And')),
+                    (logical_or_op, _onnx_logical('Or')),
+                    (logical_xor_op, _onnx_logical('Xor'))):
+    _op.def_onnx(_lower)
+logical_not_op.def_onnx(lambda g, x: g.op('Not', _as_bool(g, x)))
+isnan_op.def_onnx(lambda g, x: g.op('IsNaN', x))
+isinf_op.def_onnx(lambda g, x: g.op('IsInf', x))
+isfinite_op.def_onnx(lambda g, x: g.op('Not', g.op('Or', g.op('IsNaN', x), g.op('IsInf', x))))
+
+
 def _check_bit_dtypes(*ms):
     for m in ms:
         if meta.is_scalar(m):
@@ -316,6 +409,24 @@ bitwise_and_op = _no_grad_binary('bitwise_and', lambda x, y: np.bitwise_and(x, y
 bitwise_or_op = _no_grad_binary('bitwise_or', lambda x, y: np.bitwise_or(x, y), _bitwise_meta)
 bitwise_xor_op = _no_grad_binary('bitwise_xor', lambda x, y: np.bitwise_xor(x, y), _bitwise_meta)
 bitwise_not_op = _no_grad_unary('bitwise_not', lambda x: np.invert(x), _bitwise_not_meta)
+
+
+def _onnx_bitwise(onnx_type, logical):
+    """Bitwise ops: ONNX's Bitwise* (opset 18); bools as the logical ops."""
+    def lower(g, *xs):
+        if g.meta(xs[0]).dtype == np.bool_:
+            return g.op(logical, *xs)
+        if g.opset < 18:
+            raise OpError("%s on integers needs opset_version >= 18 (ONNX's %s), got %d"
+                          % (g.current_op.type, onnx_type, g.opset))
+        return g.op(onnx_type, *xs)
+    return lower
+
+
+for _op, _types in ((bitwise_and_op, ('BitwiseAnd', 'And')), (bitwise_or_op, ('BitwiseOr', 'Or')),
+                    (bitwise_xor_op, ('BitwiseXor', 'Xor')),
+                    (bitwise_not_op, ('BitwiseNot', 'Not'))):
+    _op.def_onnx(_onnx_bitwise(*_types))
 
 
 # ---- unary ------------------------------------------------------------------
@@ -545,6 +656,51 @@ trunc_op = unary('trunc', _int_identity(np.trunc), _zero_grad, _zero_fast)
 sign_op = unary('sign', np.sign, _zero_grad, _zero_fast)
 
 
+def _onnx_unary(*onnx_types):
+    """A one-input op's lowering as a chain of ONNX ops (ints computed as
+    floats are cast first, as the kernel does)."""
+    def lower(g, x):
+        x, = g.cast_to_output(x)
+        for t in onnx_types:
+            x = g.op(t, x)
+        return x
+    return lower
+
+
+def _onnx_log_base(base):
+    return lambda g, x: g.op('Div', g.op('Log', *g.cast_to_output(x)),
+                             g.scalar(math.log(base), g.out_meta().dtype))
+
+
+def _onnx_int_identity(onnx_type):
+    """floor/ceil/trunc: ints are returned as they are."""
+    def lower(g, x):
+        if g.meta(x).dtype.kind in 'iub':
+            return g.op('Identity', x)
+        return onnx_trunc(g, x, g.meta(x).dtype) if onnx_type is None else g.op(onnx_type, x)
+    return lower
+
+
+for _op, _lower in (
+        (neg_op, _onnx_unary('Neg')), (tanh_op, _onnx_unary('Tanh')),
+        (exp_op, _onnx_unary('Exp')), (log_op, _onnx_unary('Log')),
+        (sqrt_op, _onnx_unary('Sqrt')), (reciprocal_op, _onnx_unary('Reciprocal')),
+        (tan_op, _onnx_unary('Tan')), (atan_op, _onnx_unary('Atan')),
+        (rsqrt_op, _onnx_unary('Sqrt', 'Reciprocal')), (sigmoid_op, _onnx_unary('Sigmoid')),
+        (sin_op, _onnx_unary('Sin')), (cos_op, _onnx_unary('Cos')),
+        (sinh_op, _onnx_unary('Sinh')), (cosh_op, _onnx_unary('Cosh')),
+        (asin_op, _onnx_unary('Asin')), (acos_op, _onnx_unary('Acos')),
+        (abs_op, _onnx_unary('Abs')), (erf_op, _onnx_unary('Erf')),
+        (sign_op, _onnx_unary('Sign')),
+        (log2_op, _onnx_log_base(2.0)), (log10_op, _onnx_log_base(10.0)),
+        (floor_op, _onnx_int_identity('Floor')), (ceil_op, _onnx_int_identity('Ceil')),
+        (trunc_op, _onnx_int_identity(None))):
+    _op.def_onnx(_lower)
+square_op.def_onnx(lambda g, x: g.op('Mul', x, x))
+log1p_op.def_onnx(lambda g, x: g.op('Log', g.op('Add', *g.cast_to_output(x),
+                                                g.scalar(1, g.out_meta().dtype))))
+
+
 def _round_half_away(x):
     # x - trunc(x) is exact, so halves are detected exactly (numpy's round
     # goes to even; Paddle rounds halves away from zero)
@@ -564,6 +720,21 @@ def round_op(x, decimals=0):
 
 round_op.def_grad(_zero_grad)
 round_op.def_fast_grad(_zero_fast)
+
+
+@round_op.def_onnx
+def _round_onnx(g, x, decimals):
+    if g.meta(x).dtype.kind in 'iub':
+        return g.op('Identity', x)
+    dtype = g.meta(x).dtype
+    s = g.scalar(10.0 ** decimals, dtype)
+    y = g.op('Mul', x, s) if decimals else x
+    # halves away from zero (ONNX's Round goes to even): trunc(y) + sign(y) * (|frac| >= .5)
+    t = onnx_trunc(g, y, dtype)
+    up = g.op('Cast', g.op('GreaterOrEqual', g.op('Abs', g.op('Sub', y, t)),
+                           g.scalar(0.5, dtype)), to=g.tensor_type(dtype))
+    y = g.op('Add', t, g.op('Mul', g.op('Sign', y), up))
+    return g.op('Div', y, s) if decimals else y
 
 
 # ---- unary ops with attributes -----------------------------------------------
@@ -597,6 +768,12 @@ def _clip_fast(g, x, out, min, max):  # noqa: A002
     return g
 
 
+@clip_op.def_onnx
+def _clip_onnx(g, x, min, max):  # noqa: A002
+    return g.op('Clip', x, None if min is None else g.scalar(min, x),
+                None if max is None else g.scalar(max, x))
+
+
 @def_op('scale', meta.unchanged, save_inputs=False)
 def scale_op(x, scale=1.0, bias=0.0, bias_after_scale=True):
     if bias_after_scale:
@@ -618,6 +795,18 @@ def _scale_fast(g, x, out, scale, bias, bias_after_scale):
     return g * scale
 
 
+@scale_op.def_onnx
+def _scale_onnx(g, x, scale, bias, bias_after_scale):
+    dtype = g.meta(x).dtype
+    if not bias_after_scale and bias:
+        x = g.op('Add', x, g.scalar(bias, dtype))
+    if scale != 1.0:
+        x = g.op('Mul', x, g.scalar(scale, dtype))
+    if bias_after_scale and bias:
+        x = g.op('Add', x, g.scalar(bias, dtype))
+    return g.op('Identity', x) if scale == 1.0 and not bias else x
+
+
 @def_op('stanh', _float_meta)
 @float32_compute
 def stanh_op(x, scale_a=0.67, scale_b=1.7159):
@@ -636,6 +825,14 @@ def _stanh_grad(g, x, out, scale_a, scale_b):
 
 
 stanh_op.def_fast_grad(_stanh_grad)
+
+
+@stanh_op.def_onnx
+def _stanh_onnx(g, x, scale_a, scale_b):
+    x, = g.cast_to_output(x)
+    dtype = g.meta(x).dtype
+    return g.op('Mul', g.op('Tanh', g.op('Mul', x, g.scalar(scale_a, dtype))),
+                g.scalar(scale_b, dtype))
 
 
 @def_op('logit', _float_meta, attr_types={'eps': 'float|None'})
@@ -664,6 +861,15 @@ def _logit_fast(g, x, out, eps):
     if eps is not None:
         gx = gx * ((x >= eps) & (x <= 1.0 - eps))
     return gx
+
+
+@logit_op.def_onnx
+def _logit_onnx(g, x, eps):
+    x, = g.cast_to_output(x)
+    dtype = g.meta(x).dtype
+    if eps is not None:
+        x = g.op('Clip', x, g.scalar(eps, dtype), g.scalar(1.0 - eps, dtype))
+    return g.op('Log', g.op('Div', x, g.op('Sub', g.scalar(1, dtype), x)))
 
 
 def cast_like(x, like):
@@ -793,6 +999,26 @@ def _matmul_fast(g, x, y, out, transpose_x, transpose_y):
     return gx, gy
 
 
+@matmul_op.def_onnx
+def _matmul_onnx(g, x, y, transpose_x, transpose_y):
+    nx, ny = g.rank(x), g.rank(y)
+    a, b = _onnx_swap_last(g, x, transpose_x), _onnx_swap_last(g, y, transpose_y)
+    # a transposed operand times a vector: as a matrix product (onnxruntime 1.32's
+    # Transpose+MatMul fusion gets the vector case wrong)
+    if ny == 1 and a != x:
+        return g.squeeze(g.op('MatMul', a, g.unsqueeze(b, [1])), [-1])
+    if nx == 1 and b != y:
+        return g.squeeze(g.op('MatMul', g.unsqueeze(a, [0]), b), [-2])
+    return g.op('MatMul', a, b)
+
+
+def _onnx_swap_last(g, x, transpose):
+    n = g.rank(x)
+    if not transpose or n < 2:      # a 1-D operand is not transposed (as in Paddle)
+        return x
+    return g.op('Transpose', x, perm=list(range(n - 2)) + [n - 1, n - 2])
+
+
 def _dot_meta(x, y):
     xs, ys = list(meta.shape_of(x)), list(meta.shape_of(y))
     if len(xs) not in (1, 2) or len(xs) != len(ys) or any(
@@ -825,6 +1051,9 @@ def _dot_fast(g, x, y, out):
     return ge * _conj(y), ge * _conj(x)
 
 
+dot_op.def_onnx(lambda g, x, y: g.reduce('ReduceSum', g.op('Mul', x, y), [-1], False))
+
+
 def _outer_meta(x, y):
     xs, ys = list(meta.shape_of(x)), list(meta.shape_of(y))
     if len(xs) != 1 or len(ys) != 1:
@@ -847,6 +1076,12 @@ def _outer_grad(g, x, y, out):
 @outer_op.def_fast_grad
 def _outer_fast(g, x, y, out):
     return g @ _conj(y), _conj(x) @ g
+
+
+@outer_op.def_onnx
+def _outer_onnx(g, x, y):
+    x, y = g.cast_to_output(x, y)
+    return g.op('Mul', g.unsqueeze(x, [1]), g.unsqueeze(y, [0]))
 
 
 # ---- cumulative sum -------------------------------------------------------------
@@ -876,6 +1111,12 @@ def _cumsum_grad(g, x, out, axis, reverse):
 @cumsum_op.def_fast_grad
 def _cumsum_fast(g, x, out, axis, reverse):
     return cumsum_op.kernel(g, axis, not reverse)
+
+
+@cumsum_op.def_onnx
+def _cumsum_onnx(g, x, axis, reverse):
+    x = g.cast(x, g.out_meta().dtype)     # bool sums as int64
+    return g.op('CumSum', x, g.const(np.asarray(axis, np.int64)), reverse=int(bool(reverse)))
 
 
 # ---- test cases -------------------------------------------------------------------

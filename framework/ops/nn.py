@@ -70,6 +70,10 @@ relu6_op = _act(
     lambda g, x, out, threshold: g * ((x > 0) & (x < threshold)))
 
 
+relu6_op.def_onnx(lambda g, x, threshold: g.op('Clip', x, g.scalar(0, x),
+                                                    g.scalar(threshold, x)))
+
+
 def _leaky_relu_k(x, negative_slope=0.01):
     return np.where(x > 0, x, x * negative_slope)
 
@@ -83,6 +87,9 @@ leaky_relu_op = _act('leaky_relu', _leaky_relu_k, _leaky_relu_grad,
                      lambda g, x, out, slope: g * np.where(x > 0, 1, slope).astype(g.dtype))
 
 
+leaky_relu_op.def_onnx(lambda g, x, slope: g.op('LeakyRelu', x, alpha=float(slope)))
+
+
 def _hardtanh_k(x, t_min=-1.0, t_max=1.0):
     return np.clip(x, t_min, t_max)
 
@@ -92,6 +99,9 @@ hardtanh_op = _act(
     lambda g, x, out, lo, hi: g * _mask(logical_and_op(greater_than_op(x, lo),
                                                        less_than_op(x, hi)), g),
     lambda g, x, out, lo, hi: g * ((x > lo) & (x < hi)))
+
+
+hardtanh_op.def_onnx(lambda g, x, lo, hi: g.op('Clip', x, g.scalar(lo, x), g.scalar(hi, x)))
 
 
 def _hardsigmoid_k(x, slope=0.1666667, offset=0.5):
@@ -106,6 +116,10 @@ def _hardsigmoid_grad(g, x, out, slope, offset):
 hardsigmoid_op = _act('hardsigmoid', _hardsigmoid_k, _hardsigmoid_grad,
                       lambda g, x, out, slope, offset: g * ((out > 0) & (out < 1)) * slope,
                       save_inputs=False)
+
+
+hardsigmoid_op.def_onnx(lambda g, x, slope, offset: g.op('HardSigmoid', x, alpha=float(slope),
+                                                               beta=float(offset)))
 
 
 def _hardswish_k(x):
@@ -126,6 +140,15 @@ def _hardswish_fast(g, x, out):
 hardswish_op = _act('hardswish', float32_compute(_hardswish_k), _hardswish_grad, _hardswish_fast)
 
 
+@hardswish_op.def_onnx
+def _hardswish_onnx(g, x):
+    # the kernel's own formula, x * clip(x + 3, 0, 6) / 6 (ONNX's HardSwish rounds
+    # differently and has no float64 kernel in onnxruntime)
+    dtype = g.meta(x).dtype
+    c = g.op('Clip', g.op('Add', x, g.scalar(3, dtype)), g.scalar(0, dtype), g.scalar(6, dtype))
+    return g.op('Div', g.op('Mul', x, c), g.scalar(6, dtype))
+
+
 def _hardshrink_k(x, threshold=0.5):
     return np.where(np.abs(x) > threshold, x, 0).astype(x.dtype, copy=False)
 
@@ -134,9 +157,19 @@ def _shrink_mask(x, t, like):
     return _mask(greater_than_op(x, t), like) + _mask(less_than_op(x, -t), like)
 
 
+def _onnx_where_abs_above(g, x, t, value):
+    """``value`` where ``|x| > t``, else 0 (the shrink functions)."""
+    dtype = g.meta(x).dtype
+    return g.op('Where', g.op('Greater', g.op('Abs', x), g.scalar(t, dtype)), value,
+                g.scalar(0, dtype))
+
+
 hardshrink_op = _act('hardshrink', _hardshrink_k,
                      lambda g, x, out, t: g * _shrink_mask(x, t, g),
                      lambda g, x, out, t: g * (np.abs(x) > t))
+
+
+hardshrink_op.def_onnx(lambda g, x, t: _onnx_where_abs_above(g, x, t, x))
 
 
 def _softshrink_k(x, threshold=0.5):
@@ -149,6 +182,13 @@ softshrink_op = _act('softshrink', _softshrink_k,
                      lambda g, x, out, t: g * (np.abs(x) > t))
 
 
+@softshrink_op.def_onnx
+def _softshrink_onnx(g, x, t):
+    dtype = g.meta(x).dtype
+    return _onnx_where_abs_above(g, x, t, g.op('Sub', x, g.op('Mul', g.op('Sign', x),
+                                                               g.scalar(t, dtype))))
+
+
 def _thresholded_relu_k(x, threshold=1.0):
     return np.where(x > threshold, x, 0).astype(x.dtype, copy=False)
 
@@ -156,6 +196,10 @@ def _thresholded_relu_k(x, threshold=1.0):
 thresholded_relu_op = _act('thresholded_relu', _thresholded_relu_k,
                            lambda g, x, out, t: g * _mask(greater_than_op(x, t), g),
                            lambda g, x, out, t: g * (x > t))
+
+
+thresholded_relu_op.def_onnx(lambda g, x, t: g.op('Where', g.op('Greater', x, g.scalar(t, x)), x,
+                                                         g.scalar(0, x)))
 
 
 # ---- smooth activations -----------------------------------------------------
@@ -172,6 +216,9 @@ def _elu_grad(g, x, out, alpha):
 
 elu_op = _act('elu', _elu_k, _elu_grad,
               lambda g, x, out, alpha: g * np.where(x > 0, 1, alpha * np.exp(np.minimum(x, 0))))
+
+
+elu_op.def_onnx(lambda g, x, alpha: g.op('Elu', x, alpha=float(alpha)))
 
 _SELU_SCALE = 1.0507009873554804934193349852946
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -192,6 +239,9 @@ selu_op = _act('selu', _selu_k, _selu_grad,
                    x > 0, 1, alpha * np.exp(np.minimum(x, 0)))))
 
 
+selu_op.def_onnx(lambda g, x, scale, alpha: g.op('Selu', x, alpha=float(alpha), gamma=float(scale)))
+
+
 def _celu_k(x, alpha=1.0):
     return (np.maximum(x, 0) + np.minimum(0, alpha * np.expm1(np.minimum(x, 0) / alpha))).astype(
         x.dtype, copy=False)
@@ -204,6 +254,15 @@ def _celu_grad(g, x, out, alpha):
 
 celu_op = _act('celu', _celu_k, _celu_grad,
                lambda g, x, out, alpha: g * np.where(x > 0, 1, np.exp(np.minimum(x, 0) / alpha)))
+
+
+@celu_op.def_onnx
+def _celu_onnx(g, x, alpha):
+    # max(x, 0) + min(0, alpha * (exp(min(x, 0) / alpha) - 1)), as the kernel
+    dtype = g.meta(x).dtype
+    zero, a = g.scalar(0, dtype), g.scalar(alpha, dtype)
+    e = g.op('Sub', g.op('Exp', g.op('Div', g.op('Min', x, zero), a)), g.scalar(1, dtype))
+    return g.op('Add', g.op('Max', x, zero), g.op('Min', zero, g.op('Mul', a, e)))
 
 _SQRT_2 = math.sqrt(2.0)
 _SQRT_2_PI = math.sqrt(2.0 / math.pi)
@@ -243,6 +302,20 @@ def _gelu_fast(g, x, out, approximate):
 gelu_op = _act('gelu', _gelu_k, _gelu_grad, _gelu_fast)
 
 
+@gelu_op.def_onnx
+def _gelu_onnx(g, x, approximate):
+    dtype = g.meta(x).dtype
+    half = g.op('Mul', x, g.scalar(0.5, dtype))
+    if approximate:
+        cube = g.op('Mul', g.op('Mul', x, x), x)
+        inner = g.op('Mul', g.op('Add', x, g.op('Mul', cube, g.scalar(0.044715, dtype))),
+                     g.scalar(_SQRT_2_PI, dtype))
+        t = g.op('Tanh', inner)
+    else:
+        t = g.op('Erf', g.op('Div', x, g.scalar(_SQRT_2, dtype)))
+    return g.op('Mul', half, g.op('Add', t, g.scalar(1, dtype)))
+
+
 def _silu_k(x):
     return x * _sigmoid_np(x)
 
@@ -260,6 +333,9 @@ def _silu_fast(g, x, out):
 silu_op = _act('silu', _silu_k, _silu_grad, _silu_fast)
 
 
+silu_op.def_onnx(lambda g, x: g.op('Mul', x, g.op('Sigmoid', x)))
+
+
 def _softplus_k(x, beta=1.0, threshold=20.0):
     z = x * beta
     return np.where(z > threshold, x, np.logaddexp(0, z) / beta).astype(x.dtype, copy=False)
@@ -273,6 +349,18 @@ def _softplus_grad(g, x, out, beta, threshold):
 softplus_op = _act('softplus', _softplus_k, _softplus_grad,
                    lambda g, x, out, beta, threshold: g * np.where(
                        x * beta > threshold, 1, _sigmoid_np(x * beta)))
+
+
+def _onnx_softplus(g, x, beta, threshold, dtype):
+    z = g.op('Mul', x, g.scalar(beta, dtype)) if beta != 1 else x
+    soft = g.op('Softplus', z)
+    if beta != 1:
+        soft = g.op('Div', soft, g.scalar(beta, dtype))
+    return g.op('Where', g.op('Greater', z, g.scalar(threshold, dtype)), x, soft)
+
+
+softplus_op.def_onnx(lambda g, x, beta, threshold: _onnx_softplus(g, x, beta, threshold,
+                                                                  g.meta(x).dtype))
 
 
 def _mish_k(x, threshold=20.0):
@@ -297,6 +385,10 @@ def _mish_fast(g, x, out, threshold):
 mish_op = _act('mish', _mish_k, _mish_grad, _mish_fast)
 
 
+mish_op.def_onnx(lambda g, x, threshold: g.op('Mul', x, g.op('Tanh', _onnx_softplus(
+    g, x, 1.0, threshold, g.meta(x).dtype))))
+
+
 def _softsign_k(x):
     return x / (1 + np.abs(x))
 
@@ -308,6 +400,9 @@ def _softsign_grad(g, x, out):
 
 softsign_op = _act('softsign', _softsign_k, _softsign_grad,
                    lambda g, x, out: g / (1 + np.abs(x)) ** 2)
+
+
+softsign_op.def_onnx(lambda g, x: g.op('Softsign', x))
 
 
 def _tanhshrink_k(x):
@@ -323,6 +418,9 @@ tanhshrink_op = _act('tanhshrink', _tanhshrink_k, _tanhshrink_grad,
                      lambda g, x, out: g * np.tanh(x) ** 2)
 
 
+tanhshrink_op.def_onnx(lambda g, x: g.op('Sub', x, g.op('Tanh', x)))
+
+
 def _log_sigmoid_k(x):
     return (np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))).astype(x.dtype, copy=False)
 
@@ -334,6 +432,15 @@ def _log_sigmoid_fast(g, x, out):
 
 log_sigmoid_op = _act('log_sigmoid', _log_sigmoid_k,
                       lambda g, x, out: g * _sigmoid_t(-x), _log_sigmoid_fast)
+
+
+@log_sigmoid_op.def_onnx
+def _log_sigmoid_onnx(g, x):
+    # min(x, 0) - log1p(exp(-|x|)), overflow-free as the kernel
+    dtype = g.meta(x).dtype
+    e = g.op('Exp', g.op('Neg', g.op('Abs', x)))
+    return g.op('Sub', g.op('Min', x, g.scalar(0, dtype)),
+                g.op('Log', g.op('Add', e, g.scalar(1, dtype))))
 
 
 # ---- softmax family ---------------------------------------------------------
@@ -358,6 +465,9 @@ softmax_op = _act('softmax', _softmax_k, _softmax_grad, _softmax_fast,
                   infer=meta.unchanged_float, save_inputs=False)
 
 
+softmax_op.def_onnx(lambda g, x, axis: g.op('Softmax', *g.cast_to_output(x), axis=axis))
+
+
 def _log_softmax_k(x, axis=-1):
     z = x - x.max(axis=axis, keepdims=True)
     z -= np.log(np.exp(z).sum(axis=axis, keepdims=True))
@@ -374,6 +484,9 @@ def _log_softmax_fast(g, x, out, axis):
 
 log_softmax_op = _act('log_softmax', _log_softmax_k, _log_softmax_grad, _log_softmax_fast,
                       infer=meta.unchanged_float, save_inputs=False)
+
+
+log_softmax_op.def_onnx(lambda g, x, axis: g.op('LogSoftmax', *g.cast_to_output(x), axis=axis))
 
 
 # ---- randomized activations ----------------------------------------------------
@@ -398,6 +511,14 @@ def rrelu_op(x, lower=0.125, upper=1 / 3, is_test=False):
 
 rrelu_op.def_grad(lambda g, gn, x, out, noise, lower, upper, is_test: g * noise)
 rrelu_op.def_fast_grad(lambda g, gn, x, out, noise, lower, upper, is_test: g * noise)
+
+
+@rrelu_op.def_onnx
+def _rrelu_onnx(g, x, lower, upper, is_test):
+    # inference: negative inputs scaled by the mean slope (an export is in inference mode)
+    dtype = g.meta(x).dtype
+    slope = g.op('Mul', x, g.scalar((lower + upper) / 2, dtype))
+    return g.op('Where', g.op('GreaterOrEqual', x, g.scalar(0, dtype)), x, slope)
 
 
 def _gumbel_meta(x, noise, temperature=1.0, hard=False, axis=-1):
@@ -471,6 +592,17 @@ def sequence_mask_op(x, maxlen=-1, dtype='int64'):
     if maxlen < 0:
         maxlen = int(x.max()) if x.size else 0
     return (np.arange(maxlen) < np.asarray(x)[..., None]).astype(dtype)
+
+
+@sequence_mask_op.def_onnx
+def _sequence_mask_onnx(g, x, maxlen, dtype):
+    lengths = g.cast(x, np.int64)
+    n = g.const(np.int64(maxlen)) if maxlen >= 0 else g.reduce('ReduceMax', lengths, None, False)
+    if maxlen < 0:      # max(x), 0 for an empty x (ReduceMax of nothing is the lowest int)
+        n = g.op('Max', n, g.const(np.int64(0)))
+    cols = g.op('Range', g.const(np.int64(0)), n, g.const(np.int64(1)))
+    mask = g.op('Less', cols, g.unsqueeze(lengths, [-1]))
+    return g.op('Cast', mask, to=g.tensor_type(dtype))
 
 
 def _gather_tree_meta(ids, parents):
@@ -551,6 +683,13 @@ def _prelu_fast(g, x, weight, out, data_format):
     gx = np.where(neg, g * weight.reshape(shape), g)
     gw = unbroadcast(np.where(neg, g * x, 0), shape).reshape(weight.shape)
     return gx, gw.astype(weight.dtype, copy=False)
+
+
+@prelu_op.def_onnx
+def _prelu_onnx(g, x, weight, data_format):
+    n = int(np.prod(g.meta(weight).shape))
+    shape = _prelu_wshape(g.rank(x), n, data_format)
+    return g.op('PRelu', x, g.op('Reshape', weight, g.ints(shape)))
 
 
 # ---- normalisation ------------------------------------------------------------
@@ -675,6 +814,21 @@ def _bn_grad(g, g1, g2, g3, g4, x, running_mean, running_var, weight, bias,
     return dx, None, None, dw, db
 
 
+@batch_norm_op.def_onnx
+def _batch_norm_onnx(g, x, running_mean, running_var, weight, bias, momentum, epsilon,
+                     data_format, use_global_stats):
+    # inference semantics, the running statistics: an exported Program is in
+    # inference mode (``export(..., fold_batch_norm=True)`` folds it into a conv)
+    nd, dtype = g.rank(x), g.meta(x).dtype
+    c = g.meta(running_mean).shape[0]
+    scale = g.const(np.ones(c, dtype)) if weight is None else g.cast(weight, dtype)
+    shift = g.const(np.zeros(c, dtype)) if bias is None else g.cast(bias, dtype)
+    fmt = data_format if data_format in _CHANNEL_LAST else 'NCHW'
+    y = g.op('BatchNormalization', g.channel_first(x, fmt, nd), scale, shift,
+             g.cast(running_mean, dtype), g.cast(running_var, dtype), epsilon=float(epsilon))
+    return g.channel_last(y, fmt, nd)
+
+
 def _ln_meta(x, weight, bias, begin_norm_axis=1, epsilon=1e-5):
     xs = meta.shape_of(x)
     if not 0 <= begin_norm_axis < len(xs):
@@ -754,6 +908,36 @@ def _ln_grad(g, g1, g2, x, weight, bias, out, mean_o, var_o, begin_norm_axis, ep
         br = lib.reshape(bias, norm_shape)
         db = lib.reshape(sum_like(g, br), list(bias.shape))
     return dx, dw, db
+
+
+@layer_norm_op.def_onnx
+def _layer_norm_onnx(g, x, weight, bias, begin_norm_axis, epsilon):
+    xs, dtype = g.meta(x).shape, g.meta(x).dtype
+    norm = list(xs[begin_norm_axis:])
+    known = all(d >= 0 for d in norm)
+
+    def param(p):      # weight/bias in the normalised shape (Paddle may keep them flat)
+        p = g.cast(p, dtype)
+        if list(g.meta(p).shape) == norm:
+            return p
+        return g.op('Reshape', p, g.ints(norm) if known else g.shape_of(x, begin_norm_axis))
+
+    if g.opset >= 17 and (weight is not None or known):
+        scale = param(weight) if weight is not None else g.const(np.ones(norm, dtype))
+        return g.op('LayerNormalization', x, scale, None if bias is None else param(bias),
+                    axis=begin_norm_axis, epsilon=float(epsilon))
+    axes = list(range(begin_norm_axis, len(xs)))
+    y = onnx_normalize(g, x, axes, epsilon, dtype)
+    if weight is not None:
+        y = g.op('Mul', y, param(weight))
+    return y if bias is None else g.op('Add', y, param(bias))
+
+
+def onnx_normalize(g, x, axes, epsilon, dtype):
+    """``(x - mean) / sqrt(var + epsilon)`` over ``axes`` (biased variance)."""
+    xc = g.op('Sub', x, g.reduce('ReduceMean', x, axes, True))
+    var = g.reduce('ReduceMean', g.op('Mul', xc, xc), axes, True)
+    return g.op('Div', xc, g.op('Sqrt', g.op('Add', var, g.scalar(epsilon, dtype))))
 
 
 def _gn_meta(x, weight, bias, groups=1, epsilon=1e-5, data_format='NCHW'):
@@ -852,6 +1036,20 @@ def _gn_grad(g, g1, g2, x, weight, bias, out, mean_o, var_o, groups, epsilon, da
     return dx, dw, db
 
 
+@group_norm_op.def_onnx
+def _group_norm_onnx(g, x, weight, bias, groups, epsilon, data_format):
+    nd, dtype = g.rank(x), g.meta(x).dtype
+    xf = g.channel_first(x, data_format, nd)
+    grouped = g.op('Reshape', xf, g.ints([0, groups, -1]))
+    y = g.op('Reshape', onnx_normalize(g, grouped, [2], epsilon, dtype), g.op('Shape', xf))
+    per_channel = g.ints([-1] + [1] * (nd - 2))
+    if weight is not None:
+        y = g.op('Mul', y, g.op('Reshape', g.cast(weight, dtype), per_channel))
+    if bias is not None:
+        y = g.op('Add', y, g.op('Reshape', g.cast(bias, dtype), per_channel))
+    return g.channel_last(y, data_format, nd)
+
+
 def _normalize_meta(x, p=2.0, axis=1, epsilon=1e-12):
     xs = meta.shape_of(x)
     meta.normalize_axis(axis, len(xs))
@@ -895,6 +1093,17 @@ def _normalize_grad(g, x, out, p, axis, epsilon):
     return g / d - (s / (d * d)) * big * dn
 
 
+@normalize_op.def_onnx
+def _normalize_onnx(g, x, p, axis, epsilon):
+    dtype = g.meta(x).dtype
+    if p == 2:
+        n = g.op('Sqrt', g.reduce('ReduceSum', g.op('Mul', x, x), [axis], True))
+    else:
+        s = g.reduce('ReduceSum', g.op('Pow', g.op('Abs', x), g.scalar(p, dtype)), [axis], True)
+        n = g.op('Pow', s, g.scalar(1.0 / p, dtype))
+    return g.op('Div', x, g.op('Max', n, g.scalar(epsilon, dtype)))
+
+
 # ---- dropout ----------------------------------------------------------------
 
 def _dropout_meta(x, p=0.5, axis=None, mode='upscale_in_train'):
@@ -931,6 +1140,14 @@ def _dropout_fast(g, gm, x, out, mask, p, axis, mode):
     return g * (mask * np.asarray(_dropout_scale(p, mode), g.dtype))
 
 
+@dropout_op.def_onnx
+def _dropout_onnx(g, x, p, axis, mode):
+    # inference semantics: upscale_in_train is the identity, downscale_in_infer scales
+    if mode == 'upscale_in_train':
+        return g.op('Identity', x)
+    return g.op('Mul', x, g.scalar(1.0 - p, x))
+
+
 def _alpha_dropout_meta(x, p=0.5):
     return Meta(meta.shape_of(x), meta.dtype_of(x)), Meta(meta.shape_of(x), np.uint8)
 
@@ -964,6 +1181,9 @@ def _alpha_dropout_fast(g, gm, x, out, mask, p):
     return g * (mask * np.asarray(_alpha_coeffs(p)[0], g.dtype))
 
 
+alpha_dropout_op.def_onnx(lambda g, x, p: g.op('Identity', x))    # inference: the identity
+
+
 # ---- embedding ----------------------------------------------------------------
 
 def _embedding_meta(ids, weight, padding_idx=-1):
@@ -992,6 +1212,16 @@ def embedding_op(ids, weight, padding_idx=-1):
     if padding_idx >= 0:
         out[ids == padding_idx] = 0
     return out
+
+
+@embedding_op.def_onnx
+def _embedding_onnx(g, ids, weight, padding_idx):
+    out = g.op('Gather', weight, ids, axis=0)
+    if padding_idx < 0:
+        return out
+    pad = g.op('Unsqueeze', g.op('Equal', ids, g.const(np.asarray(padding_idx, g.meta(ids).dtype))),
+               g.ints([-1]))
+    return g.op('Where', pad, g.const(np.zeros((), g.meta(weight).dtype)), out)
 
 
 def _embedding_grad_meta(g, ids, num_embeddings=0, padding_idx=-1):
@@ -1232,6 +1462,27 @@ def interpolate_op(x, in_size, out_size, scales, mode, align_corners, align_mode
     when downscaling."""
     return _interp_apply(x, in_size, out_size, scales, mode, align_corners, align_mode,
                          data_format, False, antialias)
+
+
+@interpolate_op.def_onnx
+def _interpolate_onnx(g, x, in_size, out_size, scales, mode, align_corners, align_mode,
+                      data_format, antialias):
+    # the kernel's own per-axis matrices (Paddle's index rules, exactly): a Gather of
+    # the picked rows for nearest, a MatMul along the axis otherwise
+    nd, dtype = g.rank(x), g.meta(x).dtype
+    if tuple(in_size) == tuple(out_size) and not (antialias and scales):
+        return g.op('Identity', x)
+    for i, ax in enumerate(_spatial_axes(nd, data_format)):
+        m = _interp_matrix(in_size[i], out_size[i], mode, align_corners, align_mode,
+                           scales[i] if scales else None, antialias)
+        if mode == 'nearest':
+            x = g.op('Gather', x, g.ints(m.argmax(axis=1)), axis=ax)
+            continue
+        perm = list(range(nd))
+        perm[ax], perm[-1] = perm[-1], perm[ax]
+        y = g.op('MatMul', g.transpose(x, perm), g.const(np.ascontiguousarray(m.T, dtype)))
+        x = g.transpose(y, perm)
+    return x
 
 
 @def_op('interpolate_grad', _interp_grad_meta, inputs=('g',), attrs=_INTERP_ATTRS,

@@ -76,6 +76,9 @@ def einsum_op(operands, equation=''):
     return np.asarray(np.einsum(equation, *operands, optimize=len(operands) > 2))
 
 
+einsum_op.def_onnx(lambda g, operands, equation: g.op('Einsum', *operands, equation=equation))
+
+
 @einsum_op.def_grad
 def _einsum_grad(g, operands, out, equation):
     subs, out_sub = _parse(equation)
@@ -229,6 +232,21 @@ def trace_op(x, offset=0, axis1=0, axis2=1):
     moved = np.moveaxis(x, (a1, a2), (-2, -1))
     rows, cols = _diag_positions(moved.shape[-2], moved.shape[-1], offset)
     return np.add.reduce(moved[..., rows, cols], -1, dtype=x.dtype)
+
+
+@trace_op.def_onnx
+def _trace_onnx(g, x, offset, axis1, axis2):
+    shape = g.meta(x).shape
+    a1, a2 = _trace_axes(len(shape), axis1, axis2)
+    if shape[a1] < 0 or shape[a2] < 0:
+        raise OpError("trace: the sizes of axes %d and %d (x shape %s) must be known to export "
+                      "to ONNX" % (a1, a2, list(shape)))
+    mask = np.zeros([shape[a] if a in (a1, a2) else 1 for a in range(len(shape))], g.meta(x).dtype)
+    rows, cols = _diag_positions(shape[a1], shape[a2], offset)
+    plane = np.zeros((shape[a1], shape[a2]), mask.dtype)
+    plane[rows, cols] = 1
+    mask[...] = plane.reshape(mask.shape) if a1 < a2 else plane.T.reshape(mask.shape)
+    return g.reduce('ReduceSum', g.op('Mul', x, g.const(mask)), [a1, a2], False)
 
 
 def _trace_adjoint_meta(g, x, offset=0, axis1=0, axis2=1):

@@ -116,6 +116,15 @@ def _expand_reduced_fast(g, x, target, out, axis, keepdim):
     return np.add.reduce(g, _axis_tuple(axis), keepdims=keepdim), None
 
 
+@expand_reduced.def_onnx
+def _expand_reduced_onnx(g, x, target, axis, keepdim):
+    if not keepdim:
+        nd = g.rank(target)
+        x = (g.op('Reshape', x, g.ints([1] * nd)) if axis is None
+             else g.unsqueeze(x, sorted(a % nd for a in axis)))
+    return g.op('Expand', x, g.op('Shape', target))
+
+
 def _numel_meta(x, axis=None, dtype='int64'):
     return Meta((), dtype)
 
@@ -164,6 +173,15 @@ def _sum_fast(g, x, out, axis, keepdim, dtype):
     return _expand(g, x.shape, _axis_tuple(axis), keepdim, x.dtype)
 
 
+@sum_op.def_onnx
+def _sum_onnx(g, x, axis, keepdim, dtype):
+    out = g.out_meta().dtype
+    # ONNX sums no 8/16-bit ints: those sum in int64, then cast back
+    acc = np.dtype(np.int64) if out.kind in 'iu' and out.itemsize < 4 else out
+    s = g.reduce('ReduceSum', g.cast(x, acc), axis, keepdim)
+    return s if acc == out else g.op('Cast', s, to=g.tensor_type(out))
+
+
 @def_op('mean', _float_reduce_meta, save_inputs=False, attr_types={'axis': 'int|ints|None'})
 def mean_op(x, axis=None, keepdim=False):
     """Arithmetic mean over ``axis`` (integer inputs give the default float)."""
@@ -182,6 +200,10 @@ def _mean_grad(g, x, out, axis, keepdim):
 def _mean_fast(g, x, out, axis, keepdim):
     axis = _axis_tuple(axis)
     return _expand(g / _reduced_count(x.shape, axis), x.shape, axis, keepdim)
+
+
+mean_op.def_onnx(lambda g, x, axis, keepdim: g.reduce(
+    'ReduceMean', g.cast(x, g.out_meta().dtype), axis, keepdim))
 
 
 # ---- max / min / amax / amin ------------------------------------------------------
@@ -216,6 +238,11 @@ max_op = _extreme('max', np.maximum, False)
 min_op = _extreme('min', np.minimum, False)
 amax_op = _extreme('amax', np.maximum, True)
 amin_op = _extreme('amin', np.minimum, True)
+
+
+for _op, _type in ((max_op, 'ReduceMax'), (min_op, 'ReduceMin'), (amax_op, 'ReduceMax'),
+                  (amin_op, 'ReduceMin')):
+    _op.def_onnx(lambda g, x, axis, keepdim, _type=_type: g.reduce(_type, x, axis, keepdim))
 
 
 # ---- prod ------------------------------------------------------------------------
@@ -253,6 +280,9 @@ def _prod_fast(g, x, out, axis, keepdim):
     return gk * local
 
 
+prod_op.def_onnx(lambda g, x, axis, keepdim: g.reduce('ReduceProd', x, axis, keepdim))
+
+
 # ---- argmax / argmin -------------------------------------------------------------
 
 def _arg_meta(x, axis=None, keepdim=False, dtype='int64'):
@@ -276,6 +306,23 @@ def argmax_op(x, axis=None, keepdim=False, dtype='int64'):
 def argmin_op(x, axis=None, keepdim=False, dtype='int64'):
     """Index of the first minimum along ``axis`` (None: of the flattened input)."""
     return np.argmin(x, axis, keepdims=keepdim).astype(dtype, copy=False)
+
+
+def _onnx_arg(onnx_type):
+    def lower(g, x, axis, keepdim, dtype):
+        nd = g.rank(x)
+        if axis is None:      # of the flattened input
+            idx = g.op(onnx_type, g.op('Reshape', x, g.ints([-1])), axis=0, keepdims=0)
+            if keepdim:
+                idx = g.op('Reshape', idx, g.ints([1] * nd))
+        else:
+            idx = g.op(onnx_type, x, axis=axis, keepdims=int(bool(keepdim)))
+        return g.op('Cast', idx, to=g.tensor_type(dtype))
+    return lower
+
+
+argmax_op.def_onnx(_onnx_arg('ArgMax'))
+argmin_op.def_onnx(_onnx_arg('ArgMin'))
 
 
 # ---- logsumexp, var, std -------------------------------------------------------------
@@ -309,6 +356,20 @@ def _logsumexp_fast(g, x, out, axis, keepdim):
     soft = np.exp(x - _keep(out, x.shape, axis, keepdim))
     soft *= _keep(g, x.shape, axis, keepdim)
     return soft
+
+
+@logsumexp_op.def_onnx
+def _logsumexp_onnx(g, x, axis, keepdim):
+    x = g.cast(x, g.out_meta().dtype)
+    dtype = g.meta(x).dtype
+
+    def shift(keep):      # the maximum, 0 where it is not finite (all -inf slices)
+        m = g.reduce('ReduceMax', x, axis, keep)
+        bad = g.op('Or', g.op('IsInf', m), g.op('IsNaN', m))
+        return g.op('Where', bad, g.scalar(0, dtype), m)
+
+    s = g.reduce('ReduceSum', g.op('Exp', g.op('Sub', x, shift(True))), axis, keepdim)
+    return g.op('Add', g.op('Log', s), shift(keepdim))
 
 
 def _centered(x, axis):
@@ -383,6 +444,24 @@ def _std_fast(g, x, out, axis, keepdim, correction):
     return d
 
 
+def _onnx_var(g, x, axis, keepdim, correction):
+    x = g.cast(x, g.out_meta().dtype)
+    dtype = g.meta(x).dtype
+    mean = g.reduce('ReduceMean', x, axis, True)
+    d = g.op('Sub', x, mean)
+    s = g.reduce('ReduceSum', g.op('Mul', d, d), axis, keepdim)
+    # n - correction floored at 0, n read from the sizes (known or not)
+    n = g.op('Div', g.op('Cast', g.op('Size', x), to=g.tensor_type(dtype)),
+             g.op('Cast', g.op('Size', mean), to=g.tensor_type(dtype)))
+    dof = g.op('Max', g.op('Sub', n, g.scalar(correction, dtype)), g.scalar(0, dtype))
+    return g.op('Div', s, dof)
+
+
+var_op.def_onnx(_onnx_var)
+std_op.def_onnx(lambda g, x, axis, keepdim, correction: g.op(
+    'Sqrt', _onnx_var(g, x, axis, keepdim, correction)))
+
+
 # ---- all / any ---------------------------------------------------------------------
 
 @def_op('all', meta.reduce_to_dtype(np.bool_), differentiable=False, save_inputs=False,
@@ -397,6 +476,20 @@ def all_op(x, axis=None, keepdim=False):
 def any_op(x, axis=None, keepdim=False):
     """True where some element over ``axis`` is nonzero."""
     return np.logical_or.reduce(x, _axis_tuple(axis), keepdims=keepdim)
+
+
+def _onnx_count(g, x, axis, keepdim, negate):
+    """How many elements over ``axis`` are nonzero (``negate``: zero), as int64."""
+    b = g.op('Cast', x, to=g.tensor_type(np.bool_))
+    if negate:
+        b = g.op('Not', b)
+    return g.reduce('ReduceSum', g.op('Cast', b, to=g.tensor_type(np.int64)), axis, keepdim)
+
+
+all_op.def_onnx(lambda g, x, axis, keepdim: g.op(
+    'Equal', _onnx_count(g, x, axis, keepdim, True), g.scalar(0, np.int64)))
+any_op.def_onnx(lambda g, x, axis, keepdim: g.op(
+    'Greater', _onnx_count(g, x, axis, keepdim, False), g.scalar(0, np.int64)))
 
 
 # ---- test cases: references reduce row by row in plain Python ----------------------

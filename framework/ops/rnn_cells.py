@@ -141,6 +141,32 @@ def lstm_cell_op(x, h, c, weight_hh, bias):
     return h_out, c_out, gates
 
 
+@lstm_cell_op.def_onnx
+def _lstm_onnx(g, x, h, c, weight_hh, bias):
+    pre = _onnx_hidden(g, h, weight_hh, bias, x)
+    pi, pf, pg, po = _onnx_split(g, pre, 4, weight_hh)
+    i, f, cand, o = (g.op('Sigmoid', pi), g.op('Sigmoid', pf), g.op('Tanh', pg),
+                     g.op('Sigmoid', po))
+    c_out = g.op('Add', g.op('Mul', f, c), g.op('Mul', i, cand))
+    h_out = g.op('Mul', o, g.op('Tanh', c_out))
+    return h_out, c_out, g.op('Concat', i, f, cand, o, axis=1)
+
+
+def _onnx_hidden(g, h, weight_hh, bias, x=None):
+    """``h @ weight_hh^T (+ bias) (+ x)`` in ONNX: one Gemm (plus an Add)."""
+    out = g.op('Gemm', h, weight_hh, x if x is not None else bias, transB=1)
+    return g.op('Add', out, bias) if x is not None and bias is not None else out
+
+
+def _onnx_split(g, v, parts, weight_hh):
+    """``v`` split into ``parts`` equal gate blocks along axis 1."""
+    rows = g.meta(weight_hh).shape[0]
+    if rows < 0:
+        raise OpError("rnn cell export: the weight_hh shape must be known, got %s"
+                      % list(g.meta(weight_hh).shape))
+    return g.op('Split', v, g.ints([rows // parts] * parts), axis=1, outputs=parts)
+
+
 @lstm_cell_op.def_fast_grad
 def _lstm_fast(gh, gc, ggates, x, h, c, weight_hh, bias, h_out, c_out, gates):
     n = c.shape[-1]
@@ -221,6 +247,17 @@ def gru_cell_op(x, h, weight_hh, bias):
     h_out *= gates[:, n:2 * n]
     h_out += cand
     return h_out, gates, hw[:, 2 * n:]
+
+
+@gru_cell_op.def_onnx
+def _gru_onnx(g, x, h, weight_hh, bias):
+    x_r, x_z, x_c = _onnx_split(g, x, 3, weight_hh)
+    h_r, h_z, h_c = _onnx_split(g, _onnx_hidden(g, h, weight_hh, bias), 3, weight_hh)
+    r = g.op('Sigmoid', g.op('Add', x_r, h_r))
+    z = g.op('Sigmoid', g.op('Add', x_z, h_z))
+    cand = g.op('Tanh', g.op('Add', x_c, g.op('Mul', r, h_c)))
+    h_out = g.op('Add', g.op('Mul', g.op('Sub', h, cand), z), cand)
+    return h_out, g.op('Concat', r, z, cand, axis=1), h_c
 
 
 @gru_cell_op.def_fast_grad

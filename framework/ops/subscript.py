@@ -272,6 +272,165 @@ def getitem_op(x, indices, items=()):
     return x[_np_index(items, indices)]
 
 
+_INT64_MAX, _INT64_MIN = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+
+
+@getitem_op.def_onnx
+def _getitem_onnx(g, x, indices, items):
+    """Basic indexing is one Slice (its bounds may be tensors) and a Squeeze of
+    the int-indexed axes; one integer tensor index is a Gather, one boolean
+    mask over the leading axes a GatherND of its NonZero positions; None
+    items are an Unsqueeze."""
+    metas = [g.meta(i) for i in indices]
+    items = _expand_ellipsis(items, len(g.meta(x).shape), metas)
+    tensors = [it[1] for it in items if it[0] == 'tensor']
+    if len(tensors) > 1 or (tensors and metas[tensors[0]].dtype == np.bool_):
+        return _onnx_advanced_index(g, x, indices, items)
+    bounds, drop, gather = [], [], None
+    axis = 0
+    for it in items:
+        kind = it[0]
+        if kind == 'slice':
+            if not all(b is None for b in it[1:]) and list(it[1:]) != [None, None, 1]:
+                bounds.append((axis,) + _onnx_slice_bounds(g, it[1], it[2], it[3], indices))
+            axis += 1
+        elif kind == 'int':
+            i = it[1]
+            bounds.append((axis, g.ints([i]), g.ints([i + 1 if i != -1 else _INT64_MAX]),
+                           g.ints([1])))
+            drop.append(axis)
+            axis += 1
+        elif kind == 'tensor':
+            gather = (axis, indices[it[1]])
+            axis += 1
+    out = _onnx_slices(g, x, bounds)
+    width = 0       # the dims the tensor index gives the result
+    if gather is not None:
+        at, index = gather
+        out = g.op('Gather', out, index, axis=at)
+        width = len(g.meta(index).shape)
+        drop = [a + width - 1 if a > at else a for a in drop]
+    if drop:
+        out = g.op('Squeeze', out, g.ints(drop))
+    moved = gather is not None and _onnx_advanced_moves(items)
+    if moved:     # numpy puts the dims of a split advanced group first
+        at = gather[0] - sum(1 for a in drop if a < gather[0])
+        out = _onnx_move_first(g, out, at, width, axis - len(drop) - 1 + width)
+    return _onnx_new_axes(g, out, items, width, moved, x)
+
+
+def _onnx_slices(g, x, bounds):
+    """One Slice node for all (axis, starts, ends, steps) ``bounds``."""
+    if not bounds:
+        return x
+    cat = lambda k: g.op('Concat', *[b[k] for b in bounds], axis=0)  # noqa: E731
+    return g.op('Slice', x, cat(1), cat(2), g.ints([b[0] for b in bounds]), cat(3))
+
+
+def _onnx_move_first(g, x, at, width, rank):
+    """``x`` with its dims ``at .. at + width - 1`` moved in front."""
+    lead = list(range(at, at + width))
+    return g.op('Transpose', x, perm=lead + [d for d in range(rank) if d not in lead])
+
+
+def _onnx_new_axes(g, out, items, width, moved, x):
+    """Unsqueeze for the None items: each is an axis of the result, counted
+    after the advanced dims when they moved in front, else in index order."""
+    new_axes, pos, seen_adv = [], width if moved else 0, False
+    for it in items:
+        if it[0] == 'none':
+            new_axes.append(pos)
+            pos += 1
+        elif it[0] == 'slice':
+            pos += 1
+        elif not moved and not seen_adv and (it[0] == 'tensor' or (width and it[0] == 'int')):
+            pos += width       # the advanced group's dims stand where it starts
+            seen_adv = True
+    if new_axes:
+        out = g.op('Unsqueeze', out, g.ints(new_axes))
+    return out if out != x else g.op('Identity', x)
+
+
+def _onnx_advanced_index(g, x, indices, items):
+    """Several tensor indices (or a boolean mask): the indexed axes move in
+    front, the ints and index arrays (a mask: its NonZero rows) broadcast to
+    one shape and stack into a GatherND index, and the result's dims go back
+    where numpy puts them."""
+    bounds, adv_axes, adv_index = [], [], []
+    axis = 0
+    for it in items:
+        if it[0] == 'slice':
+            if not all(b is None for b in it[1:]) and list(it[1:]) != [None, None, 1]:
+                bounds.append((axis,) + _onnx_slice_bounds(g, it[1], it[2], it[3], indices))
+            axis += 1
+        elif it[0] == 'int':
+            adv_axes.append(axis)
+            adv_index.append(g.const(np.asarray(it[1], np.int64), hint='index'))
+            axis += 1
+        elif it[0] == 'tensor':
+            index = indices[it[1]]
+            m = g.meta(index)
+            if m.dtype == np.bool_:
+                rows = g.op('NonZero', index)
+                parts = ([g.op('Squeeze', r, g.ints([0])) for r in
+                          g.op('Split', rows, g.ints([1] * len(m.shape)), axis=0,
+                               outputs=len(m.shape))] if len(m.shape) > 1
+                         else [g.op('Squeeze', rows, g.ints([0]))])
+                adv_axes += list(range(axis, axis + len(m.shape)))
+                adv_index += parts
+                axis += len(m.shape)
+            else:
+                adv_axes.append(axis)
+                adv_index.append(g.op('Cast', index, to=g.tensor_type(np.int64)))
+                axis += 1
+    width = max(len(g.meta(i).shape) if g.meta(i).dtype != np.bool_ else 1
+                for i in (indices[it[1]] for it in items if it[0] == 'tensor'))
+    out = _onnx_slices(g, x, bounds)
+    rest = [a for a in range(axis) if a not in adv_axes]
+    if adv_axes != list(range(len(adv_axes))):
+        out = g.op('Transpose', out, perm=adv_axes + rest)
+    # broadcast the index arrays against each other (adding zeros of every one's shape)
+    zero = adv_index[0]
+    for i in adv_index[1:]:
+        zero = g.op('Add', zero, i)
+    zero = g.op('Mul', zero, g.const(np.asarray(0, np.int64), hint='zero'))
+    stacked = g.op('Concat', *[g.op('Unsqueeze', g.op('Add', i, zero), g.ints([-1]))
+                               for i in adv_index], axis=-1)
+    out = g.op('GatherND', out, stacked)
+    moved = _onnx_advanced_moves(items)
+    if not moved and adv_axes[0] > 0:    # the result's dims stand where the group starts
+        rank = width + len(rest)
+        lead = list(range(width))
+        perm = list(range(width, width + adv_axes[0])) + lead + \
+            list(range(width + adv_axes[0], rank))
+        out = g.op('Transpose', out, perm=perm)
+    return _onnx_new_axes(g, out, items, width, moved, x)
+
+
+def _onnx_advanced_moves(items):
+    """A tensor index keeps its place unless a slice or None separates it from
+    an int index (ints join its broadcast): then numpy moves its dims first."""
+    group = [k for k, it in enumerate(items) if it[0] in ('tensor', 'int')]
+    return group != list(range(group[0], group[-1] + 1))
+
+
+def _onnx_slice_bounds(g, start, stop, step, indices):
+    """(starts, ends, steps) 1-element int64 values of one slice item."""
+    if isinstance(step, (list, tuple)) and (start is None or stop is None):
+        raise OpError("getitem export: a slice with a tensor step needs explicit bounds")
+    up = step is None or isinstance(step, (list, tuple)) or step > 0
+    defaults = (0, _INT64_MAX) if up else (_INT64_MAX, _INT64_MIN)
+
+    def bound(v, default):
+        if v is None:
+            return g.ints([default])
+        if isinstance(v, (list, tuple)):     # ['tensor', k]: known when the program runs
+            t = g.op('Cast', indices[v[1]], to=g.tensor_type(np.int64))
+            return g.op('Reshape', t, g.ints([1]))
+        return g.ints([v])
+    return bound(start, defaults[0]), bound(stop, defaults[1]), bound(step, 1)
+
+
 def _getitem_grad_meta(g, x, indices, items):
     return Meta(meta.shape_of(x), meta.dtype_of(g))
 
@@ -331,6 +490,29 @@ def set_value_op(x, value, indices, items=()):
     out = np.array(x, copy=True)
     out[_np_index(items, indices)] = value
     return out
+
+
+@set_value_op.def_onnx
+def _set_value_onnx(g, x, value, indices, items):
+    """The flat positions of the region are ``getitem`` of an iota of x's
+    shape (any index getitem exports); the value, broadcast to the region,
+    scatters there into the flattened x."""
+    m = g.meta(x)
+    shape = g.op('Shape', x)
+    flat_ids = g.op('Range', g.const(np.asarray(0, np.int64), hint='zero'), g.op('Size', x),
+                    g.const(np.asarray(1, np.int64), hint='one'))
+    ids = g.op('Reshape', flat_ids, shape)
+    g.set_meta(ids, Meta(m.shape, np.int64))
+    region = _getitem_onnx(g, ids, indices, items)
+    value = g.cast(value, m.dtype)
+    vm = g.meta(value)
+    rank = len(_index_shape(m.shape, items, [g.meta(i) for i in indices]))
+    if len(vm.shape) > rank:           # numpy drops a value's extra leading 1-dims
+        value = g.op('Reshape', value, g.ints(vm.shape[len(vm.shape) - rank:]))
+    updates = g.op('Expand', value, g.op('Shape', region))
+    flat = lambda v: g.op('Reshape', v, g.ints([-1]))  # noqa: E731
+    out = g.op('ScatterElements', flat(x), flat(region), flat(updates), axis=0)
+    return g.op('Reshape', out, shape)
 
 
 def _may_repeat(items, indices):

@@ -680,3 +680,16 @@ registry.def_block_op(
         same_meta=_while_grad_same_meta, loop=True),
     doc="built by static backward from a while op: replay the History of loop values "
         "backwards, recomputing body_block and running its grad_block.")
+
+
+def _onnx_lowering(name):
+    """``framework/onnx/control_flow.py``'s ``name`` (If / Loop), imported when
+    an export runs: building programs never imports the exporter."""
+    def lower(g, *args):
+        from ..onnx import control_flow
+        return getattr(control_flow, name)(g, *args)
+    return lower
+
+
+registry.lookup('cond').def_onnx(_onnx_lowering('lower_cond'))
+registry.lookup('while').def_onnx(_onnx_lowering('lower_while'))

@@ -128,19 +128,40 @@ def _key(name):
     return 'p%s' % name
 
 
-def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, program=None, **kwargs):
-    """Prune ``program`` to ``fetch_vars``, switch it to inference and write
-    ``<path_prefix>.pdmodel`` (JSON) and ``<path_prefix>.pdiparams`` (npz)."""
+def inference_model_parts(feed_vars, fetch_vars, program=None, scope=None):
+    """(inference program, feed names, fetch names, {parameter: array}) of
+    ``program`` pruned to ``fetch_vars``: what an inference model holds."""
     program = program if program is not None else default_main_program()
     if not isinstance(program, Program):
         program = getattr(program, '_program', program)
     feed_names = _names(feed_vars, 'feed_vars')
     fetch_names = _names(fetch_vars, 'fetch_vars')
     p = inference_program(program, feed_names, fetch_names)
-    params = persistable_inputs(p)
-    scope = kwargs.get('scope') or global_scope()
-    values = _param_values(program, params, scope)
-    write_model(path_prefix, p, feed_names, fetch_names, values)
+    values = _param_values(program, persistable_inputs(p), scope or global_scope())
+    return p, feed_names, fetch_names, values
+
+
+def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, program=None, **kwargs):
+    """Prune ``program`` to ``fetch_vars``, switch it to inference and write
+    ``<path_prefix>.pdmodel`` (JSON) and ``<path_prefix>.pdiparams`` (npz).
+
+    ``format='onnx'`` writes ``<path_prefix>.onnx`` instead (needs the ``onnx``
+    extra; ``opset_version`` and ``paddle.onnx.export``'s configs such as
+    ``fold_batch_norm`` may be given too)."""
+    fmt = kwargs.pop('format', None)
+    if fmt not in (None, 'paddle', 'onnx'):
+        raise ValueError("save_inference_model: format must be 'paddle' (the default) or "
+                         "'onnx', got %r" % (fmt,))
+    p, feed_names, fetch_names, values = inference_model_parts(
+        feed_vars, fetch_vars, program, kwargs.pop('scope', None))
+    if fmt == 'onnx':
+        # the optional extra: loaded on use
+        from ..onnx.export import DEFAULT_OPSET, check_configs, write_model as write_onnx
+        opset = kwargs.pop('opset_version', DEFAULT_OPSET)
+        write_onnx(path_prefix, p, feed_names, fetch_names, values, opset,
+                   check_configs('save_inference_model', kwargs), 'save_inference_model')
+    else:
+        write_model(path_prefix, p, feed_names, fetch_names, values)
     return p
 
 

@@ -258,6 +258,21 @@ def _conv_fast(g, x, w, bias, out, stride, padding, dilation, groups, data_forma
     return gx, gw, gb
 
 
+def onnx_pads(padding):
+    """Paddle's ``[before0, after0, before1, after1, ...]`` as ONNX's
+    ``[before0, before1, ..., after0, after1, ...]``."""
+    return list(padding[0::2]) + list(padding[1::2])
+
+
+@conv_op.def_onnx
+def _conv_onnx(g, x, weight, bias, stride, padding, dilation, groups, data_format):
+    nd = g.rank(x)
+    y = g.op('Conv', g.channel_first(x, data_format, nd), weight, bias,
+             strides=list(stride), pads=onnx_pads(padding), dilations=list(dilation),
+             group=groups)
+    return g.channel_last(y, data_format, nd)
+
+
 # ---- transposed conv -------------------------------------------------------------
 
 _TRANSPOSE_ATTRS = {'stride': [1, 1], 'padding': [0, 0, 0, 0], 'output_padding': [0, 0],
@@ -315,6 +330,16 @@ def _transpose_fast(g, x, w, bias, out, stride, padding, output_padding, dilatio
     if isinstance(bias, np.ndarray):
         gb = _bias_grad(g, data_format)
     return gx, gw, gb
+
+
+@conv_transpose_op.def_onnx
+def _conv_transpose_onnx(g, x, weight, bias, stride, padding, output_padding, dilation, groups,
+                         data_format):
+    nd = g.rank(x)
+    y = g.op('ConvTranspose', g.channel_first(x, data_format, nd), weight, bias,
+             strides=list(stride), pads=onnx_pads(padding), dilations=list(dilation),
+             output_padding=list(output_padding), group=groups)
+    return g.channel_last(y, data_format, nd)
 
 
 # ---- filter gradient ----------------------------------------------------------

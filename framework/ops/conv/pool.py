@@ -286,6 +286,20 @@ def _max_pool_fast(g, gmask, x, out, mask, kernel_size, stride, padding, ceil_mo
     return _scatter_np(g, mask, x.shape, data_format, _overlapping(kernel_size, stride))
 
 
+def _onnx_pool_attrs(kernel_size, stride, padding, ceil_mode):
+    return dict(kernel_shape=list(kernel_size), strides=list(stride),
+                pads=list(padding[0::2]) + list(padding[1::2]), ceil_mode=int(bool(ceil_mode)))
+
+
+@max_pool_op.def_onnx
+def _max_pool_onnx(g, x, kernel_size, stride, padding, ceil_mode, data_format):
+    # the argmax mask is a training-time output (max_pool's grad): not exported
+    nd = g.rank(x)
+    y = g.op('MaxPool', g.channel_first(x, data_format, nd),
+             **_onnx_pool_attrs(kernel_size, stride, padding, ceil_mode))
+    return g.channel_last(y, data_format, nd)
+
+
 def _planes(a, data_format):
     """``[N*C, spatial...]`` flattening of an NCHW view (copy only if needed)."""
     a4 = P.to_nchw(a, data_format)
@@ -427,6 +441,27 @@ def _avg_pool_fast(g, x, out, kernel_size, stride, padding, ceil_mode, exclusive
                         data_format)
 
 
+@avg_pool_op.def_onnx
+def _avg_pool_onnx(g, x, kernel_size, stride, padding, ceil_mode, exclusive, divisor,
+                   data_format):
+    nd = g.rank(x)
+    xc = g.channel_first(x, data_format, nd)
+    sizes = P.spatial_shape(g.meta(x).shape, data_format)
+    if divisor and all(n >= 0 for n in sizes):
+        # a fixed divisor: the window sums, every window padded to its full size
+        # with zeros (ceil_mode windows past the padding too)
+        ends = [max((pool_out_size(n, k, s, a, b, ceil_mode) - 1) * s + k - n - a, b)
+                for n, k, s, a, b in zip(sizes, kernel_size, stride, padding[0::2],
+                                         padding[1::2])]
+        xc = g.op('Pad', xc, g.ints([0, 0] + list(padding[0::2]) + [0, 0] + ends))
+        padding, ceil_mode = [0] * len(padding), False
+    y = g.op('AveragePool', xc, count_include_pad=int(not exclusive or bool(divisor)),
+             **_onnx_pool_attrs(kernel_size, stride, padding, ceil_mode))
+    if divisor:
+        y = g.op('Mul', y, g.scalar(float(np.prod(kernel_size)) / divisor, x))
+    return g.channel_last(y, data_format, nd)
+
+
 def _avg_adjoint(g, x, kernel_size, stride, padding, ceil_mode, exclusive, divisor,
                  data_format):
     x4 = P.to_nchw(np.broadcast_to(np.zeros((), g.dtype), np.shape(x)), data_format)
@@ -531,6 +566,53 @@ def _adaptive_avg_fast(g, x, out, output_size, data_format):
     return _adaptive_avg_adjoint(g, np.shape(x), data_format)
 
 
+def _adaptive_onnx(g, x, output_size, data_format, kind):
+    """An adaptive pool as a global or a plain pool when the windows allow it;
+    averages on known sizes also as products with the window matrices (exact)."""
+    nd = g.rank(x)
+    xc = g.channel_first(x, data_format, nd)
+    sizes = P.spatial_shape(g.meta(x).shape, data_format)
+    out = [n if o is None else o for n, o in zip(sizes, output_size)]
+    if all(o == 1 for o in out):
+        y = g.op('Global%sPool' % kind, xc)
+    elif all(n >= 0 and n % o == 0 for n, o in zip(sizes, out)):
+        k = [n // o for n, o in zip(sizes, out)]
+        y = g.op('%sPool' % kind, xc, kernel_shape=k, strides=k)
+    elif all(n >= 0 for n in sizes):     # uneven windows: axis by axis (both separate)
+        y = xc
+        for i, (n, o) in enumerate(zip(sizes, out)):
+            y = (_along_axis_matmul(g, y, _avg_matrix(n, o, g.meta(x).dtype), 2 + i, nd)
+                 if kind == 'Average' else _along_axis_max(g, y, n, o, 2 + i))
+    else:
+        raise OpError("adaptive_%s_pool: output size %s needs the input's spatial sizes "
+                      "(input shape %s) or sizes it divides, to export to ONNX"
+                      % ('avg' if kind == 'Average' else 'max', list(out),
+                         list(g.meta(x).shape)))
+    return g.channel_last(y, data_format, nd)
+
+
+def _along_axis_max(g, y, n, o, axis):
+    """Adaptive max windows along one axis: one slice and max per output index."""
+    parts = [g.reduce('ReduceMax', g.op('Slice', y, g.ints([a]), g.ints([b]), g.ints([axis])),
+                      [axis], True) for a, b in zip(*adaptive_bounds(n, o))]
+    return g.op('Concat', *parts, axis=axis)
+
+
+def _along_axis_matmul(g, y, mat, axis, nd):
+    """``mat`` ([out, n]) applied along ``axis`` of the ``nd``-D value ``y``."""
+    if axis == nd - 1:
+        return g.op('MatMul', y, g.const(np.ascontiguousarray(mat.T)))
+    perm = list(range(nd))
+    perm[axis], perm[-1] = perm[-1], perm[axis]
+    y = g.op('MatMul', g.transpose(y, perm), g.const(np.ascontiguousarray(mat.T)))
+    return g.transpose(y, perm)
+
+
+@adaptive_avg_pool_op.def_onnx
+def _adaptive_avg_onnx(g, x, output_size, data_format):
+    return _adaptive_onnx(g, x, output_size, data_format, 'Average')
+
+
 @def_op('adaptive_avg_pool_grad', _avg_grad_meta, inputs=('g', 'target'),
         attrs={'data_format': 'NCHW'}, no_grad_inputs=('target',), save_inputs=False)
 @float32_compute
@@ -620,6 +702,11 @@ def _adaptive_max_grad(g, gmask, x, out, mask, output_size, data_format):
 @adaptive_max_pool_op.def_fast_grad
 def _adaptive_max_fast(g, gmask, x, out, mask, output_size, data_format):
     return _scatter_np(g, mask, x.shape, data_format)
+
+
+@adaptive_max_pool_op.def_onnx
+def _adaptive_max_onnx(g, x, output_size, data_format):
+    return _adaptive_onnx(g, x, output_size, data_format, 'Max')
 
 
 # ---- fractional max pool --------------------------------------------------------------

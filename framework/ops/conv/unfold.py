@@ -62,6 +62,30 @@ def unfold_op(x, kernel_sizes, strides, paddings, dilations):
     return cols.reshape(n, c * kernel_sizes[0] * kernel_sizes[1], out[0] * out[1])
 
 
+@unfold_op.def_onnx
+def _unfold_onnx(g, x, kernel_sizes, strides, paddings, dilations):
+    # one strided slice per kernel tap (exact, any dtype), stacked after the channel
+    c, h, w = g.meta(x).shape[1:]
+    if h < 0 or w < 0:
+        raise OpError("unfold: the spatial sizes of x (shape %s) must be known to export to "
+                      "ONNX" % list(g.meta(x).shape))
+    oh, ow = _blocks('unfold', (h, w), kernel_sizes, strides, paddings, dilations)
+    pt, pb, pl, pr = paddings
+    if any(paddings):
+        x = g.op('Pad', x, g.ints([0, 0, pt, pl, 0, 0, pb, pr]))
+    (kh, kw), (sh, sw), (dh, dw) = kernel_sizes, strides, dilations
+    taps = []
+    for i in range(kh):
+        for j in range(kw):
+            t = g.op('Slice', x, g.ints([i * dh, j * dw]),
+                     g.ints([i * dh + sh * (oh - 1) + 1, j * dw + sw * (ow - 1) + 1]),
+                     g.ints([2, 3]), g.ints([sh, sw]))
+            taps.append(g.unsqueeze(t, [2]))
+    cols = g.op('Concat', *taps, axis=2)
+    blocks = c * kh * kw if c >= 0 else -1     # -1 cannot stand beside a 0 (no blocks)
+    return g.op('Reshape', cols, g.ints([0, blocks, oh * ow]))
+
+
 def _fold_meta(x, output_sizes, kernel_sizes, strides, paddings, dilations):
     xs = meta.shape_of(x)
     if len(xs) != 3:
