@@ -53,3 +53,12 @@ def test_double_grad_matches_finite_differences(name, k):
     if not op.differentiable or not opts.get('grad', True):
         pytest.skip('not differentiable')
     op_check.check_double_grad(op, args, opts)
+
+
+@pytest.mark.parametrize('name,k', CASES)
+def test_static_matches_eager(name, k):
+    op, args, opts = _case(name, k)
+    if op.kernel is None:
+        pytest.skip('no kernel: the op runs only inside programs')
+    op_check.check_static(op, args, opts)
+

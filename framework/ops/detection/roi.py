@@ -318,6 +318,8 @@ def roi_align(x, boxes, boxes_num, output_size, spatial_scale=1.0, sampling_rati
     >>> x = paddle.arange(16, dtype='float32').reshape([1, 1, 4, 4])
     >>> boxes = paddle.to_tensor([[0.0, 0.0, 2.0, 2.0]])
     >>> paddle.vision.ops.roi_align(x, boxes, paddle.to_tensor([1]), 1).tolist()
+    [[[[2.5]]]]
+    >>> paddle.vision.ops.roi_align(x, boxes, paddle.to_tensor([1]), 1, aligned=False).tolist()
     [[[[5.0]]]]
     """
     _check_boxes_num('roi_align', boxes_num)
