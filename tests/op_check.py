@@ -424,15 +424,30 @@ def _kind(dtype):
 
 
 def tolerance(dtype):
-    """Relative tolerance of a result computed in ``dtype`` against float64:
-    a few dozen units of rounding for short chains of operations."""
+    """Relative tolerance of a result computed in ``dtype`` against the widest
+    dtype on the same input values: about ten units of rounding for float16
+    and bfloat16 (ops compute in float32 and round once, or in a short chain),
+    more for float32, whose kernels may run longer chains (series, iterations)."""
     d = np.dtype(dtype)
-    if d.kind == 'i' or d.kind == 'u' or d.kind == 'b':
-        return 0.0
-    eps = float(np.finfo(np.float32 if d.name == 'bfloat16' else d).eps)
     if d.name == 'bfloat16':
-        eps = 2.0 ** -7
-    return 32 * eps
+        return 2.0 ** -8 * 10
+    if d.kind in 'fc':
+        return float(np.finfo(d).eps) * (100 if d.itemsize >= 4 * (1 + (d.kind == 'c')) else 10)
+    return 0.0
+
+
+def representable(ref, dtype):
+    """Entries of the widest dtype's result ``ref`` that ``dtype`` can hold: a
+    value beyond its range (an int64 shift past 32 bits, nan_to_num's float64
+    maximum) has no counterpart to compare with."""
+    d = np.dtype(dtype)
+    if _kind(d) == 'f':
+        big = float(np.finfo(np.float32).max if d.name == 'bfloat16' else np.finfo(d).max)
+        return ~(np.isfinite(ref) & (np.abs(ref) > big))
+    if d.kind in 'iu':
+        info = np.iinfo(d)
+        return (ref >= info.min) & (ref <= info.max)
+    return np.ones(np.shape(ref), bool)
 
 
 def case_kinds(op, args):
@@ -460,7 +475,14 @@ def check_dtype(op, args, opts, kind, dtype, seed=1234):
     raises too), or runs, gives the dtypes ``infer_meta`` says, and agrees with
     the widest dtype's result on the same (rounded) input values within
     ``dtype``'s tolerance. A random op's values follow the generator's path in
-    each dtype, so only its dtypes and shapes are compared."""
+    each dtype, and a case declared ``dtype_invariant=False`` computes on the
+    bits (a dtype view, a logical shift), so for those only the dtypes and
+    shapes ``infer_meta`` gives are checked."""
+    with np.errstate(all='ignore'):   # half precision overflows where float64 does not
+        _check_dtype(op, args, opts, kind, dtype, seed)
+
+
+def _check_dtype(op, args, opts, kind, dtype, seed):
     low = cast_case(op, args, kind, dtype)
     try:
         metas = as_list(op.infer_meta(*in_metas(op, low), *low[op.n_in:]))
@@ -471,25 +493,29 @@ def check_dtype(op, args, opts, kind, dtype, seed=1234):
             return
         raise AssertionError("op %s: infer_meta rejects %s inputs but the eager kernel "
                              "runs them" % (op.name, dtype))
-    wide = cast_case(op, low, kind, SWEEP[kind][0])
     _, got = run_op(op, low, (), seed)
-    _, ref = run_op(op, wide, (), seed)
     assert len(metas) == len(got), "op %s (%s): infer_meta gives %d outputs, kernel %d" % (
         op.name, dtype, len(metas), len(got))
+    for k, (m, g) in enumerate(zip(metas, got)):
+        assert g.dtype == np.dtype(m.dtype) and len(m.shape) == g.ndim and all(
+            d in (-1, n) for d, n in zip(m.shape, g.shape)), \
+            "op %s, inputs in %s: output %d is %s%s, infer_meta says %s%s" % (
+                op.name, dtype, k, g.dtype, list(g.shape), m.dtype, list(m.shape))
+    if op.random or not opts.get('dtype_invariant', True):
+        return
+    _, ref = run_op(op, cast_case(op, low, kind, SWEEP[kind][0]), (), seed)
     tol = tolerance(dtype)
-    for k, (m, g, r) in enumerate(zip(metas, got, ref)):
+    for k, (g, r) in enumerate(zip(got, ref)):
         msg = "op %s, inputs in %s: output %d" % (op.name, dtype, k)
         g, r = g.numpy(), r.numpy()
-        assert g.dtype == np.dtype(m.dtype), "%s is %s, infer_meta says %s" % (
-            msg, g.dtype, m.dtype)
         assert g.shape == r.shape, "%s has shape %s, in %s %s" % (
             msg, g.shape, SWEEP[kind][0], r.shape)
-        if op.random:
-            continue
+        keep = representable(r, g.dtype)
+        g, r = g[keep], r[keep]
         if _kind(g.dtype) in 'fc':
-            g = g.astype(np.result_type(np.float64, g.dtype if g.dtype.kind == 'c' else np.float64))
+            g = g.astype(np.complex128 if g.dtype.kind == 'c' else np.float64)
             scale = max(1.0, float(np.max(np.abs(r), initial=0.0)))
-            np.testing.assert_allclose(g, r.astype(g.dtype), rtol=max(tol, opts.get('rtol', 0)),
+            np.testing.assert_allclose(g, r, rtol=max(tol, opts.get('rtol', 0)),
                                        atol=max(tol * scale, opts.get('atol', 0)), err_msg=msg)
         else:
             np.testing.assert_array_equal(g, r, err_msg=msg)

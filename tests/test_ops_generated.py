@@ -1,4 +1,5 @@
 """Registry-generated op tests: every registered op, every declared case."""
+import numpy as np
 import pytest
 
 import framework  # noqa: F401  (registers every op)
@@ -62,3 +63,17 @@ def test_static_matches_eager(name, k):
         pytest.skip('no kernel: the op runs only inside programs')
     op_check.check_static(op, args, opts)
 
+
+
+DTYPE_CASES = [(name, k, kind, d.name) for name, k in CASES
+               for kind in sorted(op_check.case_kinds(*_case(name, k)[:2]))
+               for d in op_check.SWEEP[kind][1]]
+
+
+@pytest.mark.parametrize('name,k,kind,dtype', DTYPE_CASES)
+def test_dtype_sweep(name, k, kind, dtype):
+    op, args, opts = _case(name, k)
+    if op.kernel is None:
+        pytest.skip('no kernel: the op runs only inside programs')
+    op_check.check_dtype(op, args, opts, kind, np.dtype(
+        next(d for d in op_check.SWEEP[kind][1] if d.name == dtype)))

@@ -305,7 +305,9 @@ def add_test_case(op, *args, **options):
     ``grad=False`` to skip grad checks for this case, ``reference=fn`` a numpy
     reference for the forward (default: the kernel itself is trusted only when a
     reference is given elsewhere), ``grad_inputs=(i, ...)`` which inputs to
-    check gradients for, ``atol``/``rtol``.
+    check gradients for, ``atol``/``rtol``, ``dtype_invariant=False`` when the
+    values depend on the inputs' bit layout (dtype views, logical shifts), so
+    the dtype sweep compares only dtypes and shapes.
     """
     op.test_cases.append((args, options))
 
