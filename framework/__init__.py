@@ -25,12 +25,12 @@ from .random import (Generator, get_cuda_rng_state, get_rng_state, manual_seed, 
 from . import ops
 from .ops.registry import OpError
 from . import dygraph
-from .dygraph import (Parameter, Tensor, enable_grad, grad, is_grad_enabled, no_grad,
-                      set_grad_enabled)
+from .dygraph import Parameter, Tensor, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 # Public op functions: each ops module lists its API in __all__.
 from .ops.math import *  # noqa: F401,F403
 from .ops.reduce import *  # noqa: F401,F403
 from .ops.manipulation import *  # noqa: F401,F403
+from .ops.subscript import *  # noqa: F401,F403
 from .ops.creation import *  # noqa: F401,F403
 from .ops.creation import inclusive_range as range  # noqa: A001,F401
 from .ops.compare import *  # noqa: F401,F403
@@ -79,10 +79,12 @@ from .param_attr import ParamAttr  # noqa: E402
 from .nn.layer import create_parameter  # noqa: E402
 from . import optimizer, regularizer  # noqa: E402
 from . import jit  # noqa: E402
+from . import onnx  # noqa: E402  (paddle.onnx.export; the onnx package itself loads on use)
 from . import fluid  # noqa: E402
 from . import metric, hapi, callbacks  # noqa: E402
 from .hapi import Model, flops, summary  # noqa: E402
 from . import autograd, incubate  # noqa: E402
+from .autograd import grad  # noqa: E402
 from . import linalg, fft, signal  # noqa: E402
 from . import tensor, utils, base  # noqa: E402
 from . import framework  # noqa: E402,F811  (paddle.framework)

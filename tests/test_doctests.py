@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 import framework
-from framework.ops import registry
 
 
 def _module_names():
@@ -43,9 +42,9 @@ def test_docstring_examples_run(name):
     try:
         for t in tests:
             runner.run(t, out=report.append)
-            assert not registry.in_static(), "%s left static mode on" % t.name
+            assert framework.in_dynamic_mode(), "%s left static mode on" % t.name
     finally:
-        registry.mode.static = False
+        framework.disable_static()
         np.random.set_state(state)
     result = runner.summarize(verbose=False)
     assert result.failed == 0, ''.join(report)

@@ -14,9 +14,9 @@ from ..dy2static.translator import (ProgramTranslator, StaticFunction, build_con
                                     not_to_static)
 from ..dygraph import Parameter, Tensor
 from ..nn.layer import Layer
+from ..ops.modes import in_static_mode, is_static_var
 from ..static import io as _io
 from ..static.executor import global_scope
-from ..ops.registry import mode as _mode
 from ..static.inline import inline_program
 from ..static.input_spec import InputSpec
 from ..static.mode import static_mode_guard
@@ -134,12 +134,29 @@ def save(layer, path, input_spec=None, **configs):
     ``input_spec`` (a list of ``InputSpec``) fixes the input shapes/dtypes;
     without it the last program the layer ran is saved.
     """
+    concrete, out_vars = _concrete_for_export(layer, input_spec, configs)
+    save_concrete(concrete, path, concrete.inputs, out_vars, layer)
+
+
+def traced_inference_program(layer, input_spec=None, configs=None):
+    """(inference program, feed names, fetch names, {parameter: array}) of
+    ``layer`` as ``save`` would write it (used by ``paddle.onnx.export``)."""
+    concrete, out_vars = _concrete_for_export(layer, input_spec, configs or {})
+    feed = [v.name for v in concrete.inputs]
+    fetch = [v.name for v in out_vars]
+    p = _io.inference_program(concrete.main_program, feed, fetch)
+    values = _io._param_values(concrete.main_program, _io.persistable_inputs(p), global_scope())
+    return p, feed, fetch, values
+
+
+def _concrete_for_export(layer, input_spec, configs):
+    """The concrete program of ``layer`` traced in eval mode (forward hooks
+    included) and the outputs ``configs['output_spec']`` selects."""
     sf = _static_function_of(layer, input_spec)
     was_training = getattr(layer, 'training', None)
     if isinstance(layer, Layer):
         layer.eval()
     try:
-        # a Layer is exported in eval mode with its forward hooks traced in
         hooks = isinstance(layer, Layer)
         if input_spec is not None:
             specs = [s if isinstance(s, InputSpec) else InputSpec.from_tensor(s)
@@ -154,7 +171,7 @@ def save(layer, path, input_spec=None, **configs):
     output_spec = configs.get('output_spec')
     if output_spec is not None:
         out_vars = [concrete.outputs[i] if isinstance(i, int) else i for i in output_spec]
-    save_concrete(concrete, path, concrete.inputs, out_vars, layer)
+    return concrete, out_vars
 
 
 class TranslatedLayer(Layer):
@@ -183,7 +200,7 @@ class TranslatedLayer(Layer):
         if len(inputs) != len(self._feed):
             raise TypeError("TranslatedLayer expects %d inputs (%s), got %d"
                             % (len(self._feed), ', '.join(self._feed), len(inputs)))
-        if _mode.static:
+        if in_static_mode():
             # building another program (@to_static, jit.save of this layer):
             # the loaded ops become part of it
             outs = inline_program(self._program, self._feed, self._fetch,
@@ -205,7 +222,7 @@ class TranslatedLayer(Layer):
 
 
 def _as_variable(x, feed_name):
-    if getattr(x, '_is_static_var', False):
+    if is_static_var(x):
         return x
     if isinstance(x, Tensor):
         from ..static.program import capture_tensor

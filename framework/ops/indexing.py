@@ -23,11 +23,13 @@ from .creation import full_like_op, to_tensor
 from .grad_utils import is_value
 from .manipulation import (_as_int, _check_index_dtype, _int_list, _norm_axis, _out, cast,
                            expand, gather_op, nonzero, put_along_axis_op, reshape, reshape_op,
-                           scatter_nd_add_op, scatter_op, set_items, strided_slice,
-                           take_along_axis_op, transpose_op, unbind, where_op)
+                           scatter_nd_add_op, scatter_op, take_along_axis_op, transpose_op,
+                           unbind, where_op)
 from .math import (cumsum_op, divide_op, equal_op, floor_divide_op, maximum_op, multiply_op,
                    remainder_op, subtract_op)
+from .modes import is_static_var
 from .registry import Meta, OpError, add_test_case, def_op
+from .subscript import set_items, strided_slice
 
 _REDUCE_ALIASES = {'sum': 'add', 'multiply': 'mul', 'prod': 'mul'}
 _REDUCTIONS = ('assign', 'add', 'mul', 'mean', 'amin', 'amax')
@@ -383,7 +385,7 @@ def take(x, index, mode='raise', name=None):
     elif mode == 'clip':
         idx = maximum_op(idx, full_like_op(idx, 0, None))
         idx = subtract_op(idx, maximum_op(subtract_op(idx, n - 1), full_like_op(idx, 0, None)))
-    elif hasattr(index, 'data') and not getattr(index, '_is_static_var', False):
+    elif hasattr(index, 'data') and not is_static_var(index):
         arr = np.asarray(index.data)
         if arr.size and (arr.min() < -n or arr.max() >= n):
             raise OpError("take: index %d is out of range for a tensor of %d elements"
@@ -488,7 +490,7 @@ def masked_scatter(x, mask, value, name=None):
     flat_mask = reshape_op(cast(mask, 'int64'), (-1,))
     # the k-th true entry takes value's k-th element
     source = maximum_op(cumsum_op(flat_mask, 0, False) - 1, full_like_op(flat_mask, 0, None))
-    if hasattr(mask, 'data') and not getattr(mask, '_is_static_var', False):
+    if hasattr(mask, 'data') and not is_static_var(mask):
         count, size = int(np.count_nonzero(mask.data)), int(np.prod(value.shape))
         if count > size:
             raise OpError("masked_scatter: mask has %d true entries but value has only %d "

@@ -19,7 +19,8 @@ from .grad_utils import sum_like, unbroadcast, wants
 from .math import (cast_like, exp_op, greater_than_op, less_than_op, logical_and_op,
                    maximum_op, minimum_op, tanh_op)
 from .lowp import float32_compute
-from .registry import Meta, OpError, add_test_case, def_op, lookup, mode
+from .modes import in_static_mode
+from .registry import Meta, OpError, add_test_case, def_op, lookup
 
 
 def _R():
@@ -68,6 +69,7 @@ def _relu_k(x):
 relu_op = _act('relu', _relu_k,
                lambda g, x, out: g * _mask(greater_than_op(out, 0), g),
                lambda g, x, out: g * (out > 0), save_inputs=False)
+relu_op.def_onnx(lambda g, x: g.op('Relu', x))
 
 
 def _relu6_k(x, threshold=6.0):
@@ -1093,6 +1095,12 @@ def _linear_grad(g, x, weight, bias, out):
     return dx, dw, sum_like(g, bias)
 
 
+@linear_op.def_onnx
+def _linear_onnx(g, x, weight, bias):
+    out = g.op('MatMul', x, weight)
+    return out if bias is None else g.op('Add', out, bias)
+
+
 # ---- interpolation ------------------------------------------------------------
 
 _LINEAR_MODES = ('linear', 'bilinear', 'trilinear')
@@ -1533,7 +1541,7 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
     out, mean_out, var_out, _, _ = batch_norm_op(
         x, running_mean, running_var, weight, bias, float(momentum), float(epsilon),
         data_format, use_global)
-    if not mode.static and not use_global:
+    if not in_static_mode() and not use_global:
         for t, v in ((running_mean, mean_out), (running_var, var_out)):
             if hasattr(t, 'data') and hasattr(t, '_version'):
                 _write_stat(t, v)
@@ -1604,7 +1612,8 @@ def local_response_norm(x, size, alpha=1e-4, beta=0.75, k=1.0, data_format='NCHW
     padded = M.concat([z for z in (zeros[0],) if z is not None] + [sq] +
                       [z for z in (zeros[1],) if z is not None], axis=ca)
     c = x.shape[ca]
-    windows = [M.slice(padded, [ca], [i], [i + c]) for i in range(size)]
+    from .subscript import slice as slice_
+    windows = [slice_(padded, [ca], [i], [i + c]) for i in range(size)]
     div = (R.sum(M.stack(windows, axis=0), axis=0) * (alpha / size) + k) ** beta
     return x / div
 
@@ -1732,7 +1741,7 @@ def _embedding_renorm_(ids, weight, max_norm, norm_type):
             norm = R.sum(a ** norm_type, axis=1, keepdim=True) ** (1.0 / norm_type)
         scale = M.where(norm > max_norm, max_norm / (norm + 1e-7), ones_like(norm))
         renormed = M.scatter_op(weight, flat, rows * scale, True).detach()
-    if mode.static:
+    if in_static_mode():
         return renormed + (weight - weight.detach())
     weight.data = renormed.data
     weight._version += 1

@@ -15,6 +15,7 @@ from .grad_utils import is_value
 from .manipulation import assign_op, cast, numel_op
 from .math import equal_op
 from . import meta
+from .modes import is_static_var
 from .registry import OpError, add_test_case, def_op
 
 # Paddle 3's conversion methods and the dtype each gives (x.int() is int32, as in Paddle)
@@ -194,7 +195,7 @@ def apply_(self: 'Tensor', func):
 def is_contiguous(self):
     """Whether the values are stored in row-major order without gaps (a
     Variable has no storage of its own: True)."""
-    data = None if getattr(self, '_is_static_var', False) else getattr(self, 'data', None)
+    data = None if is_static_var(self) else getattr(self, 'data', None)
     return True if data is None else bool(data.flags.c_contiguous)
 
 
@@ -228,7 +229,8 @@ def resize_(x, shape, fill_zero=False, name=None):
     order; new elements are zeros (``fill_zero`` or not: numpy offers no
     cheaper honest 'uninitialised' memory)."""
     from .creation import full_op
-    from .manipulation import concat, reshape, strided_slice
+    from .manipulation import concat, reshape
+    from .subscript import strided_slice
     from .shape_args import shape_arg
     dims, _ = shape_arg(shape, 'resize_')
     if any(d < 0 for d in dims) or any(d < 0 for d in x.shape):
@@ -300,7 +302,8 @@ def _attached():
     """Functions Paddle also offers as Tensor methods (first argument: the tensor)."""
     from ..nn.layer import create_parameter
     from .creation import multinomial
-    from .manipulation import broadcast_tensors, scatter_nd, slice, stack, strided_slice
+    from .manipulation import broadcast_tensors, scatter_nd, stack
+    from .subscript import slice, strided_slice
     return {'broadcast_tensors': broadcast_tensors, 'scatter_nd': scatter_nd, 'slice': slice,
             'stack': stack, 'strided_slice': strided_slice, 'multinomial': multinomial,
             'create_parameter': create_parameter}

@@ -2,6 +2,7 @@
 inference save/load (``framework.static``, Paddle's ``paddle.static``)."""
 import contextvars
 
+from ..ops.modes import in_static_mode
 from . import program as _program
 from .backward import append_backward, gradients
 from .executor import (BuildStrategy, CompiledProgram, Executor, Scope, global_scope,
@@ -119,7 +120,7 @@ def _variable_inplace(name, base):
 
 
 def _variable_setitem(self, index, value):
-    from ..ops.manipulation import setitem
+    from ..ops.subscript import setitem
     return setitem(self, index, value)
 
 
@@ -127,8 +128,8 @@ def setitem(x, index, value):
     """Paddle's ``static.setitem``: ``x`` with ``x[index] = value`` as a new
     tensor in static mode (x itself unchanged); eagerly, x is updated in
     place and returned."""
-    from ..ops import manipulation
-    if in_dynamic_mode():
-        manipulation.setitem(x, index, value)
+    from ..ops import subscript
+    if not in_static_mode():
+        subscript.setitem(x, index, value)
         return x
-    return manipulation.set_items(x, index, value)
+    return subscript.set_items(x, index, value)

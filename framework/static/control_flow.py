@@ -20,9 +20,11 @@ no more than Python's own.
 """
 import numpy as np
 
+from ..ops import registry
+from ..ops.modes import in_static_mode
 from . import backward, codegen, verify
-from .mode import in_dynamic_mode
 from .program import Variable, default_main_program
+from .sub_blocks import blocks_outer_reads
 
 
 # ---- nested structures ----------------------------------------------------------
@@ -77,30 +79,6 @@ def _as_var(value, what):
                     "lists/tuples/dicts of them are allowed" % (what, type(value).__name__))
 
 
-# ---- reads of sub-blocks --------------------------------------------------------------
-
-def _defined_and_read(program, block):
-    defined, read = set(block.vars), set()
-    for op in block.ops:
-        read.update(op.input_arg_names)
-        for k, v in op.attrs.items():
-            if (k.endswith('_block') or k == 'sub_block') and isinstance(v, int):
-                d, r = _defined_and_read(program, program.block(v))
-                defined |= d
-                read |= r
-    return defined, read
-
-
-def outer_reads(program, blocks, extra=()):
-    """Names the blocks read that they do not define (captured outer values)."""
-    defined, read = set(), set(extra)
-    for b in blocks:
-        d, r = _defined_and_read(program, b)
-        defined |= d
-        read |= r
-    return sorted(n for n in read - defined if n)
-
-
 def _build_block(program, fn, args, what):
     block = program._create_block()
     program._begin_rebinds()
@@ -131,7 +109,7 @@ def _merge_shape(a, b):
 def cond(pred, true_fn=None, false_fn=None, name=None, return_names=None):
     """Run ``true_fn()`` if ``pred`` else ``false_fn()``; both must return the
     same nested structure of values. In static mode this builds one ``cond`` op."""
-    if in_dynamic_mode():
+    if not in_static_mode():
         fn = true_fn if bool(pred) else false_fn
         return fn() if fn is not None else None
     if not isinstance(pred, Variable):
@@ -183,7 +161,7 @@ def make_cond_op(program, pred, tb, fb, tvals, fvals, what='static.nn.cond'):
         outs.append(out)
         tnames.append(t.name if t is not None else '')
         fnames.append(f.name if f is not None else '')
-    captured = outer_reads(program, [tb, fb], [n for n in tnames + fnames if n])
+    captured = sorted(blocks_outer_reads(program, [tb.idx, fb.idx], tnames + fnames))
     parent.append_op('cond', {'Cond': [pred.name], 'Input': captured},
                      {'Out': [o.name for o in outs if o is not None]},
                      {'true_block': tb.idx, 'false_block': fb.idx, 'true_outs': tnames,
@@ -224,19 +202,6 @@ def _emit_cond(code, op):
             sub.emit('%s = %s' % (o, sub.ref(src) if src else 'None'))
         if not last:
             code.emit('else:')
-
-
-def _interpret_cond(program, op, env, value_of, scope_vars, check):
-    taken = _pred_value(value_of(op.input('Cond')[0]))
-    side = 'true' if taken else 'false'
-    fwd = op.attr(side + '_fwd_block')
-    if fwd is not None:
-        fb = program.block(fwd)
-        codegen.run_ops(program, fb, fb.ops, env, value_of, scope_vars, check)
-    blk = program.block(op.attr(side + '_block'))
-    codegen.run_ops(program, blk, blk.ops, env, value_of, scope_vars, check)
-    for o, src in zip(op.output('Out'), op.attr('true_outs' if taken else 'false_outs')):
-        env[o] = value_of(src) if src else None
 
 
 def _output_grads(program, op, grads):
@@ -282,8 +247,8 @@ def _cond_grad(block, op, grads, reach):
         branch_blocks.append(gb)
         branch_outs.append(names)
     fwd_blocks = [program.block(op.attr('true_block')), program.block(op.attr('false_block'))]
-    captured = outer_reads(program, branch_blocks + fwd_blocks,
-                           branch_outs[0] + branch_outs[1])
+    captured = sorted(blocks_outer_reads(program, [b.idx for b in branch_blocks + fwd_blocks],
+                                         branch_outs[0] + branch_outs[1]))
     out_vars = [parent.create_var(program._names(v.name + '@GRAD.cond'), v.shape, v.dtype)
                 for v in wanted_vars]
     # each grad branch recomputes its forward branch first, so the grad ops can
@@ -319,7 +284,7 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
         raise TypeError("static.nn.while_loop: cond and body must be callables")
     if not isinstance(loop_vars, (list, tuple)) or not loop_vars:
         raise ValueError("static.nn.while_loop: loop_vars must be a non-empty list or tuple")
-    if in_dynamic_mode():
+    if not in_static_mode():
         vals = list(loop_vars)
         while bool(cond(*vals)):
             res = body(*vals)
@@ -404,7 +369,8 @@ def _append_while(program, parent, tree, inits, built, is_test):
     ph_names = [p.name for p in placeholders]
     body_outs = [v.name for v in bleaves]
     cb, bb, cond_out = built['cond_block'], built['body_block'], built['cond_out']
-    captured = [n for n in outer_reads(program, [cb, bb], body_outs + [cond_out.name])
+    captured = [n for n in sorted(blocks_outer_reads(program, [cb.idx, bb.idx],
+                                                     body_outs + [cond_out.name]))
                 if n not in ph_names]
     parent.append_op('while', {'X': [v.name for v in inits], 'Input': captured},
                      {'Out': [o.name for o in outs]},
@@ -452,30 +418,6 @@ def _emit_while(code, op):
         code.emit('%s = %s' % (code.new(o), ph))
 
 
-def _interpret_while(program, op, env, value_of, scope_vars, check):
-    phs = op.attr('loop_vars')
-    for ph, x in zip(phs, op.input('X')):
-        env[ph] = value_of(x)
-    hist = [] if op.attr('save_history') and op.output('History') else None
-    cond_blk = program.block(op.attr('cond_block'))
-    body_blk = program.block(op.attr('body_block'))
-
-    def test():
-        codegen.run_ops(program, cond_blk, cond_blk.ops, env, value_of, scope_vars, check)
-        return _pred_value(value_of(op.attr('cond_out')))
-    while test():
-        if hist is not None:
-            hist.append(tuple(env[p] for p in phs))
-        codegen.run_ops(program, body_blk, body_blk.ops, env, value_of, scope_vars, check)
-        new = [value_of(n) for n in op.attr('body_outs')]
-        for ph, v in zip(phs, new):
-            env[ph] = v
-    for o, ph in zip(op.output('Out'), phs):
-        env[o] = env[ph]
-    if hist is not None:
-        env[op.output('History')[0]] = hist
-
-
 def _while_grad(block, op, grads, reach):
     """Grad of a while: ``while_grad`` replays the saved iterations backwards."""
     program = block.program
@@ -512,7 +454,7 @@ def _while_grad(block, op, grads, reach):
     cap_grads = [parent.create_var(program._names(n + '@GRAD.while'),
                                    program_var(program, n).shape, program_var(program, n).dtype)
                  for n in captured]
-    reads = outer_reads(program, [body, gb], [n for n in g_ph + g_cap if n])
+    reads = sorted(blocks_outer_reads(program, [body.idx, gb.idx], g_ph + g_cap))
     reads = [n for n in reads if n not in op.attr('loop_vars')
              and n not in {v.name for v in gout_phs}]
     parent.append_op('while_grad',
@@ -569,27 +511,6 @@ def _emit_while_grad(code, op):
         code.emit('%s = %s' % (code.new(o), loc))
 
 
-def _interpret_while_grad(program, op, env, value_of, scope_vars, check):
-    g = [value_of(n) for n in op.input('OutGrad')]
-    acc = [np.zeros_like(value_of(n)) for n in op.input('Captured')]
-    body = program.block(op.attr('body_block'))
-    gblk = program.block(op.attr('grad_block'))
-    for snap in reversed(value_of(op.input('History')[0])):
-        for ph, v in zip(op.attr('loop_vars'), snap):
-            env[ph] = v
-        codegen.run_ops(program, body, body.ops, env, value_of, scope_vars, check)
-        for n, v in zip(op.attr('out_grad_vars'), g):
-            env[n] = v
-        codegen.run_ops(program, gblk, gblk.ops, env, value_of, scope_vars, check)
-        g = [value_of(n) if n else np.zeros_like(env[ph])
-             for n, ph in zip(op.attr('loop_var_grads'), op.attr('loop_vars'))]
-        acc = [a + value_of(n) if n else a for a, n in zip(acc, op.attr('captured_grads'))]
-    for o, v in zip(op.output('XGrad'), g):
-        env[o] = v
-    for o, v in zip(op.output('CapturedGrad'), acc):
-        env[o] = v
-
-
 # ---- case / switch_case ------------------------------------------------------------------
 
 def case(pred_fn_pairs, default=None, name=None):
@@ -629,7 +550,7 @@ def switch_case(branch_index, branch_fns, default=None, name=None):
 
 
 def _index_const(like, i):
-    if in_dynamic_mode():
+    if not in_static_mode():
         return i
     from .program import constant
     return constant(np.asarray(i, dtype=like.dtype))
@@ -640,11 +561,6 @@ def _zeros_like(a):
 
 
 codegen.RUNTIME.update({'_pred': _pred_value, '_zeros_like': _zeros_like})
-codegen.CONTROL_FLOW.update({'cond': _emit_cond, 'while': _emit_while,
-                             'while_grad': _emit_while_grad})
-codegen.INTERPRET_CONTROL_FLOW.update({'cond': _interpret_cond, 'while': _interpret_while,
-                                       'while_grad': _interpret_while_grad})
-backward.CONTROL_FLOW_GRAD.update({'cond': _cond_grad, 'while': _while_grad})
 
 
 # ---- declarations the verifier checks these ops against (static/verify.py) ------------
@@ -695,39 +611,65 @@ def _while_grad_same_meta(op):
             + list(zip(op.input('Captured'), op.output('CapturedGrad'))))
 
 
-verify.CONTROL_FLOW.update({
-    'cond': verify.Signature(
-        inputs={'Cond': 1, 'Input': '*'}, outputs={'Out': '*'},
-        attrs={'true_block': 'int', 'false_block': 'int', 'true_fwd_block': 'int|None',
-               'false_fwd_block': 'int|None', 'true_outs': 'strs', 'false_outs': 'strs'},
+# ---- the ops, in the registry ------------------------------------------------------------
+
+def _strs(*names):
+    return {n: 'strs' for n in names}
+
+
+registry.def_block_op(
+    'cond', inputs=('Cond', 'Input*'), outputs=('Out*',),
+    attrs=dict.fromkeys(('true_block', 'false_block', 'true_fwd_block', 'false_fwd_block',
+                         'true_outs', 'false_outs')),
+    attr_types=dict(_strs('true_outs', 'false_outs'), true_block='int', false_block='int',
+                    true_fwd_block='int|None', false_fwd_block='int|None'),
+    sub_blocks=('true_block', 'false_block', 'true_fwd_block', 'false_fwd_block'),
+    emit=_emit_cond, block_grad=_cond_grad,
+    block_rules=verify.BlockRules(
         required=('true_block', 'false_block', 'true_outs', 'false_outs'),
-        blocks=('true_block', 'false_block', 'true_fwd_block', 'false_fwd_block'),
         paths=_cond_paths,
         check=lambda op: _same_lengths(op, [('output', 'Out'), ('attr', 'true_outs'),
                                             ('attr', 'false_outs')]),
         same_meta=_cond_same_meta),
-    'while': verify.Signature(
-        inputs={'X': '*', 'Input': '*'}, outputs={'Out': '*', 'History': '?'},
-        attrs={'cond_block': 'int', 'body_block': 'int', 'loop_vars': 'strs', 'cond_out': 'str',
-               'body_outs': 'strs', 'save_history': 'bool', 'is_test': 'bool'},
+    doc="built by static.nn.cond: run the true or the false branch (a sub-block each) "
+        "on the predicate Cond; the grad of a cond is a cond whose branches first "
+        "recompute the forward ones (true_fwd_block/false_fwd_block).")
+
+registry.def_block_op(
+    'while', inputs=('X*', 'Input*'), outputs=('Out*', 'History'),
+    attrs=dict(dict.fromkeys(('cond_block', 'body_block', 'loop_vars', 'cond_out',
+                              'body_outs')), save_history=False, is_test=False),
+    attr_types=dict(_strs('loop_vars', 'body_outs'), cond_block='int', body_block='int',
+                    cond_out='str'),
+    sub_blocks=('cond_block', 'body_block'),
+    emit=_emit_while, block_grad=_while_grad,
+    block_rules=verify.BlockRules(
         required=('cond_block', 'body_block', 'loop_vars', 'cond_out', 'body_outs'),
-        blocks=('cond_block', 'body_block'),
         paths=_while_paths,
         check=lambda op: _same_lengths(op, [('input', 'X'), ('output', 'Out'),
                                             ('attr', 'loop_vars'), ('attr', 'body_outs')]),
         same_meta=_while_same_meta, loop=True),
-    'while_grad': verify.Signature(
-        inputs={'History': 1, 'OutGrad': '*', 'Input': '*', 'X': '*', 'Captured': '*'},
-        outputs={'XGrad': '*', 'CapturedGrad': '*'},
-        attrs={'body_block': 'int', 'grad_block': 'int', 'loop_vars': 'strs',
-               'out_grad_vars': 'strs', 'loop_var_grads': 'strs', 'captured_grads': 'strs'},
+    doc="built by static.nn.while_loop: run body_block while cond_block computes "
+        "true, from the initial values X; History keeps every iteration's values "
+        "for while_grad.")
+
+registry.def_block_op(
+    'while_grad', inputs=('History', 'OutGrad*', 'Input*', 'X*', 'Captured*'),
+    outputs=('XGrad*', 'CapturedGrad*'),
+    attrs=dict.fromkeys(('body_block', 'grad_block', 'loop_vars', 'out_grad_vars',
+                         'loop_var_grads', 'captured_grads')),
+    attr_types=dict(_strs('loop_vars', 'out_grad_vars', 'loop_var_grads', 'captured_grads'),
+                    body_block='int', grad_block='int'),
+    sub_blocks=('body_block', 'grad_block'),
+    emit=_emit_while_grad,
+    block_rules=verify.BlockRules(
         required=('body_block', 'grad_block', 'loop_vars', 'out_grad_vars', 'loop_var_grads',
                   'captured_grads'),
-        blocks=('body_block', 'grad_block'),
         paths=_while_grad_paths,
         check=lambda op: _same_lengths(
             op, [('input', 'X'), ('input', 'OutGrad'), ('output', 'XGrad'),
                  ('attr', 'loop_vars'), ('attr', 'out_grad_vars'), ('attr', 'loop_var_grads')],
             [('input', 'Captured'), ('output', 'CapturedGrad'), ('attr', 'captured_grads')]),
         same_meta=_while_grad_same_meta, loop=True),
-})
+    doc="built by static backward from a while op: replay the History of loop values "
+        "backwards, recomputing body_block and running its grad_block.")
