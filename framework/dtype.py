@@ -264,7 +264,11 @@ class _FInfo:
     __slots__ = ('bits', 'eps', 'max', 'min', 'tiny', 'smallest_normal', 'resolution', 'dtype')
 
     def __init__(self, d):
-        info = np.finfo(d)
+        if is_bfloat16(d):     # numpy's finfo does not know it; ml_dtypes' does
+            import ml_dtypes
+            info = ml_dtypes.finfo(d)
+        else:
+            info = np.finfo(d)
         self.bits = int(info.bits)
         self.eps = float(info.eps)
         self.max = float(info.max)
@@ -301,7 +305,7 @@ def finfo(dtype):
     d = convert_dtype(dtype)
     if d.kind == 'c':
         d = np.empty(0, d).real.dtype
-    if d.kind != 'f':
+    if not is_floating(d):
         raise ValueError("finfo: needs a floating point dtype, got %s (use iinfo for integers)"
                         % d)
     return _FInfo(d)

@@ -677,15 +677,3 @@ def test_detach_stops_gradients_in_static_programs_and_to_static():
     x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
     f(x).backward()
     np.testing.assert_allclose(x.grad.numpy(), [2.0, 8.0])
-
-
-def test_docstring_examples_run():
-    import doctest
-    import framework.autograd
-    import framework.autograd.functional
-    import framework.autograd.py_layer
-    import framework.incubate.autograd.functional
-    for mod in (framework.autograd, framework.autograd.functional, framework.autograd.py_layer,
-                framework.incubate.autograd.functional):
-        res = doctest.testmod(mod)
-        assert res.attempted > 0 and res.failed == 0, mod.__name__

@@ -204,6 +204,13 @@ def test_dtype_names_and_constants():
         assert paddle.bfloat16 == np.dtype(ml_dtypes.bfloat16)
 
 
+def test_finfo_of_bfloat16_matches_paddle():
+    pytest.importorskip('ml_dtypes', reason='bfloat16 needs ml_dtypes')
+    assert repr(paddle.finfo(paddle.bfloat16)) == (
+        'paddle.finfo(min=-3.38953e+38, max=3.38953e+38, eps=0.0078125, resolution=0.01, '
+        'smallest_normal=1.17549e-38, tiny=1.17549e-38, bits=16, dtype=bfloat16)')
+
+
 def test_finfo_iinfo_match_paddle():
     f = paddle.finfo(paddle.float32)
     assert (f.bits, f.eps, f.resolution, f.dtype) == (32, np.finfo(np.float32).eps, 1e-06,

@@ -676,12 +676,3 @@ def test_static_mode_requirements_and_summary(static_mode, capsys):
         model.fit(dataset(16), batch_size=8, verbose=0, accumulate_grad_batches=2)
     assert model.summary() == {'total_params': 114, 'trainable_params': 114}   # 4*16+16 + 16*2+2
     assert '[1, 16]' in capsys.readouterr().out
-
-
-def test_docstring_examples():
-    import doctest
-    import sys
-    for name in ('framework.hapi.model', 'framework.hapi.summary', 'framework.hapi.callbacks',
-                 'framework.hapi.progressbar', 'framework.metric.metrics'):
-        result = doctest.testmod(sys.modules[name], optionflags=doctest.ELLIPSIS)
-        assert result.failed == 0 and result.attempted > 0, name

@@ -68,3 +68,19 @@ def test_double_grad_matches_finite_differences(name, k):
     if not op.differentiable or not opts.get('grad', True):
         pytest.skip('not differentiable')
     op_check.check_double_grad(op, args, opts)
+
+
+@pytest.mark.parametrize('name,k', CASES)
+def test_static_matches_eager(name, k):
+    op_check.check_static(*_case(name, k))
+
+
+DTYPE_CASES = [(name, k, kind, d.name) for name, k in CASES
+               for kind in sorted(op_check.case_kinds(*_case(name, k)[:2]))
+               for d in op_check.SWEEP[kind][1]]
+
+
+@pytest.mark.parametrize('name,k,kind,dtype', DTYPE_CASES)
+def test_dtype_sweep(name, k, kind, dtype):
+    op_check.check_dtype(*_case(name, k), kind,
+                         next(d for d in op_check.SWEEP[kind][1] if d.name == dtype))

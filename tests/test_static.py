@@ -468,3 +468,21 @@ def test_optimizer_backward_then_apply_gradients_in_static_mode(static_mode):
     exe.run(main, feed={'x': xv})
     got = np.asarray(static.global_scope().find_var('w_apply').get_tensor())
     np.testing.assert_allclose(got, 1.0 - 0.5 * xv.sum(0, keepdims=True).T)
+
+
+def test_feeding_a_variable_replaces_its_producer_but_not_an_in_place_update(static_mode):
+    from framework.ops.optim import sgd_op
+    main = static.Program()
+    with static.program_guard(main):
+        p = static.data('p', [3], 'float64')
+        g = static.data('g', [3], 'float64')
+        h = paddle.exp(g)
+        out = sgd_op(p, h, 0.5)          # writes p in place
+    assert out is p
+    exe = static.Executor()
+    pv, gv = np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, -1.0])
+    got, = exe.run(main, feed={'p': pv, 'g': gv}, fetch_list=[p])
+    np.testing.assert_allclose(got, pv - 0.5 * np.exp(gv))
+    # a fed intermediate is used as given: exp does not run
+    got, = exe.run(main, feed={'p': pv, 'g': gv, h.name: np.ones(3)}, fetch_list=[p])
+    np.testing.assert_allclose(got, pv - 0.5)

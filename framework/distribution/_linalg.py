@@ -29,8 +29,19 @@ def _check_square(name, m, api):
     return shape
 
 
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _check_float(api, name, m):
+    d = np.dtype(meta.dtype_of(m))
+    if d not in _FLOATS:
+        raise OpError("%s: %s must be float32 or float64, got %s" % (api, name, d))
+    return d
+
+
 def _cholesky_meta(x):
     _check_square('x', x, 'cholesky')
+    _check_float('cholesky', 'x', x)
     return meta.unchanged(x)
 
 
@@ -46,6 +57,8 @@ def _first_failure(sym):
 @def_op('distribution_cholesky', _cholesky_meta, inputs=('x',), attrs={})
 def cholesky_op(x):
     """The lower Cholesky factor L (L L^T = x) of each matrix in the last two dims."""
+    if x.dtype not in _FLOATS:
+        _cholesky_meta(x)       # raises the clear error (numpy's linalg has no half precision)
     sym = 0.5 * (x + np.swapaxes(x, -1, -2))
     try:
         return np.linalg.cholesky(sym)
@@ -81,6 +94,8 @@ def _solve_meta(x, y, upper, transpose, unitriangular):
     if xs[-1] != ys[-2] and xs[-1] != -1 and ys[-2] != -1:
         raise OpError("triangular_solve: x of shape %s cannot solve y of shape %s (x's "
                       "last dim must equal y's second-to-last)" % (list(xs), list(ys)))
+    _check_float('triangular_solve', 'x', x)
+    _check_float('triangular_solve', 'y', y)
     batch = meta.broadcast_shapes(xs[:-2], ys[:-2], 'triangular_solve: batch dims of x and y')
     return Meta(tuple(batch) + tuple(ys[-2:]), meta.result_dtype(x, y))
 
@@ -99,6 +114,8 @@ def _triangle(x, upper, unitriangular):
 def triangular_solve_op(x, y, upper=True, transpose=False, unitriangular=False):
     """Solves op(A) out = y, A the upper (or lower) triangle of x (unit diagonal
     when ``unitriangular``), op(A) = A^T when ``transpose``."""
+    if x.dtype not in _FLOATS or y.dtype not in _FLOATS:
+        _solve_meta(x, y, upper, transpose, unitriangular)     # raises the clear error
     a = _triangle(x, upper, unitriangular)
     if transpose:
         a = np.swapaxes(a, -1, -2)

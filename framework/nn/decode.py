@@ -53,7 +53,7 @@ class BeamSearchDecoder(Decoder):
     ``output_fn`` the cell's outputs to vocabulary logits.
 
     >>> import framework as paddle
-    >>> paddle.seed(0)
+    >>> _ = paddle.seed(0)
     >>> cell = paddle.nn.GRUCell(4, 8)
     >>> decoder = paddle.nn.BeamSearchDecoder(cell, start_token=0, end_token=1, beam_size=3,
     ...     embedding_fn=paddle.nn.Embedding(10, 4), output_fn=paddle.nn.Linear(8, 10))

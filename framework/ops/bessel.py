@@ -7,7 +7,7 @@ keeps ~1e-15 relative accuracy. Beyond, the large-argument expansion
 e^x / sqrt(2 pi x) * sum_k (-1)^k a_k(n) / x^k is used; at x = 30 its
 smallest term is below 1e-25, so 25 terms are far more than enough (the
 omitted e^-x part is 1e-26 relative). Inputs are computed in float64;
-float32 tensors get float32 results, integers the default float dtype.
+floating tensors keep their dtype (float16 included), integers get the default float dtype.
 """
 import math
 
@@ -58,7 +58,7 @@ def _asymptotic(ax, n, scaled):
 def _bessel_i(n, scaled):
     """Kernel for I_n (n = 0 or 1), optionally scaled by exp(-|x|)."""
     def kernel(x):
-        out_dtype = x.dtype if x.dtype in (np.float32, np.float64) else _dt.default_float()
+        out_dtype = x.dtype if _dt.is_floating(x.dtype) else _dt.default_float()
         v = np.asarray(x, np.float64).reshape(-1)
         ax = np.abs(v)
         out = np.empty_like(ax)

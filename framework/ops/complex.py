@@ -81,7 +81,7 @@ def _conj_grad(g, x, out):
 
 def _complex_meta(re, im):
     dr, di = np.dtype(meta.dtype_of(re)), np.dtype(meta.dtype_of(im))
-    if dr.kind != 'f' or di.kind != 'f' or dr != di:
+    if dr not in _COMPLEX_OF or dr != di:
         raise OpError("complex: real and imag must both be float32 or both float64, got "
                       "%s and %s" % (dr, di))
     shape = meta.broadcast_shapes(meta.shape_of(re), meta.shape_of(im), 'real and imag')

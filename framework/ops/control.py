@@ -195,8 +195,13 @@ def Print(input, first_n=-1, message=None, summarize=20, print_tensor_name=True,
     'backward' or 'both'). Use the returned tensor, so the log stays in the
     data path.
 
-        >>> x = paddle.full([2], 3.0)
-        >>> y = paddle.static.Print(x, message='x is')   # doctest: +SKIP
+    >>> import framework as paddle
+    >>> x = paddle.full([2], 3.0)
+    >>> y = paddle.static.Print(x, message='x is')   # doctest: +ELLIPSIS
+    Variable: ...
+      - message: x is
+    ...
+      - data: [3.000000 3.000000]
     """
     if not is_value(input):
         raise TypeError("static.Print: input must be a tensor, got %s" % type(input).__name__)

@@ -181,7 +181,7 @@ def cum_extreme_index_op(x, axis=-1, largest=True):
                           axis) if n else running
     with np.errstate(invalid='ignore'):
         takes = better(x, prev)
-    if x.dtype.kind in 'fc':
+    if _dt.is_inexact(x.dtype):
         takes |= np.isnan(x)
     pos = np.arange(n).reshape([-1 if d == axis % x.ndim else 1 for d in range(x.ndim)])
     return np.maximum.accumulate(np.where(takes, pos, 0), axis).astype(np.int64)

@@ -179,6 +179,7 @@ def _c2r_grad(g, x, out, axes, norm, forward, last_dim_size):
 
 
 def _c2r_grad_meta(g, axes, norm, forward, last_dim_size):
+    _float_input('fft_c2r_grad', g)
     shape = list(meta.shape_of(g))
     shape[axes[-1]] = _half(shape[axes[-1]])
     return Meta(shape, complex_dtype(meta.dtype_of(g)))
@@ -188,6 +189,7 @@ def _c2r_grad_meta(g, axes, norm, forward, last_dim_size):
 def fft_c2r_grad_op(g, axes=(-1,), norm='backward', forward=False, last_dim_size=0):
     """The adjoint of ``fft_c2r``: the one-sided transform of g in the opposite
     direction, with the bins that stand for a conjugate pair counted twice."""
+    _float_input('fft_c2r_grad', g)
     half = _r2c(g, axes, _DUAL[norm], not forward, True)
     n = g.shape[axes[-1]]
     weight = np.full(half.shape[axes[-1]], 2.0)

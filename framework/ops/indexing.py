@@ -16,6 +16,7 @@
 """
 import numpy as np
 
+from .. import dtype as _dt
 from .compat_args import aliases
 from . import meta
 from .creation import full_like_op, to_tensor
@@ -86,6 +87,11 @@ def _identity(reduce, dtype):
 def scatter_reduce_op(x, index, src, axis=0, reduce='add', include_self=True):
     """x with ``src`` written at ``index`` along ``axis`` (PyTorch's scatter)
     and combined by ``reduce``."""
+    if _dt.is_bfloat16(x.dtype):   # numpy's ufunc.at has no bfloat16 loops
+        out = scatter_reduce_op.kernel(x.astype(np.float32), index,
+                                       np.asarray(src).astype(np.float32), axis, reduce,
+                                       include_self)
+        return out.astype(x.dtype)
     out = np.array(x, copy=True)
     where = _targets(index, axis, out.shape[axis])
     src = np.broadcast_to(np.asarray(src, out.dtype), np.shape(index))

@@ -535,9 +535,10 @@ INPLACE_METHODS = {'transpose_': 'transpose', 't_': 't'}
 
 _rng = np.random.default_rng(21)
 add_test_case(view_dtype_op, _rng.standard_normal((2, 4)), 'int32',
-              ref=lambda x, d: x.view(np.int32))
+              ref=lambda x, d: x.view(np.int32), dtype_invariant=False)
 add_test_case(view_dtype_op, _rng.standard_normal((3, 2)).astype(np.float32), 'int64',
-              ref=lambda x, d: x.view(np.int64))
-add_test_case(view_dtype_op, np.array(1.5), 'int64', ref=lambda x, d: x.view(np.int64))
-add_test_case(view_dtype_op, np.zeros((0, 2)), 'float32', ref=lambda x, d: np.zeros((0, 4),
-                                                                                     np.float32))
+              ref=lambda x, d: x.view(np.int64), dtype_invariant=False)
+add_test_case(view_dtype_op, np.array(1.5), 'int64', ref=lambda x, d: x.view(np.int64),
+              dtype_invariant=False)
+add_test_case(view_dtype_op, np.zeros((0, 2)), 'float32', dtype_invariant=False,
+              ref=lambda x, d: np.zeros((0, 4), np.float32))

@@ -341,7 +341,10 @@ def reshape(x, shape, name=None):
     only when a static program runs.
 
     >>> import framework as paddle
-    >>> paddle.arange(6).reshape([0, -1]).shape   # doctest: +SKIP
+    >>> paddle.arange(6).reshape([0, -1]).shape
+    [6, 1]
+    >>> paddle.arange(6).reshape([2, -1]).shape
+    [2, 3]
     """
     ints, tensor = shape_arg(shape, 'reshape')
     if tensor is not None:

@@ -603,7 +603,11 @@ def _erf(x):
 
 def _erfinv(y):
     """Inverse erf: Winitzki's closed form (a = 0.147, relative error < 2e-3)
-    refined by Halley steps on erf (cubic convergence: 3 steps reach float64)."""
+    refined by Halley steps on erf (cubic convergence: 3 steps reach float64).
+    Computed in float64 whatever y's float dtype: near +-1 a step divides
+    erf's rounding error by its tiny slope, which float32 would feel."""
+    if y.dtype != np.float64:
+        return _erfinv(y.astype(np.float64)).astype(y.dtype)
     if y.ndim == 0:
         return _erfinv(y.reshape(1)).reshape(())
     a = 0.147
@@ -622,7 +626,9 @@ def _erfinv(y):
     return x
 
 
-erf_op = float_unary('erf', _erf, lambda g, x, out: g * _TWO_OVER_SQRT_PI * exp_op(-(x * x)),
+# half precision in float32: Cody's rational terms overflow float16
+erf_op = float_unary('erf', float32_compute(_erf),
+                     lambda g, x, out: g * _TWO_OVER_SQRT_PI * exp_op(-(x * x)),
                      lambda g, x, out: g * _TWO_OVER_SQRT_PI * np.exp(-(x * x)))
 erfinv_op = float_unary('erfinv', _erfinv,
                         lambda g, x, out: g * _SQRT_PI_OVER_TWO * exp_op(out * out),

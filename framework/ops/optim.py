@@ -12,8 +12,10 @@ after each step). None of them has a gradient.
 
 ``learning_rate`` may be a one-element tensor (static mode: the global
 learning-rate variable) or a Python float (eager mode); either way the update
-is computed in the parameter's dtype.
+is computed in the parameter's dtype, in float32 for float16/bfloat16.
 """
+import functools
+
 import numpy as np
 
 from .. import dtype as _dt
@@ -73,9 +75,31 @@ def _update_meta(names, outs, scalars=()):
 def _update_op(name, inputs, outputs, attrs, scalars=()):
     """Declare an update op: outputs are ``<input>_out``, written in place."""
     outs = tuple(o + '_out' for o in outputs)
-    return def_op(name, _update_meta(inputs, outputs, scalars), inputs=inputs, outputs=outs,
-                  attrs=attrs, differentiable=False,
-                  inplace_map={o + '_out': o for o in outputs})
+    declare = def_op(name, _update_meta(inputs, outputs, scalars), inputs=inputs,
+                     outputs=outs, attrs=attrs, differentiable=False,
+                     inplace_map={o + '_out': o for o in outputs})
+    sources = tuple(inputs.index(o) for o in outputs)
+    return lambda kernel: declare(_half_in_float32(kernel, sources))
+
+
+def _is_half(a):
+    return type(a) is _ndarray and a.dtype.itemsize == 2 and _dt.is_half(a.dtype)
+
+
+def _half_in_float32(kernel, sources):
+    """``kernel`` computing half-precision inputs in float32, each output then
+    rounded to the dtype of the input it replaces (``sources``: their indices),
+    as Paddle's kernels compute float16 in float32: in bfloat16, beta2 = 0.999
+    is 1 and 1 - beta2 ** t is 0."""
+    @functools.wraps(kernel)
+    def run(*args, **options):
+        if not any(_is_half(a) for a in args):
+            return kernel(*args, **options)
+        outs = kernel(*[a.astype(np.float32) if _is_half(a) else a for a in args], **options)
+        if not isinstance(outs, tuple):
+            return _cast(outs, args[sources[0]])
+        return tuple(_cast(o, args[i]) for o, i in zip(outs, sources))
+    return run
 
 
 # update ops whose kernels take ``inplace=True``: the state buffers (not the

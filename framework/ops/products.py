@@ -22,6 +22,7 @@ from . import math as _m
 from . import lib, meta
 from . import reduce as _r
 from .grad_utils import sum_like
+from .lowp import float32_compute
 from .out_param import write_out
 from .registry import Meta, OpError, add_test_case, def_op
 
@@ -71,8 +72,10 @@ def _einsum_meta(operands, equation=''):
 
 
 @def_op('einsum', _einsum_meta, inputs=('operands*',), attrs={'equation': ''})
+@float32_compute
 def einsum_op(operands, equation=''):
-    """The contraction an explicit einsum equation describes (numpy's einsum)."""
+    """The contraction an explicit einsum equation describes (numpy's einsum;
+    half precision accumulates in float32, as matmul does)."""
     return np.asarray(np.einsum(equation, *operands, optimize=len(operands) > 2))
 
 

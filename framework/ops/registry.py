@@ -339,7 +339,10 @@ def add_test_case(op, *args, **options):
     gradients for (default: the float inputs not in ``no_grad_inputs``),
     ``grad_outputs=(k, ...)`` which outputs get cotangents,
     ``grad_rtol``/``grad_atol`` the finite-difference tolerances;
-    ``symmetric=(i, ...)`` inputs that are symmetric (Hermitian) matrices.
+    ``symmetric=(i, ...)`` inputs that are symmetric (Hermitian) matrices;
+    ``dtype_invariant=False`` when the values depend on the inputs' bit layout
+    (dtype views, logical shifts), so the dtype sweep compares only dtypes and
+    shapes.
     Ops that run sub-blocks (``def_block_op``) have no kernel to check here;
     the control-flow tests cover them.
     """

@@ -32,11 +32,14 @@ the cuDNN forms):
 
 The grad rules (``def_grad``) recompute the step with registered ops, so
 double grad and static backward work; the fast grads reuse the saved gates.
+Half-precision steps compute in float32 and round once (``lowp``), as the
+GEMM at their core does.
 """
 import numpy as np
 
 from . import lib, meta
 from .grad_utils import wants
+from .lowp import float32_compute
 from .math import matmul_op, sigmoid_op, tanh_op
 from .registry import Meta, OpError, add_test_case, def_op
 
@@ -119,6 +122,7 @@ def _lstm_meta(x, h, c, weight_hh, bias=None):
 
 @def_op('lstm_cell', _lstm_meta, inputs=('x', 'h', 'c', 'weight_hh', 'bias?'),
         outputs=('h_out', 'c_out', 'gates'), attrs={}, nondiff_outputs=('gates',))
+@float32_compute
 def lstm_cell_op(x, h, c, weight_hh, bias):
     """One LSTM step (see the module doc); returns (h', c', activated gates)."""
     if not (x.dtype == h.dtype == c.dtype == weight_hh.dtype) or (
@@ -168,6 +172,7 @@ def _onnx_split(g, v, parts, weight_hh):
 
 
 @lstm_cell_op.def_fast_grad
+@float32_compute
 def _lstm_fast(gh, gc, ggates, x, h, c, weight_hh, bias, h_out, c_out, gates):
     n = c.shape[-1]
     i, f, g, o = gates[:, :n], gates[:, n:2 * n], gates[:, 2 * n:3 * n], gates[:, 3 * n:]
@@ -228,6 +233,7 @@ def _gru_meta(x, h, weight_hh, bias=None):
 @def_op('gru_cell', _gru_meta, inputs=('x', 'h', 'weight_hh', 'bias?'),
         outputs=('h_out', 'gates', 'hidden_c'), attrs={},
         nondiff_outputs=('gates', 'hidden_c'))
+@float32_compute
 def gru_cell_op(x, h, weight_hh, bias):
     """One GRU step (see the module doc); returns (h', gates [r, z, c], h_c)."""
     if not (x.dtype == h.dtype == weight_hh.dtype) or (
@@ -261,6 +267,7 @@ def _gru_onnx(g, x, h, weight_hh, bias):
 
 
 @gru_cell_op.def_fast_grad
+@float32_compute
 def _gru_fast(gh, ggates, ghc, x, h, weight_hh, bias, h_out, gates, hidden_c):
     n = h.shape[-1]
     r, z, cand = gates[:, :n], gates[:, n:2 * n], gates[:, 2 * n:]

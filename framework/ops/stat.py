@@ -102,7 +102,7 @@ def median_index_op(x, axis=-1, ignore_nan=False):
         z = np.zeros((), np.int64)
         return z, z.copy()
     order = _stable_order(x, axis)
-    nan = np.isnan(x) if x.dtype.kind == 'f' else np.zeros(x.shape, bool)
+    nan = np.isnan(x) if _dt.is_floating(x.dtype) else np.zeros(x.shape, bool)
     n = x.shape[axis]
     if ignore_nan:
         valid = n - nan.sum(axis=axis, keepdims=True)

@@ -22,7 +22,7 @@ class NAdam(Optimizer):
     >>> opt = paddle.optimizer.NAdam(learning_rate=0.1, parameters=[w])
     >>> opt.step()
     >>> np.round(w.numpy(), 4).tolist()
-    [0.8601, -0.8601]
+    [0.8944, -0.8944]
     """
     _accumulator_names = ('momentum_decay_pow', 'beta2_pow', 'mu_product', 'moment1', 'moment2')
     _group_options = {'beta1': '_beta1', 'beta2': '_beta2', 'epsilon': '_epsilon',

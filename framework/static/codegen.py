@@ -98,18 +98,21 @@ def prune_block(program, block, needed, available=(), side_effects=True):
     """Keep the ops that produce ``needed`` names, write persistable variables
     or have side effects (of the kinds ``side_effects`` names, see
     ``_keeps_side_effects``); returns the kept ops (in order). Names in
-    ``available`` are fed, so their producers are not needed for them."""
+    ``available`` are fed, so their producers are not needed for them; an op
+    updating a fed variable in place (reading and writing it: an optimizer
+    step on a fed parameter) is, when that variable is."""
     available = set(available)
-    needed = set(needed) - available
+    needed = set(needed)
     kept = []
     for op in reversed(block.ops):
-        outs = op.output_arg_names
+        outs = set(op.output_arg_names)
+        updated = outs & set(op.input_arg_names)
         side = _keeps_side_effects(side_effects, op) and has_side_effects(program, block, op)
-        if available and not side and set(outs) <= available:
+        if available and not side and outs <= available and not updated:
             continue
-        if side or needed.intersection(outs):
+        if side or needed & ((outs - available) | updated):
             kept.append(op)
-            needed.update(n for n in outer_reads(program, op) if n not in available)
+            needed.update(outer_reads(program, op))
     kept.reverse()
     return kept
 

@@ -6,6 +6,7 @@ after many runs gives it over all the data seen, as in Paddle.
 """
 import numpy as np
 
+from .. import dtype as _dt
 from ..ops.registry import Meta, OpError, add_test_case, def_op
 
 
@@ -43,6 +44,8 @@ def auc_op(predict, label, stat_pos, stat_neg, weight, curve, num_thresholds, sl
                       % (curve,))
     p = np.asarray(predict)
     p = p.reshape(p.shape[0], int(np.prod(p.shape[1:])))[:, -1]
+    if _dt.is_half(p.dtype):   # p * num_thresholds in float16 would round into other buckets
+        p = p.astype(np.float32)
     lab = np.asarray(label).reshape(-1)
     if lab.size != p.size:
         raise OpError("auc: label has %d values for %d predictions" % (lab.size, p.size))

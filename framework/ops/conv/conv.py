@@ -531,8 +531,8 @@ def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
 
     >>> import framework as paddle, framework.nn.functional as F
     >>> x = paddle.ones([1, 4, 5, 5])
-    >>> F.conv2d_transpose(x, paddle.ones([4, 2, 3, 3]), stride=2, output_size=[10, 10]).shape
-    [1, 2, 10, 10]
+    >>> F.conv2d_transpose(x, paddle.ones([4, 2, 3, 3]), stride=2, output_size=[12, 12]).shape
+    [1, 2, 12, 12]
     """
     return _conv_transpose_nd('conv2d_transpose', 2, x, weight, bias, stride, padding,
                               output_padding, dilation, groups, output_size, data_format)

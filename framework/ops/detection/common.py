@@ -19,9 +19,12 @@ def pair(value, api, name):
     return out
 
 
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def check_float(api, name, m):
     d = np.dtype(meta.dtype_of(m))
-    if d.kind != 'f':
+    if d not in _FLOATS:
         raise OpError("%s: %s must be float32 or float64, got %s" % (api, name, d))
     return d
 

@@ -25,7 +25,7 @@ from ..conv.pool import pool_scatter_op
 from ..manipulation import reshape_as_op, reshape_op
 from ..registry import Meta, OpError, add_test_case, def_op
 from . import reference as ref
-from .common import box_batch_ids, c_round, check_boxes, pair
+from .common import box_batch_ids, c_round, check_boxes, check_float, pair
 
 __all__ = ['roi_align', 'roi_pool', 'psroi_pool']
 
@@ -119,6 +119,8 @@ def _roi_align_grad(g, x, boxes, boxes_num, out, *attrs):
 
 
 def _align_grad_meta(g, boxes, boxes_num, x, *attrs):
+    check_boxes('roi_align_grad', x, boxes, boxes_num)
+    check_float('roi_align_grad', 'out_grad', g)
     return Meta(meta.shape_of(x), meta.dtype_of(g))
 
 
@@ -215,6 +217,8 @@ def _psroi_pool_grad(g, x, boxes, boxes_num, out, *attrs):
 
 
 def _ps_grad_meta(g, boxes, boxes_num, x, *attrs):
+    check_boxes('psroi_pool_grad', x, boxes, boxes_num)
+    check_float('psroi_pool_grad', 'out_grad', g)
     return Meta(meta.shape_of(x), meta.dtype_of(g))
 
 
@@ -318,6 +322,8 @@ def roi_align(x, boxes, boxes_num, output_size, spatial_scale=1.0, sampling_rati
     >>> x = paddle.arange(16, dtype='float32').reshape([1, 1, 4, 4])
     >>> boxes = paddle.to_tensor([[0.0, 0.0, 2.0, 2.0]])
     >>> paddle.vision.ops.roi_align(x, boxes, paddle.to_tensor([1]), 1).tolist()
+    [[[[2.5]]]]
+    >>> paddle.vision.ops.roi_align(x, boxes, paddle.to_tensor([1]), 1, aligned=False).tolist()
     [[[[5.0]]]]
     """
     _check_boxes_num('roi_align', boxes_num)

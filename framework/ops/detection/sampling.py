@@ -80,6 +80,7 @@ def _sample_meta(x, py, px, dy, dx):
 @def_op('bilinear_sample', _sample_meta, inputs=('x', 'py', 'px'), attrs={'dy': 0, 'dx': 0})
 def bilinear_sample_op(x, py, px, dy, dx):
     """``x`` [B, C, H, W] read at the positions (py, px) [B, P]: [B, C, P]."""
+    _check('bilinear_sample', x, py, px)
     b, c, h, w = x.shape
     flat, weight = _corners(py, px, h, w, dy, dx)
     planes = x.reshape(b, c, h * w)
@@ -112,6 +113,7 @@ def _scatter_meta(g, py, px, x, dy, dx):
 def bilinear_sample_grad_op(out_grad, py, px, x, dy, dx):
     """The adjoint of ``bilinear_sample`` in x: ``out_grad`` [B, C, P] added
     onto the pixels each position read (``x`` only gives the shape)."""
+    _scatter_meta(out_grad, py, px, x, dy, dx)
     b, c, h, w = x.shape
     flat, weight = _corners(py, px, h, w, dy, dx)
     rows = (np.arange(b * c) * (h * w)).reshape(b, c, 1)
