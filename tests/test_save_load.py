@@ -443,3 +443,18 @@ def test_layer_and_optimizer_checkpoint(tmp_path):
         m(x).sum().backward()
         o.step()
     np.testing.assert_allclose(model2.weight.numpy(), model.weight.numpy(), rtol=1e-6)
+
+
+def test_a_model_with_float_arange_and_diag_padding_loads(tmp_path):
+    # attribute types derived from int defaults once refused these floats on load
+    import framework as paddle
+    from framework.static import InputSpec
+
+    def f(x):
+        return x * paddle.arange(0.0, 1.0, 0.25) + paddle.diag(x[0], padding_value=0.5).sum()
+
+    path = str(tmp_path / 'm')
+    paddle.jit.save(paddle.jit.to_static(f, input_spec=[InputSpec([2, 4], 'float32')]), path)
+    loaded = paddle.jit.load(path)
+    x = paddle.to_tensor(np.arange(8, dtype='float32').reshape(2, 4))
+    np.testing.assert_allclose(loaded(x).numpy(), f(x).numpy(), rtol=1e-6)

@@ -333,7 +333,9 @@ def _arange_meta(start, end, step, dtype):
     return Meta((_arange_len(start, end, step),), dtype)
 
 
-@def_op('arange', _arange_meta, differentiable=False)
+# start/end/step: ints or floats (arange(0.0, 1.0, 0.1)); the defaults alone would say int
+@def_op('arange', _arange_meta, differentiable=False,
+        attr_types={'start': 'float', 'end': 'float', 'step': 'float'})
 def arange_op(start=0, end=1, step=1, dtype='int64'):
     _arange_len(start, end, step)
     # computed in float64 / int64 and then cast, so float32 ranges do not drift
@@ -493,7 +495,7 @@ def _diag_meta(x, offset, padding_value):
     raise OpError("x must be 1-D or 2-D, got shape %s" % list(shape))
 
 
-@def_op('diag', _diag_meta, save_inputs=False)
+@def_op('diag', _diag_meta, save_inputs=False, attr_types={'padding_value': 'float'})
 def diag_op(x, offset=0, padding_value=0):
     """1-D x: a matrix with x on diagonal ``offset`` (``padding_value`` elsewhere);
     2-D x: its diagonal ``offset``."""
