@@ -1,0 +1,34 @@
+"""``paddle.distributed``: data-parallel training over MPI (mpi4py, optional).
+
+Start the ranks with ``python -m framework.distributed.launch --nproc_per_node 2
+train.py`` or ``mpiexec -n 2 python train.py``; in the script,
+``init_parallel_env()`` joins them. Without an MPI launcher (or without mpi4py)
+a script runs as a world of one process. mpi4py is imported only when a
+communicator is needed (``backend.py``), never by ``import framework``.
+
+>>> import framework.distributed as dist
+>>> dist.get_world_size()
+1
+"""
+from . import ops as _ops  # noqa: F401  (registers the collective ops)
+from .backend import CommunicationError, CommunicationTimeout, RankFailedError  # noqa: F401
+from .collective import (ReduceOp, Task, all_gather, all_gather_object, all_reduce,  # noqa: F401
+                         alltoall, alltoall_single, broadcast, broadcast_object_list, gather,
+                         irecv, isend, recv, reduce, reduce_scatter, scatter,
+                         scatter_object_list, send, wait)
+from .env import (Group, ParallelEnv, barrier, destroy_process_group, get_backend,  # noqa: F401
+                  get_group, get_rank, get_world_size, init_parallel_env, is_available,
+                  is_initialized, new_group)
+from .parallel import DataParallel  # noqa: F401
+from .spawn import spawn  # noqa: F401
+from . import fleet  # noqa: F401
+
+
+def _mark_side_effects():
+    # every rank must run its collectives even when its own program does not
+    # read the result, so the executor never prunes them (codegen's set)
+    from ..static import codegen
+    codegen.SIDE_EFFECT_OPS.update(_ops.COLLECTIVE_OPS)
+
+
+_mark_side_effects()
