@@ -399,11 +399,11 @@ class MPIComm:
         return Pending(self, reqs, what, lambda: None, keep=(header, data))
 
     def recv(self, like, src, what='recv'):
+        """The header first: a message of another shape or dtype is an error
+        naming both, not a truncated receive."""
         _check_peer(what, src, self)
         header = np.empty(10, np.int64)
-        buf = np.empty_like(wire_array(like))
-        reqs = [self.comm.Irecv(header, source=src, tag=_P2P_HEADER),
-                self.comm.Irecv(buf, source=src, tag=_P2P_DATA)]
+        request = self.comm.Irecv(header, source=src, tag=_P2P_HEADER)
 
         def finish():
             shape = list(np.shape(like))
@@ -412,8 +412,10 @@ class MPIComm:
                 raise CommunicationError(
                     "framework.distributed.%s: rank %d sent %s, but rank %d receives into %s"
                     % (what, src, _describe_p2p(header), self.rank, _describe_p2p(mine)))
+            buf = np.empty_like(wire_array(like))
+            self.wait([self.comm.Irecv(buf, source=src, tag=_P2P_DATA)], what)
             return _restore(buf, like)
-        return Pending(self, reqs, what, finish)
+        return Pending(self, [request], what, finish)
 
     def start_all_reduce(self, buf, what='DataParallel gradient all_reduce'):
         """Sum ``buf`` (a wire array) over the group in place; no header (the

@@ -113,17 +113,12 @@ def _fill_list(out, arrays):
     out.extend(Tensor(a) for a in arrays)
 
 
-def _static(api, group):
-    """The ring_id of ``group`` for a static-mode op; one process's programs too."""
-    return _group(group).id
-
-
 # ---- reductions --------------------------------------------------------------
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, sync_op=True):
     """Combine ``tensor`` over the ranks of ``group``; every rank gets the result."""
     _check_op('all_reduce', op)
     if in_static():
-        collective_ops.ALL_REDUCE[op](tensor, _static('all_reduce', group))
+        tensor._inplace_assign(collective_ops.ALL_REDUCE[op](tensor, _group(group).id))
         return None
     _check_tensor('all_reduce', 'tensor', tensor)
     group = _group(group)
@@ -139,7 +134,7 @@ def reduce(tensor, dst=0, op=ReduceOp.SUM, group=None, sync_op=True):
     group = _group(group)
     root = _group_rank('reduce', group, dst, 'dst') if group.is_member() else -1
     if in_static():
-        collective_ops.REDUCE[op](tensor, root, group.id)
+        tensor._inplace_assign(collective_ops.REDUCE[op](tensor, root, group.id))
         return None
     _check_tensor('reduce', 'tensor', tensor)
     if not group.is_member():
@@ -169,7 +164,7 @@ def broadcast(tensor, src=0, group=None, sync_op=True):
     group = _group(group)
     root = _group_rank('broadcast', group, src, 'src') if group.is_member() else -1
     if in_static():
-        collective_ops.c_broadcast(tensor, root, group.id)
+        tensor._inplace_assign(collective_ops.c_broadcast(tensor, root, group.id))
         return None
     _check_tensor('broadcast', 'tensor', tensor)
     if not group.is_member():
@@ -225,7 +220,8 @@ def scatter(tensor, tensor_list=None, src=0, group=None, sync_op=True):
         if tensor_list is not None:
             from ..ops.manipulation import concat
             source = concat(list(tensor_list), 0)
-        collective_ops.c_scatter(source, tensor, root, group.nranks, group.id)
+        tensor._inplace_assign(collective_ops.c_scatter(source, tensor, root, group.nranks,
+                                                        group.id))
         return None
     _check_tensor('scatter', 'tensor', tensor)
     if not group.is_member():

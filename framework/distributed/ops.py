@@ -8,11 +8,11 @@ group when the op runs; in a one-process world each is what it is at world
 size 1 (the identity, or the one block), so the registry-generated op tests
 check them there.
 
-Ops that update their input in place in Paddle (the all-reduces, broadcast,
-reduce) declare it with ``inplace_map``, so a Program reuses the variable and
-no pass moves, merges or drops them; all are also marked as side-effect ops
-for the executor: every rank must take part, whether or not the local
-program reads the result.
+The ops are functional (a new output; the Paddle API's in-place update of
+its tensor is the static Variable's ``_inplace_assign`` of that output), so
+static autodiff treats them as any op. They are marked as side-effect ops
+(``distributed/__init__.py``): every rank must take part, whether or not its
+own program reads the result, so no pass folds, merges or drops them.
 """
 import numpy as np
 
@@ -39,10 +39,10 @@ def _check_nranks(op, nranks, comm):
 
 # ---- all-reduce: one op per ReduceOp, in place --------------------------------------
 def _all_reduce_op(code, name):
-    @def_op('c_allreduce_' + name, meta.unchanged, inplace_map={'out': 'x'})
+    @def_op('c_allreduce_' + name, meta.unchanged)
     def op(x, ring_id=0, use_calc_stream=False, use_model_parallel=False):
         return _comm(ring_id).all_reduce(x, code, 'c_allreduce_' + name).wait()
-    op.doc = "The %s of x over the ranks of group ring_id (in place)." % name
+    op.doc = "The %s of x over the ranks of group ring_id." % name
     return op
 
 
@@ -65,19 +65,19 @@ def _allreduce_avg_grad(g, x, out, ring_id, use_calc_stream, use_model_parallel)
 
 # ---- reduce to one rank, broadcast from one --------------------------------------------
 def _reduce_op(code, name):
-    @def_op('c_reduce_' + name, meta.unchanged, inplace_map={'out': 'x'})
+    @def_op('c_reduce_' + name, meta.unchanged)
     def op(x, root_id=0, ring_id=0, use_calc_stream=False):
         return _comm(ring_id).reduce(x, root_id, code, 'c_reduce_' + name).wait()
-    op.doc = "The %s of x over the ranks, on rank root_id (in place)." % name
+    op.doc = "The %s of x over the ranks, on rank root_id (x elsewhere)." % name
     return op
 
 
 REDUCE = {code: _reduce_op(code, name) for code, name in enumerate(REDUCE_NAMES)}
 
 
-@def_op('c_broadcast', meta.unchanged, inplace_map={'out': 'x'})
+@def_op('c_broadcast', meta.unchanged)
 def c_broadcast(x, root=0, ring_id=0, use_calc_stream=False):
-    """Rank root's x on every rank of the group (in place)."""
+    """Rank root's x on every rank of the group."""
     return _comm(ring_id).broadcast(x, root, 'c_broadcast').wait()
 
 
@@ -127,7 +127,8 @@ def _reducescatter_grad(g, x, out, nranks, ring_id, use_calc_stream):
 
 
 @def_op('c_scatter', lambda x, out_like, root=0, nranks=1, *a:
-        _rows_meta('c_scatter', x, nranks, True), no_grad_inputs=('out_like',))
+        _rows_meta('c_scatter', x, nranks, True),
+        no_grad_inputs=('out_like',))
 def c_scatter(x, out_like, root=0, nranks=1, ring_id=0, use_calc_stream=False):
     """Block i (axis 0) of rank root's x to rank i; out_like is the block
     each rank receives into (its shape and dtype)."""

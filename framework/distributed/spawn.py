@@ -65,7 +65,9 @@ def spawn(func, args=(), nprocs=-1, join=True, daemon=False, **options):
     worker = ['-m', 'framework.distributed._spawn_worker', payload]
     mpiexec = find_mpiexec(options.get('mpiexec'))
     env = dict(os.environ)
-    env['PYTHONPATH'] = os.pathsep.join([p for p in sys.path if p] )
+    # the ranks import func's module as this process does
+    env['PYTHONPATH'] = os.pathsep.join([p for p in sys.path if p] +
+                                        ([env['PYTHONPATH']] if env.get('PYTHONPATH') else []))
     if mpiexec is None or not mpi_available():
         if nprocs > 1:
             os.unlink(payload)

@@ -95,7 +95,7 @@ def broadcast_startup_params(startup, params, group=None):
         for p in params:
             var = block.vars.get(p.name)
             if var is not None:
-                c_broadcast(var, 0, group.id)
+                var._inplace_assign(c_broadcast(var, 0, group.id))
 
 
 class Fleet:
