@@ -29,7 +29,7 @@ from .env import default_group
 __all__ = ['ReduceOp', 'Task', 'all_reduce', 'broadcast', 'reduce', 'all_gather',
            'all_gather_object', 'scatter', 'gather', 'alltoall', 'alltoall_single',
            'reduce_scatter', 'broadcast_object_list', 'scatter_object_list', 'send', 'recv',
-           'isend', 'irecv', 'wait']
+           'isend', 'irecv', 'wait', 'send_object_list', 'recv_object_list']
 
 
 class ReduceOp:
@@ -128,7 +128,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, sync_op=True):
     return _finish(pending, lambda r: _set(tensor, r), sync_op)
 
 
-def reduce(tensor, dst=0, op=ReduceOp.SUM, group=None, sync_op=True):
+def reduce(tensor, dst, op=ReduceOp.SUM, group=None, sync_op=True):
     """Combine ``tensor`` over the ranks; the result lands on global rank ``dst``."""
     _check_op('reduce', op)
     group = _group(group)
@@ -159,7 +159,7 @@ def reduce_scatter(tensor, tensor_list, op=ReduceOp.SUM, group=None, sync_op=Tru
 
 
 # ---- one to all, all to one, all to all -----------------------------------------
-def broadcast(tensor, src=0, group=None, sync_op=True):
+def broadcast(tensor, src, group=None, sync_op=True):
     """Every rank gets global rank ``src``'s ``tensor``."""
     group = _group(group)
     root = _group_rank('broadcast', group, src, 'src') if group.is_member() else -1
@@ -299,7 +299,7 @@ def all_gather_object(object_list, obj, group=None):
         object_list.extend(objs)
 
 
-def broadcast_object_list(object_list, src=0, group=None):
+def broadcast_object_list(object_list, src, group=None):
     """Replace ``object_list``'s items with global rank ``src``'s."""
     g = _group(group)
     root = _group_rank('broadcast_object_list', g, src, 'src') if g.is_member() else -1
@@ -347,6 +347,41 @@ def isend(tensor, dst, group=None):
 def irecv(tensor, src=None, group=None):
     """``recv`` without waiting: returns a Task; ``wait()`` fills ``tensor``."""
     return recv(tensor, 0 if src is None else src, group, sync_op=False)
+
+
+def _peer(api, group, rank, rank_in_group, what):
+    if rank_in_group is not None:
+        return rank_in_group
+    if rank is None:
+        raise ValueError("paddle.distributed.%s: give %s or %s_in_group" % (api, what, what))
+    return _group_rank(api, group, rank, what)
+
+
+def send_object_list(object_list, dst=None, group=None, dst_in_group=None):
+    """Send the picklable objects of ``object_list`` to global rank ``dst``
+    (``recv_object_list`` there, with a list of the same length)."""
+    group = _group(group)
+    if not group.is_member():
+        return
+    peer = _peer('send_object_list', group, dst, dst_in_group, 'dst')
+    data = np.frombuffer(pickle.dumps(list(object_list)), np.uint8)
+    group.comm.send(np.array([data.size], np.int64), peer, 'send_object_list').wait()
+    group.comm.send(data, peer, 'send_object_list').wait()
+
+
+def recv_object_list(object_list, src=None, group=None, src_in_group=None):
+    """Fill ``object_list`` in place with the objects global rank ``src`` sends."""
+    group = _group(group)
+    if not group.is_member():
+        return
+    peer = _peer('recv_object_list', group, src, src_in_group, 'src')
+    size = group.comm.recv(np.zeros(1, np.int64), peer, 'recv_object_list').wait()
+    data = group.comm.recv(np.zeros(int(size[0]), np.uint8), peer, 'recv_object_list').wait()
+    objs = pickle.loads(data.tobytes())
+    if len(objs) != len(object_list):
+        raise ValueError("paddle.distributed.recv_object_list: rank %d sent %d objects, the "
+                         "list to fill has %d" % (group.ranks[peer], len(objs), len(object_list)))
+    object_list[:] = objs
 
 
 def wait(tensor, group=None, use_calc_stream=True):

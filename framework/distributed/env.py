@@ -18,7 +18,8 @@ from . import backend as be
 
 __all__ = ['Group', 'ParallelEnv', 'init_parallel_env', 'is_initialized', 'get_rank',
            'get_world_size', 'new_group', 'get_group', 'destroy_process_group', 'barrier',
-           'get_backend', 'is_available']
+           'get_backend', 'is_available', 'ParallelMode', 'shutdown_process_group',
+           'gloo_init_parallel_env', 'gloo_barrier', 'gloo_release']
 
 
 class Group:
@@ -68,8 +69,9 @@ class _State:
     single = None         # the one-process group collectives use before init
 
 
-def init_parallel_env():
-    """Join the MPI world (or be a world of one process); returns the default group."""
+def init_parallel_env(nccl_config=None):
+    """Join the MPI world (or be a world of one process); returns the default group.
+    (``nccl_config`` is for GPU builds; the CPU build has none to apply.)"""
     if _State.world is not None:
         return _State.world
     if be.launched_by_mpi():
@@ -183,6 +185,40 @@ def destroy_process_group(group=None):
         return
     if _State.groups.pop(group.id, None) is not None and group.comm is not None and group.id:
         group.comm.free()
+
+
+def shutdown_process_group(group=None):
+    """Paddle's name for freeing the communicators: ``destroy_process_group``."""
+    destroy_process_group(group)
+
+
+def gloo_init_parallel_env(rank_id, rank_num, server_endpoint):
+    """The CPU collectives' environment (Paddle's Gloo one) is MPI's here: the
+    processes must come from an MPI launcher; ``rank_id``/``rank_num`` are checked
+    against it (``server_endpoint`` is not needed)."""
+    group = init_parallel_env()
+    if (group.rank, group.nranks) != (rank_id, rank_num):
+        raise RuntimeError("gloo_init_parallel_env: rank_id=%r, rank_num=%r, but MPI says "
+                           "rank %d of %d (start the processes with mpiexec or "
+                           "python -m framework.distributed.launch)"
+                           % (rank_id, rank_num, group.rank, group.nranks))
+
+
+def gloo_barrier():
+    barrier()
+
+
+def gloo_release():
+    destroy_process_group()
+
+
+class ParallelMode:
+    """Kinds of parallelism (Paddle's codes); this build runs DATA_PARALLEL."""
+    DATA_PARALLEL = 0
+    TENSOR_PARALLEL = 1
+    PIPELINE_PARALLEL = 2
+    SHARDING_PARALLEL = 3
+    SEGMENT_PARALLEL = 4
 
 
 def barrier(group=None):

@@ -166,6 +166,19 @@ def send_recv_and_tasks():
 
 
 @check
+def object_lists_point_to_point():
+    if RANK == 0:
+        dist.send_object_list([{'k': 1}, 'two', 3.0], dst=1)
+    else:
+        got = [None, None, None]
+        dist.recv_object_list(got, src=0)
+        assert got == [{'k': 1}, 'two', 3.0], got
+    objs = [RANK] * 2
+    dist.scatter_object_list(objs, ['a', 'b'] if RANK == 0 else None, src=0)
+    assert objs == [['a', 'b'][RANK]], objs
+
+
+@check
 def groups():
     g = dist.new_group([0, 1])
     assert (g.nranks, g.rank, g.id) == (2, RANK, g.id) and g.id > 0
