@@ -121,6 +121,11 @@ def wire_array(arr):
     return np.ascontiguousarray(arr)
 
 
+def _writable_wire(arr):
+    return (type(arr) is np.ndarray and arr.dtype in _WIRE_DTYPES and arr.flags.c_contiguous
+            and arr.flags.writeable)
+
+
 # ---- waiting ----------------------------------------------------------------
 class _World:
     """The MPI world: COMM_WORLD plus a control communicator for failure notices."""
@@ -233,31 +238,31 @@ class SingleComm:
     size = 1
     timeout = DEFAULT_TIMEOUT
 
-    def all_reduce(self, arr, op, what='all_reduce'):
+    def all_reduce(self, arr, op, what='all_reduce', in_place=False, sync=False):
         return Done(np.array(arr))      # AVG over one rank is the value too
 
-    def broadcast(self, arr, root, what='broadcast'):
+    def broadcast(self, arr, root, what='broadcast', in_place=False, sync=False):
         _check_root(what, root, self)
         return Done(np.array(arr))
 
-    def reduce(self, arr, root, op, what='reduce'):
+    def reduce(self, arr, root, op, what='reduce', sync=False):
         _check_root(what, root, self)
         return Done(np.array(arr))
 
-    def all_gather(self, arr, what='all_gather'):
+    def all_gather(self, arr, what='all_gather', sync=False):
         return Done([np.array(arr)])
 
-    def gather(self, arr, root, what='gather'):
+    def gather(self, arr, root, what='gather', sync=False):
         _check_root(what, root, self)
         return Done([np.array(arr)])
 
-    def scatter(self, arrays, like, root, what='scatter'):
+    def scatter(self, arrays, like, root, what='scatter', sync=False):
         _check_root(what, root, self)
         _check_count(what, arrays, 1)
         _check_like(what, arrays[0], like)
         return Done(np.array(arrays[0]))
 
-    def alltoall(self, arrays, what='alltoall'):
+    def alltoall(self, arrays, what='alltoall', sync=False):
         _check_count(what, arrays, 1)
         return Done([np.array(arrays[0])])
 
@@ -309,47 +314,64 @@ class MPIComm:
         raise CommunicationError("framework.distributed.%s: the ranks of the group disagree: %s"
                                  % (what, '; '.join(_describe(r, row) for r, row in enumerate(rows))))
 
-    # -- collectives: each starts the MPI requests and returns a Pending
-    def all_reduce(self, arr, op, what='all_reduce'):
-        self.check(what, arr, reduce_op=op)
-        buf = wire_array(arr).copy()
-        req = self.comm.Iallreduce(_MPI.IN_PLACE, buf, op=_mpi_op(op))
-        return Pending(self, [req], what, lambda: _reduced(buf, arr, op, self.size))
+    # -- collectives: each returns a Pending. The header exchange before them
+    # waits (with the timeout and failure checks) until every rank is in the
+    # same collective; after it a blocking MPI call cannot hang on a missing
+    # rank, so a synchronous call (``sync``) uses the faster blocking algorithms.
+    def _start(self, sync, name, *args, **kwargs):
+        """Run MPI's ``name`` (blocking, ``sync``) or its non-blocking ``I`` form:
+        the requests to wait for."""
+        try:
+            if sync:
+                getattr(self.comm, name)(*args, **kwargs)
+                return []
+            return [getattr(self.comm, 'I' + name.lower())(*args, **kwargs)]
+        except _MPI.Exception as e:
+            raise CommunicationError("framework.distributed: %s on rank %d failed: %s"
+                                     % (name, self.rank, e)) from None
 
-    def broadcast(self, arr, root, what='broadcast'):
+    def all_reduce(self, arr, op, what='all_reduce', in_place=False, sync=False):
+        """``in_place``: MPI may write the result into ``arr`` itself (a
+        Tensor's in-place collective) when its layout allows."""
+        self.check(what, arr, reduce_op=op)
+        buf = arr if in_place and _writable_wire(arr) else wire_array(arr).copy()
+        req = self._start(sync, 'Allreduce', _MPI.IN_PLACE, buf, op=_mpi_op(op))
+        return Pending(self, req, what, lambda: _reduced(buf, arr, op, self.size))
+
+    def broadcast(self, arr, root, what='broadcast', in_place=False, sync=False):
         _check_root(what, root, self)
         self.check(what, arr, root=root)
-        buf = wire_array(arr).copy()
-        req = self.comm.Ibcast(buf, root=root)
-        return Pending(self, [req], what, lambda: _restore(buf, arr))
+        buf = arr if in_place and _writable_wire(arr) else wire_array(arr).copy()
+        req = self._start(sync, 'Bcast', buf, root=root)
+        return Pending(self, req, what, lambda: _restore(buf, arr))
 
-    def reduce(self, arr, root, op, what='reduce'):
+    def reduce(self, arr, root, op, what='reduce', sync=False):
         _check_root(what, root, self)
         self.check(what, arr, root=root, reduce_op=op)
         send = wire_array(arr)
         buf = np.empty_like(send)
-        req = self.comm.Ireduce(send, buf, op=_mpi_op(op), root=root)
+        req = self._start(sync, 'Reduce', send, buf, op=_mpi_op(op), root=root)
         if self.rank != root:
-            return Pending(self, [req], what, lambda: np.array(arr))
-        return Pending(self, [req], what, lambda: _reduced(buf, arr, op, self.size))
+            return Pending(self, req, what, lambda: np.array(arr))
+        return Pending(self, req, what, lambda: _reduced(buf, arr, op, self.size))
 
-    def all_gather(self, arr, what='all_gather'):
+    def all_gather(self, arr, what='all_gather', sync=False):
         self.check(what, arr)
         send = wire_array(arr)
         buf = np.empty((self.size,) + send.shape, send.dtype)
-        req = self.comm.Iallgather(send, buf)
-        return Pending(self, [req], what, lambda: [_restore(b, arr) for b in buf])
+        req = self._start(sync, 'Allgather', send, buf)
+        return Pending(self, req, what, lambda: [_restore(b, arr) for b in buf])
 
-    def gather(self, arr, root, what='gather'):
+    def gather(self, arr, root, what='gather', sync=False):
         _check_root(what, root, self)
         self.check(what, arr, root=root)
         send = wire_array(arr)
         buf = np.empty((self.size,) + send.shape, send.dtype) if self.rank == root else None
-        req = self.comm.Igather(send, buf, root=root)
-        return Pending(self, [req], what,
+        req = self._start(sync, 'Gather', send, buf, root=root)
+        return Pending(self, req, what,
                        lambda: None if buf is None else [_restore(b, arr) for b in buf])
 
-    def scatter(self, arrays, like, root, what='scatter'):
+    def scatter(self, arrays, like, root, what='scatter', sync=False):
         """``arrays`` (one per rank, on ``root``) -> this rank's; ``like`` its shape/dtype."""
         _check_root(what, root, self)
         if self.rank == root:
@@ -359,18 +381,18 @@ class MPIComm:
         self.check(what, like, root=root)
         send = np.stack([wire_array(a) for a in arrays]) if self.rank == root else None
         buf = np.empty_like(wire_array(like))
-        req = self.comm.Iscatter(send, buf, root=root)
-        return Pending(self, [req], what, lambda: _restore(buf, like))
+        req = self._start(sync, 'Scatter', send, buf, root=root)
+        return Pending(self, req, what, lambda: _restore(buf, like))
 
-    def alltoall(self, arrays, what='alltoall'):
+    def alltoall(self, arrays, what='alltoall', sync=False):
         _check_count(what, arrays, self.size)
         for a in arrays[1:]:
             _check_like(what, a, arrays[0])
         self.check(what, arrays[0])
         send = np.stack([wire_array(a) for a in arrays])
         buf = np.empty_like(send)
-        req = self.comm.Ialltoall(send, buf)
-        return Pending(self, [req], what, lambda: [_restore(b, arrays[0]) for b in buf])
+        req = self._start(sync, 'Alltoall', send, buf)
+        return Pending(self, req, what, lambda: [_restore(b, arrays[0]) for b in buf])
 
     def all_gather_bytes(self, data, what='all_gather_object'):
         sizes = self.headers(what, [_op_code(what), len(data)])
@@ -381,7 +403,7 @@ class MPIComm:
         buf = np.empty(int(counts.sum()), np.uint8)
         displs = np.concatenate([[0], np.cumsum(counts)[:-1]])
         send = np.frombuffer(data, np.uint8)
-        self.wait([self.comm.Iallgatherv(send, [buf, counts, displs, _MPI.BYTE])], what)
+        self._start(True, 'Allgatherv', send, [buf, counts, displs, _MPI.BYTE])
         return [buf[d:d + c].tobytes() for d, c in zip(displs, counts)]
 
     def barrier(self, what='barrier'):

@@ -102,9 +102,10 @@ def _group_rank(api, group, rank, what):
 
 
 def _set(tensor, array):
-    """Write a collective's result into ``tensor`` (an in-place update)."""
-    tensor.data = np.asarray(array, dtype=tensor.data.dtype).reshape(tensor.data.shape) \
-        if np.shape(array) == tensor.data.shape else np.asarray(array, tensor.data.dtype)
+    """Write a collective's result into ``tensor`` (an in-place update: the
+    version bump makes a backward that saved the old value fail clearly)."""
+    if array is not tensor.data:
+        tensor.data = np.asarray(array, tensor.data.dtype)
     tensor._version += 1
 
 
@@ -124,7 +125,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, sync_op=True):
     group = _group(group)
     if not group.is_member():
         return Task()
-    pending = group.comm.all_reduce(tensor.data, op, 'all_reduce')
+    pending = group.comm.all_reduce(tensor.data, op, 'all_reduce', in_place=True, sync=sync_op)
     return _finish(pending, lambda r: _set(tensor, r), sync_op)
 
 
@@ -139,7 +140,7 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, sync_op=True):
     _check_tensor('reduce', 'tensor', tensor)
     if not group.is_member():
         return Task()
-    pending = group.comm.reduce(tensor.data, root, op, 'reduce')
+    pending = group.comm.reduce(tensor.data, root, op, 'reduce', sync=sync_op)
     return _finish(pending, lambda r: _set(tensor, r), sync_op)
 
 
@@ -154,7 +155,7 @@ def reduce_scatter(tensor, tensor_list, op=ReduceOp.SUM, group=None, sync_op=Tru
         raise ValueError("paddle.distributed.reduce_scatter: tensor_list needs %d tensors (one "
                          "per rank), got %d" % (group.nranks, len(tensor_list)))
     stacked = np.stack([t.data for t in tensor_list])
-    pending = group.comm.all_reduce(stacked, op, 'reduce_scatter')
+    pending = group.comm.all_reduce(stacked, op, 'reduce_scatter', sync=sync_op)
     return _finish(pending, lambda r: _set(tensor, r[group.rank]), sync_op)
 
 
@@ -169,7 +170,7 @@ def broadcast(tensor, src, group=None, sync_op=True):
     _check_tensor('broadcast', 'tensor', tensor)
     if not group.is_member():
         return Task()
-    pending = group.comm.broadcast(tensor.data, root, 'broadcast')
+    pending = group.comm.broadcast(tensor.data, root, 'broadcast', in_place=True, sync=sync_op)
     return _finish(pending, lambda r: _set(tensor, r), sync_op)
 
 
@@ -187,7 +188,7 @@ def all_gather(tensor_list, tensor, group=None, sync_op=True):
     _check_tensor('all_gather', 'tensor', tensor)
     if not group.is_member():
         return Task()
-    pending = group.comm.all_gather(tensor.data, 'all_gather')
+    pending = group.comm.all_gather(tensor.data, 'all_gather', sync=sync_op)
 
     def write(arrays):
         if isinstance(tensor_list, Tensor):
@@ -207,7 +208,7 @@ def gather(tensor, gather_list=None, dst=0, group=None, sync_op=True):
     root = _group_rank('gather', group, dst, 'dst')
     if group.rank == root and gather_list is None:
         raise ValueError("paddle.distributed.gather: the dst rank needs a gather_list")
-    pending = group.comm.gather(tensor.data, root, 'gather')
+    pending = group.comm.gather(tensor.data, root, 'gather', sync=sync_op)
     return _finish(pending, lambda r: r is not None and _fill_list(gather_list, r), sync_op)
 
 
@@ -231,7 +232,7 @@ def scatter(tensor, tensor_list=None, src=0, group=None, sync_op=True):
         if tensor_list is None:
             raise ValueError("paddle.distributed.scatter: the src rank needs a tensor_list")
         arrays = [t.data for t in tensor_list]
-    pending = group.comm.scatter(arrays, tensor.data, root, 'scatter')
+    pending = group.comm.scatter(arrays, tensor.data, root, 'scatter', sync=sync_op)
     return _finish(pending, lambda r: _set(tensor, r), sync_op)
 
 
@@ -261,7 +262,7 @@ def alltoall(out_tensor_list, in_tensor_list, group=None, sync_op=True):
         return Task()
     arrays = (_split_rows('alltoall', in_tensor_list, group.nranks)
               if isinstance(in_tensor_list, Tensor) else [t.data for t in in_tensor_list])
-    pending = group.comm.alltoall(arrays, 'alltoall')
+    pending = group.comm.alltoall(arrays, 'alltoall', sync=sync_op)
 
     def write(result):
         if isinstance(out_tensor_list, Tensor):

@@ -41,7 +41,7 @@ def _check_nranks(op, nranks, comm):
 def _all_reduce_op(code, name):
     @def_op('c_allreduce_' + name, meta.unchanged)
     def op(x, ring_id=0, use_calc_stream=False, use_model_parallel=False):
-        return _comm(ring_id).all_reduce(x, code, 'c_allreduce_' + name).wait()
+        return _comm(ring_id).all_reduce(x, code, 'c_allreduce_' + name, sync=True).wait()
     op.doc = "The %s of x over the ranks of group ring_id." % name
     return op
 
@@ -67,7 +67,7 @@ def _allreduce_avg_grad(g, x, out, ring_id, use_calc_stream, use_model_parallel)
 def _reduce_op(code, name):
     @def_op('c_reduce_' + name, meta.unchanged)
     def op(x, root_id=0, ring_id=0, use_calc_stream=False):
-        return _comm(ring_id).reduce(x, root_id, code, 'c_reduce_' + name).wait()
+        return _comm(ring_id).reduce(x, root_id, code, 'c_reduce_' + name, sync=True).wait()
     op.doc = "The %s of x over the ranks, on rank root_id (x elsewhere)." % name
     return op
 
@@ -78,7 +78,7 @@ REDUCE = {code: _reduce_op(code, name) for code, name in enumerate(REDUCE_NAMES)
 @def_op('c_broadcast', meta.unchanged)
 def c_broadcast(x, root=0, ring_id=0, use_calc_stream=False):
     """Rank root's x on every rank of the group."""
-    return _comm(ring_id).broadcast(x, root, 'c_broadcast').wait()
+    return _comm(ring_id).broadcast(x, root, 'c_broadcast', sync=True).wait()
 
 
 # ---- gather and scatter blocks of rows ----------------------------------------------------
@@ -101,7 +101,7 @@ def c_allgather(x, nranks=1, ring_id=0, use_calc_stream=False):
     _check_nranks('c_allgather', nranks, comm)
     if np.ndim(x) == 0:
         raise OpError("c_allgather: x should have at least one dimension, got a 0-d tensor")
-    return np.concatenate(comm.all_gather(x, 'c_allgather').wait())
+    return np.concatenate(comm.all_gather(x, 'c_allgather', sync=True).wait())
 
 
 @def_op('c_reducescatter', lambda x, nranks=1, *a: _rows_meta('c_reducescatter', x, nranks, True))
@@ -112,7 +112,7 @@ def c_reducescatter(x, nranks=1, ring_id=0, use_calc_stream=False):
     if np.ndim(x) == 0 or x.shape[0] % nranks:
         raise OpError("c_reducescatter: x's first dimension (shape %s) should divide by "
                       "nranks=%d" % (list(np.shape(x)), nranks))
-    total = comm.all_reduce(x, 0, 'c_reducescatter').wait()
+    total = comm.all_reduce(x, 0, 'c_reducescatter', sync=True).wait()
     return np.split(total, nranks)[comm.rank].copy()
 
 
@@ -135,7 +135,7 @@ def c_scatter(x, out_like, root=0, nranks=1, ring_id=0, use_calc_stream=False):
     comm = _comm(ring_id)
     _check_nranks('c_scatter', nranks, comm)
     blocks = np.split(x, nranks) if comm.rank == root else None
-    return comm.scatter(blocks, out_like, root, 'c_scatter').wait()
+    return comm.scatter(blocks, out_like, root, 'c_scatter', sync=True).wait()
 
 
 @def_op('alltoall', meta.unchanged)
@@ -146,7 +146,7 @@ def alltoall(x, ring_id=0, use_calc_stream=False):
     if np.ndim(x) == 0 or x.shape[0] % comm.size:
         raise OpError("alltoall: x's first dimension (shape %s) should divide by the group "
                       "size %d" % (list(np.shape(x)), comm.size))
-    return np.concatenate(comm.alltoall(np.split(x, comm.size), 'alltoall').wait())
+    return np.concatenate(comm.alltoall(np.split(x, comm.size), 'alltoall', sync=True).wait())
 
 
 # the gradient of a permutation of blocks is the inverse permutation: alltoall again

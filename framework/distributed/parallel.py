@@ -58,7 +58,7 @@ def sync_params_buffers(model, comm_group=None, src_rank=0, is_model_parallel=Fa
     root = group.get_group_rank(src_rank)
     with no_grad():
         for t in tensors:
-            t.data = group.comm.broadcast(t.data, root, 'DataParallel broadcast').wait()
+            t.data = group.comm.broadcast(t.data, root, 'DataParallel broadcast', sync=True).wait()
 
 
 class _Bucket:

@@ -157,6 +157,39 @@ def to_static_layer():
 
 
 @check
+def to_static_over_data_parallel():
+    def make(seed):
+        paddle.seed(seed)
+        return mlp(seed)
+    model = paddle.jit.to_static(paddle.DataParallel(make(RANK + 41)))
+    ref = make(0)
+    ref.set_state_dict(model.state_dict())
+    opt = paddle.optimizer.SGD(0.1, parameters=model.parameters())
+    ref_opt = paddle.optimizer.SGD(0.1, parameters=ref.parameters())
+    for x, y in batches(2, 8, (6,), seed=9):
+        mse(model, half(x), half(y)).backward()
+        opt.step()
+        opt.clear_grad()
+        mse(ref, x, y).backward()
+        ref_opt.step()
+        ref_opt.clear_grad()
+    assert_same_params(model._layers, ref)
+
+
+@check
+def all_reduce_inside_to_static_function():
+    @paddle.jit.to_static
+    def f(x):
+        y = x * 2.0
+        dist.all_reduce(y)
+        if y.sum() > 0:
+            y = y + 1.0
+        return y
+    x = paddle.to_tensor(np.array([1.0, 2.0]) * (RANK + 1))
+    np.testing.assert_allclose(f(x).numpy(), np.array([1.0, 2.0]) * 2 * 3 + 1.0)
+
+
+@check
 def find_unused_parameters():
     class TwoHeads(paddle.nn.Layer):
         def __init__(self):
