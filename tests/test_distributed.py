@@ -34,6 +34,22 @@ def test_import_framework_does_not_import_mpi4py():
     assert out.stdout.strip() == 'False', out.stderr
 
 
+_HIDE_MPI4PY = "import sys; sys.modules['mpi4py'] = None; "
+
+
+def test_without_mpi4py_a_script_is_a_world_of_one():
+    code = _HIDE_MPI4PY + ("import framework.distributed as d; g = d.init_parallel_env(); "
+                           "print(g.nranks, d.get_rank())")
+    env = _env()
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                         cwd=ROOT, env=env, timeout=300)
+    assert out.stdout.split() == ['1', '0'], out.stderr
+    env['OMPI_COMM_WORLD_SIZE'], env['OMPI_COMM_WORLD_RANK'] = '2', '1'
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                         cwd=ROOT, env=env, timeout=300)
+    assert out.returncode != 0 and "pip install 'framework[distributed]'" in out.stderr, out.stderr
+
+
 def test_world_of_one_process():
     group = dist.init_parallel_env()
     assert dist.is_initialized() and (group.rank, group.nranks, group.id) == (0, 1, 0)
