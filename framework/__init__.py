@@ -31,6 +31,7 @@ from .dygraph import (Parameter, Tensor, enable_grad, grad, is_grad_enabled, no_
 from .ops.math import *  # noqa: F401,F403
 from .ops.reduce import *  # noqa: F401,F403
 from .ops.manipulation import *  # noqa: F401,F403
+from .ops.subscript import *  # noqa: F401,F403
 from .ops.creation import *  # noqa: F401,F403
 from .ops.creation import inclusive_range as range  # noqa: A001,F401
 from .ops.compare import *  # noqa: F401,F403
@@ -79,6 +80,7 @@ from .param_attr import ParamAttr  # noqa: E402
 from .nn.layer import create_parameter  # noqa: E402
 from . import optimizer, regularizer  # noqa: E402
 from . import jit  # noqa: E402
+from . import onnx  # noqa: E402  (paddle.onnx.export; the onnx package itself loads on use)
 from . import fluid  # noqa: E402
 from . import metric, hapi, callbacks  # noqa: E402
 from .hapi import Model, flops, summary  # noqa: E402

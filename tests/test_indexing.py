@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import framework as paddle
-from framework.ops import manipulation as M
+from framework.ops import subscript as S
 from framework.ops.registry import Meta
 
 
@@ -90,19 +90,19 @@ def test_random_index_battery_matches_numpy_and_infer_meta():
             continue
         got = x[index]
         np.testing.assert_array_equal(got.numpy(), expect, err_msg=repr(index))
-        items, tensors = M._parse_index(index)
+        items, tensors = S._parse_index(index)
         metas = [Meta(np.shape(t), np.asarray(t).dtype) for t in tensors]
-        assert M._index_shape(a.shape, items, metas) == expect.shape, repr(index)
+        assert S._index_shape(a.shape, items, metas) == expect.shape, repr(index)
         checked += 1
     assert checked > 100
 
 
 def test_infer_meta_with_unknown_dims():
-    items, _ = M._parse_index((slice(1, None), 0, None))
-    assert M._index_shape((-1, 4, 5), items, []) == (-1, 1, 5)
-    items, tensors = M._parse_index((slice(None), np.array([True, False, True, True])))
+    items, _ = S._parse_index((slice(1, None), 0, None))
+    assert S._index_shape((-1, 4, 5), items, []) == (-1, 1, 5)
+    items, tensors = S._parse_index((slice(None), np.array([True, False, True, True])))
     metas = [Meta(t.shape, t.dtype) for t in tensors]
-    assert M._index_shape((2, 4), items, metas) == (2, -1)
+    assert S._index_shape((2, 4), items, metas) == (2, -1)
 
 
 def test_getitem_result_is_a_new_tensor_for_autograd():

@@ -457,7 +457,7 @@ def test_tensor_methods_are_installed():
 # ---- infer_meta with unknown (-1) dims, as static mode builds Variables -------------
 
 def test_infer_meta_propagates_unknown_dims():
-    from framework.ops import manipulation as M
+    from framework.ops import manipulation as M, subscript
     from framework.ops.registry import Meta
     f32 = np.float32
     x = Meta((-1, 4, 6), f32)
@@ -482,7 +482,7 @@ def test_infer_meta_propagates_unknown_dims():
     assert vals.shape == (-1, 4, 2) and idx.dtype == np.int64
     assert M.where_op.infer_meta(Meta((-1, 1), np.bool_), Meta((1, 3), f32), 0.5).shape == (-1, 3)
     assert M.nonzero_op.infer_meta(x).shape == (-1, 3)
-    assert M.getitem_op.infer_meta(x, [], [['slice', 1, None, None], ['int', 0]]).shape == (-1, 6)
+    assert subscript.getitem_op.infer_meta(x, [], [['slice', 1, None, None], ['int', 0]]).shape == (-1, 6)
     assert M.one_hot_op.infer_meta(Meta((-1,), np.int64), 5).shape == (-1, 5)
     with pytest.raises(Exception, match='cannot reshape'):
         M.reshape_op.infer_meta(Meta((2, 3), f32), (4, -1))

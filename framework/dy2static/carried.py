@@ -205,7 +205,7 @@ class TensorArray:
 
     def __setitem__(self, index, value):
         self._check_items('item assignment')
-        from ..ops.manipulation import _parse_index, _setitem_value, set_value_op
+        from ..ops.subscript import _parse_index, _setitem_value, set_value_op
         from ..ops.registry import OpError
         items, tensors = _parse_index(index)
         value = _setitem_value(self.var, value, items, tensors)

@@ -20,10 +20,11 @@ from ..dygraph.state import grad_mode
 from ..dygraph.tracer import apply_op
 from ..ops.registry import OpDef
 from ..static import backward as _backward
-from ..static.codegen import _block_reads, compile_program
+from ..static.codegen import compile_program
 from ..static.executor import BuildStrategy
 from ..static.mode import static_mode_guard
 from ..static.program import program_guard
+from ..static.sub_blocks import outer_reads
 
 
 class PartialProgram:
@@ -117,7 +118,7 @@ class PartialProgram:
             produced.update(op.output_arg_names)
         reads = set()
         for op in bwd_ops:
-            reads |= _block_reads(prog, op)
+            reads.update(outer_reads(prog, op))
         feeds = set(self.input_names)
         saved = sorted((reads & produced) - feeds - set(self._forward._captured))
         grad_of = {}

@@ -16,6 +16,7 @@ from ..ops import registry
 from ..static import io as _io
 from ..static.mode import static_mode_guard
 from ..static.program import Program, program_guard
+from ..static.sub_blocks import runs_sub_blocks
 
 _PRECISIONS = {2: 'float16', 3: 'bfloat16'}     # PrecisionType.Half, .Bfloat16
 
@@ -50,8 +51,7 @@ def _replay(program, feed, fetch, values, state, keep_io_types):
     """The program rebuilt op by op under ``state`` (an auto_cast region)."""
     old = program.global_block()
     for op in old.ops:
-        if any((k.endswith('_block') or k == 'sub_block') and isinstance(v, int)
-               for k, v in op.attrs.items()):
+        if runs_sub_blocks(op):
             raise ValueError("convert_to_mixed_precision: op '%s' runs sub-blocks (control "
                              "flow); converting such models is not supported, keep them in "
                              "float32" % op.type)

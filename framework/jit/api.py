@@ -134,12 +134,29 @@ def save(layer, path, input_spec=None, **configs):
     ``input_spec`` (a list of ``InputSpec``) fixes the input shapes/dtypes;
     without it the last program the layer ran is saved.
     """
+    concrete, out_vars = _concrete_for_export(layer, input_spec, configs)
+    save_concrete(concrete, path, concrete.inputs, out_vars, layer)
+
+
+def traced_inference_program(layer, input_spec=None, configs=None):
+    """(inference program, feed names, fetch names, {parameter: array}) of
+    ``layer`` as ``save`` would write it (used by ``paddle.onnx.export``)."""
+    concrete, out_vars = _concrete_for_export(layer, input_spec, configs or {})
+    feed = [v.name for v in concrete.inputs]
+    fetch = [v.name for v in out_vars]
+    p = _io.inference_program(concrete.main_program, feed, fetch)
+    values = _io._param_values(concrete.main_program, _io.persistable_inputs(p), global_scope())
+    return p, feed, fetch, values
+
+
+def _concrete_for_export(layer, input_spec, configs):
+    """The concrete program of ``layer`` traced in eval mode (forward hooks
+    included) and the outputs ``configs['output_spec']`` selects."""
     sf = _static_function_of(layer, input_spec)
     was_training = getattr(layer, 'training', None)
     if isinstance(layer, Layer):
         layer.eval()
     try:
-        # a Layer is exported in eval mode with its forward hooks traced in
         hooks = isinstance(layer, Layer)
         if input_spec is not None:
             specs = [s if isinstance(s, InputSpec) else InputSpec.from_tensor(s)
@@ -154,7 +171,7 @@ def save(layer, path, input_spec=None, **configs):
     output_spec = configs.get('output_spec')
     if output_spec is not None:
         out_vars = [concrete.outputs[i] if isinstance(i, int) else i for i in output_spec]
-    save_concrete(concrete, path, concrete.inputs, out_vars, layer)
+    return concrete, out_vars
 
 
 class TranslatedLayer(Layer):

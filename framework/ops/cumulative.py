@@ -351,7 +351,8 @@ def cummin(x, axis=None, dtype='int64', name=None):
 def _slice_along(x, axis, start, stop):
     items = [['slice', None, None, None] for _ in range(len(x.shape))]
     items[axis] = ['slice', start, stop, None]
-    return _manip().getitem_op(x, [], items)
+    from .subscript import getitem_op
+    return getitem_op(x, [], items)
 
 
 def diff(x, n=1, axis=-1, prepend=None, append=None, name=None, *, out=None):

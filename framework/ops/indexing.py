@@ -22,11 +22,12 @@ from .creation import full_like_op, to_tensor
 from .grad_utils import is_value
 from .manipulation import (_as_int, _check_index_dtype, _int_list, _norm_axis, _out, cast,
                            expand, gather_op, nonzero, put_along_axis_op, reshape, reshape_op,
-                           scatter_nd_add_op, scatter_op, set_items, strided_slice,
-                           take_along_axis_op, transpose_op, unbind, where_op)
+                           scatter_nd_add_op, scatter_op, take_along_axis_op, transpose_op,
+                           unbind, where_op)
 from .math import (cumsum_op, divide_op, equal_op, floor_divide_op, maximum_op, multiply_op,
                    remainder_op, subtract_op)
 from .registry import Meta, OpError, add_test_case, def_op
+from .subscript import set_items, strided_slice
 
 _REDUCE_ALIASES = {'sum': 'add', 'multiply': 'mul', 'prod': 'mul'}
 _REDUCTIONS = ('assign', 'add', 'mul', 'mean', 'amin', 'amax')

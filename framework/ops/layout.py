@@ -24,9 +24,9 @@ from . import meta
 from .creation import to_tensor
 from .grad_utils import is_value
 from .manipulation import (_as_int, _int_list, _norm_axis, _tensor_list, concat, flip,
-                           gather_op, reshape, split_op, strided_slice, tile, transpose,
-                           transpose_op)
+                           gather_op, reshape, split_op, tile, transpose, transpose_op)
 from .registry import Meta, OpError, add_test_case, def_op
+from .subscript import strided_slice
 
 
 # ---- view: a new shape, or the same bytes read as another dtype -------------------

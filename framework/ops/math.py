@@ -46,6 +46,11 @@ def _add_fast(g, x, y, out):
     return ub(g, x), ub(g, y)
 
 
+@add_op.def_onnx
+def _add_onnx(g, x, y):
+    return g.op('Add', x, y)
+
+
 @def_op('subtract', meta.broadcast, save_inputs=False, promote=('x', 'y'))
 def subtract_op(x, y):
     return np.subtract(x, y)

@@ -68,6 +68,7 @@ def _relu_k(x):
 relu_op = _act('relu', _relu_k,
                lambda g, x, out: g * _mask(greater_than_op(out, 0), g),
                lambda g, x, out: g * (out > 0), save_inputs=False)
+relu_op.def_onnx(lambda g, x: g.op('Relu', x))
 
 
 def _relu6_k(x, threshold=6.0):
@@ -1093,6 +1094,12 @@ def _linear_grad(g, x, weight, bias, out):
     return dx, dw, sum_like(g, bias)
 
 
+@linear_op.def_onnx
+def _linear_onnx(g, x, weight, bias):
+    out = g.op('MatMul', x, weight)
+    return out if bias is None else g.op('Add', out, bias)
+
+
 # ---- interpolation ------------------------------------------------------------
 
 _LINEAR_MODES = ('linear', 'bilinear', 'trilinear')
@@ -1604,7 +1611,8 @@ def local_response_norm(x, size, alpha=1e-4, beta=0.75, k=1.0, data_format='NCHW
     padded = M.concat([z for z in (zeros[0],) if z is not None] + [sq] +
                       [z for z in (zeros[1],) if z is not None], axis=ca)
     c = x.shape[ca]
-    windows = [M.slice(padded, [ca], [i], [i + c]) for i in range(size)]
+    from .subscript import slice as slice_
+    windows = [slice_(padded, [ca], [i], [i + c]) for i in range(size)]
     div = (R.sum(M.stack(windows, axis=0), axis=0) * (alpha / size) + k) ** beta
     return x / div
 

@@ -27,10 +27,26 @@ An ``OpDef`` carries everything either mode needs:
                (``framework.dtype.result_type``); both modes cast them to it
                before the kernel runs (``ops/promotion.py``), so kernels,
                grad rules and ``infer_meta`` see a single dtype.
+* ``onnx(g, *inputs, *attrs)``  the op's ONNX lowering (``@op.def_onnx``):
+               inputs arrive as ONNX value names (a list for a variadic input,
+               None for a missing optional one), ``g`` is the graph being built
+               (``framework/onnx/graph.py``); returns the output value name(s)
+               as the kernel returns arrays. Only ``framework.onnx`` calls it.
+* ``sub_blocks`` the attributes holding the indices of the sub-blocks a
+               control-flow op runs (``cond``'s branches, ``while``'s body);
+               empty for every other op. Such an op has no numpy kernel: it
+               is declared with ``def_block_op`` and brings the hooks the
+               static side runs instead (``emit`` for the code generator,
+               ``interpret`` for the interpreter, ``block_grad`` for static
+               backward, ``block_rules`` for the verifier); see
+               ``static/control_flow.py``. Its sub-blocks are found from this
+               declaration, never from attribute names (``static/sub_blocks.py``).
 
 Calling an OpDef (``op(*inputs, *attrs)``) dispatches to whichever mode is
-active; the modes install their handlers with ``set_handlers`` so this module
-depends on neither.
+active: static mode through ``mode.static_append``, eager mode through
+``mode.make_eager``. The modes install these handlers on ``mode`` when they are
+imported (``set_handlers`` sets ``static_append``), so this module depends on
+neither.
 """
 import contextlib
 import contextvars
@@ -125,13 +141,15 @@ class OpDef:
                  'no_grad_inputs', 'nondiff_outputs', 'random', 'inplace_map',
                  'save_inputs', 'doc', 'test_cases', 'eager_fn', 'variadic_out',
                  'value_from_meta', 'promote', 'attr_types', 'attr_ranges',
-                 'undeclared_attrs')
+                 'undeclared_attrs', 'onnx', 'output_variadic', 'sub_blocks', 'emit', 'interpret',
+                 'block_grad', 'block_rules')
 
     def __init__(self, name, kernel, infer_meta, inputs, outputs, attrs,
                  grad=None, fast_grad=None, differentiable=True,
                  no_grad_inputs=(), nondiff_outputs=(), random=False,
                  inplace_map=None, save_inputs=True, value_from_meta=None, promote=(),
-                 attr_types=None, attr_ranges=None):
+                 attr_types=None, attr_ranges=None, sub_blocks=(), emit=None, interpret=None,
+                 block_grad=None, block_rules=None):
         self.name = name
         self.input_names = tuple(n.rstrip('*?') for n in inputs)
         self.variadic = tuple(n.endswith('*') for n in inputs)
@@ -177,6 +195,18 @@ class OpDef:
         self.doc = kernel.__doc__
         self.test_cases = []
         self.eager_fn = None
+        self.onnx = None
+        # which outputs are lists (control-flow ops have several list outputs)
+        self.output_variadic = tuple(n.endswith('*') for n in outputs)
+        # ops running sub-blocks (def_block_op): the attrs holding the block
+        # indices, and the static hooks that take the place of the kernel
+        unknown = set(sub_blocks) - set(self.attr_names)
+        if unknown:
+            raise ValueError("op '%s': sub_blocks names attributes it does not have: %s"
+                             % (name, ', '.join(sorted(unknown))))
+        self.sub_blocks = tuple(sub_blocks)
+        self.emit, self.interpret = emit, interpret
+        self.block_grad, self.block_rules = block_grad, block_rules
 
     def __call__(self, *args):
         """Run (eager) or append (static) the op: ``op(*inputs, *attrs)``."""
@@ -216,6 +246,11 @@ class OpDef:
         self.fast_grad = self._adapt(fn)
         return fn
 
+    def def_onnx(self, fn):
+        """Decorator: set the ONNX lowering (see the module docstring)."""
+        self.onnx = fn
+        return fn
+
     def _adapt(self, fn):
         """For a variadic output, callers pass ``*grads, *inputs, *outputs,
         *attrs`` flat; the rule receives ``grads`` and ``outputs`` as lists."""
@@ -235,6 +270,35 @@ class OpDef:
         return "<op %s(%s; %s) -> %s>" % (self.name, ', '.join(self.input_names),
                                           ', '.join(self.attr_names),
                                           ', '.join(self.output_names))
+
+
+def def_block_op(name, inputs, outputs, attrs, sub_blocks, emit, interpret, doc,
+                 block_grad=None, block_rules=None, attr_types=None):
+    """Declare an op that runs sub-blocks of a Program (``cond``, ``while``).
+
+    It has no numpy kernel: the code generator calls ``emit(code, op)``, the
+    interpreter ``interpret(program, op, env, value_of, scope_vars, check)``,
+    static backward ``block_grad(block, op, grads, reach)`` (None: no
+    gradient); ``block_rules`` tells the verifier how the sub-blocks run
+    (``static/verify.py``). ``sub_blocks`` lists the attrs holding block
+    indices. Called like a kernel op, it raises an ``OpError`` naming the
+    API that builds it (``doc``'s first line).
+    """
+    def outside_a_program(*args):
+        raise OpError("op '%s' runs sub-blocks of a static Program and cannot be called "
+                      "directly: %s" % (name, doc.strip().splitlines()[0]))
+    op = OpDef(name, outside_a_program, outside_a_program, inputs, outputs, attrs,
+               differentiable=False, attr_types=attr_types, sub_blocks=sub_blocks, emit=emit,
+               interpret=interpret, block_grad=block_grad, block_rules=block_rules)
+    op.doc = doc
+    return _register(op)
+
+
+def _register(op):
+    if op.name in _OPS:
+        raise RuntimeError("op '%s' registered twice" % op.name)
+    _OPS[op.name] = op
+    return op
 
 
 def _signature(kernel):
@@ -263,10 +327,7 @@ def def_op(name, infer_meta, inputs=None, outputs=('out',), attrs=None, grad=Non
                    outputs,
                    attrs if attrs is not None else sig_attrs,
                    grad=grad, fast_grad=fast_grad, **options)
-        if name in _OPS:
-            raise RuntimeError("op '%s' registered twice" % name)
-        _OPS[name] = op
-        return op
+        return _register(op)
     return wrap
 
 
@@ -299,13 +360,20 @@ def all_ops():
 
 
 def add_test_case(op, *args, **options):
-    """Attach a test case for the registry-generated op tests.
+    """Attach a test case for the registry-generated op tests
+    (``tests/test_ops_generated.py``, checks in ``tests/op_check.py``).
 
     ``args`` are numpy inputs then attrs, as the kernel takes them. Options:
-    ``grad=False`` to skip grad checks for this case, ``reference=fn`` a numpy
-    reference for the forward (default: the kernel itself is trusted only when a
-    reference is given elsewhere), ``grad_inputs=(i, ...)`` which inputs to
-    check gradients for, ``atol``/``rtol``.
+    ``ref=fn`` (required) the numpy reference the eager forward is compared
+    with, called with ``args``; ``rtol``/``atol`` its tolerances;
+    ``grad=False`` to skip the gradient checks, ``double_grad=False`` only the
+    grad-of-grad one; ``grad_inputs=(i, ...)`` which inputs to check
+    gradients for (default: the float inputs not in ``no_grad_inputs``),
+    ``grad_outputs=(k, ...)`` which outputs get cotangents,
+    ``grad_rtol``/``grad_atol`` the finite-difference tolerances;
+    ``symmetric=(i, ...)`` inputs that are symmetric (Hermitian) matrices.
+    Ops that run sub-blocks (``def_block_op``) have no kernel to check here;
+    the control-flow tests cover them.
     """
     op.test_cases.append((args, options))
 

@@ -228,7 +228,8 @@ def resize_(x, shape, fill_zero=False, name=None):
     order; new elements are zeros (``fill_zero`` or not: numpy offers no
     cheaper honest 'uninitialised' memory)."""
     from .creation import full_op
-    from .manipulation import concat, reshape, strided_slice
+    from .manipulation import concat, reshape
+    from .subscript import strided_slice
     from .shape_args import shape_arg
     dims, _ = shape_arg(shape, 'resize_')
     if any(d < 0 for d in dims) or any(d < 0 for d in x.shape):
@@ -300,7 +301,8 @@ def _attached():
     """Functions Paddle also offers as Tensor methods (first argument: the tensor)."""
     from ..nn.layer import create_parameter
     from .creation import multinomial
-    from .manipulation import broadcast_tensors, scatter_nd, slice, stack, strided_slice
+    from .manipulation import broadcast_tensors, scatter_nd, stack
+    from .subscript import slice, strided_slice
     return {'broadcast_tensors': broadcast_tensors, 'scatter_nd': scatter_nd, 'slice': slice,
             'stack': stack, 'strided_slice': strided_slice, 'multinomial': multinomial,
             'create_parameter': create_parameter}

@@ -35,7 +35,7 @@ def array_append_op(arr, x):
 
 @array_append_op.def_grad
 def _array_append_grad(g, arr, x, out):
-    from .manipulation import getitem
+    from .subscript import getitem
     ga = None if arr is None else getitem(g, slice(None, -1))
     return ga, getitem(g, -1)
 

@@ -8,7 +8,7 @@ import inspect
 
 from . import (bessel, compare, complex, creation, cumulative, distance, elementwise, linalg_api,
                manipulation, math, nn, products, reduce, signal, stat)
-from . import indexing, layout, matrices, nucleus, random_fill, sets, tensor_api
+from . import indexing, layout, matrices, nucleus, random_fill, sets, subscript, tensor_api
 
 _MODULES = [math, reduce, creation, manipulation, nn, compare, complex, linalg_api, signal,
             elementwise, bessel, stat, cumulative, products, distance]
@@ -64,7 +64,7 @@ def operators():
         ops['__r' + name[2:]] = _reflect(ops[name])
     ops['__invert__'] = _bool_or_bitwise('logical_not', 'bitwise_not')
     for name, fn in [('__getitem__', 'getitem'), ('__setitem__', 'setitem')]:
-        f = getattr(manipulation, fn, None)
+        f = getattr(subscript, fn, None)
         if f is not None:
             ops[name] = f
     return ops

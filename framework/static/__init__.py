@@ -119,7 +119,7 @@ def _variable_inplace(name, base):
 
 
 def _variable_setitem(self, index, value):
-    from ..ops.manipulation import setitem
+    from ..ops.subscript import setitem
     return setitem(self, index, value)
 
 
@@ -127,8 +127,8 @@ def setitem(x, index, value):
     """Paddle's ``static.setitem``: ``x`` with ``x[index] = value`` as a new
     tensor in static mode (x itself unchanged); eagerly, x is updated in
     place and returned."""
-    from ..ops import manipulation
+    from ..ops import subscript
     if in_dynamic_mode():
-        manipulation.setitem(x, index, value)
+        subscript.setitem(x, index, value)
         return x
-    return manipulation.set_items(x, index, value)
+    return subscript.set_items(x, index, value)

@@ -9,16 +9,9 @@ ops, calling ``gradients`` again on gradients gives higher-order derivatives.
 from ..ops import registry
 from .codegen import kernel_attr
 from .program import Variable, op_role_guard, program_guard
-
-# op type -> fn(op, out_grads: {name: Variable}, needs: set of names) -> {name: grad}
-CONTROL_FLOW_GRAD = {}
+from .sub_blocks import outer_reads
 
 GRAD_SUFFIX = '@GRAD'
-
-
-def _sub_block_reads(program, op):
-    from .codegen import _block_reads
-    return _block_reads(program, op)
 
 
 def _blocked(program, name):
@@ -36,16 +29,16 @@ def _reachable_from(program, ops, sources):
     for op in ops:
         if op.attrs.get('op_stop_gradient'):      # Variable.detach()
             continue
-        if op.type not in CONTROL_FLOW_GRAD:
-            if not registry.has_op(op.type) or not registry.lookup(op.type).differentiable:
-                continue
-            nondiff = registry.lookup(op.type).nondiff_outputs
-            if reach.intersection(op.input_arg_names):
-                for slot, names in op.outputs.items():
-                    if slot not in nondiff:
-                        reach.update(n for n in names if not _blocked(program, n))
-        elif reach.intersection(_sub_block_reads(program, op)):
-            reach.update(n for n in op.output_arg_names if not _blocked(program, n))
+        opdef = registry.lookup(op.type) if registry.has_op(op.type) else None
+        if opdef is None:
+            continue
+        if opdef.block_grad is not None:      # control flow: through its sub-blocks
+            if reach.intersection(outer_reads(program, op)):
+                reach.update(n for n in op.output_arg_names if not _blocked(program, n))
+        elif opdef.differentiable and reach.intersection(op.input_arg_names):
+            for slot, names in op.outputs.items():
+                if slot not in opdef.nondiff_outputs:
+                    reach.update(n for n in names if not _blocked(program, n))
     return reach
 
 
@@ -56,7 +49,7 @@ def _leading_to(program, ops, targets):
     for op in reversed(ops):
         if needed.intersection(op.output_arg_names):
             kept.append(op)
-            needed |= _sub_block_reads(program, op)
+            needed.update(outer_reads(program, op))
     kept.reverse()
     return kept
 
@@ -131,14 +124,13 @@ def grad_vars(block, targets, target_grads, inputs, no_grad_set=()):
                 # detach(), or a write into a parameter: its output may carry the
                 # parameter's name (so it is reachable) but no gradient flows back
                 continue
-            handler = CONTROL_FLOW_GRAD.get(op.type)
-            if handler is not None:
-                contrib = handler(block, op, grads, reach)
-            else:
-                opdef = registry.lookup(op.type)
-                if not opdef.differentiable:
-                    continue
+            opdef = registry.lookup(op.type)
+            if opdef.block_grad is not None:    # control flow builds its own grad op
+                contrib = opdef.block_grad(block, op, grads, reach)
+            elif opdef.differentiable:
                 contrib = _call_grad_rule(block, op, grads, reach)
+            else:
+                continue
             for name, gl in contrib.items():
                 for g in (gl if isinstance(gl, list) else [gl]):
                     _accumulate(grads, name, g)

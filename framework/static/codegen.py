@@ -4,8 +4,8 @@
 and side effects need, run the optimisation passes, then generate one Python
 function per block in which every kernel and attribute is a pre-bound global,
 every variable a local, and each value is dropped after its last use.
-Control-flow ops (``cond``, ``while``) compile their sub-blocks into nested
-functions through handlers registered in ``CONTROL_FLOW``.
+Control-flow ops (``cond``, ``while``) emit their own code, their sub-blocks
+inline, through their OpDef's ``emit`` hook (``interpret`` in the interpreter).
 """
 import linecache
 import sys
@@ -14,9 +14,8 @@ import numpy as np
 
 from ..ops import registry
 from ..ops.registry import OpError
+from .sub_blocks import outer_reads, sub_block_ids
 
-# op type -> fn(block code, op) emitting code for a control-flow op
-CONTROL_FLOW = {}
 # helpers the generated code may call, by global name
 RUNTIME = {}
 # op type -> fn(*inputs, *attrs, out) computing the op into ``out``; used where
@@ -61,16 +60,6 @@ def output_names(opdef, op):
 
 # ---- pruning ------------------------------------------------------------------
 
-def _block_reads(program, op):
-    """All names an op reads, including those its sub-blocks read from outside."""
-    names = set(op.input_arg_names)
-    for k, v in op.attrs.items():
-        if (k.endswith('_block') or k == 'sub_block') and isinstance(v, int):
-            for sub in program.block(v).ops:
-                names |= _block_reads(program, sub)
-    return names
-
-
 def has_side_effects(program, block, op):
     """Prints, asserts and writes of persistable variables, also inside the
     sub-blocks (branches, loop bodies) of a control-flow op."""
@@ -85,9 +74,7 @@ def has_side_effects(program, block, op):
 
 
 def _sub_blocks(program, op):
-    return [program.block(v) for k, v in op.attrs.items()
-            if (k.endswith('_block') or k == 'sub_block') and isinstance(v, int)
-            and not isinstance(v, bool)]
+    return [program.block(i) for i in sub_block_ids(op)]
 
 
 def persistable_writes(program, op):
@@ -117,16 +104,17 @@ def prune_block(program, block, needed, available=(), side_effects=True):
     or have side effects (of the kinds ``side_effects`` names, see
     ``_keeps_side_effects``); returns the kept ops (in order). Names in
     ``available`` are fed, so their producers are not needed for them."""
-    needed = set(needed) - set(available)
+    available = set(available)
+    needed = set(needed) - available
     kept = []
     for op in reversed(block.ops):
         outs = op.output_arg_names
         side = _keeps_side_effects(side_effects, op) and has_side_effects(program, block, op)
-        if available and not side and set(outs) <= set(available):
+        if available and not side and set(outs) <= available:
             continue
         if side or needed.intersection(outs):
             kept.append(op)
-            needed |= _block_reads(program, op) - set(available)
+            needed.update(n for n in outer_reads(program, op) if n not in available)
     kept.reverse()
     return kept
 
@@ -237,16 +225,15 @@ class _BlockCode:
     def emit_op(self, op):
         if self.replay and op.type in SIDE_EFFECT_OPS:
             return
-        handler = CONTROL_FLOW.get(op.type)
-        if handler is not None:
+        opdef = registry.lookup(op.type)
+        if opdef.emit is not None:
             # a parameter written in a branch or loop body is read again from its
             # storage afterwards (the local may hold a value of a path not taken)
             written = persistable_writes(self.block.program, op)
             self.forget(written)
-            handler(self, op)
+            opdef.emit(self, op)
             self.forget(written)
             return
-        opdef = registry.lookup(op.type)
         parts = []
         for name, variadic in zip(opdef.input_names, opdef.variadic):
             names = op.inputs.get(name, [])
@@ -399,17 +386,12 @@ def interpret(program, feeds, fetch_names, scope_vars, check_nan_inf=True):
     return [value_of(n) for n in fetch_names]
 
 
-# op type -> fn(program, op, env, value_of, scope_vars, check) for the interpreter
-INTERPRET_CONTROL_FLOW = {}
-
-
 def run_ops(program, block, ops, env, value_of, scope_vars, check_nan_inf):
     for op in ops:
-        handler = INTERPRET_CONTROL_FLOW.get(op.type)
-        if handler is not None:
-            handler(program, op, env, value_of, scope_vars, check_nan_inf)
-            continue
         opdef = registry.lookup(op.type)
+        if opdef.interpret is not None:
+            opdef.interpret(program, op, env, value_of, scope_vars, check_nan_inf)
+            continue
         out = opdef.kernel(*op_args(opdef, op, value_of))
         names = output_names(opdef, op)
         values = list(out) if (opdef.variadic_out or len(names) > 1) else [out]

@@ -20,9 +20,11 @@ no more than Python's own.
 """
 import numpy as np
 
+from ..ops import registry
 from . import backward, codegen, verify
 from .mode import in_dynamic_mode
 from .program import Variable, default_main_program
+from .sub_blocks import blocks_outer_reads
 
 
 # ---- nested structures ----------------------------------------------------------
@@ -75,30 +77,6 @@ def _as_var(value, what):
         return constant(np.asarray(value, dtype=np.float32 if isinstance(value, float) else None))
     raise TypeError("%s returned a %s; only Variables, Python numbers and nested "
                     "lists/tuples/dicts of them are allowed" % (what, type(value).__name__))
-
-
-# ---- reads of sub-blocks --------------------------------------------------------------
-
-def _defined_and_read(program, block):
-    defined, read = set(block.vars), set()
-    for op in block.ops:
-        read.update(op.input_arg_names)
-        for k, v in op.attrs.items():
-            if (k.endswith('_block') or k == 'sub_block') and isinstance(v, int):
-                d, r = _defined_and_read(program, program.block(v))
-                defined |= d
-                read |= r
-    return defined, read
-
-
-def outer_reads(program, blocks, extra=()):
-    """Names the blocks read that they do not define (captured outer values)."""
-    defined, read = set(), set(extra)
-    for b in blocks:
-        d, r = _defined_and_read(program, b)
-        defined |= d
-        read |= r
-    return sorted(n for n in read - defined if n)
 
 
 def _build_block(program, fn, args, what):
@@ -183,7 +161,7 @@ def make_cond_op(program, pred, tb, fb, tvals, fvals, what='static.nn.cond'):
         outs.append(out)
         tnames.append(t.name if t is not None else '')
         fnames.append(f.name if f is not None else '')
-    captured = outer_reads(program, [tb, fb], [n for n in tnames + fnames if n])
+    captured = sorted(blocks_outer_reads(program, [tb.idx, fb.idx], tnames + fnames))
     parent.append_op('cond', {'Cond': [pred.name], 'Input': captured},
                      {'Out': [o.name for o in outs if o is not None]},
                      {'true_block': tb.idx, 'false_block': fb.idx, 'true_outs': tnames,
@@ -282,8 +260,8 @@ def _cond_grad(block, op, grads, reach):
         branch_blocks.append(gb)
         branch_outs.append(names)
     fwd_blocks = [program.block(op.attr('true_block')), program.block(op.attr('false_block'))]
-    captured = outer_reads(program, branch_blocks + fwd_blocks,
-                           branch_outs[0] + branch_outs[1])
+    captured = sorted(blocks_outer_reads(program, [b.idx for b in branch_blocks + fwd_blocks],
+                                         branch_outs[0] + branch_outs[1]))
     out_vars = [parent.create_var(program._names(v.name + '@GRAD.cond'), v.shape, v.dtype)
                 for v in wanted_vars]
     # each grad branch recomputes its forward branch first, so the grad ops can
@@ -404,7 +382,8 @@ def _append_while(program, parent, tree, inits, built, is_test):
     ph_names = [p.name for p in placeholders]
     body_outs = [v.name for v in bleaves]
     cb, bb, cond_out = built['cond_block'], built['body_block'], built['cond_out']
-    captured = [n for n in outer_reads(program, [cb, bb], body_outs + [cond_out.name])
+    captured = [n for n in sorted(blocks_outer_reads(program, [cb.idx, bb.idx],
+                                                     body_outs + [cond_out.name]))
                 if n not in ph_names]
     parent.append_op('while', {'X': [v.name for v in inits], 'Input': captured},
                      {'Out': [o.name for o in outs]},
@@ -512,7 +491,7 @@ def _while_grad(block, op, grads, reach):
     cap_grads = [parent.create_var(program._names(n + '@GRAD.while'),
                                    program_var(program, n).shape, program_var(program, n).dtype)
                  for n in captured]
-    reads = outer_reads(program, [body, gb], [n for n in g_ph + g_cap if n])
+    reads = sorted(blocks_outer_reads(program, [body.idx, gb.idx], g_ph + g_cap))
     reads = [n for n in reads if n not in op.attr('loop_vars')
              and n not in {v.name for v in gout_phs}]
     parent.append_op('while_grad',
@@ -640,11 +619,6 @@ def _zeros_like(a):
 
 
 codegen.RUNTIME.update({'_pred': _pred_value, '_zeros_like': _zeros_like})
-codegen.CONTROL_FLOW.update({'cond': _emit_cond, 'while': _emit_while,
-                             'while_grad': _emit_while_grad})
-codegen.INTERPRET_CONTROL_FLOW.update({'cond': _interpret_cond, 'while': _interpret_while,
-                                       'while_grad': _interpret_while_grad})
-backward.CONTROL_FLOW_GRAD.update({'cond': _cond_grad, 'while': _while_grad})
 
 
 # ---- declarations the verifier checks these ops against (static/verify.py) ------------
@@ -695,39 +669,65 @@ def _while_grad_same_meta(op):
             + list(zip(op.input('Captured'), op.output('CapturedGrad'))))
 
 
-verify.CONTROL_FLOW.update({
-    'cond': verify.Signature(
-        inputs={'Cond': 1, 'Input': '*'}, outputs={'Out': '*'},
-        attrs={'true_block': 'int', 'false_block': 'int', 'true_fwd_block': 'int|None',
-               'false_fwd_block': 'int|None', 'true_outs': 'strs', 'false_outs': 'strs'},
+# ---- the ops, in the registry ------------------------------------------------------------
+
+def _strs(*names):
+    return {n: 'strs' for n in names}
+
+
+registry.def_block_op(
+    'cond', inputs=('Cond', 'Input*'), outputs=('Out*',),
+    attrs=dict.fromkeys(('true_block', 'false_block', 'true_fwd_block', 'false_fwd_block',
+                         'true_outs', 'false_outs')),
+    attr_types=dict(_strs('true_outs', 'false_outs'), true_block='int', false_block='int',
+                    true_fwd_block='int|None', false_fwd_block='int|None'),
+    sub_blocks=('true_block', 'false_block', 'true_fwd_block', 'false_fwd_block'),
+    emit=_emit_cond, interpret=_interpret_cond, block_grad=_cond_grad,
+    block_rules=verify.BlockRules(
         required=('true_block', 'false_block', 'true_outs', 'false_outs'),
-        blocks=('true_block', 'false_block', 'true_fwd_block', 'false_fwd_block'),
         paths=_cond_paths,
         check=lambda op: _same_lengths(op, [('output', 'Out'), ('attr', 'true_outs'),
                                             ('attr', 'false_outs')]),
         same_meta=_cond_same_meta),
-    'while': verify.Signature(
-        inputs={'X': '*', 'Input': '*'}, outputs={'Out': '*', 'History': '?'},
-        attrs={'cond_block': 'int', 'body_block': 'int', 'loop_vars': 'strs', 'cond_out': 'str',
-               'body_outs': 'strs', 'save_history': 'bool', 'is_test': 'bool'},
+    doc="built by static.nn.cond: run the true or the false branch (a sub-block each) "
+        "on the predicate Cond; the grad of a cond is a cond whose branches first "
+        "recompute the forward ones (true_fwd_block/false_fwd_block).")
+
+registry.def_block_op(
+    'while', inputs=('X*', 'Input*'), outputs=('Out*', 'History'),
+    attrs=dict(dict.fromkeys(('cond_block', 'body_block', 'loop_vars', 'cond_out',
+                              'body_outs')), save_history=False, is_test=False),
+    attr_types=dict(_strs('loop_vars', 'body_outs'), cond_block='int', body_block='int',
+                    cond_out='str'),
+    sub_blocks=('cond_block', 'body_block'),
+    emit=_emit_while, interpret=_interpret_while, block_grad=_while_grad,
+    block_rules=verify.BlockRules(
         required=('cond_block', 'body_block', 'loop_vars', 'cond_out', 'body_outs'),
-        blocks=('cond_block', 'body_block'),
         paths=_while_paths,
         check=lambda op: _same_lengths(op, [('input', 'X'), ('output', 'Out'),
                                             ('attr', 'loop_vars'), ('attr', 'body_outs')]),
         same_meta=_while_same_meta, loop=True),
-    'while_grad': verify.Signature(
-        inputs={'History': 1, 'OutGrad': '*', 'Input': '*', 'X': '*', 'Captured': '*'},
-        outputs={'XGrad': '*', 'CapturedGrad': '*'},
-        attrs={'body_block': 'int', 'grad_block': 'int', 'loop_vars': 'strs',
-               'out_grad_vars': 'strs', 'loop_var_grads': 'strs', 'captured_grads': 'strs'},
+    doc="built by static.nn.while_loop: run body_block while cond_block computes "
+        "true, from the initial values X; History keeps every iteration's values "
+        "for while_grad.")
+
+registry.def_block_op(
+    'while_grad', inputs=('History', 'OutGrad*', 'Input*', 'X*', 'Captured*'),
+    outputs=('XGrad*', 'CapturedGrad*'),
+    attrs=dict.fromkeys(('body_block', 'grad_block', 'loop_vars', 'out_grad_vars',
+                         'loop_var_grads', 'captured_grads')),
+    attr_types=dict(_strs('loop_vars', 'out_grad_vars', 'loop_var_grads', 'captured_grads'),
+                    body_block='int', grad_block='int'),
+    sub_blocks=('body_block', 'grad_block'),
+    emit=_emit_while_grad, interpret=_interpret_while_grad,
+    block_rules=verify.BlockRules(
         required=('body_block', 'grad_block', 'loop_vars', 'out_grad_vars', 'loop_var_grads',
                   'captured_grads'),
-        blocks=('body_block', 'grad_block'),
         paths=_while_grad_paths,
         check=lambda op: _same_lengths(
             op, [('input', 'X'), ('input', 'OutGrad'), ('output', 'XGrad'),
                  ('attr', 'loop_vars'), ('attr', 'out_grad_vars'), ('attr', 'loop_var_grads')],
             [('input', 'Captured'), ('output', 'CapturedGrad'), ('attr', 'captured_grads')]),
         same_meta=_while_grad_same_meta, loop=True),
-})
+    doc="built by static backward from a while op: replay the History of loop values "
+        "backwards, recomputing body_block and running its grad_block.")

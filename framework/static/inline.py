@@ -10,7 +10,7 @@ their sub-blocks copied along, so the copy is one more piece of the new
 program that backward, passes and saving treat like any other.
 """
 from .program import capture_tensor, default_main_program
-from .serialize import STRUCTURAL_OPS
+from .sub_blocks import declared_sub_blocks
 
 
 def inline_program(source, feed_names, fetch_names, inputs, params):
@@ -68,9 +68,10 @@ def _renamed_attrs(op, names, blocks):
     """Sub-block indices point at the copies; control-flow ops name variables
     in their attributes (branch outputs, loop variables), which are renamed."""
     attrs = {}
-    names_in_attrs = op.type in STRUCTURAL_OPS
+    block_attrs = declared_sub_blocks(op.type)
+    names_in_attrs = bool(block_attrs)
     for k, v in op.attrs.items():
-        if (k.endswith('_block') or k == 'sub_block') and isinstance(v, int):
+        if k in block_attrs and isinstance(v, int):
             v = blocks[v].idx
         elif names_in_attrs and isinstance(v, str):
             v = names.get(v, v)

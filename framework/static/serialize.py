@@ -3,20 +3,22 @@
 The dict is what ``save_inference_model`` writes as JSON and what
 ``Program.clone`` round-trips through. ``program_from_dict`` checks the
 structure (every field of the kind it must be) and never executes anything
-from the data: op types must be registered ops or known control-flow ops,
-attributes plain values. Whether the program is well-formed (ops against
+from the data: op types must be registered ops (control-flow ops included),
+attributes plain values, declared sub-block indices in range. Whether the program is well-formed (ops against
 their declarations, variables defined before use) is ``verify``'s job; the
 loaders run both.
 """
 import numpy as np
 
 from ..ops import registry
+from .sub_blocks import declared_sub_blocks
 
 FORMAT = 'framework.program'
 VERSION = 1
 
-# ops that are not in the kernel registry but are understood by the executor
-STRUCTURAL_OPS = {'feed', 'fetch', 'cond', 'while', 'while_grad'}
+# Paddle's own programs hold feed/fetch ops: they are read, so that the
+# verifier names the op it refuses (this framework feeds and fetches by name)
+PADDLE_IO_OPS = {'feed', 'fetch'}
 
 
 class ModelFormatError(ValueError):
@@ -142,7 +144,7 @@ def program_from_dict(d, known_op=None):
     _check(isinstance(blocks, list) and blocks, "program has no blocks")
     seed = d.get('random_seed', 0)
     _check(_is_int(seed) and 0 <= seed < 2 ** 63, "program has a bad random_seed %r" % (seed,))
-    known_op = known_op or (lambda t: registry.has_op(t) or t in STRUCTURAL_OPS)
+    known_op = known_op or (lambda t: registry.has_op(t) or t in PADDLE_IO_OPS)
     p = Program()
     p.blocks = []
     p.random_seed = seed
@@ -166,9 +168,9 @@ def program_from_dict(d, known_op=None):
             for n in op.input_arg_names + op.output_arg_names:
                 _check(n in declared or n == '',   # '' = no value (a loop var defined in the loop)
                        "op %s in block %d refers to undeclared variable '%s'" % (op.type, b.idx, n))
-            for k, v in op.attrs.items():
-                if k.endswith('_block') or k == 'sub_block':
-                    _check(v is None or (_is_int(v) and 0 < v < len(p.blocks)),
-                           "op %s: sub-block index %r out of range" % (op.type, v))
+            for k in declared_sub_blocks(op.type):
+                v = op.attrs.get(k)
+                _check(v is None or (_is_int(v) and 0 < v < len(p.blocks)),
+                       "op %s: sub-block index %r out of range" % (op.type, v))
     p.current_block_idx = 0
     return p

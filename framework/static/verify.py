@@ -3,8 +3,9 @@
 ``verify_program(program, defined)`` walks the program as the code generator
 will (sub-blocks where the control-flow ops run them) and checks:
 
-* every op is a registered op, or a control-flow op declared here
-  (``CONTROL_FLOW``, filled by ``control_flow.py``);
+* every op is a registered op: a kernel op, or a control-flow op declared
+  with ``registry.def_block_op`` whose ``block_rules`` (a ``BlockRules``,
+  see ``control_flow.py``) say how its sub-blocks run;
 * its input and output slots are the declared ones, with the declared
   number of names (one for a plain input, at most one for an optional one);
 * its attributes: only declared names, each of its declared type and range
@@ -75,12 +76,11 @@ class VerifyError(ValueError):
     """A program that is not well-formed."""
 
 
-class Signature:
-    """How a control-flow op is declared (it is not a registry op).
+class BlockRules:
+    """What the verifier checks on a control-flow op beyond its registry
+    declaration (slots, attribute types, ``sub_blocks``).
 
-    ``inputs``/``outputs``: {slot: 1 | '?' | '*'} (exactly one name, at most
-    one, any number). ``attrs``: {name: attr_types spec}; ``required``: the
-    attrs it must have; ``blocks``: the attrs holding sub-block indices.
+    ``required``: the attrs it must have (they have no meaningful default).
     ``paths(op)``: the ways its sub-blocks run, each a list of steps
     ``(block index, names defined on entry, names the block must define)``
     run one after the other from the op's own scope. ``check(op)``: the
@@ -90,15 +90,9 @@ class Signature:
     value, a branch output and the op's output). ``loop``: whether the code
     generator runs its sub-blocks in a Python loop."""
 
-    def __init__(self, inputs, outputs, attrs, required, blocks, paths, check, same_meta,
-                 loop=False):
-        self.inputs, self.outputs = inputs, outputs
-        self.attr_types = {k: attr_types.parse(v) for k, v in attrs.items()}
-        self.required, self.blocks = tuple(required), tuple(blocks)
+    def __init__(self, required, paths, check, same_meta, loop=False):
+        self.required = tuple(required)
         self.paths, self.check, self.same_meta, self.loop = paths, check, same_meta, loop
-
-
-CONTROL_FLOW = {}     # op type -> Signature
 
 
 def _fail(where, what):
@@ -158,10 +152,8 @@ def _registry_slots(opdef):
     ins = collections.OrderedDict()
     for name, variadic, optional in zip(opdef.input_names, opdef.variadic, opdef.optional):
         ins[name] = '*' if variadic else '?' if optional else 1
-    if opdef.variadic_out:
-        outs = {opdef.output_names[0]: '*'}
-    else:
-        outs = {n: '?' for n in opdef.output_names}
+    outs = {n: '*' if variadic else '?'
+            for n, variadic in zip(opdef.output_names, opdef.output_variadic)}
     return ins, outs
 
 
@@ -198,27 +190,26 @@ def _check_registry_op(where, op, opdef):
     _check_attrs(where, op, lambda n, v: opdef.check_attr(n, v, counts), opdef.attr_names)
 
 
-def _check_control_flow_op(where, op, sig, n_blocks):
-    _check_slots(where, op.inputs, sig.inputs, 'input')
-    _check_slots(where, op.outputs, sig.outputs, 'output')
-    _check_attrs(where, op, lambda n, v: attr_types.check(sig.attr_types[n], v, {}),
-                 tuple(sig.attr_types))
-    for name in sig.required:
+def _check_block_op(where, op, opdef, n_blocks):
+    """The registry checks, then what ``opdef.block_rules`` adds."""
+    _check_registry_op(where, op, opdef)
+    rules = opdef.block_rules
+    for name in rules.required:
         if name not in op.attrs:
             _fail(where, "attribute '%s' is missing" % name)
-    for name in sig.blocks:
+    for name in opdef.sub_blocks:
         v = op.attrs.get(name)
         if v is not None and not 0 < v < n_blocks:
             _fail(where, 'attribute %s: sub-block index %d is out of range (the program has '
                          'blocks 1..%d)' % (name, v, n_blocks - 1))
     try:
-        sig.check(op)
+        rules.check(op)
     except ValueError as e:
         _fail(where, str(e))
 
 
-def _check_same_meta(where, program, op, sig):
-    for a, b in sig.same_meta(op):
+def _check_same_meta(where, program, op, rules):
+    for a, b in rules.same_meta(op):
         if not a or not b:
             continue
         va, vb = program_var(program, a), program_var(program, b)
@@ -318,33 +309,34 @@ class _Walk:
 
     def op(self, block, i, op, env, added, stack, loops):
         where = _where(block, i, op)
-        sig = CONTROL_FLOW.get(op.type)
-        if sig is None and not registry.has_op(op.type):
+        if not registry.has_op(op.type):
             _fail(where, 'unknown op type (not registered in this framework)')
+        opdef = registry.lookup(op.type)
+        rules = opdef.block_rules
         first = id(op) not in self.checked
         self.checked.add(id(op))
         if first:
-            self.signature(where, op, sig)
+            self.signature(where, op, opdef)
         for n in op.input_arg_names:
             if n and n not in env:
                 _fail(where, "reads variable '%s' before anything defines it" % n)
-        if sig is not None:
-            for path in sig.paths(op):
-                self.path(where, path, env, stack, loops + sig.loop)
+        if rules is not None:
+            for path in rules.paths(op):
+                self.path(where, path, env, stack, loops + rules.loop)
         _define(env, added, op.output_arg_names)
 
-    def signature(self, where, op, sig):
+    def signature(self, where, op, opdef):
+        rules = opdef.block_rules
         for n in op.input_arg_names + op.output_arg_names:
-            if n == '' and sig is None:
+            if n == '' and rules is None:
                 _fail(where, 'an empty variable name')
             if n and n not in self.declared:
                 _fail(where, "refers to variable '%s', which the program does not declare" % n)
-        if sig is not None:
-            _check_control_flow_op(where, op, sig, len(self.program.blocks))
+        if rules is not None:
+            _check_block_op(where, op, opdef, len(self.program.blocks))
             if self.check_meta:
-                _check_same_meta(where, self.program, op, sig)
+                _check_same_meta(where, self.program, op, rules)
             return
-        opdef = registry.lookup(op.type)
         _check_registry_op(where, op, opdef)
         if self.check_meta:
             _check_meta(where, self.program, op, opdef)

@@ -210,7 +210,7 @@ class _OpAttrRecorder:
     def _after(self, layer, inputs, outputs):
         if self.start is None:
             return
-        from ...static.passes.analysis import sub_block_ids
+        from ...static.sub_blocks import sub_block_ids
         block, first = self.start
         ops = list(block.ops[first:])
         while ops:                     # ops of branch/loop bodies included

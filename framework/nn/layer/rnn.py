@@ -36,10 +36,10 @@ import math
 
 from ... import dtype as _dt
 from ...ops.creation import arange, full, full_like, zeros
-from ...ops.manipulation import (cast, concat, reshape, stack, strided_slice,
-                                 unsqueeze, unstack)
+from ...ops.manipulation import cast, concat, reshape, stack, unsqueeze, unstack
 from ...ops.math import less_than, matmul
 from ...ops.rnn_cells import gru_cell_op, lstm_cell_op
+from ...ops.subscript import strided_slice
 from .. import functional as F
 from .container import LayerList
 from ..initializer import Constant, Uniform

@@ -14,35 +14,16 @@ import numpy as np
 
 from ...ops import registry
 from .. import codegen
+from ..sub_blocks import runs_sub_blocks, sub_block_ids
 
 # ops whose outputs are constants built from attributes alone
 CONSTANT_OPS = ('assign_value', 'full')
 
 
-def sub_block_ids(op):
-    """Indices of the sub-blocks an op runs (attrs ending in ``_block`` or
-    named ``sub_block``): the generic mark of a control-flow op."""
-    return [v for k, v in op.attrs.items()
-            if (k.endswith('_block') or k == 'sub_block') and isinstance(v, int)
-            and not isinstance(v, bool)]
-
-
 def is_structural(op):
-    """Control flow and anything the kernel registry does not know."""
-    return (bool(sub_block_ids(op)) or op.type in codegen.CONTROL_FLOW
-            or not registry.has_op(op.type))
-
-
-def nested_ops(program, op, seen=None):
-    """Every op inside the sub-blocks of ``op`` (recursively)."""
-    seen = set() if seen is None else seen
-    for idx in sub_block_ids(op):
-        if idx in seen or not 0 <= idx < len(program.blocks):
-            continue
-        seen.add(idx)
-        for sub in program.block(idx).ops:
-            yield sub
-            yield from nested_ops(program, sub, seen)
+    """Control flow (an op declaring sub-blocks) and anything the kernel
+    registry does not know."""
+    return runs_sub_blocks(op) or not registry.has_op(op.type)
 
 
 def attr_strings(v):

@@ -18,7 +18,8 @@ import numpy as np
 from ...ops import registry
 from .. import codegen
 from . import register_pass
-from .analysis import CONSTANT_OPS, Constants, Usage, is_pure, op_attr_values, sub_block_ids
+from ..sub_blocks import sub_block_ids
+from .analysis import CONSTANT_OPS, Constants, Usage, is_pure, op_attr_values
 
 MAX_ELEMENTS = 1_000_000
 # a non-uniform result may be this many times larger than its constant inputs

@@ -12,7 +12,8 @@ import json
 
 from ...ops import registry
 from . import register_pass
-from .analysis import Usage, is_pure, op_attr_values, rename_uses, sub_block_ids
+from ..sub_blocks import sub_block_ids
+from .analysis import Usage, is_pure, op_attr_values, rename_uses
 
 
 def _key(op):

@@ -1,7 +1,7 @@
 """Loop-invariant code motion for ``while`` ops.
 
-Every sub-block of a ``while`` op (found generically: any attr ending in
-``_block`` or named ``sub_block``) runs once per iteration. A pure op in one
+Every sub-block of a ``while`` op (its declared ``sub_blocks``,
+``static/sub_blocks.py``) runs once per iteration. A pure op in one
 of them whose inputs are all defined outside the loop and never written inside
 it (not by an op of the loop's blocks, not the loop placeholders named in the
 while op's attributes, not the while op's outputs) computes the same value
@@ -19,7 +19,8 @@ would fail only if the loop ran.
 """
 from ...ops import registry
 from . import register_pass
-from .analysis import Usage, attr_strings, is_pure, nested_ops, sub_block_ids
+from ..sub_blocks import blocks_outer_reads, nested_ops, sub_block_ids
+from .analysis import Usage, attr_strings, is_pure
 
 LOOP_TYPES = ('while',)
 
@@ -39,7 +40,7 @@ def _attr_var_names(op, usage):
 def _written_in_loop(program, loop_op, usage):
     """Names that may change from one iteration to the next."""
     written = set(loop_op.output_arg_names) | _attr_var_names(loop_op, usage)
-    for op in nested_ops(program, loop_op):
+    for op in nested_ops(program, sub_block_ids(loop_op)):
         written.update(op.output_arg_names)
         if sub_block_ids(op):
             written |= _attr_var_names(op, usage)
@@ -70,31 +71,10 @@ def _defining_block(usage, name):
     return usage.block_of.get(id(defs[0])) if defs else None
 
 
-def _outer_reads(program, blocks):
-    """Names the blocks (and blocks nested in them) read but do not declare."""
-    all_blocks, ops = set(blocks), []
-    for idx in blocks:
-        for op in program.block(idx).ops:
-            ops.append(op)
-            for sub in nested_ops(program, op):
-                ops.append(sub)
-                all_blocks.update(sub_block_ids(sub))
-            all_blocks.update(sub_block_ids(op))
-    defined = set()
-    for idx in all_blocks:
-        defined |= set(program.block(idx).vars)
-    out = []
-    for op in ops:
-        for n in op.input_arg_names:
-            if n not in defined and n not in out:
-                out.append(n)
-    return out
-
-
 def _hoist_loop(program, parent, loop_op, usage):
     blocks = sub_block_ids(loop_op)
     loop_blocks = set(blocks)
-    for op in nested_ops(program, loop_op):
+    for op in nested_ops(program, blocks):
         loop_blocks.update(sub_block_ids(op))
     written = _written_in_loop(program, loop_op, usage)
     cond_block = loop_op.attrs.get('cond_block')
@@ -129,7 +109,7 @@ def _hoist_loop(program, parent, loop_op, usage):
 
 def _update_captured(program, blocks, loop_op):
     """Refresh the explicit captured-reads slot of every op running these blocks."""
-    reads = _outer_reads(program, blocks)
+    reads = blocks_outer_reads(program, blocks)
     pinned = set()
     for v in loop_op.attrs.values():
         if isinstance(v, str):
