@@ -133,6 +133,12 @@ def test_backward_hook_fires_as_soon_as_a_leaf_gradient_is_final():
     assert seen == [('l2', True, True), ('l1', True)]
     paddle.grad(l2(l1(paddle.randn([2, 3]))).sum(), [l1.weight])
     assert len(seen) == 2          # paddle.grad accumulates nothing: no hook
+    handle = l1.bias._register_backward_hook(lambda: seen.append('bias'))
+    handle.remove()
+    l2(l1(paddle.randn([2, 3]))).sum().backward()
+    assert 'bias' not in seen and len(seen) == 4
+    with pytest.raises(RuntimeError, match='only leaf tensors'):
+        (l1.weight * 2)._register_backward_hook(lambda: None)
 
 
 def test_data_parallel_in_one_process():

@@ -22,6 +22,7 @@ and the next synchronised backward averages the accumulated sums.
 """
 import contextlib
 import time
+import weakref
 
 import numpy as np
 
@@ -95,6 +96,21 @@ def _assign_buckets(params, first_limit, limit):
     return buckets
 
 
+def _hook_for(wrapper_ref, param):
+    param_ref = weakref.ref(param)      # (the hook table must not keep it alive)
+
+    def hook():
+        dp = wrapper_ref()
+        if dp is not None and dp.grad_need_sync:
+            dp._grad_ready(param_ref())
+    return hook
+
+
+def _remove_hooks(handles):
+    for h in handles:
+        h.remove()
+
+
 class DataParallel(Layer):
     """Run ``layers`` data-parallel over the ranks of ``group`` (default: the world).
 
@@ -133,7 +149,11 @@ class DataParallel(Layer):
             for p in b.params:
                 self._bucket_of[id(p)] = b
         self._started = False
-        self._handles = [p._register_backward_hook(self._hook_for(p)) for p in self._params]
+        # the hooks reach this wrapper weakly, and go when it goes: a model
+        # that outlives its DataParallel trains alone again
+        handles = [p._register_backward_hook(_hook_for(weakref.ref(self), p))
+                   for p in self._params] if self.nranks > 1 and self.group.is_member() else []
+        weakref.finalize(self, _remove_hooks, handles)
 
     def _trainable_params(self):
         seen, out = set(), []
@@ -157,12 +177,6 @@ class DataParallel(Layer):
             self.grad_need_sync = previous
 
     # ---- the reducer ---------------------------------------------------------
-    def _hook_for(self, param):
-        def hook():
-            if self.grad_need_sync and self.nranks > 1 and self.group.is_member():
-                self._grad_ready(param)
-        return hook
-
     def _grad_ready(self, param):
         if not self._started:
             self._started = True

@@ -185,7 +185,23 @@ def register_ready_hook(tensor, fn):
         entry = _ready_hooks[key] = (weakref.ref(tensor, lambda _, k=key: _ready_hooks.pop(k, None)),
                                      [])
     entry[1].append(fn)
-    return RemovableHandle(entry[1], fn)
+    return _ReadyHookHandle(key, fn)
+
+
+class _ReadyHookHandle:
+    """Removes a ready hook; the last one removed takes the leaf off the watch
+    (backward looks for hooked leaves only while there are some)."""
+
+    def __init__(self, key, fn):
+        self._key = key
+        self._fn = fn
+
+    def remove(self):
+        entry = _ready_hooks.get(self._key)
+        if entry is not None and self._fn in entry[1]:
+            entry[1].remove(self._fn)
+            if not entry[1]:
+                del _ready_hooks[self._key]
 
 
 def _first_consumers(roots):
