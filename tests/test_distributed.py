@@ -173,6 +173,20 @@ def test_launch_builds_the_mpiexec_command():
     assert cmd[-3:] == ['train.py', '--lr', '0.1']
     cmd = dist_launch.mpiexec_command(['t.py'], 3, ['a', 'b'], 'mpiexec', 'mpich', env={})
     assert '-hosts a,b -ppn 3' in ' '.join(cmd) and cmd[2] == '6'
+    cmd = dist_launch.mpiexec_command(['t.py'], 2, (), 'mpiexec', 'openmpi', env={},
+                                      log_dir='logs')
+    assert '--output-filename logs' in ' '.join(cmd)
+
+
+def test_launch_print_command_passes_hosts_through(capsys, monkeypatch):
+    monkeypatch.setattr(dist_launch, 'mpi_available', lambda: True)
+    monkeypatch.setattr(dist_launch, 'find_mpiexec', lambda explicit=None: '/opt/mpi/mpiexec')
+    monkeypatch.setattr(dist_launch, '_flavour', lambda mpiexec: 'openmpi')
+    assert dist_launch.launch(['--nproc_per_node', '2', '--ips', 'h1,h2', '--print_command',
+                               'train.py', '--epochs', '3']) == 0
+    out = capsys.readouterr().out
+    assert out.startswith('/opt/mpi/mpiexec -n 4 ') and '--host h1:2,h2:2' in out
+    assert out.rstrip().endswith('train.py --epochs 3')
 
 
 def test_launch_without_mpi_says_how_to_install(monkeypatch, capsys, tmp_path):

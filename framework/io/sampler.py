@@ -11,7 +11,6 @@ without communicating.
 [[0, 1], [2, 3], [4]]
 """
 import math
-import os
 
 import numpy as np
 

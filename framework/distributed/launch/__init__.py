@@ -57,7 +57,7 @@ def _forwarded_env(env):
 
 
 def mpiexec_command(script_argv, nproc_per_node=1, hosts=(), mpiexec='mpiexec',
-                    flavour='openmpi', extra=(), env=None, python=None):
+                    flavour='openmpi', extra=(), env=None, python=None, log_dir=None):
     """The ``mpiexec`` command line that runs ``script_argv`` (script and its
     arguments) in ``nproc_per_node`` ranks on each of ``hosts`` (this host if empty)."""
     env = os.environ if env is None else env
@@ -72,11 +72,16 @@ def mpiexec_command(script_argv, nproc_per_node=1, hosts=(), mpiexec='mpiexec',
             cmd += ['--host', ','.join('%s:%d' % (h, nproc_per_node) for h in hosts)]
         for name in _forwarded_env(env):
             cmd += ['-x', name]
+        if log_dir:
+            cmd += ['--output-filename', log_dir]
     else:            # MPICH, Intel MPI, MVAPICH (Hydra)
         if hosts:
             cmd += ['-hosts', ','.join(hosts), '-ppn', str(nproc_per_node)]
         for name in _forwarded_env(env):
             cmd += ['-genv', name, env[name]]
+        if log_dir:
+            cmd += ['-outfile-pattern', os.path.join(log_dir, 'workerlog.%r'),
+                    '-errfile-pattern', os.path.join(log_dir, 'workerlog.%r.err')]
     cmd += list(extra)
     cmd += [python or sys.executable, '-u'] + list(script_argv)
     return cmd
@@ -90,7 +95,10 @@ def _parser():
                    help='processes (ranks) per host (default 1)')
     p.add_argument('--hosts', '--ips', dest='hosts', default='',
                    help='comma-separated hosts (IPs or names); default: this host only')
-    p.add_argument('--nnodes', default=None, help='ignored (the host list decides)')
+    p.add_argument('--log_dir', default=None,
+                   help="directory for each rank's output (mpiexec's per-rank files)")
+    for flag in ('--nnodes', '--master', '--rank', '--job_id', '--run_mode'):
+        p.add_argument(flag, default=None, help='accepted for Paddle scripts; MPI decides')
     p.add_argument('--devices', '--gpus', dest='devices', default=None,
                    help='CPU build: the number of listed devices sets nproc_per_node')
     p.add_argument('--mpiexec', default=None, help='the mpiexec to use')
@@ -128,7 +136,7 @@ def launch(argv=None):
               % (total, missing, INSTALL_HINT), file=sys.stderr)
         return 2
     cmd = mpiexec_command(script_argv, nproc, hosts, mpiexec, _flavour(mpiexec),
-                          args.mpi_args.split(), env)
+                          args.mpi_args.split(), env, log_dir=args.log_dir)
     if args.print_command:
         print(' '.join(cmd))
         return 0
