@@ -267,11 +267,19 @@ def test_data_parallel_training_on_two_ranks(tmp_path):
 
 def test_a_failing_rank_stops_the_others_naming_it():
     _needs_mpi()
-    code, out, err = _mpiexec('check_failure.py', timeout=300)
+    code, out, err = _mpiexec('check_failure.py', 'raise', timeout=300)
     assert code != 0 and 'UNREACHED' not in out
     assert 'ValueError: rank one broke on purpose' in err
     assert re.search(r'rank 1 failed, so rank 0 stops: ValueError: rank one broke on purpose',
                      err), err[-3000:]
+
+
+def test_a_rank_that_exits_early_stops_the_others_naming_it():
+    _needs_mpi()
+    code, out, err = _mpiexec('check_failure.py', 'exit', timeout=300)
+    assert code != 0 and 'UNREACHED' not in out
+    assert 'rank 1 ended its script (exited) while rank 0 waits for it in all_reduce' in err, \
+        err[-3000:]
 
 
 @pytest.mark.slow      # one more mpiexec launch of what launch's tests cover

@@ -18,6 +18,7 @@ Before each collective the ranks exchange a small header (op, root, reduce op,
 dtype, shape), so a rank calling another op, or with another shape, gives the
 same clear error on every rank.
 """
+import atexit
 import os
 import sys
 import time
@@ -34,6 +35,7 @@ DEFAULT_TIMEOUT = float(os.environ.get('FRAMEWORK_DIST_TIMEOUT', 1800))
 _LAUNCHER_VARS = ('OMPI_COMM_WORLD_SIZE', 'PMI_SIZE', 'PMIX_RANK', 'MV2_COMM_WORLD_SIZE',
                   'MPI_LOCALNRANKS', 'PMI_RANK')
 _FAIL_TAG, _ACK_TAG = 31001, 31002
+_EXIT_GRACE = 2.0      # seconds
 _MPI = None
 
 
@@ -128,7 +130,8 @@ def _writable_wire(arr):
 
 # ---- waiting ----------------------------------------------------------------
 class _World:
-    """The MPI world: COMM_WORLD plus a control communicator for failure notices."""
+    """The MPI world: COMM_WORLD plus a control communicator for the notices
+    a rank sends when its script raises (``failed``) or ends (``exited``)."""
 
     def __init__(self):
         MPI = mpi()
@@ -138,31 +141,57 @@ class _World:
         self.ctrl = self.comm.Dup()
         self.rank = self.comm.Get_rank()
         self.size = self.comm.Get_size()
-        self.failed = None       # (rank, message) once a notice arrived
+        self.failed = None       # (rank, message) once a failure notice arrived
+        self.exited = {}         # rank -> when its exit notice arrived
+        self._sent = []
 
-    def check_failures(self):
-        if self.failed is None:
-            MPI = _MPI
-            status = MPI.Status()
-            if not self.ctrl.Iprobe(source=MPI.ANY_SOURCE, tag=_FAIL_TAG, status=status):
-                return
-            msg = self.ctrl.recv(source=status.Get_source(), tag=_FAIL_TAG)
-            self.failed = (status.Get_source(), msg)
-        rank, msg = self.failed
-        raise RankFailedError("framework.distributed: rank %d failed, so rank %d stops: %s"
-                              % (rank, self.rank, msg))
+    def _read_notices(self):
+        MPI = _MPI
+        status = MPI.Status()
+        while self.ctrl.Iprobe(source=MPI.ANY_SOURCE, tag=_FAIL_TAG, status=status):
+            source = status.Get_source()
+            kind, msg = self.ctrl.recv(source=source, tag=_FAIL_TAG)
+            if kind == 'failed' and self.failed is None:
+                self.failed = (source, msg)
+            elif kind == 'exited':
+                self.exited.setdefault(source, time.monotonic())
+
+    def check_failures(self, ranks, what):
+        """Raise if a rank failed, or if one of ``ranks`` (world ranks) ended
+        its script while this one waits in ``what``."""
+        self._read_notices()
+        if self.failed is not None:
+            rank, msg = self.failed
+            raise RankFailedError("framework.distributed: rank %d failed, so rank %d stops: %s"
+                                  % (rank, self.rank, msg))
+        for rank, when in self.exited.items():
+            # (the notice travels apart from the collective's own messages: give
+            # those the time to complete a collective the rank did join)
+            if rank in ranks and time.monotonic() - when > _EXIT_GRACE:
+                raise RankFailedError(
+                    "framework.distributed: rank %d ended its script (exited) while rank %d "
+                    "waits for it in %s" % (rank, self.rank, what))
+
+    def _notify(self, kind, message):
+        self._sent += [self.ctrl.isend((kind, message), dest=r, tag=_FAIL_TAG)
+                       for r in range(self.size) if r != self.rank]
 
     def notify_failure(self, message, grace=10.0):
         """Tell every other rank that this one failed; wait (up to ``grace``
         seconds) until they have read it, so their errors get printed."""
         MPI = _MPI
-        others = [r for r in range(self.size) if r != self.rank]
-        sends = [self.ctrl.isend(message, dest=r, tag=_FAIL_TAG) for r in others]
-        acks = [self.ctrl.irecv(source=r, tag=_ACK_TAG) for r in others]
+        self._notify('failed', message)
+        acks = [self.ctrl.irecv(source=r, tag=_ACK_TAG) for r in range(self.size)
+                if r != self.rank]
         deadline = time.monotonic() + grace
         while time.monotonic() < deadline and not MPI.Request.Testall(acks):
             time.sleep(0.01)
-        MPI.Request.Testall(sends)
+        MPI.Request.Testall(self._sent)
+
+    def notify_exit(self):
+        """At exit: ranks still waiting for this one stop instead of hanging."""
+        self._notify('exited', '')
+        _MPI.Request.Testall(self._sent)
 
     def acknowledge_failure(self):
         if self.failed is not None:
@@ -179,17 +208,18 @@ def world():
     return _world
 
 
-def wait_all(requests, what, timeout):
-    """Wait for MPI ``requests``, polling for failure notices; raise after ``timeout`` s."""
+def wait_all(requests, what, timeout, ranks):
+    """Wait for MPI ``requests`` of a collective among world ``ranks``, polling
+    for failure notices; raise after ``timeout`` s."""
     MPI = _MPI
     try:
-        _poll(MPI, _world, requests, what, timeout)
+        _poll(MPI, _world, requests, what, timeout, ranks)
     except MPI.Exception as e:      # e.g. a message longer than the receive buffer
         raise CommunicationError("framework.distributed: %s on rank %d failed: %s"
                                  % (what, _world.rank, e)) from None
 
 
-def _poll(MPI, w, requests, what, timeout):
+def _poll(MPI, w, requests, what, timeout, ranks):
     if MPI.Request.Testall(requests):
         return
     start = time.monotonic()
@@ -197,7 +227,7 @@ def _poll(MPI, w, requests, what, timeout):
     while not MPI.Request.Testall(requests):
         spins += 1
         if spins % 16 == 0:
-            w.check_failures()
+            w.check_failures(ranks, what)
             waited = time.monotonic() - start
             if waited > timeout:
                 raise CommunicationTimeout(
@@ -209,7 +239,8 @@ def _poll(MPI, w, requests, what, timeout):
 
 
 def install_failure_hook():
-    """Make an uncaught exception on this rank stop the others with a clear error."""
+    """Make an uncaught exception on this rank stop the others with a clear
+    error, and its exit stop those still waiting for it."""
     previous = sys.excepthook
 
     def hook(tp, value, tb):
@@ -229,6 +260,7 @@ def install_failure_hook():
             sys.stdout.flush()
             w.comm.Abort(1)
     sys.excepthook = hook
+    atexit.register(lambda: _world.notify_exit())
 
 
 # ---- communicators ------------------------------------------------------------
@@ -287,14 +319,15 @@ class SingleComm:
 class MPIComm:
     """One MPI communicator (a group's) with the collectives on numpy arrays."""
 
-    def __init__(self, comm, timeout):
+    def __init__(self, comm, timeout, world_ranks=None):
         self.comm = comm
         self.rank = comm.Get_rank()
         self.size = comm.Get_size()
         self.timeout = timeout
+        self.world_ranks = frozenset(range(self.size) if world_ranks is None else world_ranks)
 
     def wait(self, requests, what):
-        wait_all(requests, what, self.timeout)
+        wait_all(requests, what, self.timeout, self.world_ranks)
 
     def headers(self, what, header):
         """All ranks' headers (rows), exchanged before the collective proper."""

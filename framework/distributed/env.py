@@ -163,7 +163,7 @@ def new_group(ranks=None, backend=None, timeout=datetime.timedelta(seconds=1800)
         MPI = be.mpi()
         color = 0 if me in ranks else MPI.UNDEFINED
         sub = world.comm.comm.Split(color, key=me)
-        comm = be.MPIComm(sub, seconds) if me in ranks else None
+        comm = be.MPIComm(sub, seconds, ranks) if me in ranks else None
     else:
         comm = be.SingleComm()
         comm.timeout = seconds
@@ -238,19 +238,22 @@ def is_available():
 
 
 class ParallelEnv:
-    """This process's place in the parallel job (Paddle's ``ParallelEnv``)."""
+    """This process's place in the parallel job (Paddle's ``ParallelEnv``): read
+    from the environment each time, as Paddle does; the MPI launcher's variables
+    first, then ``PADDLE_TRAINER_ID`` / ``PADDLE_TRAINERS_NUM`` (which
+    ``init_parallel_env`` sets)."""
 
     @property
     def rank(self):
-        return get_rank()
+        return be.env_rank()
 
     @property
     def world_size(self):
-        return get_world_size()
+        return be.env_world_size()
 
     @property
     def local_rank(self):
-        return be.env_local_rank() if be.launched_by_mpi() else self.rank
+        return be.env_local_rank()
 
     @property
     def nranks(self):

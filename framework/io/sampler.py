@@ -226,10 +226,10 @@ class DistributedBatchSampler(BatchSampler):
         self.shuffle = _check_bool(shuffle, 'DistributedBatchSampler: shuffle')
         self.drop_last = _check_bool(drop_last, 'DistributedBatchSampler: drop_last')
         if num_replicas is None:
-            num_replicas = _distributed().get_world_size()
+            num_replicas = _distributed().ParallelEnv().nranks
         self.nranks = _check_positive_int(num_replicas, 'DistributedBatchSampler: num_replicas')
         if rank is None:
-            rank = _distributed().get_rank()
+            rank = _distributed().ParallelEnv().rank
         if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or rank < 0:
             raise ValueError("DistributedBatchSampler: rank should be a non-negative integer, "
                              "but got %r" % (rank,))
