@@ -133,7 +133,7 @@ def interleaved_best(fns, repeat, inner=5):
 
 def n_kernel_calls(plan):
     """Kernel calls in the generated code (one per op after the passes)."""
-    return sum(1 for line in plan.source.splitlines() if re.search(r'= K\d+\(', line))
+    return sum(1 for line in plan.source.splitlines() if re.search(r'= k_\w+\(', line))
 
 
 def strategy(on):

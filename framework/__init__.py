@@ -25,8 +25,7 @@ from .random import (Generator, get_cuda_rng_state, get_rng_state, manual_seed, 
 from . import ops
 from .ops.registry import OpError
 from . import dygraph
-from .dygraph import (Parameter, Tensor, enable_grad, grad, is_grad_enabled, no_grad,
-                      set_grad_enabled)
+from .dygraph import Parameter, Tensor, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 # Public op functions: each ops module lists its API in __all__.
 from .ops.math import *  # noqa: F401,F403
 from .ops.reduce import *  # noqa: F401,F403
@@ -85,6 +84,7 @@ from . import fluid  # noqa: E402
 from . import metric, hapi, callbacks  # noqa: E402
 from .hapi import Model, flops, summary  # noqa: E402
 from . import autograd, incubate  # noqa: E402
+from .autograd import grad  # noqa: E402
 from . import linalg, fft, signal  # noqa: E402
 from . import tensor, utils, base  # noqa: E402
 from . import framework  # noqa: E402,F811  (paddle.framework)

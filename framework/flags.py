@@ -3,7 +3,8 @@
 _FLAGS = {
     # pick the fastest conv algorithm per shape by timing them all once
     'FLAGS_cudnn_exhaustive_search': False,
-    # interpreter mode in the executor that names the first op producing NaN/Inf
+    # check every op's outputs (eager, static plans, @to_static): the first op
+    # producing NaN/Inf raises, naming itself
     'FLAGS_check_nan_inf': False,
     'FLAGS_cudnn_deterministic': False,
     'FLAGS_conv_workspace_size_limit': 512,

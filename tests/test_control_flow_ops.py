@@ -4,8 +4,9 @@ They run sub-blocks of a Program, so the registry-generated op tests (which
 compare a numpy kernel with a reference) leave them out; this file tests each
 of them instead: the declaration (``sub_blocks`` and the static hooks), the
 one ``sub_block_ids``/``outer_reads`` every pass uses, on nested programs, and
-each op compiled (its ``emit`` hook) against the interpreter (its ``interpret``
-hook), with gradients against finite differences (``block_grad``).
+each op compiled (its ``emit`` hook) against a numpy reference, with and
+without the passes and the NaN/Inf checks, with gradients against finite
+differences (``block_grad``).
 """
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ import pytest
 import framework as paddle
 from framework import static
 from framework.ops import registry
-from framework.static import codegen, verify
+from framework.static import verify
 from framework.static.sub_blocks import (blocks_outer_reads, nested_ops, outer_reads,
                                          runs_sub_blocks, sub_block_ids)
 
@@ -88,7 +89,7 @@ def declared_in_sub_blocks(program, op):
 def test_block_ops_are_registry_ops_with_declared_sub_blocks(name):
     op = registry.lookup(name)
     assert op.sub_blocks and set(op.sub_blocks) <= set(op.attr_names)
-    assert op.emit is not None and op.interpret is not None and op.block_rules is not None
+    assert op.emit is not None and op.block_rules is not None
     assert (op.block_grad is not None) == (name != 'while_grad')
     assert not op.undeclared_attrs
     assert not op.test_cases          # no kernel: the generated op tests leave them out
@@ -169,9 +170,9 @@ def test_blocks_outer_reads_keep_first_read_order_and_extra_names(static_mode):
     assert not set(blocks_outer_reads(main, ids, list(inner))) & set(inner)
 
 
-# ---- each op: compiled (emit) vs interpreted (interpret), gradients (block_grad) -------------
+# ---- each op: compiled (emit) vs a reference, gradients (block_grad) -------------------------
 
-def test_each_block_op_compiles_as_it_interprets_with_gradients(static_mode):
+def test_each_block_op_compiles_to_the_reference_with_gradients(static_mode):
     main, loss, gx, gy = nested_program()
     assert {op.type for b in main.blocks for op in b.ops} >= set(TESTED_BLOCK_OPS)
     verify.verify_program(main)
@@ -181,8 +182,13 @@ def test_each_block_op_compiles_as_it_interprets_with_gradients(static_mode):
     for n in (0, 1, 3):
         feed = {'x': xv, 'y': yv, 'n': np.array([n])}
         compiled = exe.run(main, feed=feed, fetch_list=fetch)
-        interpreted = codegen.interpret(main, feed, fetch, {})
-        for c, i in zip(compiled, interpreted):
+        # the plan with a NaN/Inf check after each op (and no passes) computes the same
+        paddle.set_flags({'FLAGS_check_nan_inf': True})
+        try:
+            checked = exe.run(main, feed=feed, fetch_list=fetch)
+        finally:
+            paddle.set_flags({'FLAGS_check_nan_inf': False})
+        for c, i in zip(compiled, checked):
             np.testing.assert_allclose(c, i, rtol=1e-12)
         np.testing.assert_allclose(compiled[0], reference(xv, yv, n), rtol=1e-12)
         np.testing.assert_allclose(compiled[1], fd_grad(lambda v: reference(v, yv, n), xv),

@@ -9,7 +9,7 @@ import op_check
 # Ops that run sub-blocks of a Program (registry.def_block_op: cond, while,
 # while_grad) have no numpy kernel to check against a reference; they are left
 # out here and tested by tests/test_control_flow_ops.py (every one of them:
-# codegen against the interpreter, gradients against finite differences, the
+# codegen against a numpy reference, gradients against finite differences, the
 # verifier), which test_block_ops_have_their_own_tests below makes sure of.
 KERNEL_OPS = {n: op for n, op in registry.all_ops().items() if not op.sub_blocks}
 BLOCK_OPS = sorted(set(registry.all_ops()) - set(KERNEL_OPS))

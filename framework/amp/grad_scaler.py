@@ -26,6 +26,7 @@ import warnings
 
 import numpy as np
 
+from ..ops.modes import is_eager_tensor, is_static_var
 from .state import amp_global_state
 
 
@@ -76,8 +77,7 @@ class AmpScaler:
     # ---- scaling -------------------------------------------------------------
     def scale(self, var):
         """``var * scale`` (``var`` itself when the scaler is off)."""
-        from ..dygraph import Tensor
-        if not isinstance(var, Tensor) and not getattr(var, '_is_static_var', False):
+        if not (is_eager_tensor(var) or is_static_var(var)):
             raise TypeError("AmpScaler.scale(): var must be a Tensor, got %s"
                             % type(var).__name__)
         if self._enable and amp_global_state().amp_dtype != 'float16' \

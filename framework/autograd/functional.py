@@ -10,6 +10,7 @@ row shared by all ``xs``, and cached.
 """
 from ..incubate.autograd.functional import (_LazyMatrix, _RowSource, _as_list, _check_values,
                                             _flat, _grad, _recording)
+from ..ops.modes import is_static_var
 
 __all__ = ['jacobian', 'hessian', 'Jacobian', 'Hessian']
 
@@ -52,7 +53,7 @@ def _check_dims(api, name, ts, batched):
 def _check_recorded(api, xs_l):
     """Eagerly, derivatives exist only for inputs the tape recorded."""
     for x in xs_l:
-        if not getattr(x, '_is_static_var', False) and x.stop_gradient:
+        if not is_static_var(x) and x.stop_gradient:
             raise ValueError("%s: an input in 'xs' (shape %s) has stop_gradient=True, so no "
                              "derivative with respect to it was recorded; set "
                              "x.stop_gradient = False before computing ys" % (api, x.shape))

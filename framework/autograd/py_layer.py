@@ -29,7 +29,8 @@ from ..dygraph import Tensor
 from ..dygraph import autograd as _engine
 from ..dygraph.state import disable_grad, grad_mode
 from ..dygraph.tracer import apply_op
-from ..ops.registry import Meta, OpDef, OpError, add_test_case, def_op, mode
+from ..ops.modes import in_static_mode, is_static_var
+from ..ops.registry import Meta, OpDef, OpError, add_test_case, def_op
 
 __all__ = ['PyLayer', 'PyLayerContext']
 
@@ -54,7 +55,7 @@ class PyLayerContext:
     def save_for_backward(self, *tensors):
         """Keep ``tensors`` for ``backward`` (call at most once, in forward);
         inside ``saved_tensors_hooks`` they are kept packed."""
-        if _engine.saved_tensor_hooks and mode.static is False:
+        if _engine.saved_tensor_hooks and not in_static_mode():
             pack, self._unpack = _engine.saved_tensor_hooks[-1]
             tensors = [pack(t) if isinstance(t, Tensor) else _NOT_PACKED(t) for t in tensors]
         self._saved = tuple(tensors)
@@ -117,7 +118,7 @@ class PyLayer:
         if cls.forward is PyLayer.forward or cls.backward is PyLayer.backward:
             raise NotImplementedError("%s.apply: the subclass must define both forward and "
                                       "backward as static methods" % cls.__name__)
-        if mode.static:
+        if in_static_mode():
             return _apply_static(cls, args, kwargs)
         return _apply_eager(cls, args, kwargs)
 
@@ -125,7 +126,7 @@ class PyLayer:
 # ---- shared helpers --------------------------------------------------------------
 
 def _is_value(v):
-    return isinstance(v, Tensor) or getattr(v, '_is_static_var', False)
+    return isinstance(v, Tensor) or is_static_var(v)
 
 
 def _tensor_args(cls, args, kwargs):
@@ -303,7 +304,7 @@ def _rebind(ctx, block):
     new = copy.copy(ctx)
 
     def local(v):
-        if getattr(v, '_is_static_var', False):
+        if is_static_var(v):
             found = block._find_var(v.name)
             return found if found is not None else v
         return v
@@ -337,7 +338,7 @@ def _py_layer_grad(grads, xs, ys, outs, layer):
             "py_layer op '%s': the PyLayer backward is not known in this process (was the "
             "Program loaded from a file?); it can run forward but not build gradients" % layer)
     cls, ctx = entry
-    block = next((g.block for g in grads if getattr(g, '_is_static_var', False)), None)
+    block = next((g.block for g in grads if is_static_var(g)), None)
     if block is not None:
         ctx = _rebind(ctx, block)
         res = _to_static_callable(cls.backward)(ctx, *grads)

@@ -17,6 +17,7 @@ from ..ops import math as _m
 from ..ops.creation import to_tensor
 from ..ops.grad_utils import is_value
 from ..ops.manipulation import cast
+from ..ops.modes import is_eager_tensor, is_static_var
 from . import _math
 
 
@@ -207,18 +208,18 @@ def without_grad(fn, *args):
     """``fn(*args)`` as a draw without gradient: computed under ``no_grad``
     eagerly, detached from the program's backward in static mode."""
     from ..dygraph import no_grad
-    from ..static.mode import in_dynamic_mode
+    from ..ops.modes import in_static_mode
     with no_grad():
         out = fn(*args)
-    return out if in_dynamic_mode() else out.detach()
+    return out.detach() if in_static_mode() else out
 
 
 def concrete(x):
     """x's value as a numpy array when it is known now (an eager tensor, or a
     static Variable with a build-time value), else None."""
-    if hasattr(x, '_grad_node'):
+    if is_eager_tensor(x):
         return x.numpy()
-    value = getattr(x, '_value', None)
+    value = x._value if is_static_var(x) else None
     return None if value is None else np.asarray(value)
 
 

@@ -1,6 +1,6 @@
 """Exponential-family distributions: entropy (and KL divergence, in kl.py)
 from the log-normalizer by automatic differentiation (a Bregman divergence)."""
-from ..static.mode import in_dynamic_mode
+from ..ops.modes import in_static_mode
 from . import _math
 from .distribution import Distribution
 
@@ -64,7 +64,7 @@ def gradients_of(y, xs):
     eagerly, grad ops appended to the program in static mode."""
     from ..ops.reduce import sum as _sum
     total = _sum(y)
-    if in_dynamic_mode():
+    if not in_static_mode():
         from .. import grad
         return grad([total], xs, create_graph=True)
     from ..static import gradients

@@ -3,9 +3,9 @@ import numpy as np
 
 from .. import dtype as _dt
 from ..ops import math as _m
+from ..ops.modes import in_static_mode
 from ..ops.sampling import standard_gamma_grad_op, standard_gamma_op
 from ..ops.special import digamma, lgamma
-from ..static.mode import in_dynamic_mode
 from . import _math
 from .distribution import _as_value_tensor, iterable_shape, without_grad
 from .exponential_family import ExponentialFamily
@@ -17,7 +17,7 @@ def reparameterized_gamma(alpha):
     fixed quantile (``ops.sampling.standard_gamma_grad``). Written as
     x + dx/dalpha * (alpha - stop_gradient(alpha)), which is x exactly."""
     x = standard_gamma_op(alpha)
-    if in_dynamic_mode() and alpha.stop_gradient:
+    if not in_static_mode() and alpha.stop_gradient:
         return x
     slope = standard_gamma_grad_op(x, alpha)
     return x + slope * (alpha - alpha.detach())

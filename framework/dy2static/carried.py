@@ -19,7 +19,8 @@ the spec's leaves; a branch merges the two branches' values by structure
 """
 import numpy as np
 
-from ..static.program import Variable, constant
+from ..ops.modes import is_eager_tensor, is_static_var
+from ..static.program import constant
 
 RETURN_VALUE_PREFIX = '__jst_ret_val'
 NUMBERS = (bool, int, float, np.generic)
@@ -50,32 +51,24 @@ class Undefined:
         return '<undefined %s>' % self.name
 
 
-def is_var(x):
-    return isinstance(x, Variable)
-
-
-def is_eager(x):
-    return hasattr(x, '_grad_node')
-
-
 def truth(pred):
     """Python truth of an eager value (Tensor or Python object)."""
-    if is_eager(pred):
+    if is_eager_tensor(pred):
         return bool(pred)
     return pred
 
 
 def is_leaf(v):
     """A value that travels as one Variable."""
-    return is_var(v) or is_eager(v) or isinstance(v, NUMBERS + (np.ndarray,))
+    return is_static_var(v) or is_eager_tensor(v) or isinstance(v, NUMBERS + (np.ndarray,))
 
 
 def as_variable(value):
     """``value`` (Variable, eager tensor, number, array) as a Variable of the
     current block; Python floats become float32."""
-    if is_var(value):
+    if is_static_var(value):
         return value
-    if is_eager(value):                      # an eager tensor used in the program
+    if is_eager_tensor(value):                      # an eager tensor used in the program
         from ..static.program import capture_tensor
         return capture_tensor(value)
     arr = np.asarray(value)
@@ -85,7 +78,7 @@ def as_variable(value):
 
 
 def bool_var(v):
-    if is_var(v):
+    if is_static_var(v):
         if v.dtype != np.bool_:
             from ..ops.manipulation import cast
             return cast(v, 'bool')
@@ -106,7 +99,7 @@ def is_attribute(name):
 
 
 def describe(v):
-    if is_var(v) or is_eager(v):
+    if is_static_var(v) or is_eager_tensor(v):
         return 'a tensor'
     if isinstance(v, TensorArray):
         return 'a list of tensors'
@@ -139,8 +132,7 @@ def placeholder_like(var):
     from ..ops.creation import zeros
     z = zeros([max(d, 0) for d in var.shape], str(var.dtype))
     if tuple(z.shape) != tuple(var.shape):
-        z._shape = tuple(var.shape)
-        z._value = None        # its build-time value would contradict the shape
+        z.relax_shape(var.shape)
     return z
 
 
@@ -172,7 +164,7 @@ class TensorArray:
         self.var = array_append_op(self.var, as_variable(x))
 
     def extend(self, items):
-        if isinstance(items, TensorArray) or is_var(items) or is_eager(items):
+        if isinstance(items, TensorArray) or is_static_var(items) or is_eager_tensor(items):
             rows = items.var if isinstance(items, TensorArray) else as_variable(items)
             if rows is not None:
                 from ..ops.manipulation import concat
@@ -190,7 +182,7 @@ class TensorArray:
     def pop(self, index=-1):
         self._check_items('pop')
         item = self.var[index]
-        if not is_var(index) and index == -1:
+        if not is_static_var(index) and index == -1:
             self.var = self.var[:-1]
         else:
             from ..ops.manipulation import concat
@@ -234,7 +226,7 @@ class TensorArray:
 
     def __len__(self):
         n = self.length()
-        if is_var(n):
+        if is_static_var(n):
             raise TypeError("len() of a list built inside a tensor-dependent loop is a "
                             "tensor; it is available through len() in converted code")
         return n
@@ -268,7 +260,7 @@ class TensorArray:
 
 
 def _item_meta(v):
-    if is_var(v) or is_eager(v):
+    if is_static_var(v) or is_eager_tensor(v):
         return tuple(v.shape), str(v.dtype)
     if isinstance(v, NUMBERS):
         return (), np.asarray(v).dtype.kind
@@ -558,7 +550,8 @@ def merge_or_undefined(name, t, f, blocks, where):
 
 def _plain(v):
     """A Python value compared by ``==`` (not a tensor, not a container of them)."""
-    return not (is_var(v) or is_eager(v) or isinstance(v, (list, tuple, dict, TensorArray)))
+    return not (is_static_var(v) or is_eager_tensor(v)
+                or isinstance(v, (list, tuple, dict, TensorArray)))
 
 
 def _array_like(v):
@@ -567,7 +560,7 @@ def _array_like(v):
 
 def _leaf_in(block, value):
     """``value`` as a Variable of ``block`` (None stays None)."""
-    if value is None or is_var(value):
+    if value is None or is_static_var(value):
         return value
     with building_in(block):
         return as_variable(value)

@@ -6,13 +6,15 @@ these. Each decides at run time: a static Variable condition builds a
 runs eagerly) keeps plain Python semantics, so shape checks, ``None`` checks
 and flags behave exactly as in the original code.
 """
+import functools
+
 import numpy as np
 
-from ..ops.registry import mode as _mode
+from ..ops.modes import in_static_mode, is_static_var
 from ..static import control_flow as _cf
 from ..static.program import default_main_program
-from .carried import (TensorArray, Undefined, bool_var, branch_copy, is_var, merge_branches,
-                      truth, write_back)
+from .carried import (TensorArray, Undefined, bool_var, branch_copy, merge_branches, truth,
+                      write_back)
 # the loop helpers are part of the ``_jst`` namespace converted code calls
 from .loops import Enumerate, For, Range, While, Zip, caller_line, first_dim_length  # noqa: F401
 
@@ -21,7 +23,7 @@ from .loops import Enumerate, For, Range, While, Zip, caller_line, first_dim_len
 
 def IfElse(pred, true_fn, false_fn, args, names):
     """``names = true_fn(*args) if pred else false_fn(*args)``."""
-    if not is_var(pred):
+    if not is_static_var(pred):
         return true_fn(*args) if truth(pred) else false_fn(*args)
     return _static_if(pred, true_fn, false_fn, args, names, caller_line())
 
@@ -45,21 +47,15 @@ def _branch(program, fn, args):
     """A new block holding ``fn`` run on its own copies of ``args``'s containers.
     Variables updated in place in the branch (``x[i] = v``) get their old values
     back afterwards; the branch's results hold the new ones."""
-    block = program._create_block()
-    program._begin_rebinds()
-    leaves = []
-    try:
+    with program.sub_block() as built:
         values = list(fn(*map(branch_copy, args)))
-        leaves, tree = _cf.flatten(values)
-    finally:
-        leaves = program._end_rebinds(leaves)
-        program._rollback()
-    return block, _cf.unflatten(tree, leaves)
+        built.outputs, tree = _cf.flatten(values)
+    return built.block, _cf.unflatten(tree, built.outputs)
 
 
 def IfExp(pred, true_fn, false_fn):
     """``a if c else b``."""
-    if not is_var(pred):
+    if not is_static_var(pred):
         return true_fn() if truth(pred) else false_fn()
     res = _static_if(pred, lambda _: (true_fn(),), lambda _: (false_fn(),), (None,), ('<ternary>',),
                      caller_line())
@@ -75,7 +71,7 @@ def And(*fns):
     value = fns[0]()
     if len(fns) == 1:
         return value
-    if is_var(value):
+    if is_static_var(value):
         from ..ops.math import logical_and
         return logical_and(bool_var(value), bool_var(And(*fns[1:])))
     if not truth(value):
@@ -87,7 +83,7 @@ def Or(*fns):
     value = fns[0]()
     if len(fns) == 1:
         return value
-    if is_var(value):
+    if is_static_var(value):
         from ..ops.math import logical_or
         return logical_or(bool_var(value), bool_var(Or(*fns[1:])))
     if truth(value):
@@ -96,7 +92,7 @@ def Or(*fns):
 
 
 def Not(value):
-    if is_var(value):
+    if is_static_var(value):
         from ..ops.math import logical_not
         return logical_not(bool_var(value))
     return not truth(value)
@@ -110,7 +106,7 @@ def Shape(x):
     ``reshape``/``full``/... built from them follows the data (Paddle's rule)."""
     if isinstance(x, TensorArray):
         x = x.var
-    if not is_var(x):
+    if not is_static_var(x):
         return x.shape
     dims = x.shape
     if all(d >= 0 for d in dims):
@@ -123,7 +119,7 @@ def Shape(x):
 def Len(x):
     if isinstance(x, TensorArray):
         return x.length()
-    if is_var(x):
+    if is_static_var(x):
         return first_dim_length(x)
     return len(x)
 
@@ -133,7 +129,7 @@ def Print(*args, sep=' ', end='\n', file=None, flush=False):
     printed each time the program runs, as the eager call would print it each
     time (tensors shown as eager ``print`` shows them; a print in a branch or
     loop body prints when that runs); else an ordinary print."""
-    if _mode.static:
+    if in_static_mode():
         from ..ops.control import python_print
         python_print(args, sep, end, file, flush, _print_header)
         return
@@ -142,11 +138,11 @@ def Print(*args, sep=' ', end='\n', file=None, flush=False):
 
 def _print_header(t):
     """What eager printing shows before a tensor's text (a parameter's line)."""
-    return '' if is_var(t) else getattr(t, 'print_header', '')
+    return '' if is_static_var(t) else getattr(t, 'print_header', '')
 
 
 def Assert(cond, message=None):
-    if is_var(cond):
+    if is_static_var(cond):
         from ..ops.control import assert_op
         assert_op(bool_var(cond), '' if message is None else str(message))
         return
@@ -159,9 +155,10 @@ def _cast_builtin(kind, dtype):
     when ``x``'s value is known while the program is built (as eagerly), else a
     cast to ``dtype`` that happens when the program runs (Paddle's rule)."""
     def cast(x=0, *rest):
-        if is_var(x):
-            if x._value is not None and x._value.size == 1:
-                return kind(x._value.reshape(()))
+        if is_static_var(x):
+            value = x.known_value
+            if value is not None and value.size == 1:
+                return kind(value.reshape(()))
             from ..ops.manipulation import cast as _cast
             return _cast(x, dtype)
         return kind(x, *rest)
@@ -180,14 +177,16 @@ def _var_numpy(x):
     """``x.numpy()`` in converted code: the value when it is known while the
     program is built, else ``x`` itself (Paddle's dy2static rule: numpy()
     of a tensor whose value exists only at run time stays that tensor)."""
-    return np.array(x._value) if x._value is not None else x
+    value = x.known_value
+    return np.array(value) if value is not None else x
 
 
 def _var_item(x, *index):
     """``x.item()``: the Python number when known now, else the one-element
     tensor (``x.item(i)``: element i of the flattened tensor), as Paddle does."""
-    if x._value is not None:
-        return x._value.item(*index)
+    value = x.known_value
+    if value is not None:
+        return value.item(*index)
     if not index:
         if x.size not in (1, -1):
             raise ValueError("item() of Variable '%s' with shape %s: only one-element "
@@ -205,22 +204,49 @@ def _flat_offset(x, index):
     return int(np.ravel_multi_index(tuple(int(i) for i in index), shape))
 
 
-# Variable methods whose meaning in converted code differs from plain static mode
-_VARIABLE_METHODS = {'numpy': _var_numpy, 'item': _var_item}
-
-
 def Call(fn):
-    """The function to call in converted code: user functions, methods and
-    layers are converted recursively; framework/numpy/builtins are not."""
+    """The function to call in converted code for ``fn``: its replacement if
+    it has one (``_replacements``), else user functions, methods and layers
+    converted recursively; framework, numpy, builtins and classes as they are."""
+    func = getattr(fn, '__func__', fn)      # a bound method: by its function
+    try:
+        replacement = _replacements().get(func)
+    except TypeError:                       # an unhashable callable object
+        replacement = None
+    if replacement is not None:
+        return replacement if func is fn else functools.partial(replacement, fn.__self__)
     from .translator import convert_callable
-    owner = getattr(fn, '__self__', None)
-    if is_var(owner) and getattr(fn, '__name__', None) in _VARIABLE_METHODS:
-        method = _VARIABLE_METHODS[fn.__name__]
-        return lambda *args: method(owner, *args)
-    if getattr(fn, '__name__', None) in ('stack', 'concat') and \
-            getattr(fn, '__module__', '').startswith('framework.'):
-        return _array_aware(fn)
     return convert_callable(fn)
+
+
+def Iter(fn):
+    """``Call`` for the iterable of a ``for`` statement: ``range``, ``enumerate``
+    and ``zip`` become helpers that accept tensors (a loop over them becomes a
+    while op)."""
+    if fn is range:
+        return Range
+    if fn is enumerate:
+        return Enumerate
+    if fn is zip:
+        return Zip
+    return Call(fn)
+
+
+@functools.lru_cache(maxsize=None)
+def _replacements():
+    """{callable: what converted code calls instead}, keyed by the callable
+    itself, so an alias is replaced too and a user function of the same name
+    is not (a bound method is looked up by its function and gets its object
+    as the first argument). Built on first use: fluid imports dy2static."""
+    from ..fluid import layers as fluid_layers
+    from ..ops import manipulation
+    from ..static.program import Variable
+    replaced = {print: Print, len: Len, int: Int, float: Float, bool: Bool,
+                # Variable methods whose meaning in converted code differs from static mode
+                Variable.numpy: _var_numpy, Variable.item: _var_item}
+    for fn in (manipulation.stack, manipulation.concat, fluid_layers.stack, fluid_layers.concat):
+        replaced[fn] = _array_aware(fn)
+    return replaced
 
 
 def _array_aware(fn):

@@ -19,10 +19,11 @@ condition is a tensor, the iterations still to come become one static
 import re
 import sys
 
+from ..ops.modes import is_eager_tensor, is_static_var
 from ..static import control_flow as _cf
 from ..static.program import default_main_program
 from . import carried as C
-from .carried import as_variable, is_var, truth
+from .carried import as_variable, truth
 
 INDEX_NAME = '__jst_index'
 
@@ -39,7 +40,7 @@ def While(cond_fn, body_fn, args, names):
     """``while cond_fn(*args): args = body_fn(*args)``."""
     where = caller_line()
     pred = cond_fn(*args)
-    while not is_var(pred):
+    while not is_static_var(pred):
         if not truth(pred):
             return tuple(args)
         args = tuple(body_fn(*args))
@@ -132,21 +133,12 @@ def _define_unknowns(body_fn, args, names, where):
 
 def _trace_metas(body_fn, specs, args, where):
     """The meta tree (see carried.meta_tree) of each value after one trace of the body."""
-    program = default_main_program()
-    first, prev = len(program.blocks), program.current_block_idx
-    program._create_block()
-    program._begin_rebinds()     # in-place updates in the scratch trace are undone
-    try:
+    with default_main_program().scratch_block():
         traced = []
         for s, a in zip(specs, args):
             leaves = [None if v is None else as_variable(v) for v in C.leaves_of(s, a)]
             traced.append(C.build(s, iter(leaves)))
         return [C.meta_tree(o) for o in body_fn(*traced)]
-    finally:
-        program._end_rebinds([])
-        del program.blocks[first:]
-        program.current_block_idx = prev
-        program._bump()
 
 
 # ---- for ------------------------------------------------------------------------
@@ -164,7 +156,7 @@ def For(iterable, body_fn, args, names, break_index=-1):
         args = tuple(body_fn(item, *args))
         if break_index >= 0:
             flag = args[break_index]
-            if is_var(flag):
+            if is_static_var(flag):
                 rest = iterable[done + 1:] if sequence else list(items)
                 return _finish_for(rest, body_fn, args, names, break_index, where)
             if truth(flag):
@@ -179,17 +171,13 @@ def _finish_for(rest, body_fn, args, names, break_index, where):
     spec = _indexed(rest)
     if spec is not None:
         program = default_main_program()
-        state = len(program.blocks), program.current_block_idx, len(program.current_block().ops)
+        mark = program.build_mark()
         try:
             return _static_for(spec, body_fn, args, names, break_index, where)
         except (TypeError, ValueError, IndexError):
             # the body needs its item as a Python value (``layers[i]``): forget the
             # while op's pieces and guard each iteration instead
-            blocks, current, ops = state
-            del program.blocks[blocks:]
-            program.current_block_idx = current
-            del program.current_block().ops[ops:]
-            program._bump()
+            program.discard_since(mark)
     from .convert_ops import Not, _static_if
     for item in rest:     # one guarded iteration per item
         args = _static_if(Not(args[break_index]), lambda *a: body_fn(item, *a),
@@ -206,7 +194,7 @@ def _static_for(spec, body_fn, args, names, break_index, where):
         test = less_than(pos, length)
         if break_index >= 0:
             flag = rest[break_index]
-            if is_var(flag) or flag:
+            if is_static_var(flag) or flag:
                 test = logical_and(test, logical_not(C.bool_var(flag)))
         return test
 
@@ -229,13 +217,13 @@ class _TensorRange:
 
 def Range(*args):
     """``range`` whose bounds may be tensors (a loop over it converts to a while)."""
-    if any(is_var(a) for a in args):
+    if any(is_static_var(a) for a in args):
         if len(args) == 1:
             return _TensorRange(0, args[0], 1)
         if len(args) == 2:
             return _TensorRange(args[0], args[1], 1)
         return _TensorRange(*args)
-    return range(*(int(a) if C.is_eager(a) else a for a in args))
+    return range(*(int(a) if is_eager_tensor(a) else a for a in args))
 
 
 class _Enumerate:
@@ -262,7 +250,7 @@ def Enumerate(iterable, start=0):
 
 def Zip(*iterables):
     for i, it in enumerate(iterables):
-        if is_var(it) and (not it.shape or it.shape[0] < 0):
+        if is_static_var(it) and (not it.shape or it.shape[0] < 0):
             raise RuntimeError("%s: zip() of a tensor whose first dim is unknown (argument %d, "
                                "shape %s): the loop's length would depend on which tensor is "
                                "shorter at run time. Not support zip(tensor, ...) when "
@@ -280,7 +268,7 @@ def _static_iteration(iterable):
         iterable = iterable.var
     if isinstance(iterable, _TensorRange):
         return _range_spec(iterable.start, iterable.stop, iterable.step)
-    if is_var(iterable):
+    if is_static_var(iterable):
         return first_dim_length(iterable), lambda pos: iterable[pos]
     if isinstance(iterable, _Enumerate):
         inner = _static_iteration(iterable.it)
@@ -292,7 +280,7 @@ def _static_iteration(iterable):
         specs = [_static_iteration(i) or _indexed(i) for i in iterable.its]
         length = specs[0][0]
         for n, _ in specs[1:]:
-            if is_var(length) or is_var(n):
+            if is_static_var(length) or is_static_var(n):
                 from ..ops.math import minimum
                 length = minimum(as_variable(length), as_variable(n))
             else:
@@ -304,10 +292,10 @@ def _static_iteration(iterable):
 def _range_spec(start, stop, step):
     """(length, item(position)) of range(start, stop, step); the items are
     int64 scalars like Paddle's, the length is a tensor when a bound is."""
-    if not any(is_var(v) for v in (start, stop, step)):
+    if not any(is_static_var(v) for v in (start, stop, step)):
         return len(range(start, stop, step)), lambda pos: _nth(pos, start, step)
     start, stop, step = (_int64_scalar(v) for v in (start, stop, step))
-    if not is_var(step) and step < 0:   # a tensor step is taken to be positive
+    if not is_static_var(step) and step < 0:   # a tensor step is taken to be positive
         length = (start - stop - step - 1) // -step
     else:
         length = (stop - start + step - 1) // step
@@ -316,13 +304,13 @@ def _range_spec(start, stop, step):
 
 
 def _nth(pos, start, step):
-    if not is_var(start) and not is_var(step) and (start, step) == (0, 1):
+    if not is_static_var(start) and not is_static_var(step) and (start, step) == (0, 1):
         return pos
     return start + pos * step
 
 
 def _int64_scalar(v):
-    if not is_var(v):
+    if not is_static_var(v):
         return v
     from ..ops.manipulation import cast, reshape
     return reshape(cast(v, 'int64'), [])

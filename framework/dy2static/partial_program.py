@@ -10,6 +10,8 @@ backward runs the Program's grad ops. Two compiled plans make this cheap:
 
 Without a gradient to compute, an inference plan (outputs only) runs instead.
 """
+from typing import NamedTuple
+
 import numpy as np
 
 from .. import dtype as _dt
@@ -25,6 +27,28 @@ from ..static.executor import BuildStrategy
 from ..static.mode import static_mode_guard
 from ..static.program import program_guard
 from ..static.sub_blocks import outer_reads
+
+
+class TrainPlans(NamedTuple):
+    """The forward + backward program of one training configuration and the
+    two plans that run it."""
+    program: object         # the forward program with its grad ops appended
+    fwd: object             # inputs -> outputs + saved
+    bwd: object             # inputs + saved + output grads -> fetch_grads
+    saved: list             # names of the forward values the grad ops read
+    gouts: list             # names of the output-gradient feeds, one per target
+    targets: list           # names of the outputs gradients flow back from
+    grad_of: dict           # input/parameter name -> its gradient's name
+    fetch_grads: list       # the gradient names bwd returns, in order
+
+
+class _SavedValues:
+    """One call's forward values the backward reads (the run_program op's
+    ``box`` attribute: a fresh one per call, shared by its forward and grad)."""
+    __slots__ = ('values',)
+
+    def __init__(self):
+        self.values = ()
 
 
 class PartialProgram:
@@ -58,7 +82,7 @@ class PartialProgram:
         """The forward + backward program of the latest training call (inputs
         needing no gradient when there was none yet)."""
         needs = self._last_needs or (False,) * len(self.input_names)
-        return self._train(needs)['program']
+        return self._train(needs).program
 
     @property
     def forward_program(self):
@@ -82,7 +106,7 @@ class PartialProgram:
 
     @property
     def params(self):
-        return list(self._forward._captured.values())
+        return list(self._forward.captured_tensors.values())
 
     # -- plans ------------------------------------------------------------------
     def infer_plan(self):
@@ -97,7 +121,7 @@ class PartialProgram:
         """Plans for training; input gradients only for ``input_needs``
         (a first layer's input gradient is expensive and usually unused)."""
         prog = self._forward.clone()
-        prog._captured = self._forward._captured
+        captured = self._forward.captured_tensors
         gb = prog.global_block()
         targets, gouts = [], []
         for name in dict.fromkeys(self.output_names):    # each output once
@@ -107,7 +131,7 @@ class PartialProgram:
                 gouts.append(gb.create_var(name + '@GRAD', v.shape, v.dtype, stop_gradient=True))
         wanted = [gb.var(n) for n, need in zip(self.input_names, input_needs)
                   if need and _dt.is_floating(gb.var(n).dtype)]
-        wanted += [gb.var(n) for n, t in self._forward._captured.items()
+        wanted += [gb.var(n) for n, t in captured.items()
                    if not t.stop_gradient and _dt.is_floating(t.data.dtype)]
         n_fwd = len(gb.ops)
         with program_guard(prog), static_mode_guard(True):
@@ -120,7 +144,7 @@ class PartialProgram:
         for op in bwd_ops:
             reads.update(outer_reads(prog, op))
         feeds = set(self.input_names)
-        saved = sorted((reads & produced) - feeds - set(self._forward._captured))
+        saved = sorted((reads & produced) - feeds - set(captured))
         grad_of = {}
         for v in wanted:
             g = grads.get(v.name)
@@ -132,10 +156,8 @@ class PartialProgram:
                             check, side_effects='forward')
         bwd = self._compile(prog, tuple(self.input_names + saved + [g.name for g in gouts]),
                             tuple(fetch_grads), check, side_effects='backward')
-        return {'program': prog, 'fwd': fwd, 'bwd': bwd, 'saved': saved,
-                'gouts': [g.name for g in gouts],
-                'targets': [t.name for t in targets], 'grad_of': grad_of,
-                'fetch_grads': fetch_grads}
+        return TrainPlans(prog, fwd, bwd, saved, [g.name for g in gouts],
+                          [t.name for t in targets], grad_of, fetch_grads)
 
     # -- running ------------------------------------------------------------------
     def __call__(self, inputs):
@@ -154,7 +176,7 @@ class PartialProgram:
                     for o, v in zip(outs, self.output_vars)]
         args = tuple(t if isinstance(t, Tensor) else Tensor(np.asarray(t)) for t in inputs)
         op = self._run_op(tuple(not t.stop_gradient for t in args))
-        res = apply_op(op, args + tuple(params) + ({},))
+        res = apply_op(op, args + tuple(params) + (_SavedValues(),))
         return list(res) if isinstance(res, (tuple, list)) else [res]
 
     def _run_op(self, input_needs):
@@ -174,8 +196,8 @@ class PartialProgram:
         def kernel(*args):
             arrays, box = args[:n_in], args[-1]
             feeds = dict(zip(names, arrays))
-            values = train['fwd']({}, feeds)
-            box['saved'] = values[len(outs):]
+            values = train.fwd({}, feeds)
+            box.values = values[len(outs):]
             res = tuple(np.asarray(v) for v in values[:len(outs)])
             return res if len(res) != 1 else res[0]
 
@@ -184,16 +206,16 @@ class PartialProgram:
             ins = args[len(outs):len(outs) + n_in]
             box = args[-1]
             feeds = dict(zip(names, ins))
-            feeds.update(zip(train['saved'], box['saved']))
+            feeds.update(zip(train.saved, box.values))
             gout_map = {}
             for name, g in zip(outs, gs):     # an output returned twice: grads add up
                 gout_map[name] = g if name not in gout_map else gout_map[name] + g
-            for t, gname in zip(train['targets'], train['gouts']):
+            for t, gname in zip(train.targets, train.gouts):
                 feeds[gname] = gout_map[t]
-            values = dict(zip(train['fetch_grads'], train['bwd']({}, feeds)))
+            values = dict(zip(train.fetch_grads, train.bwd({}, feeds)))
             result = []
-            for name in names + list(self._forward._captured):
-                g = train['grad_of'].get(name)
+            for name in names + list(self._forward.captured_tensors):
+                g = train.grad_of.get(name)
                 result.append(values[g] if g is not None else None)
             return tuple(result)
 
@@ -206,7 +228,7 @@ class PartialProgram:
 
         in_names = ['in_%d' % i for i in range(n_in)] + ['param_%d' % i for i in range(n_p)]
         out_names = ['out_%d' % i for i in range(len(outs))]
-        nondiff = {out_names[i] for i, n in enumerate(outs) if n not in train['targets']}
+        nondiff = {out_names[i] for i, n in enumerate(outs) if n not in train.targets}
         return OpDef('run_program', kernel, _no_meta, in_names, out_names, {'box': None},
                      grad=composite_grad, fast_grad=fast_grad, nondiff_outputs=nondiff,
                      save_inputs=False)

@@ -17,11 +17,11 @@ import weakref
 import numpy as np
 
 from ..dygraph import Tensor
+from ..ops.modes import in_static_mode
 from ..static.input_spec import InputSpec
 from ..static.mode import static_mode_guard
 from ..static.program import Program, Variable, capture_tensor, program_guard
 from ..ops.registry import autocast_state as _autocast_state
-from ..ops.registry import mode as _mode
 from . import convert
 from .partial_program import PartialProgram
 
@@ -229,7 +229,7 @@ def build_concrete_program(fn, args, kwargs, specs, arg_names, build_strategy=No
             if isinstance(leaf, Variable):
                 outputs.append(leaf)
     return ConcreteProgram(main, startup, inputs, outputs, (out_leaves, out_rebuild), fn,
-                           list(main._captured.values()))
+                           list(main.captured_tensors.values()))
 
 
 @contextlib.contextmanager
@@ -468,7 +468,7 @@ class StaticFunction:
     def __call__(self, *args, **kwargs):
         if self._property or not ProgramTranslator.get_instance().enable_to_static:
             return self.dygraph_function(*args, **kwargs)
-        if _mode.static:                 # inside another program: inline
+        if in_static_mode():                 # inside another program: inline
             return self._converted_callable()(*args, **kwargs)
         args, kwargs = self._unified_args(args, kwargs)
         leaves = _call_leaves(args, kwargs)

@@ -1,10 +1,10 @@
 """Eager (dygraph) mode: Tensor, the tracer and tape autograd."""
-from ..ops import registry, tensor_methods
+from ..ops import modes, tensor_methods
 from . import inplace
-from .autograd import backward, grad
+from .autograd import backward
 from .state import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor import Parameter, Tensor
-from .tracer import apply_op
+from .tracer import apply_op, make_eager
 
 
 def _make_tensor(data, dtype, stop_gradient):
@@ -17,4 +17,4 @@ def install_methods():
     inplace.install(Tensor)
 
 
-registry.mode.make_tensor = _make_tensor
+modes.install(tensor_type=Tensor, make_tensor=_make_tensor, make_eager=make_eager)

@@ -603,17 +603,14 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=False, no_grad_vars=None, *,
          dump_backward_graph_path=None):
-    """Gradients of ``outputs`` with respect to ``inputs`` (Paddle's ``paddle.grad``).
+    """Gradients of eager ``outputs`` with respect to ``inputs`` (``paddle.grad``
+    in eager mode; ``framework.autograd.grad`` dispatches static Variables to
+    ``static.gradients``).
 
     With ``create_graph=True`` the returned gradients are part of the graph and
-    can be differentiated again.
-
-    On static Variables (under ``program_guard`` or inside ``@to_static``) the
-    grad ops are appended to the Program instead (``static.gradients``).
-    ``dump_backward_graph_path`` writes the backward graph walked, as text.
+    can be differentiated again. ``dump_backward_graph_path`` writes the
+    backward graph walked, as text.
     """
-    if _is_static_var(outputs):
-        return _static_grad(outputs, inputs, grad_outputs, allow_unused, no_grad_vars)
     from .tensor import Tensor
     single = isinstance(inputs, Tensor)
     outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
@@ -659,32 +656,3 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             g = Tensor(np.asarray(g).astype(t.data.dtype, copy=False))
         result.append(g)
     return result
-
-
-def _is_static_var(values):
-    first = values[0] if isinstance(values, (list, tuple)) and values else values
-    return getattr(first, '_is_static_var', False)
-
-
-def _static_grad(outputs, inputs, grad_outputs, allow_unused, no_grad_vars):
-    """``paddle.grad`` on static Variables. Grad ops are ordinary ops there, so
-    ``create_graph`` is implicit and the results can be differentiated again;
-    ``retain_graph`` has no meaning in a Program."""
-    from ..static import gradients   # imported lazily: dygraph does not depend on static
-    inputs = [inputs] if _is_static_var(inputs) and not isinstance(inputs, (list, tuple)) \
-        else list(inputs)
-    outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
-    if grad_outputs is not None and isinstance(grad_outputs, (list, tuple)) \
-            and len(grad_outputs) != len(outputs):
-        raise ValueError("grad: %d grad_outputs given for %d outputs"
-                         % (len(grad_outputs), len(outputs)))
-    if _is_static_var(no_grad_vars) and not isinstance(no_grad_vars, (list, tuple)):
-        no_grad_vars = [no_grad_vars]
-    grads = gradients(outputs, inputs, grad_outputs, no_grad_vars)
-    if not allow_unused:
-        for x, g in zip(inputs, grads):
-            if g is None:
-                raise RuntimeError(
-                    "grad: input '%s' (shape %s) is not used to compute the outputs; "
-                    "pass allow_unused=True to get None for it" % (x.name, x.shape))
-    return grads

@@ -11,9 +11,9 @@ import weakref
 import numpy as np
 
 from .. import flags
-from ..ops import registry
 from ..ops.grad_utils import scalar_array as _scalar_array
 from ..ops.grad_utils import scalar_arrays as _cached_scalars
+from ..ops.modes import is_static_var
 from ..ops.promotion import is_number, promote_inputs
 from ..ops.registry import OpError
 from . import nan_check
@@ -125,7 +125,7 @@ def apply_op(op, args):
                 t = np.asarray(t)
             elif promote is not None and i in promote and is_number(t):
                 t = _scalar_array(t, dtype)
-            elif hasattr(t, '_is_static_var'):
+            elif t is not None and type(t) is not np.ndarray and is_static_var(t):
                 raise OpError("op '%s': got a static Variable in dynamic (eager) mode; "
                               "call framework.enable_static() or use program_guard"
                               % op.name)
@@ -348,5 +348,3 @@ def make_eager(op):
         fn = nan_check.checking(op, fn)
     return fn
 
-
-registry.mode.make_eager = make_eager

@@ -12,8 +12,10 @@ from ..base import core  # noqa: F401
 from ..base.core import disable_signal_handler  # noqa: F401
 from .. import base  # noqa: F401
 from ..dtype import convert_dtype, get_default_dtype, set_default_dtype  # noqa: F401
-from ..dygraph import grad, no_grad  # noqa: F401
+from ..autograd import grad  # noqa: F401
+from ..dygraph import no_grad  # noqa: F401
 from ..flags import get_flags, set_flags  # noqa: F401
+from ..ops.modes import in_static_mode
 from ..param_attr import ParamAttr  # noqa: F401
 from ..place import (CPUPlace, CUDAPinnedPlace, CUDAPlace, CustomPlace, IPUPlace,  # noqa: F401
                      XPUPinnedPlace, XPUPlace)
@@ -64,7 +66,7 @@ def dygraph_only(func):
     """Decorator: ``func`` may only run in dynamic (eager) mode."""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        if not in_dynamic_mode():
+        if in_static_mode():
             raise RuntimeError("%s only runs in dynamic mode; call paddle.disable_static() "
                                "first" % func.__name__)
         return func(*args, **kwargs)
@@ -75,7 +77,7 @@ def dygraph_not_support(func):
     """Decorator: ``func`` may not run in dynamic (eager) mode."""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        if in_dynamic_mode():
+        if not in_static_mode():
             raise RuntimeError("%s does not run in dynamic mode; call paddle.enable_static() "
                                "first" % func.__name__)
         return func(*args, **kwargs)

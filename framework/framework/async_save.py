@@ -33,8 +33,8 @@ def async_save(obj, path, protocol=4, sync_other_task=False, **configs):
     """Save ``obj`` to ``path`` as ``paddle.save`` does, without waiting for
     the write; ``sync_other_task`` first waits for earlier async saves."""
     from ..serialization import save
-    from ..static.mode import in_dynamic_mode
-    if not in_dynamic_mode():
+    from ..ops.modes import in_static_mode
+    if in_static_mode():
         raise ValueError("async_save currently is not supported in static mode.")
     if configs:
         warnings.warn("configs are not supported in async mode, will be overridden by "

@@ -45,8 +45,8 @@ from ..metric import Metric
 from ..nn.layer import Layer
 from ..ops.creation import to_tensor
 from ..ops.math import add_n
+from ..ops.modes import in_static_mode
 from ..optimizer import Optimizer
-from ..static.mode import in_dynamic_mode
 from ..static.input_spec import InputSpec
 from . import callbacks as _cb
 from .static_adapter import StaticGraphAdapter
@@ -191,7 +191,7 @@ class Model:
         self._test_dataloader = None
         self.stop_training = False
         # static graph mode: programs built by prepare() and run by an Executor
-        self._adapter = None if in_dynamic_mode() else StaticGraphAdapter(self)
+        self._adapter = StaticGraphAdapter(self) if in_static_mode() else None
 
     # ---- specs ----------------------------------------------------------
     def _verify_spec(self, specs, is_input=False):

@@ -17,8 +17,8 @@ import numpy as np
 from .. import dtype as _dt
 from ..dygraph import Tensor, no_grad
 from ..nn.layer import Layer
+from ..ops.modes import in_static_mode
 from ..static.input_spec import InputSpec
-from ..static.mode import in_dynamic_mode
 from ..static.program import Program, program_guard
 
 __all__ = ['summary']
@@ -200,7 +200,7 @@ def _forward_once(net, input_size, dtypes, given):
             [given] if single else list(given))
         _run(net, given, single)
         return sum(int(np.prod(t.shape)) for t in flat if hasattr(t, 'shape'))
-    if in_dynamic_mode():
+    if not in_static_mode():
         inputs, shapes, single = _make_inputs(input_size, dtypes, False)
         _run(net, inputs, single)
     else:

@@ -429,10 +429,10 @@ class DataLoader:
                        return_list=False, use_multiprocess=False, drop_last=True):
         """A loader fed by a Python generator (see ``set_sample_generator``,
         ``set_sample_list_generator`` and ``set_batch_generator``)."""
-        from ..static.mode import in_dynamic_mode
+        from ..ops.modes import in_static_mode
         from .generator_loader import GeneratorLoader
         return GeneratorLoader(feed_list, capacity, use_double_buffer, iterable,
-                               return_list or in_dynamic_mode(), drop_last)
+                               return_list or not in_static_mode(), drop_last)
 
     def __iter__(self):
         if self.num_workers == 0:

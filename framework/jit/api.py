@@ -14,9 +14,9 @@ from ..dy2static.translator import (ProgramTranslator, StaticFunction, build_con
                                     not_to_static)
 from ..dygraph import Parameter, Tensor
 from ..nn.layer import Layer
+from ..ops.modes import in_static_mode, is_static_var
 from ..static import io as _io
 from ..static.executor import global_scope
-from ..ops.registry import mode as _mode
 from ..static.inline import inline_program
 from ..static.input_spec import InputSpec
 from ..static.mode import static_mode_guard
@@ -200,7 +200,7 @@ class TranslatedLayer(Layer):
         if len(inputs) != len(self._feed):
             raise TypeError("TranslatedLayer expects %d inputs (%s), got %d"
                             % (len(self._feed), ', '.join(self._feed), len(inputs)))
-        if _mode.static:
+        if in_static_mode():
             # building another program (@to_static, jit.save of this layer):
             # the loaded ops become part of it
             outs = inline_program(self._program, self._feed, self._fetch,
@@ -222,7 +222,7 @@ class TranslatedLayer(Layer):
 
 
 def _as_variable(x, feed_name):
-    if getattr(x, '_is_static_var', False):
+    if is_static_var(x):
         return x
     if isinstance(x, Tensor):
         from ..static.program import capture_tensor

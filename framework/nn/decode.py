@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from ..ops.registry import mode as _mode
+from ..ops.modes import in_static_mode
 from ..utils.layers_utils import flatten, map_structure, pack_sequence_as
 
 __all__ = ['Decoder', 'BeamSearchDecoder', 'dynamic_decode']
@@ -315,7 +315,7 @@ def dynamic_decode(decoder, inits=None, max_step_num=None, output_time_major=Fal
     ``impute_finished`` keeps finished sequences' states unchanged (for
     decoders that do not track their own finished flags); extra ``kwargs``
     go to every ``decoder.step``."""
-    if _mode.static:
+    if in_static_mode():
         return _decode_static(decoder, inits, max_step_num, output_time_major,
                               impute_finished, is_test, return_length, kwargs)
     return _decode_eager(decoder, inits, max_step_num, output_time_major, impute_finished,

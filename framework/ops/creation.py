@@ -12,7 +12,8 @@ from .. import random as _random
 from .compat_args import aliases, size_args
 from . import meta
 from .grad_utils import is_value
-from .registry import Meta, OpError, add_test_case, def_op, mode
+from .modes import handlers, in_static_mode, is_static_var
+from .registry import Meta, OpError, add_test_case, def_op
 
 
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):
@@ -25,11 +26,11 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     dtype('float32')
     """
     _check_data(data)
-    if mode.static:
+    if in_static_mode():
         out = _static_tensor(data, dtype)
         out.stop_gradient = stop_gradient
         return out
-    return mode.make_tensor(data, dtype, stop_gradient)
+    return handlers.make_tensor(data, dtype, stop_gradient)
 
 
 _DATA_TYPES = (bool, int, float, complex, np.generic, np.ndarray, list, tuple)
@@ -169,8 +170,7 @@ def full(shape, fill_value, dtype=None, name=None, *, out=None, device=None,
          requires_grad=False, pin_memory=False):
     """A tensor of ``shape`` filled with ``fill_value`` (shape entries and the
     value may be tensors)."""
-    if is_value(fill_value) and getattr(fill_value, '_is_static_var', False) \
-            and fill_value._value is None:
+    if is_static_var(fill_value) and fill_value._value is None:
         t = _full_of_tensor(shape, fill_value, dtype)
     else:
         if hasattr(fill_value, 'item') and not isinstance(fill_value, np.ndarray):
@@ -795,7 +795,7 @@ class _DLPackCapsule:
 
 def to_dlpack(x):
     """The values of ``x`` for DLPack consumers (a copy, read-only to them)."""
-    if not hasattr(x, 'data') or getattr(x, '_is_static_var', False):
+    if not hasattr(x, 'data') or is_static_var(x):
         raise TypeError("to_dlpack: needs an eager tensor, got %s" % type(x).__name__)
     return _DLPackCapsule(np.ascontiguousarray(x.data).copy())
 

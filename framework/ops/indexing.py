@@ -26,6 +26,7 @@ from .manipulation import (_as_int, _check_index_dtype, _int_list, _norm_axis, _
                            unbind, where_op)
 from .math import (cumsum_op, divide_op, equal_op, floor_divide_op, maximum_op, multiply_op,
                    remainder_op, subtract_op)
+from .modes import is_static_var
 from .registry import Meta, OpError, add_test_case, def_op
 from .subscript import set_items, strided_slice
 
@@ -378,7 +379,7 @@ def take(x, index, mode='raise', name=None):
     elif mode == 'clip':
         idx = maximum_op(idx, full_like_op(idx, 0, None))
         idx = subtract_op(idx, maximum_op(subtract_op(idx, n - 1), full_like_op(idx, 0, None)))
-    elif hasattr(index, 'data') and not getattr(index, '_is_static_var', False):
+    elif hasattr(index, 'data') and not is_static_var(index):
         arr = np.asarray(index.data)
         if arr.size and (arr.min() < -n or arr.max() >= n):
             raise OpError("take: index %d is out of range for a tensor of %d elements"
@@ -483,7 +484,7 @@ def masked_scatter(x, mask, value, name=None):
     flat_mask = reshape_op(cast(mask, 'int64'), (-1,))
     # the k-th true entry takes value's k-th element
     source = maximum_op(cumsum_op(flat_mask, 0, False) - 1, full_like_op(flat_mask, 0, None))
-    if hasattr(mask, 'data') and not getattr(mask, '_is_static_var', False):
+    if hasattr(mask, 'data') and not is_static_var(mask):
         count, size = int(np.count_nonzero(mask.data)), int(np.prod(value.shape))
         if count > size:
             raise OpError("masked_scatter: mask has %d true entries but value has only %d "

@@ -25,6 +25,7 @@ from .creation import to_tensor
 from .grad_utils import is_value
 from .manipulation import (_as_int, _int_list, _norm_axis, _tensor_list, concat, flip,
                            gather_op, reshape, split_op, tile, transpose, transpose_op)
+from .modes import in_static_mode, is_static_var
 from .registry import Meta, OpError, add_test_case, def_op
 from .subscript import strided_slice
 
@@ -119,7 +120,7 @@ def narrow(input, dim, start, length):  # noqa: A002
     dim = _norm_axis(input, dim, 'narrow')
     length = _as_int(length, 'narrow', 'length')
     n = input.shape[dim]
-    if is_value(start) and getattr(start, '_is_static_var', False) and start._value is None:
+    if is_static_var(start) and start._value is None:
         start = start.reshape([1])    # known only when the program runs
         return strided_slice(input, [dim], start, start + length, [1], api='narrow')
     start = _as_int(start, 'narrow', 'start')
@@ -482,8 +483,7 @@ def check_shape(shape, op_name, expected_shape_type=(list, tuple),
     """Check a shape argument while a program is built (a list or tuple of
     ints or integer tensors, or an integer tensor); eagerly nothing is
     checked, as in Paddle. Tensors (Variables) pass the type checks."""
-    from .registry import mode
-    if not mode.static:
+    if not in_static_mode():
         return None
     if not (is_value(shape) or isinstance(shape, expected_shape_type)):
         raise TypeError("%s: shape must be one of %s or a tensor, got %s"

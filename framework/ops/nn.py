@@ -19,7 +19,8 @@ from .grad_utils import sum_like, unbroadcast, wants
 from .math import (cast_like, exp_op, greater_than_op, less_than_op, logical_and_op,
                    maximum_op, minimum_op, tanh_op)
 from .lowp import float32_compute
-from .registry import Meta, OpError, add_test_case, def_op, lookup, mode
+from .modes import in_static_mode
+from .registry import Meta, OpError, add_test_case, def_op, lookup
 
 
 def _R():
@@ -1540,7 +1541,7 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
     out, mean_out, var_out, _, _ = batch_norm_op(
         x, running_mean, running_var, weight, bias, float(momentum), float(epsilon),
         data_format, use_global)
-    if not mode.static and not use_global:
+    if not in_static_mode() and not use_global:
         for t, v in ((running_mean, mean_out), (running_var, var_out)):
             if hasattr(t, 'data') and hasattr(t, '_version'):
                 _write_stat(t, v)
@@ -1740,7 +1741,7 @@ def _embedding_renorm_(ids, weight, max_norm, norm_type):
             norm = R.sum(a ** norm_type, axis=1, keepdim=True) ** (1.0 / norm_type)
         scale = M.where(norm > max_norm, max_norm / (norm + 1e-7), ones_like(norm))
         renormed = M.scatter_op(weight, flat, rows * scale, True).detach()
-    if mode.static:
+    if in_static_mode():
         return renormed + (weight - weight.detach())
     weight.data = renormed.data
     weight._version += 1

@@ -37,16 +37,14 @@ An ``OpDef`` carries everything either mode needs:
                empty for every other op. Such an op has no numpy kernel: it
                is declared with ``def_block_op`` and brings the hooks the
                static side runs instead (``emit`` for the code generator,
-               ``interpret`` for the interpreter, ``block_grad`` for static
-               backward, ``block_rules`` for the verifier); see
+               ``block_grad`` for static backward, ``block_rules`` for the
+               verifier); see
                ``static/control_flow.py``. Its sub-blocks are found from this
                declaration, never from attribute names (``static/sub_blocks.py``).
 
 Calling an OpDef (``op(*inputs, *attrs)``) dispatches to whichever mode is
-active: static mode through ``mode.static_append``, eager mode through
-``mode.make_eager``. The modes install these handlers on ``mode`` when they are
-imported (``set_handlers`` sets ``static_append``), so this module depends on
-neither.
+active (``ops/modes.py``: the modes install their handlers there, so this
+module depends on neither).
 """
 import contextlib
 import contextvars
@@ -56,13 +54,11 @@ import threading
 import numpy as np
 
 from . import attr_types as _attr_types
+from .modes import handlers as _handlers
+from .modes import in_static_mode
 
 _OPS = {}
 
-# static (building a Program) or dynamic (eager) mode, per thread as Paddle's
-# tracer is: enable_static() in one thread leaves the others eager
-_static_mode = contextvars.ContextVar('framework_static_mode', default=False)
-in_static = _static_mode.get        # the hot path calls this
 # the calling thread's auto_cast region (framework.amp), or None: called as
 # amp(op, args) instead of the op, it casts the inputs and runs the op. Per
 # thread, so DataLoader workers keep their dtypes while training auto-casts.
@@ -103,33 +99,6 @@ def autocast_suspended():
     return autocasting(None)
 
 
-class _Mode:
-    """Which mode ops dispatch to. dygraph and static install the handlers
-    (process-wide); ``static`` is the calling thread's mode."""
-    __slots__ = ('static_append', 'make_tensor', 'make_eager')
-
-    def __init__(self):
-        self.static_append = None
-        self.make_tensor = None
-        self.make_eager = None   # op -> specialised eager function (the hot path)
-
-    @property
-    def static(self):
-        return _static_mode.get()
-
-    @static.setter
-    def static(self, on):
-        _static_mode.set(bool(on))
-
-
-mode = _Mode()
-
-
-def set_handlers(static_append=None):
-    if static_append is not None:
-        mode.static_append = static_append
-
-
 class OpError(ValueError):
     """A clear, user-facing error about an op's arguments."""
 
@@ -141,14 +110,14 @@ class OpDef:
                  'no_grad_inputs', 'nondiff_outputs', 'random', 'inplace_map',
                  'save_inputs', 'doc', 'test_cases', 'eager_fn', 'variadic_out',
                  'value_from_meta', 'promote', 'attr_types', 'attr_ranges',
-                 'undeclared_attrs', 'onnx', 'output_variadic', 'sub_blocks', 'emit', 'interpret',
+                 'undeclared_attrs', 'onnx', 'output_variadic', 'sub_blocks', 'emit',
                  'block_grad', 'block_rules')
 
     def __init__(self, name, kernel, infer_meta, inputs, outputs, attrs,
                  grad=None, fast_grad=None, differentiable=True,
                  no_grad_inputs=(), nondiff_outputs=(), random=False,
                  inplace_map=None, save_inputs=True, value_from_meta=None, promote=(),
-                 attr_types=None, attr_ranges=None, sub_blocks=(), emit=None, interpret=None,
+                 attr_types=None, attr_ranges=None, sub_blocks=(), emit=None,
                  block_grad=None, block_rules=None):
         self.name = name
         self.input_names = tuple(n.rstrip('*?') for n in inputs)
@@ -205,16 +174,16 @@ class OpDef:
             raise ValueError("op '%s': sub_blocks names attributes it does not have: %s"
                              % (name, ', '.join(sorted(unknown))))
         self.sub_blocks = tuple(sub_blocks)
-        self.emit, self.interpret = emit, interpret
+        self.emit = emit
         self.block_grad, self.block_rules = block_grad, block_rules
 
     def __call__(self, *args):
         """Run (eager) or append (static) the op: ``op(*inputs, *attrs)``."""
-        if in_static():
-            return mode.static_append(self, args)
+        if in_static_mode():
+            return _handlers.static_append(self, args)
         fn = self.eager_fn
         if fn is None:   # specialised once, on first eager use
-            fn = self.eager_fn = mode.make_eager(self)
+            fn = self.eager_fn = _handlers.make_eager(self)
         return fn(*args)
 
     def split_args(self, args):
@@ -272,12 +241,11 @@ class OpDef:
                                           ', '.join(self.output_names))
 
 
-def def_block_op(name, inputs, outputs, attrs, sub_blocks, emit, interpret, doc,
+def def_block_op(name, inputs, outputs, attrs, sub_blocks, emit, doc,
                  block_grad=None, block_rules=None, attr_types=None):
     """Declare an op that runs sub-blocks of a Program (``cond``, ``while``).
 
-    It has no numpy kernel: the code generator calls ``emit(code, op)``, the
-    interpreter ``interpret(program, op, env, value_of, scope_vars, check)``,
+    It has no numpy kernel: the code generator calls ``emit(code, op)``,
     static backward ``block_grad(block, op, grads, reach)`` (None: no
     gradient); ``block_rules`` tells the verifier how the sub-blocks run
     (``static/verify.py``). ``sub_blocks`` lists the attrs holding block
@@ -289,7 +257,7 @@ def def_block_op(name, inputs, outputs, attrs, sub_blocks, emit, interpret, doc,
                       "directly: %s" % (name, doc.strip().splitlines()[0]))
     op = OpDef(name, outside_a_program, outside_a_program, inputs, outputs, attrs,
                differentiable=False, attr_types=attr_types, sub_blocks=sub_blocks, emit=emit,
-               interpret=interpret, block_grad=block_grad, block_rules=block_rules)
+               block_grad=block_grad, block_rules=block_rules)
     op.doc = doc
     return _register(op)
 

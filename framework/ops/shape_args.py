@@ -10,6 +10,7 @@ a 1-D int64 tensor input holding every entry (for the kernel).
 import numpy as np
 
 from .grad_utils import is_value
+from .modes import is_static_var
 
 
 def _known(v):
@@ -21,9 +22,8 @@ def _known(v):
     if is_value(v):
         if np.dtype(v.dtype).kind not in 'iu':
             raise TypeError("got a tensor of dtype %s" % v.dtype)
-        value = getattr(v, '_value', None)          # a static Variable's build-time value
-        if value is None and not hasattr(v, '_is_static_var'):
-            value = np.asarray(v.data)               # an eager tensor
+        # a static Variable's build-time value (None: known at run time only)
+        value = v._value if is_static_var(v) else np.asarray(v.data)
         if value is None:
             if int(np.prod([d for d in v.shape if d >= 0] or [1])) != 1 or -1 in v.shape:
                 raise TypeError("got a tensor of shape %s; each entry must hold one integer"
@@ -43,7 +43,7 @@ def shape_arg(value, api, what='shape'):
     if type(value) in (list, tuple) and all_python_ints(value):   # the usual case
         return list(value), None
     whole = is_value(value) and len(value.shape) == 1
-    if whole and getattr(value, '_is_static_var', False) and value._value is None:
+    if whole and is_static_var(value) and value._value is None:
         if np.dtype(value.dtype).kind not in 'iu':
             raise TypeError("%s: %s must hold integers, got a tensor of dtype %s"
                             % (api, what, value.dtype))
@@ -54,8 +54,8 @@ def shape_arg(value, api, what='shape'):
         from .manipulation import cast
         return [-1] * n, cast(value, 'int64')
     if is_value(value):
-        entries = list(np.asarray(getattr(value, '_value', None) if getattr(
-            value, '_is_static_var', False) else value.data).reshape(-1))
+        entries = list(np.asarray(value._value if is_static_var(value)
+                                  else value.data).reshape(-1))
     elif isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
         entries = [value]
     elif isinstance(value, (list, tuple)):
@@ -85,7 +85,7 @@ def all_python_ints(values):
 
 
 def _is_known_entry(v):
-    return not is_value(v) or not getattr(v, '_is_static_var', False) or v._value is not None
+    return not is_static_var(v) or v._value is not None
 
 
 def _entries_tensor(entries):

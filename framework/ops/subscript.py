@@ -22,7 +22,8 @@ from . import meta
 from .creation import full_like_op, to_tensor
 from .grad_utils import is_value, sum_like, ub
 from .manipulation import _as_int, _int_list, cast, reshape_op, where_op
-from .registry import Meta, OpError, add_test_case, def_op, mode
+from .modes import in_static_mode
+from .registry import Meta, OpError, add_test_case, def_op
 from .shape_args import shape_arg
 
 _pyslice = builtins.slice   # this module exports a Paddle ``slice``; keep the builtin
@@ -88,7 +89,7 @@ def _index_item(k, tensors):
             raise IndexError("array indices must be integers or bools, got dtype %s" % arr.dtype)
         if arr.ndim == 0 and arr.dtype.kind != 'b':
             return ['int', int(arr)]
-        tensors.append(to_tensor(arr) if mode.static else arr)
+        tensors.append(to_tensor(arr) if in_static_mode() else arr)
         return ['tensor', len(tensors) - 1]
     raise IndexError("unsupported index %r (type %s): use ints, slices, None, ..., integer "
                      "or bool tensors, or lists of ints/bools" % (k, type(k).__name__))
@@ -408,7 +409,7 @@ def _setitem_value(x, value, items, tensors):
     extra = len(vs) - len(region)
     if extra > 0 and all(d == 1 for d in vs[:extra]):
         value = reshape_op(value, vs[extra:]) if is_value(value) else value.reshape(vs[extra:])
-    if not is_value(value) and mode.static:
+    if not is_value(value) and in_static_mode():
         value = to_tensor(value)
     if is_value(value) and np.dtype(value.dtype) != np.dtype(x.dtype):
         value = cast(value, x.dtype)    # x keeps its dtype; value's gradient comes back cast

@@ -15,6 +15,7 @@ from .grad_utils import is_value
 from .manipulation import assign_op, cast, numel_op
 from .math import equal_op
 from . import meta
+from .modes import is_static_var
 from .registry import OpError, add_test_case, def_op
 
 # Paddle 3's conversion methods and the dtype each gives (x.int() is int32, as in Paddle)
@@ -194,7 +195,7 @@ def apply_(self: 'Tensor', func):
 def is_contiguous(self):
     """Whether the values are stored in row-major order without gaps (a
     Variable has no storage of its own: True)."""
-    data = None if getattr(self, '_is_static_var', False) else getattr(self, 'data', None)
+    data = None if is_static_var(self) else getattr(self, 'data', None)
     return True if data is None else bool(data.flags.c_contiguous)
 
 

@@ -10,7 +10,7 @@ parameters' dtype; the closure runs the model with the framework's ops.
 import numpy as np
 
 from ..dygraph.state import enable_grad, no_grad
-from ..ops.registry import mode
+from ..ops.modes import in_static_mode, is_eager_tensor
 from .optimizer import Optimizer
 
 __all__ = ['LBFGS']
@@ -148,7 +148,7 @@ class LBFGS(Optimizer):
             raise ValueError("LBFGS: line_search_fn must be None or 'strong_wolfe', got %r"
                              % (line_search_fn,))
         if parameters is None or not hasattr(parameters, '__iter__') \
-                or hasattr(parameters, '_grad_node'):
+                or is_eager_tensor(parameters):
             raise TypeError("LBFGS: parameters must be a list of Tensors (or parameter-group "
                             "dicts), got %r" % (type(parameters).__name__,))
         self.learning_rate = learning_rate
@@ -193,7 +193,7 @@ class LBFGS(Optimizer):
     def step(self, closure):
         """Optimise with ``closure`` (see the class docstring); returns the loss
         of its first call."""
-        if mode.static:
+        if in_static_mode():
             raise RuntimeError("LBFGS.step(closure) runs in dynamic graph mode only")
         if closure is None or not callable(closure):
             raise TypeError("LBFGS.step needs a closure that clears the gradients, computes "

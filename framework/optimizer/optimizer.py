@@ -27,8 +27,9 @@ from .. import flags
 from ..dygraph.state import no_grad
 from ..dygraph.tensor import Tensor, wrap_array
 from ..ops.manipulation import cast
+from ..ops.modes import in_static_mode, is_static_var
 from ..ops.optim import INPLACE_STATE_UPDATES
-from ..ops.registry import OpError, autocast_state, autocast_suspended, mode
+from ..ops.registry import OpError, autocast_state, autocast_suspended
 from ..regularizer import L2Decay, WeightDecayRegularizer
 from .lr import LRScheduler
 
@@ -156,7 +157,7 @@ class Optimizer:
     # ---- the update -------------------------------------------------------
     def step(self):
         """Update every parameter that has a gradient (dynamic graph mode)."""
-        if mode.static:
+        if in_static_mode():
             raise RuntimeError("%s.step() is for dynamic graph mode; in static mode call "
                                "minimize(loss) while building the program"
                                % type(self).__name__)
@@ -185,7 +186,7 @@ class Optimizer:
         if state is None:
             self._check_precision(param)
             state = self._state[param] = self._create_state(param, opts)
-        half = param.dtype.itemsize == 2 and not mode.static and _dt.is_half(param.dtype)
+        half = param.dtype.itemsize == 2 and not in_static_mode() and _dt.is_half(param.dtype)
         # A float16/bfloat16 parameter is updated in float32, as Paddle's kernels
         # do: on its float32 master weight (multi_precision), which keeps the
         # small steps half precision would round away, else on a float32 copy.
@@ -243,7 +244,7 @@ class Optimizer:
         """Run update op ``op``. Eagerly, an op that can update its state in place
         does so (the optimizer owns those buffers): no new moment arrays per
         step. Static programs and the NaN/Inf check go through the op as usual."""
-        if mode.static or op.name not in INPLACE_STATE_UPDATES or \
+        if in_static_mode() or op.name not in INPLACE_STATE_UPDATES or \
                 flags.flag('FLAGS_check_nan_inf'):
             return op(*args)
         arrays = [a.data if isinstance(a, Tensor) else a for a in args]
@@ -257,7 +258,7 @@ class Optimizer:
     def _write(targets, outs):
         """Swap the op's results into the parameter and its accumulators. (In
         static mode the update op already writes its inputs in place.)"""
-        if mode.static:
+        if in_static_mode():
             return
         for t, o in zip(targets, outs):
             t.data = o.data
@@ -289,7 +290,7 @@ class Optimizer:
         return acc
 
     def _check_precision(self, param):
-        if mode.static and _dt.is_half(param.dtype):
+        if in_static_mode() and _dt.is_half(param.dtype):
             raise TypeError(
                 "%s: parameter '%s' is %s; static-mode programs update float32 (or "
                 "float64) parameters only. Train half-precision parameters in dynamic mode "
@@ -448,7 +449,7 @@ class Optimizer:
         """The (param, grad) pairs of the trainable parameters; runs
         ``loss.backward()`` first when none of them has a gradient yet. In
         static mode this appends the backward ops (``append_backward``)."""
-        if mode.static:
+        if in_static_mode():
             from ..static.backward import append_backward
             params = parameters if parameters is not None else (
                 [p for g in self._groups for p in g['params']] or None)
@@ -461,7 +462,7 @@ class Optimizer:
     def apply_gradients(self, params_grads):
         """Clip, regularize and apply ``params_grads`` (a list of (param, grad)).
         In static mode this appends the update ops and returns them."""
-        if mode.static:
+        if in_static_mode():
             return self._static_apply(params_grads)
         managed = {id(p) for p in self._all_params()}
         strays = [p.name for p, _ in params_grads if id(p) not in managed]
@@ -484,7 +485,7 @@ class Optimizer:
         mode no ops are recorded, so ``optimize_ops`` is an empty list. In
         static mode this appends the backward and the update ops to the loss's
         program."""
-        if mode.static:
+        if in_static_mode():
             return self._static_minimize(loss, parameters, no_grad_set)
         params_grads = self.backward(loss, startup_program, parameters, no_grad_set)
         self.apply_gradients(params_grads)
@@ -555,7 +556,7 @@ class _LiveLearningRate(Tensor):
 
 def _check_parameters(api, parameters):
     if parameters is None:
-        if mode.static:
+        if in_static_mode():
             return None
         raise AttributeError(
             "%s: parameters is None. In dynamic graph mode the optimizer needs the "
@@ -579,7 +580,7 @@ def _check_parameters(api, parameters):
 
 def _check_tensor_list(api, params):
     for p in params:
-        if not isinstance(p, Tensor) and not getattr(p, '_is_static_var', False):
+        if not isinstance(p, Tensor) and not is_static_var(p):
             raise TypeError("%s: parameters must be tensors (Parameter), got %r"
                             % (api, type(p).__name__))
     return params

@@ -2,6 +2,7 @@
 inference save/load (``framework.static``, Paddle's ``paddle.static``)."""
 import contextvars
 
+from ..ops.modes import in_static_mode
 from . import program as _program
 from .backward import append_backward, gradients
 from .executor import (BuildStrategy, CompiledProgram, Executor, Scope, global_scope,
@@ -128,7 +129,7 @@ def setitem(x, index, value):
     tensor in static mode (x itself unchanged); eagerly, x is updated in
     place and returned."""
     from ..ops import subscript
-    if in_dynamic_mode():
+    if not in_static_mode():
         subscript.setitem(x, index, value)
         return x
     return subscript.set_items(x, index, value)

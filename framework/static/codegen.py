@@ -1,13 +1,25 @@
-"""Compile a Program into a plain Python function, or interpret it op by op.
+"""Compile a Program into a plain Python function.
 
 ``compile_program`` works on a copy of the program: prune to what the fetches
 and side effects need, run the optimisation passes, then generate one Python
-function per block in which every kernel and attribute is a pre-bound global,
-every variable a local, and each value is dropped after its last use.
+function in which every kernel and attribute is a pre-bound global, every
+variable a local, and each value is dropped after its last use.
 Control-flow ops (``cond``, ``while``) emit their own code, their sub-blocks
-inline, through their OpDef's ``emit`` hook (``interpret`` in the interpreter).
+inline (``if``, ``while`` statements), through their OpDef's ``emit`` hook.
+
+The code is meant to be read (``Executor.generated_code`` returns it): each
+variable's local is named after it (``fc_0.w_0`` -> ``fc_0_w_0``), each
+kernel after its op type (``k_matmul``), and each op's line ends with a
+comment naming the op, its place in the compiled program and the user's
+line that built it. With ``check_nan_inf`` (``FLAGS_check_nan_inf``) the
+same code checks each op's outputs right after the op, so the first op
+producing NaN or Inf raises, naming the op and the output variable.
 """
+import builtins
+import keyword
 import linecache
+import os
+import re
 import sys
 
 import numpy as np
@@ -32,23 +44,6 @@ def kernel_attr(v):
     if isinstance(v, list):
         return tuple(kernel_attr(x) for x in v)
     return v
-
-
-def op_args(opdef, op, value_of):
-    """Positional kernel arguments for ``op``: inputs in declaration order,
-    then attributes (defaults where the op desc has none)."""
-    args = []
-    for name, variadic in zip(opdef.input_names, opdef.variadic):
-        names = op.inputs.get(name, [])
-        if variadic:
-            args.append([value_of(n) for n in names])
-        elif not names:
-            args.append(None)
-        else:
-            args.append(value_of(names[0]))
-    for name, default in zip(opdef.attr_names, opdef.attr_defaults):
-        args.append(kernel_attr(op.attrs[name]) if name in op.attrs else default)
-    return args
 
 
 def output_names(opdef, op):
@@ -121,48 +116,132 @@ def prune_block(program, block, needed, available=(), side_effects=True):
 
 # ---- code generation ------------------------------------------------------------
 
-def _check_finite(op, outs, ins):
-    """After ``op`` ran (plans compiled with ``check_nan_inf``): raise if an
-    output holds NaN or Inf, naming the op, its input shapes and the user's
-    line that built it."""
-    for v in outs:
-        v = np.asarray(v) if not isinstance(v, np.ndarray) else v
-        if v.dtype.kind in 'fc' and not np.isfinite(v).all():
-            where = op.attrs.get('op_location')
-            raise FloatingPointError(
-                "op '%s' produced NaN or Inf (FLAGS_check_nan_inf is on)%s\n  input shapes: "
-                "[%s]\n  op: %r" % (op.type, (' at %s' % where) if where else '',
-                                    ', '.join(str(list(np.shape(a))) for a in ins), op))
+# identifiers the generated code uses itself: no variable's local may take them
+# (a control-flow emitter writing a fixed local name, like ``__snap``, adds it here)
+_RESERVED = (set(keyword.kwlist) | set(dir(builtins))
+             | {'S', 'F', '_', '__snap', 'run', 'np'})
+
+
+def _identifier(name):
+    """``name`` (a variable, op type or hint) as a Python identifier:
+    ``fc_0.w_0@GRAD`` -> ``fc_0_w_0_GRAD``."""
+    ident = re.sub(r'\W', '_', name, flags=re.ASCII) or '_v'
+    return '_' + ident if ident[0].isdigit() else ident
+
+
+def _check_finite(op, name, value, ins):
+    """After ``op`` ran (plans compiled with ``check_nan_inf``): raise if its
+    output ``name`` holds NaN or Inf, naming the op, the output, its input
+    shapes and the user's line that built it."""
+    if _finite(value):
+        return
+    where = op.attrs.get('op_location')
+    raise FloatingPointError(
+        "op '%s' produced NaN or Inf in output '%s' (FLAGS_check_nan_inf is on)%s\n"
+        "  input shapes: [%s]\n  op: %r"
+        % (op.type, name, (' at %s' % where) if where else '',
+           ', '.join(str(list(np.shape(a))) for a in ins), op))
+
+
+def _finite(value):
+    """Whether a kernel result holds no NaN/Inf (lists: tensor arrays, each
+    element checked; non-numeric values pass)."""
+    if isinstance(value, (list, tuple)):
+        return all(_finite(v) for v in value)
+    if not isinstance(value, (np.ndarray, np.generic, float, complex)):
+        return True
+    a = np.asarray(value)
+    return a.dtype.kind not in 'fc' or bool(np.isfinite(a).all())
 
 
 class _Emitter:
+    """The generated module: its lines, its globals (kernels as ``k_<op type>``,
+    attributes, captured tensors) and the locals, each named after its variable."""
+
     def __init__(self, program, captured, check_nan_inf=False):
         self.program = program
         self.check_nan_inf = check_nan_inf
         self.glb = {'np': np, '_load': _load, '_asarray': np.asarray,
                     '_check_finite': _check_finite}
         self.glb.update(RUNTIME)
+        self.taken = _RESERVED | set(self.glb)
+        self.suffixes = {}        # identifier base -> the last suffix given to it
+        self.kernels = {}         # (op type, id(kernel)) -> global name
+        self.tensors = {}         # captured variable name -> global name
+        self.op_index = {}        # id(block) -> {id(op): its index in the block}
         self.lines = []
         self.line_ops = {}        # generated line number -> op
+        # counts identifiers made; control-flow emitters number their own names with it
         self.counter = 0
         self.captured = captured
 
-    def const(self, value, prefix='A'):
-        name = '%s%d' % (prefix, self.counter)
+    def unique(self, base):
+        """A fresh identifier made from ``base`` (``base``, ``base_1``, ...)."""
+        ident = _identifier(base)
+        name, i = ident, self.suffixes.get(ident, 0)
+        while name in self.taken:
+            i += 1
+            name = '%s_%d' % (ident, i)
+        self.suffixes[ident] = i          # the next one with this base starts here
+        self.taken.add(name)
         self.counter += 1
+        return name
+
+    def const(self, value, base):
+        """Bind ``value`` as a global named after ``base``; returns its name."""
+        name = self.unique(base)
         self.glb[name] = value
         return name
 
-    def literal(self, value):
+    def kernel(self, op_type, fn, suffix=''):
+        """The global holding kernel ``fn`` of ``op_type`` (one per kernel)."""
+        key = (op_type, id(fn))
+        name = self.kernels.get(key)
+        if name is None:
+            name = self.kernels[key] = self.const(fn, 'k_' + op_type + suffix)
+        return name
+
+    def tensor(self, var_name):
+        """The global holding the captured tensor of variable ``var_name``."""
+        name = self.tensors.get(var_name)
+        if name is None:
+            name = self.tensors[var_name] = self.const(self.captured[var_name],
+                                                       'tensor_' + var_name)
+        return name
+
+    def literal(self, value, base='attr'):
         """Source text for an attribute: inline simple literals, else a global."""
         if _is_literal(value):
             return repr(value)
-        return self.const(value)
+        return self.const(value, base)
 
-    def emit(self, line, indent, op=None):
-        self.lines.append('    ' * indent + line)
+    def describe(self, op):
+        """The comment on an op's line: its type, its place in the compiled
+        program and the user's line that built it."""
+        block = op.block
+        index = self.op_index.get(id(block))
+        if index is None:
+            index = self.op_index[id(block)] = {id(o): i for i, o in enumerate(block.ops)}
+        i = index.get(id(op))
+        where = 'block %d' % block.idx if block.idx else ''
+        if i is not None:
+            where = '%s op %d' % (where, i) if where else 'op %d' % i
+        loc = op.attrs.get('op_location')
+        # the file's name is enough next to the code; the error messages give the path
+        return '%s [%s]%s' % (op.type, where, ' %s' % os.path.basename(loc) if loc else '')
+
+    def emit(self, line, indent, op=None, note=None):
+        """Append a line; lines of an op remember it (errors name the op) and
+        end with ``note`` as a comment."""
+        line = '    ' * indent + line
+        if note:
+            line = '%s  # %s' % (line.ljust(_COMMENT_COLUMN - 2), note)
+        self.lines.append(line)
         if op is not None:
             self.line_ops[len(self.lines)] = op
+
+
+_COMMENT_COLUMN = 64
 
 
 def _is_literal(v):
@@ -183,6 +262,7 @@ class _BlockCode:
         self.block = block
         self.indent = indent
         # variable names are unique program-wide, so nested blocks share one map
+        # of the variables that hold a value at this point of the code
         self.local = {} if local is None else local
         self.feeds = set(feeds)
         # a forward block run again by backward: its prints and asserts are skipped
@@ -195,7 +275,7 @@ class _BlockCode:
                           self.replay if replay is None else replay)
 
     def emit(self, line, op=None):
-        self.em.emit(line, self.indent, op)
+        self.em.emit(line, self.indent, op, self.em.describe(op) if op is not None else None)
 
     def emit_ops(self, ops):
         for op in ops:
@@ -206,20 +286,20 @@ class _BlockCode:
         loc = self.local.get(name)
         if loc is not None:
             return loc
-        loc = self.local[name] = 'v%d' % self.em.counter
-        self.em.counter += 1
+        loc = self.local[name] = self.em.unique(name)
         if name in self.feeds:
             self.em.emit('%s = F[%r]' % (loc, name), self.indent)
         elif name in self.em.captured:
-            t = self.em.const(self.em.captured[name], 'C')
-            self.em.emit('%s = %s.data' % (loc, t), self.indent)
+            self.em.emit('%s = %s.data' % (loc, self.em.tensor(name)), self.indent)
         else:
             self.em.emit('%s = _load(S, %r)' % (loc, name), self.indent)
         return loc
 
     def new(self, name):
-        loc = self.local[name] = 'v%d' % self.em.counter
-        self.em.counter += 1
+        """A fresh local for a value of variable ``name`` (``name``, then
+        ``name_1``, ... when the variable is assigned again, as in a replayed
+        block, or when a control-flow emitter reuses a temporary's name)."""
+        loc = self.local[name] = self.em.unique(name)
         return loc
 
     def emit_op(self, op):
@@ -234,45 +314,54 @@ class _BlockCode:
             opdef.emit(self, op)
             self.forget(written)
             return
-        parts = []
+        parts, ins = [], []
         for name, variadic in zip(opdef.input_names, opdef.variadic):
             names = op.inputs.get(name, [])
             if variadic:
-                parts.append('[%s]' % ', '.join(self.ref(n) for n in names))
+                locs = [self.ref(n) for n in names]
+                parts.append('[%s]' % ', '.join(locs))
+                ins.extend(locs)
             elif not names:
                 parts.append('None')
             else:
                 parts.append(self.ref(names[0]))
+                ins.append(parts[-1])
         for name, default in zip(opdef.attr_names, opdef.attr_defaults):
             value = kernel_attr(op.attrs[name]) if name in op.attrs else default
-            parts.append(self.em.literal(value))
-        kernel = opdef.kernel
+            parts.append(self.em.literal(value, '%s_%s' % (op.type, name)))
+        kernel = self.em.kernel(op.type, opdef.kernel)
         reuse = op.attrs.get('op_inplace')
         if reuse is not None:
-            kernel = INPLACE_KERNELS[op.type]
+            kernel = self.em.kernel(op.type, INPLACE_KERNELS[op.type], '_inplace')
             parts.append(parts[reuse])
-        k = self.em.const(kernel, 'K')
         outs = output_names(opdef, op)
-        call = '%s(%s)' % (k, ', '.join(parts))
+        call = '%s(%s)' % (kernel, ', '.join(parts))
         if opdef.variadic_out:
-            tmp = self.new('__tmp%d' % self.em.counter)
-            self.em.emit('%s = %s' % (tmp, call), self.indent, op)
+            tmp = self.em.unique(op.type + '_outs')
+            self.emit('%s = %s' % (tmp, call), op)
             for i, n in enumerate(outs):
                 self.em.emit('%s = %s[%d]' % (self.new(n), tmp, i), self.indent)
         elif len(outs) == 1:
-            self.em.emit('%s = %s' % (self.new(outs[0]), call), self.indent, op)
+            self.emit('%s = %s' % (self.new(outs[0]), call), op)
         else:
             targets = [self.new(n) if n is not None else '_' for n in outs]
-            self.em.emit('%s = %s' % (', '.join(targets), call), self.indent, op)
+            self.emit('%s = %s' % (', '.join(targets), call), op)
         if self.em.check_nan_inf:
-            self.em.emit('_check_finite(%s, [%s], [%s])' % (
-                self.em.const(op, 'O'), ', '.join(self.local[n] for n in outs if n is not None),
-                ', '.join(p for p in parts[:len(opdef.input_names)] if p != 'None')),
-                self.indent, op)
+            self.emit_nan_inf_checks(op, outs, ins)
         self.store_persistable(outs)
         dead = [self.local.pop(n) for n in op.attrs.get('op_free', ()) if n in self.local]
         if dead:
             self.em.emit('del %s' % ', '.join(dead), self.indent)
+
+    def emit_nan_inf_checks(self, op, outs, ins):
+        """One check per output of ``op``, right after it ran (so the first op
+        producing NaN/Inf raises, inside branches and loop bodies as well)."""
+        op_global = self.em.const(op, 'op_' + op.type)
+        inputs = '(%s,)' % ins[0] if len(ins) == 1 else '(%s)' % ', '.join(ins)
+        for n in outs:
+            if n is not None:
+                self.em.emit('_check_finite(%s, %r, %s, %s)' % (
+                    op_global, n, self.local[n], inputs), self.indent)
 
     def forget(self, names):
         """Drop the locals of ``names``: the next use loads them from storage."""
@@ -288,8 +377,8 @@ class _BlockCode:
             v = self.block._find_var(n)
             if v is not None and v.persistable:
                 if n in self.em.captured:
-                    t = self.em.const(self.em.captured[n], 'C')
-                    self.em.emit('%s.data = _asarray(%s)' % (t, self.local[n]), self.indent)
+                    self.em.emit('%s.data = _asarray(%s)' % (self.em.tensor(n), self.local[n]),
+                                 self.indent)
                 else:
                     self.em.emit('S[%r] = _asarray(%s)' % (n, self.local[n]), self.indent)
 
@@ -354,6 +443,7 @@ def compile_program(program, feed_names, fetch_names, strategy=None, side_effect
     if strategy is not None:
         run_passes(work, feed_names, fetch_names, strategy)
     em = _Emitter(work, program._captured, check_nan_inf)
+    em.emit('# S: the scope values by name, F: the feeds by name; returns the fetches', 0)
     em.emit('def run(S, F):', 0)
     code = _BlockCode(em, gb, 1, feed_names)
     for op in gb.ops:
@@ -365,48 +455,3 @@ def compile_program(program, feed_names, fetch_names, strategy=None, side_effect
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     exec(compile(source, filename, 'exec'), em.glb)   # our own generated code only
     return Plan(program, em.glb['run'], source, em.line_ops, filename)
-
-
-# ---- interpreter (debugging, NaN/Inf checks) ------------------------------------
-
-def interpret(program, feeds, fetch_names, scope_vars, check_nan_inf=True):
-    """Run op by op; with ``check_nan_inf`` name the first op producing NaN/Inf."""
-    gb = program.global_block()
-    env = dict(feeds)
-
-    def value_of(n):
-        if n in env:
-            return env[n]
-        if n in program._captured:
-            return program._captured[n].data
-        return _load(scope_vars, n)
-
-    run_ops(program, gb, prune_block(program, gb, fetch_names), env, value_of,
-            scope_vars, check_nan_inf)
-    return [value_of(n) for n in fetch_names]
-
-
-def run_ops(program, block, ops, env, value_of, scope_vars, check_nan_inf):
-    for op in ops:
-        opdef = registry.lookup(op.type)
-        if opdef.interpret is not None:
-            opdef.interpret(program, op, env, value_of, scope_vars, check_nan_inf)
-            continue
-        out = opdef.kernel(*op_args(opdef, op, value_of))
-        names = output_names(opdef, op)
-        values = list(out) if (opdef.variadic_out or len(names) > 1) else [out]
-        for n, v in zip(names, values):
-            if n is None:
-                continue
-            v = np.asarray(v)
-            if check_nan_inf and v.dtype.kind == 'f' and not np.all(np.isfinite(v)):
-                raise FloatingPointError(
-                    "op '%s' produced NaN or Inf in output '%s' (first such op in the "
-                    "program)\n  op: %r" % (op.type, n, op))
-            env[n] = v
-            var = block._find_var(n)
-            if var is not None and var.persistable:
-                if n in program._captured:
-                    program._captured[n].data = v
-                else:
-                    scope_vars[n] = v

@@ -21,8 +21,8 @@ no more than Python's own.
 import numpy as np
 
 from ..ops import registry
+from ..ops.modes import in_static_mode
 from . import backward, codegen, verify
-from .mode import in_dynamic_mode
 from .program import Variable, default_main_program
 from .sub_blocks import blocks_outer_reads
 
@@ -109,7 +109,7 @@ def _merge_shape(a, b):
 def cond(pred, true_fn=None, false_fn=None, name=None, return_names=None):
     """Run ``true_fn()`` if ``pred`` else ``false_fn()``; both must return the
     same nested structure of values. In static mode this builds one ``cond`` op."""
-    if in_dynamic_mode():
+    if not in_static_mode():
         fn = true_fn if bool(pred) else false_fn
         return fn() if fn is not None else None
     if not isinstance(pred, Variable):
@@ -204,19 +204,6 @@ def _emit_cond(code, op):
             code.emit('else:')
 
 
-def _interpret_cond(program, op, env, value_of, scope_vars, check):
-    taken = _pred_value(value_of(op.input('Cond')[0]))
-    side = 'true' if taken else 'false'
-    fwd = op.attr(side + '_fwd_block')
-    if fwd is not None:
-        fb = program.block(fwd)
-        codegen.run_ops(program, fb, fb.ops, env, value_of, scope_vars, check)
-    blk = program.block(op.attr(side + '_block'))
-    codegen.run_ops(program, blk, blk.ops, env, value_of, scope_vars, check)
-    for o, src in zip(op.output('Out'), op.attr('true_outs' if taken else 'false_outs')):
-        env[o] = value_of(src) if src else None
-
-
 def _output_grads(program, op, grads):
     """Grads of a control-flow op's outputs (zeros where missing), or None
     when no output has one."""
@@ -297,7 +284,7 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
         raise TypeError("static.nn.while_loop: cond and body must be callables")
     if not isinstance(loop_vars, (list, tuple)) or not loop_vars:
         raise ValueError("static.nn.while_loop: loop_vars must be a non-empty list or tuple")
-    if in_dynamic_mode():
+    if not in_static_mode():
         vals = list(loop_vars)
         while bool(cond(*vals)):
             res = body(*vals)
@@ -431,30 +418,6 @@ def _emit_while(code, op):
         code.emit('%s = %s' % (code.new(o), ph))
 
 
-def _interpret_while(program, op, env, value_of, scope_vars, check):
-    phs = op.attr('loop_vars')
-    for ph, x in zip(phs, op.input('X')):
-        env[ph] = value_of(x)
-    hist = [] if op.attr('save_history') and op.output('History') else None
-    cond_blk = program.block(op.attr('cond_block'))
-    body_blk = program.block(op.attr('body_block'))
-
-    def test():
-        codegen.run_ops(program, cond_blk, cond_blk.ops, env, value_of, scope_vars, check)
-        return _pred_value(value_of(op.attr('cond_out')))
-    while test():
-        if hist is not None:
-            hist.append(tuple(env[p] for p in phs))
-        codegen.run_ops(program, body_blk, body_blk.ops, env, value_of, scope_vars, check)
-        new = [value_of(n) for n in op.attr('body_outs')]
-        for ph, v in zip(phs, new):
-            env[ph] = v
-    for o, ph in zip(op.output('Out'), phs):
-        env[o] = env[ph]
-    if hist is not None:
-        env[op.output('History')[0]] = hist
-
-
 def _while_grad(block, op, grads, reach):
     """Grad of a while: ``while_grad`` replays the saved iterations backwards."""
     program = block.program
@@ -548,27 +511,6 @@ def _emit_while_grad(code, op):
         code.emit('%s = %s' % (code.new(o), loc))
 
 
-def _interpret_while_grad(program, op, env, value_of, scope_vars, check):
-    g = [value_of(n) for n in op.input('OutGrad')]
-    acc = [np.zeros_like(value_of(n)) for n in op.input('Captured')]
-    body = program.block(op.attr('body_block'))
-    gblk = program.block(op.attr('grad_block'))
-    for snap in reversed(value_of(op.input('History')[0])):
-        for ph, v in zip(op.attr('loop_vars'), snap):
-            env[ph] = v
-        codegen.run_ops(program, body, body.ops, env, value_of, scope_vars, check)
-        for n, v in zip(op.attr('out_grad_vars'), g):
-            env[n] = v
-        codegen.run_ops(program, gblk, gblk.ops, env, value_of, scope_vars, check)
-        g = [value_of(n) if n else np.zeros_like(env[ph])
-             for n, ph in zip(op.attr('loop_var_grads'), op.attr('loop_vars'))]
-        acc = [a + value_of(n) if n else a for a, n in zip(acc, op.attr('captured_grads'))]
-    for o, v in zip(op.output('XGrad'), g):
-        env[o] = v
-    for o, v in zip(op.output('CapturedGrad'), acc):
-        env[o] = v
-
-
 # ---- case / switch_case ------------------------------------------------------------------
 
 def case(pred_fn_pairs, default=None, name=None):
@@ -608,7 +550,7 @@ def switch_case(branch_index, branch_fns, default=None, name=None):
 
 
 def _index_const(like, i):
-    if in_dynamic_mode():
+    if not in_static_mode():
         return i
     from .program import constant
     return constant(np.asarray(i, dtype=like.dtype))
@@ -682,7 +624,7 @@ registry.def_block_op(
     attr_types=dict(_strs('true_outs', 'false_outs'), true_block='int', false_block='int',
                     true_fwd_block='int|None', false_fwd_block='int|None'),
     sub_blocks=('true_block', 'false_block', 'true_fwd_block', 'false_fwd_block'),
-    emit=_emit_cond, interpret=_interpret_cond, block_grad=_cond_grad,
+    emit=_emit_cond, block_grad=_cond_grad,
     block_rules=verify.BlockRules(
         required=('true_block', 'false_block', 'true_outs', 'false_outs'),
         paths=_cond_paths,
@@ -700,7 +642,7 @@ registry.def_block_op(
     attr_types=dict(_strs('loop_vars', 'body_outs'), cond_block='int', body_block='int',
                     cond_out='str'),
     sub_blocks=('cond_block', 'body_block'),
-    emit=_emit_while, interpret=_interpret_while, block_grad=_while_grad,
+    emit=_emit_while, block_grad=_while_grad,
     block_rules=verify.BlockRules(
         required=('cond_block', 'body_block', 'loop_vars', 'cond_out', 'body_outs'),
         paths=_while_paths,
@@ -719,7 +661,7 @@ registry.def_block_op(
     attr_types=dict(_strs('loop_vars', 'out_grad_vars', 'loop_var_grads', 'captured_grads'),
                     body_block='int', grad_block='int'),
     sub_blocks=('body_block', 'grad_block'),
-    emit=_emit_while_grad, interpret=_interpret_while_grad,
+    emit=_emit_while_grad,
     block_rules=verify.BlockRules(
         required=('body_block', 'grad_block', 'loop_vars', 'out_grad_vars', 'loop_var_grads',
                   'captured_grads'),

@@ -16,8 +16,8 @@ from .program import (Program, default_main_program, default_startup_program,
 
 class ExponentialMovingAverage:
     def __init__(self, decay=0.999, thres_steps=None, name=None):
-        from .mode import in_dynamic_mode
-        if in_dynamic_mode():
+        from ..ops.modes import in_static_mode
+        if not in_static_mode():
             raise RuntimeError("In dygraph, don't support ExponentialMovingAverage (a static "
                                "graph API: call paddle.enable_static() first)")
         if not 0.0 <= float(decay) <= 1.0:

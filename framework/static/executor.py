@@ -3,10 +3,10 @@
 ``Executor.run`` compiles (program, version, feed names, fetch names, build
 strategy) once into a plan and caches it (bounded LRU): prune to what the
 fetches and side effects need -> optimisation passes -> a generated Python
-function per block with kernels and attributes pre-bound. With
-``FLAGS_check_nan_inf`` the plan (compiled without passes, so every op is
-there) checks each op's outputs and names the first op producing NaN or Inf
-and the user's line that built it.
+function with kernels and attributes pre-bound (``Executor.generated_code``
+prints it). With ``FLAGS_check_nan_inf`` the plan (compiled without passes,
+so every op is there) checks each op's outputs and names the first op
+producing NaN or Inf, the output and the user's line that built the op.
 """
 import collections
 import contextlib
@@ -15,6 +15,7 @@ import contextvars
 import numpy as np
 
 from .. import flags
+from ..ops import modes
 from ..dense_tensor import DenseTensor
 from . import codegen
 from .program import Program, Variable, default_main_program
@@ -123,6 +124,42 @@ class Executor:
     def run(self, program=None, feed=None, fetch_list=None, feed_var_name='feed',
             fetch_var_name='fetch', scope=None, return_numpy=True, use_program_cache=True,
             use_prune=False):
+        program, strategy = self._program_and_strategy(program, 'run')
+        scope = scope if scope is not None else global_scope()
+        fetch_names = self._fetch_names(fetch_list)
+        if program.random_seed and id(program) not in self._seeded:
+            from .. import random
+            random.seed(program.random_seed)
+            self._seeded.add(id(program))
+        feed_arrays = self._check_feed(program, dict(feed or {}))
+        plan = self._plan(program, tuple(sorted(feed_arrays)), fetch_names, strategy,
+                          flags.flag('FLAGS_check_nan_inf'))
+        outs = plan(scope.vars, feed_arrays)
+        if return_numpy:
+            return [np.asarray(o) for o in outs]
+        return [modes.handlers.make_tensor(np.asarray(o), None, True) for o in outs]
+
+    def generated_code(self, program=None, feed=None, fetch_list=None):
+        """The Python source of the function ``run(program, feed, fetch_list)``
+        executes, for debugging: ``print(exe.generated_code(main, feed, [loss]))``.
+
+        ``feed`` is ``run``'s feed dict, or just the fed names (Variables or
+        strings); the code is the one ``run`` compiles and caches for these
+        arguments (after pruning and the build strategy's passes; with
+        ``FLAGS_check_nan_inf`` on, with a check after each op). Each variable
+        is a local named after it (``fc_0.w_0`` -> ``fc_0_w_0``), each kernel a
+        global named after its op type (``k_matmul``), ``S`` holds the scope's
+        values and ``F`` the feeds, and each op's line ends with a comment:
+        ``# matmul [op 3] model.py:12`` (op type, its index in the compiled
+        block, the line that built it)."""
+        program, strategy = self._program_and_strategy(program, 'generated_code')
+        feed_names = sorted(self._fetch_name(n) for n in (feed or ()))
+        plan = self._plan(program, tuple(feed_names), self._fetch_names(fetch_list), strategy,
+                          flags.flag('FLAGS_check_nan_inf'))
+        return plan.source
+
+    @staticmethod
+    def _program_and_strategy(program, api):
         strategy = BuildStrategy()
         if isinstance(program, CompiledProgram):
             strategy = program._build_strategy
@@ -130,25 +167,14 @@ class Executor:
         if program is None:
             program = default_main_program()
         if not isinstance(program, Program):
-            raise TypeError("Executor.run: program must be a static.Program or "
-                            "CompiledProgram, got %s" % type(program).__name__)
-        scope = scope if scope is not None else global_scope()
-        feed = dict(feed or {})
+            raise TypeError("Executor.%s: program must be a static.Program or "
+                            "CompiledProgram, got %s" % (api, type(program).__name__))
+        return program, strategy
+
+    def _fetch_names(self, fetch_list):
         fetch_list = list(fetch_list) if isinstance(fetch_list, (list, tuple)) else \
             ([] if fetch_list is None else [fetch_list])
-        fetch_names = [self._fetch_name(f) for f in fetch_list]
-        if program.random_seed and id(program) not in self._seeded:
-            from .. import random
-            random.seed(program.random_seed)
-            self._seeded.add(id(program))
-        feed_arrays = self._check_feed(program, feed)
-        plan = self._plan(program, tuple(sorted(feed_arrays)), tuple(fetch_names), strategy,
-                          flags.flag('FLAGS_check_nan_inf'))
-        outs = plan(scope.vars, feed_arrays)
-        if return_numpy:
-            return [np.asarray(o) for o in outs]
-        from ..dygraph import Tensor
-        return [Tensor(np.asarray(o)) for o in outs]
+        return tuple(self._fetch_name(f) for f in fetch_list)
 
     def _plan(self, program, feed_names, fetch_names, strategy, check_nan_inf=False):
         key = (id(program), program._version, feed_names, fetch_names, strategy.key(),

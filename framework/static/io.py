@@ -30,6 +30,7 @@ import warnings
 import numpy as np
 
 from .. import _files
+from ..ops import modes
 from . import params_file as _params
 from . import serialize, verify
 from .codegen import prune_block
@@ -501,11 +502,10 @@ def _as_array(value, name, api):
 def program_state_dict(program, mode='all', scope=None, api='Program.state_dict'):
     """``Program.state_dict``: {variable name: Tensor} of the persistable
     variables' current values."""
-    from ..dygraph import Tensor
     scope = _scope_of(scope, api)
     state = {}
     for name in state_var_names(program, mode):
-        t = Tensor(var_value(program, name, scope, api))
+        t = modes.handlers.make_tensor(var_value(program, name, scope, api), None, True)
         t.name = name
         state[name] = t
     return state

@@ -125,8 +125,8 @@ def auc(input, label, curve='ROC', num_thresholds=2 ** 12 - 1, topk=1, slide_ste
     over runs. Returns ``(auc, batch_auc, [batch_stat_pos, batch_stat_neg,
     stat_pos, stat_neg])``: the AUC over all runs, over the last ``slide_steps``
     runs, and the bucket counts. ``ins_tag_weight`` 0 marks instances to skip."""
-    from .mode import in_dynamic_mode
-    if in_dynamic_mode():
+    from ..ops.modes import in_static_mode
+    if not in_static_mode():
         raise RuntimeError("static.auc builds ops of a static program; eagerly use "
                            "paddle.metric.Auc")
     if topk != 1:
@@ -153,9 +153,9 @@ def ctr_metric_bundle(input, label, ins_tag_weight=None):  # noqa: A002
     from ..ops import math as X
     from ..ops import reduce as R
     from ..ops.creation import full_like
-    from .mode import in_dynamic_mode
+    from ..ops.modes import in_static_mode
     from .program import default_main_program
-    if in_dynamic_mode():
+    if not in_static_mode():
         raise RuntimeError("static.ctr_metric_bundle builds ops of a static program")
     block = default_main_program().global_block()
     p = input.astype('float32')

@@ -1,19 +1,20 @@
-"""Switching between dynamic (eager) and static mode, per thread."""
-from ..ops import registry
+"""Switching between dynamic (eager) and static mode, per thread (the
+predicate itself is ``ops.modes.in_static_mode``)."""
+from ..ops.modes import in_static_mode, set_static_mode
 
 
 def enable_static():
     """Build static Programs from now on (ops return Variables)."""
-    registry.mode.static = True
+    set_static_mode(True)
 
 
 def disable_static(place=None):
     """Back to eager (dynamic) mode."""
-    registry.mode.static = False
+    set_static_mode(False)
 
 
 def in_dynamic_mode():
-    return not registry.mode.static
+    return not in_static_mode()
 
 
 in_dygraph_mode = in_dynamic_mode
@@ -27,10 +28,10 @@ class static_mode_guard:
         self.on = on
 
     def __enter__(self):
-        self.prev = registry.mode.static
-        registry.mode.static = self.on
+        self.prev = in_static_mode()
+        set_static_mode(self.on)
         return self
 
     def __exit__(self, *exc):
-        registry.mode.static = self.prev
+        set_static_mode(self.prev)
         return False

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import dtype as _dt
 from .._location import user_location
-from ..ops import registry
+from ..ops import modes, registry
 from ..ops.grad_utils import scalar_array
 from ..size import Size
 from ..ops.promotion import is_number, promote_inputs
@@ -45,7 +45,6 @@ class _NameGen:
 
 class Variable:
     """A named value in a Block: shape (-1 = unknown), dtype and flags."""
-    _is_static_var = True
     __array_priority__ = 1000
     __array_ufunc__ = None
     # the value when it is known while the program is built (computed from
@@ -76,13 +75,25 @@ class Variable:
     def shape(self):
         return Size(self._shape)
 
+    @property
+    def known_value(self):
+        """The value when it is known while the program is built (computed
+        from constants and known shapes only), else None. Read-only."""
+        return self._value
+
+    def relax_shape(self, shape):
+        """Give this Variable ``shape``, whose -1 dims stand for dims known
+        only at run time; its build-time value (of fixed dims) is dropped."""
+        self._shape = tuple(int(d) for d in shape)
+        self._value = None
+
     def get_value(self, scope=None):
         """The value of this persistable variable in ``scope`` (a Tensor)."""
-        from ..dygraph import Tensor
         from .io import _scope_of, var_value
         program = self.block.program
-        t = Tensor(var_value(program, self.name, _scope_of(scope, 'Variable.get_value'),
-                             'Variable.get_value'))
+        t = modes.handlers.make_tensor(
+            var_value(program, self.name, _scope_of(scope, 'Variable.get_value'),
+                      'Variable.get_value'), None, True)
         t.name = self.name
         return t
 
@@ -418,6 +429,15 @@ class Block:
         return '\n'.join(lines)
 
 
+class _SubBlock:
+    """What ``Program.sub_block`` built: the block and the values it returns."""
+    __slots__ = ('block', 'outputs')
+
+    def __init__(self, block):
+        self.block = block
+        self.outputs = []
+
+
 class Program:
     """A list of Blocks; block 0 is the global block."""
 
@@ -460,6 +480,59 @@ class Program:
 
     def _rollback(self):
         self.current_block_idx = self.current_block().parent_idx
+
+    @property
+    def captured_tensors(self):
+        """The eager tensors this program reads (dy2static parameters and
+        buffers): {variable name: Tensor}, in capture order. The executor reads
+        their values when the program runs."""
+        return self._captured
+
+    # -- building sub-blocks from outside static/ (dy2static) ------------------------
+
+    @contextlib.contextmanager
+    def sub_block(self):
+        """Build ops into a new sub-block of the current block (a branch or a
+        loop body), then go back to the current block. Variables updated in
+        place inside (``x[i] = v``) get their old values back at the end; set
+        ``built.outputs`` to what the sub-block returns and read it after the
+        ``with``: those values, mapped to objects holding the new ones."""
+        built = _SubBlock(self._create_block())
+        self._begin_rebinds()
+        try:
+            yield built
+        finally:
+            built.outputs = self._end_rebinds(built.outputs)
+            self._rollback()
+
+    @contextlib.contextmanager
+    def scratch_block(self):
+        """Build ops into a throwaway sub-block (to trace what a loop body
+        makes of its inputs): the blocks built inside and the in-place updates
+        made there are undone at the end."""
+        first, prev = len(self.blocks), self.current_block_idx
+        self._create_block()
+        self._begin_rebinds()
+        try:
+            yield self.current_block()
+        finally:
+            self._end_rebinds([])
+            del self.blocks[first:]
+            self.current_block_idx = prev
+            self._bump()
+
+    def build_mark(self):
+        """Where building is now (for ``discard_since``)."""
+        return len(self.blocks), self.current_block_idx, len(self.current_block().ops)
+
+    def discard_since(self, mark):
+        """Forget the blocks and the current block's ops built since ``mark``
+        (``build_mark()``) and go back to the block current then."""
+        blocks, current, ops = mark
+        del self.blocks[blocks:]
+        self.current_block_idx = current
+        del self.current_block().ops[ops:]
+        self._bump()
 
     # -- in-place updates while a sub-block is built ---------------------------------
     # ``x[i] = v`` inside a branch or loop body rebinds the Python object ``x``
@@ -688,7 +761,7 @@ def _as_input_var(block, value, like_dtype):
     captured, Python scalars and arrays become constants."""
     if isinstance(value, Variable):
         return value
-    if not isinstance(value, np.ndarray) and hasattr(value, '_grad_node'):   # eager Tensor
+    if modes.is_eager_tensor(value):
         return capture_tensor(value)
     arr = np.asarray(value)
     if isinstance(value, _SCALARS):
@@ -755,7 +828,7 @@ def build_time_value(x, api, what='the value'):
                 "@to_static converts), or give the value as a Python number"
                 % (api, user_location() or "<unknown>", what, x.name, list(x._shape), x.dtype))
         return x._value
-    if hasattr(x, '_grad_node'):
+    if modes.is_eager_tensor(x):
         return x.data
     return np.asarray(x)
 
@@ -893,4 +966,4 @@ def _plain(a):
     return a
 
 
-registry.set_handlers(static_append=static_append)
+modes.install(variable_type=Variable, static_append=static_append)

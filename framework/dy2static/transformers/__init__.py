@@ -1,10 +1,10 @@
 """The dy2static AST passes, applied in a fixed order to each function scope.
 
-Order: unsupported-syntax check, early return -> single exit, break/continue
--> flags, logical operators -> lazy helpers, builtins and calls, loops and
-if/else -> generated functions, then 'undefined' sentinels for the names the
-generated functions carry. Nested user functions are converted as scopes of
-their own, innermost first.
+``PASSES`` lists them, in order: unsupported-syntax check, early return ->
+single exit, break/continue -> flags, logical operators -> lazy helpers,
+builtins and calls, loops and if/else -> generated functions, then
+'undefined' sentinels for the names the generated functions carry. Nested
+user functions are converted as scopes of their own, innermost first.
 """
 import gast
 
@@ -17,8 +17,17 @@ from .returns import transform_returns
 from .scope import DONE
 from .unsupported import Dy2StaticSyntaxError, UnsupportedSyntaxChecker
 
-PASS_NAMES = ['unsupported', 'return', 'break_continue', 'logical', 'calls', 'control_flow',
-              'undefined_names']
+
+class FunctionScope:
+    """What the passes know about the function scope being converted."""
+
+    def __init__(self, fn, filename):
+        self.fn = fn                        # the gast FunctionDef, changed in place
+        self.filename = filename
+        self.params = _param_names(fn)
+        # names the function binds: a call through one of them is the user's
+        self.shadowed = set(U.assigned_names(fn.body)) | set(self.params)
+        self.carried = []    # names the generated functions carry (set by control_flow)
 
 
 def _param_names(fn):
@@ -29,6 +38,59 @@ def _param_names(fn):
     if a.kwarg is not None:
         names.append(a.kwarg.id)
     return names
+
+
+# ---- the passes: each changes scope.fn in place ------------------------------------
+
+def check_unsupported(scope):
+    UnsupportedSyntaxChecker(scope.filename).visit(scope.fn)
+
+
+def single_return(scope):
+    transform_returns(scope.fn)
+
+
+def break_continue_flags(scope):
+    BreakContinueTransformer().visit(scope.fn)
+
+
+def lazy_logical(scope):
+    LogicalTransformer().visit(scope.fn)
+
+
+def convert_calls(scope):
+    CallTransformer(scope.shadowed, scope.params[0] if scope.params else None).visit(scope.fn)
+
+
+def convert_control_flow(scope):
+    cf = ControlFlowTransformer(scope.shadowed)
+    cf.visit(scope.fn)
+    scope.carried = cf.carried
+
+
+def declare_undefined(scope):
+    """Bind each carried name the function does not get as a parameter to an
+    'undefined' sentinel first, so a branch or loop may carry a name that is
+    not assigned yet."""
+    init = [n for n in scope.carried if n not in scope.params]
+    if init:
+        origin = scope.fn.body[0]
+        scope.fn.body = [U.located(U.assign(n, U.call(U.jst('Undef'), [U.const(n)])), origin)
+                         for n in init] + scope.fn.body
+
+
+# The pipeline, in order: the one list both convert_scope and the per-pass code
+# printing (set_code_level) read.
+PASSES = (
+    ('unsupported', check_unsupported),
+    ('return', single_return),
+    ('break_continue', break_continue_flags),
+    ('logical', lazy_logical),
+    ('calls', convert_calls),
+    ('control_flow', convert_control_flow),
+    ('undefined_names', declare_undefined),
+)
+PASS_NAMES = tuple(name for name, _ in PASSES)
 
 
 def _scopes(root):
@@ -45,35 +107,15 @@ def _scopes(root):
 
 
 def convert_scope(fn, filename, on_pass=None):
-    """Run all passes on one function scope (nested scopes must be done)."""
-    params = _param_names(fn)
-    shadowed = set(U.assigned_names(fn.body)) | set(params)
-    UnsupportedSyntaxChecker(filename).visit(fn)
-    _report(on_pass, 'unsupported', fn)
-    transform_returns(fn)
-    _report(on_pass, 'return', fn)
-    BreakContinueTransformer().visit(fn)
-    _report(on_pass, 'break_continue', fn)
-    LogicalTransformer().visit(fn)
-    _report(on_pass, 'logical', fn)
-    CallTransformer(shadowed, params[0] if params else None).visit(fn)
-    _report(on_pass, 'calls', fn)
-    cf = ControlFlowTransformer(shadowed)
-    cf.visit(fn)
-    _report(on_pass, 'control_flow', fn)
-    init = [n for n in cf.carried if n not in params]
-    if init:
-        origin = fn.body[0]
-        fn.body = [U.located(U.assign(n, U.call(U.jst('Undef'), [U.const(n)])), origin)
-                   for n in init] + fn.body
-    _report(on_pass, 'undefined_names', fn)
+    """Run all passes on one function scope (nested scopes must be done);
+    ``on_pass(name, fn)`` is called after each."""
+    scope = FunctionScope(fn, filename)
+    for name, run in PASSES:
+        run(scope)
+        if on_pass is not None:
+            on_pass(name, fn)
     setattr(fn, DONE, True)
     return fn
-
-
-def _report(on_pass, name, fn):
-    if on_pass is not None:
-        on_pass(name, fn)
 
 
 def convert_function_def(root, filename, on_pass=None):
@@ -83,4 +125,5 @@ def convert_function_def(root, filename, on_pass=None):
     return root
 
 
-__all__ = ['convert_function_def', 'Dy2StaticSyntaxError', 'PASS_NAMES']
+__all__ = ['convert_function_def', 'convert_scope', 'Dy2StaticSyntaxError', 'FunctionScope',
+           'PASSES', 'PASS_NAMES']

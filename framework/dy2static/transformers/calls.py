@@ -1,28 +1,22 @@
 """Builtins and calls.
 
-* ``print``/``len``/``int``/``float``/``bool`` and ``assert`` become run-time
-  helpers that build print/assert/shape/cast ops for tensors;
+* every call ``f(...)`` becomes ``_jst.Call(f)(...)``: at run time ``Call``
+  looks ``f`` itself up (``convert_ops.Call``), so ``print``/``len``/``int``/
+  ``float``/``bool`` become helpers that build print/shape/cast ops for
+  tensors, user functions, methods and sub-layers are converted recursively,
+  and builtins, classes and framework functions run as they are -- whatever
+  name they are called by;
+* ``assert`` becomes ``_jst.Assert``, which builds an assert op for a tensor;
 * ``x.shape`` becomes ``_jst.Shape(x)``: dims of a Variable known only at run
   time are read from ``paddle.shape(x)``, so shapes built from them follow the
   data;
 * ``super()`` gets its explicit form (the converted function lives outside
-  the class body);
-* every other call ``f(...)`` becomes ``_jst.Call(f)(...)`` so user functions,
-  methods and sub-layers are converted recursively.
+  the class body).
 """
 import gast
 
 from . import utils as U
 from .scope import ScopeTransformer
-
-_BUILTINS = {'print': 'Print', 'len': 'Len', 'int': 'Int', 'float': 'Float', 'bool': 'Bool'}
-_NEVER_WRAP = {'isinstance', 'issubclass', 'type', 'super', 'locals', 'globals', 'vars',
-               'getattr', 'setattr', 'hasattr', 'id', 'iter', 'next', 'callable', 'dir',
-               'list', 'tuple', 'dict', 'set', 'str', 'repr', 'min', 'max', 'abs', 'sum',
-               'sorted', 'reversed', 'map', 'filter', 'any', 'all', 'range', 'enumerate',
-               'zip', 'round', 'divmod', 'hash', 'object', 'slice', 'format', 'open',
-               'NotImplementedError', 'ValueError', 'TypeError', 'RuntimeError',
-               'Exception', 'AssertionError', 'KeyError', 'IndexError', 'StopIteration'}
 
 
 def _is_jst(func):
@@ -51,14 +45,10 @@ class CallTransformer(ScopeTransformer):
         f = node.func
         if _is_jst(f):
             return node
-        if isinstance(f, gast.Name) and f.id not in self.shadowed:
-            if f.id in _BUILTINS:
-                node.func = gast.copy_location(U.jst(_BUILTINS[f.id]), f)
-                return node
-            if f.id == 'super' and not node.args and self.first_arg:
+        if isinstance(f, gast.Name) and f.id == 'super' and f.id not in self.shadowed:
+            # zero-argument super() needs the class cell of a method body
+            if not node.args and self.first_arg:
                 node.args = [U.load('__class__'), U.load(self.first_arg)]
-                return node
-            if f.id in _NEVER_WRAP:
-                return node
+            return node
         node.func = gast.copy_location(U.call(U.jst('Call'), [f]), f)
         return node

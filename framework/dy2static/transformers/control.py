@@ -18,7 +18,8 @@ from .loop_flags import BREAK_ATTR
 from .scope import ScopeTransformer
 
 GENERATED_PREFIX = '__jst_fn_'
-_ITER_BUILTINS = {'range': 'Range', 'enumerate': 'Enumerate', 'zip': 'Zip'}
+# builtins a ``for`` may iterate over whose bounds or items may be tensors
+_ITER_BUILTINS = ('range', 'enumerate', 'zip')
 
 
 def _carried(names):
@@ -41,6 +42,18 @@ def _inplace_methods():
     """Names of the in-place tensor methods (``add_``, ``sin_``, ...)."""
     from ...ops import tensor_methods
     return {n for n in tensor_methods.inplace_table() if n.endswith('_')}
+
+
+def _callee(node):
+    """The ``f`` that ``f(...)`` or ``_jst.Call(f)(...)`` calls (None if not a call)."""
+    if not isinstance(node, gast.Call):
+        return None
+    f = node.func
+    if isinstance(f, gast.Call) and isinstance(f.func, gast.Attribute) \
+            and f.func.attr == 'Call' and isinstance(f.func.value, gast.Name) \
+            and f.func.value.id == U.JST and len(f.args) == 1:
+        return f.args[0]
+    return f
 
 
 def _called_attribute(call):
@@ -206,11 +219,13 @@ class ControlFlowTransformer(ScopeTransformer):
         return [body] + c.call(call, node)
 
     def _iterable(self, it):
-        """range/enumerate/zip become run-time helpers that accept tensors."""
-        if isinstance(it, gast.Call) and isinstance(it.func, gast.Name) \
-                and it.func.id in _ITER_BUILTINS and it.func.id not in self.shadowed:
-            helper = _ITER_BUILTINS[it.func.id]
-            it.func = gast.copy_location(U.jst(helper), it.func)
-            if helper != 'Range':      # enumerate(range(n)), zip(x, range(n))
+        """``range(...)``/``enumerate(...)``/``zip(...)`` (``_jst.Call(range)(...)``
+        after the calls pass) -> ``_jst.Iter(range)(...)``: when the callee is
+        that builtin, a run-time helper that accepts tensors."""
+        callee = _callee(it)
+        if isinstance(callee, gast.Name) and callee.id in _ITER_BUILTINS \
+                and callee.id not in self.shadowed:
+            it.func = gast.copy_location(U.call(U.jst('Iter'), [callee]), it.func)
+            if callee.id != 'range':      # enumerate(range(n)), zip(x, range(n))
                 it.args = [self._iterable(a) for a in it.args]
         return it

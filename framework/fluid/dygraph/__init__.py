@@ -2,10 +2,12 @@
 import contextlib
 
 from ... import nn as _nn
-from ...dygraph import Tensor, grad, no_grad  # noqa: F401
+from ...autograd import grad  # noqa: F401
+from ...dygraph import Tensor, no_grad  # noqa: F401
 from ...dygraph.tensor import Parameter  # noqa: F401
 from ...jit import ProgramTranslator, TracedLayer, declarative, to_static  # noqa: F401
 from ...nn.layer import Layer  # noqa: F401
+from ...ops.modes import in_static_mode
 from ...static.mode import disable_static, enable_static, in_dynamic_mode
 from . import jit  # noqa: F401
 from .nn import BatchNorm, Conv2D, Dropout, Embedding, Linear, Pool2D  # noqa: F401
@@ -28,7 +30,7 @@ def to_variable(value, name=None, zero_copy=None, dtype=None):
 @contextlib.contextmanager
 def guard(place=None):
     """Run the block in dygraph (eager) mode."""
-    was_static = not in_dynamic_mode()
+    was_static = in_static_mode()
     disable_static()
     try:
         yield
@@ -38,7 +40,7 @@ def guard(place=None):
 
 
 def enabled():
-    return in_dynamic_mode()
+    return not in_static_mode()
 
 
 def save_dygraph(state_dict, model_path):

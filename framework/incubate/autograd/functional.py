@@ -18,6 +18,7 @@ import numbers
 
 from ...dygraph import Tensor
 from ...dygraph.state import enable_grad
+from ...ops.modes import is_static_var
 
 __all__ = ['vjp', 'jvp', 'Jacobian', 'Hessian', 'grad', 'forward_grad']
 
@@ -40,11 +41,7 @@ def _recording(fn):
 # ---- small helpers over "a Tensor or a sequence of Tensors" -----------------------
 
 def _is_value(v):
-    return isinstance(v, Tensor) or getattr(v, '_is_static_var', False)
-
-
-def _is_static(v):
-    return getattr(v, '_is_static_var', False)
+    return isinstance(v, Tensor) or is_static_var(v)
 
 
 def _as_list(xs):
@@ -93,7 +90,7 @@ def _separate(xs):
     def one(x):
         if x is None:
             return x
-        if _is_static(x):
+        if is_static_var(x):
             return _fw().assign(x)
         if not x.stop_gradient:
             return x.clone()
@@ -116,10 +113,10 @@ def _grad(ys, xs, v=None):
     fw = _fw()
     ys, xs = _as_list(ys), _as_list(xs)
     vs = _as_list(v) if v is not None else [None] * len(ys)
-    pairs = [(y, g) for y, g in zip(ys, vs) if _is_static(y) or not y.stop_gradient]
+    pairs = [(y, g) for y, g in zip(ys, vs) if is_static_var(y) or not y.stop_gradient]
     grads = [None] * len(xs)
     if pairs:
-        static = _is_static(pairs[0][0])
+        static = is_static_var(pairs[0][0])
         grads = fw.grad([y for y, _ in pairs], xs, [g for _, g in pairs],
                         create_graph=not static, allow_unused=True)
     return [fw.zeros_like(x) if g is None else g for g, x in zip(grads, xs)]

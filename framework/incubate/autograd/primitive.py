@@ -7,13 +7,13 @@ ops, so programs are always differentiated through them and always run: the
 switch records the mode (``prim_enabled``) and ``prim2orig`` has nothing to
 translate. Like Paddle's, these are static-mode APIs.
 """
-from ...ops.registry import mode
+from ...ops.modes import in_static_mode
 
 _state = {'enabled': False}
 
 
 def _static_only(api):
-    if not mode.static:
+    if not in_static_mode():
         raise AssertionError(
             "'%s()' is only supported in static graph mode (dynamic mode is the default); "
             "call paddle.enable_static() first" % api)

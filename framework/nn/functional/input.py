@@ -1,8 +1,8 @@
 """Input encodings (Paddle's ``paddle.nn.functional.input``)."""
 from ...ops import manipulation as _manip
+from ...ops.modes import in_static_mode
 from ...ops.nn import embedding  # noqa: F401
 from ...ops.registry import OpError
-from ...ops.registry import mode as _mode
 
 __all__ = ['embedding', 'one_hot']
 
@@ -16,7 +16,7 @@ def one_hot(x, num_classes=-1, name=None):
     [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
     """
     if num_classes is None or (isinstance(num_classes, int) and num_classes == -1):
-        if _mode.static:
+        if in_static_mode():
             raise OpError("one_hot: num_classes=-1 (max(x) + 1) needs the values of x; give "
                           "num_classes explicitly in static mode")
         import numpy as np

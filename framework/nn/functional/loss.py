@@ -9,6 +9,7 @@ from ...ops.loss import (binary_cross_entropy, binary_cross_entropy_with_logits,
                          cross_entropy, hinge_embedding_loss, kl_div, l1_loss,
                          margin_ranking_loss, mse_loss, nll_loss, sigmoid_focal_loss,
                          smooth_l1_loss, softmax_with_cross_entropy, square_error_cost)
+from ...ops.modes import in_static_mode
 
 __all__ = ['adaptive_log_softmax_with_loss', 'binary_cross_entropy',
            'binary_cross_entropy_with_logits', 'cosine_embedding_loss', 'cross_entropy',
@@ -202,8 +203,7 @@ def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-6,  # noqa:
                              % (vs, xs))
     _check_reduction('gaussian_nll_loss', reduction)
     _check_float('gaussian_nll_loss', input=input, label=label, variance=variance)
-    from ...ops.registry import mode
-    if not mode.static and bool(ops.any(variance < 0)):
+    if not in_static_mode() and bool(ops.any(variance < 0)):
         raise ValueError("gaussian_nll_loss: variance has negative entries")
     variance = ops.clip(variance.detach(), min=epsilon)
     loss = 0.5 * (ops.log(variance) + ops.square(input - label) / variance)
@@ -255,8 +255,7 @@ def triplet_margin_with_distance_loss(input, positive, negative,  # noqa: A002
     neg = distance_function(input, negative)
     if swap:
         neg = ops.minimum(neg, distance_function(positive, negative))
-    from ...ops.registry import mode
-    if not mode.static and (not bool(ops.all(pos >= 0)) or not bool(ops.all(neg >= 0))):
+    if not in_static_mode() and (not bool(ops.all(pos >= 0)) or not bool(ops.all(neg >= 0))):
         raise ValueError("triplet_margin_with_distance_loss: the distance function gave "
                          "negative distances")
     return _reduce(ops.clip(pos - neg + margin, min=0.0), reduction)
@@ -406,8 +405,7 @@ def adaptive_log_softmax_with_loss(input, label, head_weight, tail_weights, cuto
     if not batched:
         input, label = ops.unsqueeze(input, 0), ops.unsqueeze(label, 0)
     bounds = [0] + [int(c) for c in cutoffs]
-    from ...ops.registry import mode
-    if not mode.static:
+    if not in_static_mode():
         lab = label.numpy()
         if lab.size and (lab.min() < 0 or lab.max() >= bounds[-1]):
             raise ValueError("adaptive_log_softmax_with_loss: label values should be in [0, "

@@ -1,7 +1,7 @@
 """Common layers: Linear, Embedding, Dropout, Flatten, Identity, padding, upsampling."""
 from ... import dtype as _dt
 from ...dygraph.state import no_grad
-from ...ops.registry import mode as _mode
+from ...ops.modes import in_static_mode
 from .. import functional as F
 from .layers import Layer
 from ._utils import check_device
@@ -125,7 +125,7 @@ class Embedding(Layer):
                                                 attr=weight_attr, dtype=self._dtype)
             if weight_attr is None:
                 self.weight.stop_gradient = bool(_freeze)
-        if padding_idx is not None and not _mode.static:   # as Paddle: eager only
+        if padding_idx is not None and not in_static_mode():   # as Paddle: eager only
             with no_grad():
                 self.weight[padding_idx] = 0.0
         self._name = name

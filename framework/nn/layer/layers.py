@@ -32,7 +32,7 @@ import numpy as np
 from ... import dtype as _dt
 from ...dygraph.state import no_grad
 from ...dygraph.tensor import Parameter, Tensor
-from ...ops.registry import mode as _mode
+from ...ops.modes import in_static_mode, is_static_var
 from ...param_attr import ParamAttr
 
 __all__ = ['Layer']
@@ -157,7 +157,7 @@ def _create_parameter(shape, dtype, attr, is_bias, default_initializer, name_pre
             or default_initializer
             or (I.Constant(0.0) if is_bias else I.XavierUniform()))
     name = attr.name or unique_name('%s.%s' % (name_prefix, 'b' if is_bias else 'w'))
-    if _mode.static:
+    if in_static_mode():
         # a persistable Variable of the main program, initialised by the
         # startup program (framework.static owns that bookkeeping)
         from ...static import create_parameter as static_parameter
@@ -202,7 +202,7 @@ class _OpAttrRecorder:
         self.post = layer.register_forward_post_hook(self._after)
 
     def _before(self, layer, inputs):
-        if _mode.static:
+        if in_static_mode():
             from ...static.program import default_main_program
             block = default_main_program().current_block()
             self.start = (block, len(block.ops))
@@ -222,18 +222,13 @@ class _OpAttrRecorder:
         object.__delattr__(layer, '_op_attr_recorder')
 
 
-def _is_static_var(v):
-    return getattr(type(v), '_is_static_var', False)
-
-
 def _is_parameter(v):
-    """An eager Parameter, or a static-mode parameter Variable (by duck typing,
-    so this module does not import static mode)."""
-    return isinstance(v, Parameter) or (_is_static_var(v) and getattr(v, 'is_parameter', False))
+    """An eager Parameter, or a static-mode parameter Variable."""
+    return isinstance(v, Parameter) or (is_static_var(v) and v.is_parameter)
 
 
 def _is_tensor(v):
-    return isinstance(v, Tensor) or _is_static_var(v)
+    return isinstance(v, Tensor) or is_static_var(v)
 
 
 class _Registry(collections.OrderedDict):
@@ -666,7 +661,7 @@ class Layer:
                               % (key, key), stacklevel=2)
                 continue
             value = state_dict[key]
-            if _is_static_var(value) or (_mode.static and not _is_static_var(target)):
+            if is_static_var(value) or (in_static_mode() and not is_static_var(target)):
                 raise ValueError(_SET_STATE_IN_TO_STATIC)
             value = _as_array(value, key)
             if tuple(value.shape) != tuple(target.shape):
@@ -679,7 +674,7 @@ class Layer:
             used.add(key)
         unexpected = [k for k in state_dict if k not in used and not _is_meta_key(k)]
         for target, value in matched:
-            if _is_static_var(target):
+            if is_static_var(target):
                 # a layer built in static mode: its values live in the global scope
                 target.set_value(value.astype(target.dtype, copy=False))
             else:

@@ -12,7 +12,7 @@ built here train (``append_backward``/optimizers) like any other.
 """
 import numpy as np
 
-from ...ops.registry import mode
+from ...ops.modes import in_static_mode, is_static_var
 
 __all__ = ['batch_norm', 'bilinear_tensor_product', 'conv2d', 'conv2d_transpose', 'conv3d',
            'conv3d_transpose', 'deform_conv2d', 'embedding', 'fc', 'group_norm', 'instance_norm', 'layer_norm',
@@ -25,7 +25,7 @@ def _ops():
 
 
 def _static_only(api):
-    if not mode.static:
+    if not in_static_mode():
         raise RuntimeError(
             "static.nn.%s is only supported in static graph mode (call "
             "paddle.enable_static() first, or build inside a program_guard); in dynamic "
@@ -534,7 +534,7 @@ def _as_var_list(v, what):
         return []
     vs = list(v) if isinstance(v, (list, tuple)) else [v]
     for x in vs:
-        if not getattr(x, '_is_static_var', False):
+        if not is_static_var(x):
             raise TypeError("static.nn.py_func: %s must be Variables, got %s"
                             % (what, type(x).__name__))
     return vs

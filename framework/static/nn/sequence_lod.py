@@ -12,7 +12,7 @@ arguments, and so do these. Variable-length sequences are written as padded
 dense tensors with lengths or masks instead (``nn.functional.sequence_mask``,
 the RNN layers' ``sequence_length``).
 """
-from ...ops.registry import mode
+from ...ops.modes import in_static_mode
 
 __all__ = ['sequence_conv', 'sequence_expand', 'sequence_first_step', 'sequence_last_step',
            'sequence_pool', 'sequence_softmax']
@@ -20,7 +20,7 @@ __all__ = ['sequence_conv', 'sequence_expand', 'sequence_first_step', 'sequence_
 
 def _refuse(api):
     where = ("pir mode, please set the environment variable FLAGS_enable_pir_api=0 to switch "
-             "old static mode" if mode.static else "dygraph mode yet")
+             "old static mode" if in_static_mode() else "dygraph mode yet")
     raise AssertionError(
         "static.nn.%s: sequence layer is not supported in %s. (Paddle 3.3's message; this "
         "framework has no LoD tensors or old static mode: pad the sequences to a dense "

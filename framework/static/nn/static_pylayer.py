@@ -2,7 +2,7 @@
 with a ``backward_fn`` it goes through ``PyLayer``'s static path, so the
 gradient of its inputs is what ``backward_fn`` computes from the outputs'
 gradients."""
-from ...ops.registry import mode
+from ...ops.modes import in_static_mode
 
 __all__ = ['static_pylayer']
 
@@ -13,7 +13,7 @@ def static_pylayer(forward_fn, inputs, backward_fn=None, name=None):
     without it no gradient flows through, and, as in Paddle, every input must
     have ``stop_gradient=True``."""
     from ...autograd.py_layer import PyLayer
-    if not mode.static:
+    if not in_static_mode():
         raise RuntimeError("static.nn.static_pylayer is only supported in static graph mode")
     if not callable(forward_fn):
         raise ValueError("static.nn.static_pylayer: `forward_fn` should be callable")

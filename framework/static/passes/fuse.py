@@ -96,6 +96,13 @@ def _matmul_chain(op, usage, shapes, bidx):
     return (chain, bias, act) if len(chain) > 1 else None
 
 
+def _location(op):
+    """The user's line of ``op`` for the op fused from it (the generated code's
+    comment and error messages name it)."""
+    where = op.attrs.get('op_location')
+    return {'op_location': where} if where else {}
+
+
 def fuse_matmul_block(program, block, usage, shapes):
     drop, at = [], {}
     taken = set()
@@ -112,7 +119,7 @@ def fuse_matmul_block(program, block, usage, shapes):
                  'act': act.type if act is not None else '',
                  'act_attrs': (op_attr_values(registry.lookup(act.type), act)
                                if act is not None else []),
-                 'op_role': chain[-1].attrs.get('op_role', 'forward')}
+                 'op_role': chain[-1].attrs.get('op_role', 'forward'), **_location(op)}
         new = type(op)(block, 'fused_matmul_bias_act',
                        {'x': op.input('x'), 'y': op.input('y'),
                         'bias': [bias] if bias is not None else []},
@@ -207,7 +214,8 @@ def fuse_elementwise_block(program, block, usage, kinds):
         inputs, expr = _expression(ops)
         new = type(root)(block, 'fused_elementwise', {'xs': inputs},
                          {'out': root.output_arg_names},
-                         {'expr': expr, 'op_role': root.attrs.get('op_role', 'forward')})
+                         {'expr': expr, 'op_role': root.attrs.get('op_role', 'forward'),
+                          **_location(root)})
         at[id(root)] = new
         drop.extend(ops[:-1])
         _replace_readers(usage, ops, new, block.idx)
