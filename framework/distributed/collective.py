@@ -20,7 +20,7 @@ import pickle
 
 import numpy as np
 
-from ..ops.registry import in_static
+from ..ops.modes import in_static_mode as in_static
 from ..dygraph import Tensor
 from . import backend as be
 from . import ops as collective_ops

@@ -9,7 +9,7 @@ optimizer's ``minimize(loss)`` appends, after the backward ops, an all-reduce
 (``c_allreduce_sum``) and a ``1/nranks`` scale of every gradient before the
 update ops, and broadcasts rank 0's initial parameters in the startup program.
 """
-from ...ops.registry import in_static
+from ...ops.modes import in_static_mode as in_static
 from .. import env
 from ..parallel import DataParallel
 
