@@ -60,6 +60,8 @@ from .ops.indexing import put_along_axis, scatter, take_along_axis  # noqa: F401
 from .ops.tensor_api import is_complex  # noqa: F401  (checks its argument, takes input=)
 from .ops.layout import transpose as swapaxes, transpose as swapdims  # noqa: F401
 from .ops.manipulation import concat as cat, concat as concatenate  # noqa: F401
+from .nn.layer import layers as _layers  # noqa: E402  (Tensor.create_parameter lives in nn)
+ops.tensor_methods.register_module(_layers)
 
 dygraph.install_methods()
 globals().update(ops.tensor_methods.inplace_functions())   # paddle.squeeze_(x), ...

@@ -13,9 +13,11 @@ both modes; they are not differentiable again (as with Paddle's kernels).
 A sample whose labels cannot be aligned to its inputs (too few time steps)
 gets loss 0 and gradient 0, as warpctc gives it.
 """
+import itertools
+
 import numpy as np
 
-from . import meta
+from . import lib, meta
 from .registry import Meta, OpError, add_test_case, def_op
 
 
@@ -128,8 +130,7 @@ def ctc_loss_op(logits, labels, input_lengths, label_lengths, blank=0, norm_by_t
 @ctc_loss_op.def_grad
 def _ctc_grad(g, gg, logits, labels, input_lengths, label_lengths, loss, grad, blank,
               norm_by_times):
-    from .manipulation import reshape
-    return reshape(g, [1, -1, 1]) * grad, None, None, None
+    return lib.reshape(g, [1, -1, 1]) * grad, None, None, None
 
 
 @ctc_loss_op.def_fast_grad
@@ -226,8 +227,7 @@ def rnnt_loss_op(logits, labels, input_lengths, label_lengths, blank=0, fastemit
 @rnnt_loss_op.def_grad
 def _rnnt_grad(g, gg, logits, labels, input_lengths, label_lengths, loss, grad, blank,
                fastemit_lambda):
-    from .manipulation import reshape
-    return reshape(g, [-1, 1, 1, 1]) * grad, None, None, None
+    return lib.reshape(g, [-1, 1, 1, 1]) * grad, None, None, None
 
 
 @rnnt_loss_op.def_fast_grad
@@ -250,7 +250,6 @@ def _collapse(path, blank):
 def _ref_ctc(logits, labels, input_lengths, label_lengths, blank, norm_by_times):
     """Sum of the probabilities of every path that collapses to the labels,
     and its gradient by central differences (the op's second output)."""
-    import itertools
     logits = np.asarray(logits, np.float64)
 
     def nll(x):
@@ -279,7 +278,6 @@ def _ref_ctc(logits, labels, input_lengths, label_lengths, blank, norm_by_times)
 def _ref_rnnt(logits, labels, input_lengths, label_lengths, blank, fastemit_lambda):
     """Every monotone lattice path (T blanks, U labels in order), summed; the
     gradient by central differences (FastEmit off in these cases)."""
-    import itertools
     logits = np.asarray(logits, np.float64)
 
     def nll(x):

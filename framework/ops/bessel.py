@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from .. import dtype as _dt
+from . import lib
 from .math import equal_op, float_unary, sign_op
 from .registry import add_test_case
 
@@ -78,23 +79,20 @@ def _bessel_i(n, scaled):
 
 def _safe_nonzero(x):
     """(x == 0, x with its zeros replaced by 1): divisions by x stay finite."""
-    from .manipulation import where_op
     at_zero = equal_op(x, 0.0)
-    return at_zero, where_op(at_zero, 1.0, x)
+    return at_zero, lib.where_op(at_zero, 1.0, x)
 
 
 def _i1_slope(x):
     """d i1 / dx = i0(x) - i1(x) / x (0.5 at 0)."""
-    from .manipulation import where_op
     at_zero, safe = _safe_nonzero(x)
-    return where_op(at_zero, 0.5, i0_op(x) - i1_op(safe) / safe)
+    return lib.where_op(at_zero, 0.5, i0_op(x) - i1_op(safe) / safe)
 
 
 def _i1e_slope(x):
     """d i1e / dx = i0e(x) - i1e(x) (sign(x) + 1 / x) (0.5 at 0)."""
-    from .manipulation import where_op
     at_zero, safe = _safe_nonzero(x)
-    return where_op(at_zero, 0.5, i0e_op(x) - i1e_op(x) * sign_op(x) - i1e_op(safe) / safe)
+    return lib.where_op(at_zero, 0.5, i0e_op(x) - i1e_op(x) * sign_op(x) - i1e_op(safe) / safe)
 
 
 def _np_safe(x):

@@ -13,7 +13,8 @@ the FFT and linear-algebra grad rules use.
 import numpy as np
 
 from .. import dtype as _dt
-from . import meta
+from . import lib, meta
+from .grad_utils import sum_like
 from .registry import Meta, OpError, add_test_case, def_op
 
 _REAL_OF = {np.dtype('complex64'): np.dtype('float32'),
@@ -98,7 +99,6 @@ def complex_op(re, im):
 
 @complex_op.def_grad
 def _complex_grad(g, re, im, out):
-    from .grad_utils import sum_like
     return sum_like(real_op(g), re), sum_like(imag_op(g), im)
 
 
@@ -168,8 +168,7 @@ def _angle_grad(g, x, out):
 
 
 def zeros_like_real(x):
-    from .creation import full_like_op
-    return full_like_op(x, 0, None)
+    return lib.full_like_op(x, 0, None)
 
 
 # ---- public API ---------------------------------------------------------------
@@ -221,8 +220,7 @@ def complex(real, imag, name=None, *, out=None):  # noqa: A001  (Paddle's name)
 
 def polar(abs, angle, name=None, *, out=None):  # noqa: A002  (Paddle's names)
     """``abs * (cos(angle) + i sin(angle))``."""
-    from . import math as _m
-    return complex_op(abs * _m.cos(angle), abs * _m.sin(angle))
+    return complex_op(abs * lib.cos(angle), abs * lib.sin(angle))
 
 
 def is_complex(x):
@@ -242,23 +240,18 @@ def view_as_complex(input):  # noqa: A002
 
 def isreal(x, name=None):
     """True where the imaginary part is 0 (everywhere for real tensors)."""
-    from .math import equal
-    from .creation import full_like
     if not is_complex_dtype(x.dtype):
-        return full_like(x, True, 'bool')
-    return equal(imag_op(x), 0.0)
+        return lib.full_like(x, True, 'bool')
+    return lib.equal(imag_op(x), 0.0)
 
 
 def sgn(x, name=None):
     """x / |x| for complex x (0 where x is 0); sign(x) for real x."""
-    from . import math as _m
-    from .manipulation import where
     if not is_complex_dtype(x.dtype):
-        return _m.sign(x)
-    mag = _m.abs(x)
-    safe = where(mag > 0, mag, mag * 0.0 + 1.0)
-    return x / complex_op(safe, safe * 0.0) * complex_op(_m.cast_like(mag > 0, mag),
-                                                         mag * 0.0)
+        return lib.sign(x)
+    mag = lib.abs(x)
+    safe = lib.where(mag > 0, mag, mag * 0.0 + 1.0)
+    return x / complex_op(safe, safe * 0.0) * complex_op(lib.cast_like(mag > 0, mag), mag * 0.0)
 
 
 __all__ = ['real', 'imag', 'conj', 'angle', 'as_real', 'as_complex', 'complex', 'polar',

@@ -9,11 +9,14 @@ import numpy as np
 
 from .. import dtype as _dt
 from .. import random as _random
+from ..place import check_device
 from .compat_args import aliases, size_args
-from . import meta
+from . import lib, meta
 from .grad_utils import is_value
 from .modes import handlers, in_static_mode, is_static_var
+from .out_param import write_out
 from .registry import Meta, OpError, add_test_case, def_op
+from .shape_args import shape_arg
 
 
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):
@@ -75,15 +78,14 @@ def _static_tensor(data, dtype=None):
     tensor) is copied, a nested list holding Variables is stacked, anything
     else becomes a constant. Gradients never flow back to the source, as with
     an eager ``to_tensor``."""
-    from .manipulation import assign_op, cast, stack
     if is_value(data):
-        out = assign_op(data)
+        out = lib.assign_op(data)
         if dtype is not None and np.dtype(out.dtype) != _dt.convert_dtype(dtype):
-            out = cast(out, dtype)
+            out = lib.cast(out, dtype)
         return out
     if isinstance(data, (list, tuple)) and data and _holds_value(data):
         target = dtype if dtype is not None else _list_dtype(data)
-        return stack([_static_tensor(d, target) for d in data])
+        return lib.stack([_static_tensor(d, target) for d in data])
     arr = np.asarray(data)
     if arr.size == 0:   # an empty nested list in the attribute would lose the shape
         d = dtype if dtype is not None else (arr.dtype if isinstance(data, np.ndarray)
@@ -99,8 +101,6 @@ def _finish(t, api, out=None, device=None, requires_grad=False, pin_memory=False
     ``out`` (the tensor that takes the result)."""
     if out is None and device is None and not requires_grad and not pin_memory:
         return t
-    from ..place import check_device
-    from .out_param import write_out
     check_device(device, api)
     if pin_memory:
         raise RuntimeError("%s: pinning memory is not supported for Place(cpu) (pin_memory=True "
@@ -156,7 +156,6 @@ def dynamic_full_op(shape_tensor, shape=(), value=0.0, dtype='float32'):
 
 
 def _full(shape, value, dtype, api):
-    from .shape_args import shape_arg
     ints, tensor = shape_arg(shape, api)
     if tensor is not None:
         return dynamic_full_op(tensor, tuple(ints), value, dtype)
@@ -182,14 +181,13 @@ def full(shape, fill_value, dtype=None, name=None, *, out=None, device=None,
 def _full_of_tensor(shape, value, dtype):
     """``full`` with a one-element tensor value known only at run time: the value
     broadcast to ``shape``."""
-    from .manipulation import cast, expand, reshape
     if value.size not in (1, -1):
         raise OpError("full: fill_value must be a number or a one-element tensor, got a "
                       "tensor of shape %s" % list(value.shape))
-    value = reshape(value, [])
+    value = lib.reshape(value, [])
     if dtype is not None and np.dtype(value.dtype) != _dt.convert_dtype(dtype):
-        value = cast(value, dtype)
-    return expand(value, shape)
+        value = lib.cast(value, dtype)
+    return lib.expand(value, shape)
 
 
 @size_args
@@ -494,7 +492,6 @@ def diag(x, offset=0, padding_value=0, name=None):
 
 def meshgrid(*args, **kwargs):
     """Coordinate grids ('ij' indexing) from 1-D tensors; differentiable."""
-    from .manipulation import expand, reshape
     if len(args) == 1 and isinstance(args[0], (list, tuple)):
         args = args[0]
     args = list(args)
@@ -507,7 +504,7 @@ def meshgrid(*args, **kwargs):
     for i, a in enumerate(args):
         shape = [1] * len(args)
         shape[i] = sizes[i]
-        outs.append(expand(reshape(a, shape), sizes))
+        outs.append(lib.expand(lib.reshape(a, shape), sizes))
     return outs
 
 
@@ -616,7 +613,6 @@ def _shape_tuple(shape, api):
 def _draw(kind, shape, a, b, dtype, seed, api):
     """A uniform (``a``=min, ``b``=max) or gaussian (mean, std) draw of ``shape``;
     a shape holding values known only at run time draws like a run-time zeros."""
-    from .shape_args import shape_arg
     ints, tensor = shape_arg(shape, api)
     if tensor is not None:
         like = dynamic_full_op(tensor, tuple(ints), 0, dtype)
@@ -747,11 +743,10 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
 
 def _copy_of(data, dtype):
     if is_value(data):
-        from .manipulation import assign_op, cast
-        out = assign_op(data)
+        out = lib.assign_op(data)
         out.stop_gradient = True
         if dtype is not None and _dt.convert_dtype(dtype) != np.dtype(data.dtype):
-            out = cast(out, str(_dt.convert_dtype(dtype)))
+            out = lib.cast(out, str(_dt.convert_dtype(dtype)))
         return out
     return to_tensor(data, dtype)
 
@@ -848,8 +843,7 @@ def _random_like(x, kind, dtype, api):
     d = np.dtype(x.dtype) if dtype is None else _dt.convert_dtype(dtype)
     if d.kind != 'f':
         raise OpError("%s: needs a float dtype, got %s" % (api, d))
-    from .manipulation import cast
-    like = x if np.dtype(x.dtype) == d else cast(x, str(d))
+    like = x if np.dtype(x.dtype) == d else lib.cast(x, str(d))
     op = uniform_like_op if kind == 'uniform' else normal_like_op
     return op(like, 0.0, 1.0, 0)
 

@@ -14,11 +14,13 @@ linear in the cotangent, so forward mode works through it too. ``cummax``/``cumm
 registered op and read the values with ``take_along_axis``, so the gradient
 goes to the element each running extreme came from, as in Paddle.
 """
+import math
+
 import numpy as np
 
 from .. import dtype as _dt
+from . import lib, meta
 from . import math as _m
-from . import meta
 from . import reduce as _r
 from .out_param import write_out
 from .registry import Meta, OpError, add_test_case, def_op
@@ -26,13 +28,9 @@ from .registry import Meta, OpError, add_test_case, def_op
 _ndarray = np.ndarray
 
 
-def _manip():
-    from . import manipulation
-    return manipulation
-
 
 def _where(cond, a, b):
-    return _manip().where_op(cond, a, b)
+    return lib.where_op(cond, a, b)
 
 
 def _axis_meta(x, axis=-1, *rest):
@@ -215,7 +213,6 @@ def _prefix_products(row):
 
 
 def _lcse_row(row, reverse=False):
-    import math
     vals = row[::-1] if reverse else row
     out, acc = [], -math.inf
     for v in vals:
@@ -226,7 +223,6 @@ def _lcse_row(row, reverse=False):
 
 
 def _cum_index_row(row, largest=True):
-    import math
     best, idx, out = None, 0, []
     for i, v in enumerate(row):
         if best is None or math.isnan(v) or (not math.isnan(best) and
@@ -292,7 +288,7 @@ add_test_case(cum_extreme_index_op, np.asarray(2.0), 0, True, ref=lambda x, a, l
 def _axis_or_flat(x, axis, api):
     """(x, axis) with ``axis=None`` meaning the flattened tensor."""
     if axis is None:
-        return _manip().reshape(x, [-1]), 0
+        return lib.reshape(x, [-1]), 0
     nd = len(x.shape)
     if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
         raise OpError("%s: axis must be an int or None, got %r" % (api, axis))
@@ -311,7 +307,7 @@ def cumprod(x, dim=None, *, dtype=None, out=None, name=None):
     [1, 2, 6, 24]
     """
     if dtype is not None:
-        x = _manip().cast(x, dtype)
+        x = lib.cast(x, dtype)
     x, axis = _axis_or_flat(x, dim, 'cumprod')
     r = cumprod_op(x, axis)
     return r if out is None else write_out(out, r)
@@ -321,7 +317,7 @@ def logcumsumexp(x, axis=None, dtype=None, name=None):
     """``log(cumsum(exp(x)))`` along ``axis`` (None: the flattened tensor),
     computed without overflow; ``dtype`` casts the input first."""
     if dtype is not None:
-        x = _manip().cast(x, dtype)
+        x = lib.cast(x, dtype)
     x, axis = _axis_or_flat(x, axis, 'logcumsumexp')
     return logcumsumexp_op(x, axis, False)
 
@@ -332,8 +328,8 @@ def _cum_extreme(x, axis, dtype, largest, api):
         raise OpError("%s: dtype must be int32 or int64, got %r" % (api, dtype))
     x, axis = _axis_or_flat(x, axis, api)
     idx = cum_extreme_index_op(x, axis, largest)
-    values = _manip().take_along_axis_op(x, idx, axis) if x.shape else x
-    return values, (idx if d == 'int64' else _manip().cast(idx, d))
+    values = lib.take_along_axis_op(x, idx, axis) if x.shape else x
+    return values, (idx if d == 'int64' else lib.cast(idx, d))
 
 
 def cummax(x, axis=None, dtype='int64', name=None):
@@ -351,8 +347,7 @@ def cummin(x, axis=None, dtype='int64', name=None):
 def _slice_along(x, axis, start, stop):
     items = [['slice', None, None, None] for _ in range(len(x.shape))]
     items[axis] = ['slice', start, stop, None]
-    from .subscript import getitem_op
-    return getitem_op(x, [], items)
+    return lib.getitem_op(x, [], items)
 
 
 def diff(x, n=1, axis=-1, prepend=None, append=None, name=None, *, out=None):
@@ -363,14 +358,13 @@ def diff(x, n=1, axis=-1, prepend=None, append=None, name=None, *, out=None):
     >>> paddle.diff(paddle.to_tensor([1, 4, 9, 16])).tolist()
     [3, 5, 7]
     """
-    M = _manip()
     nd = len(x.shape)
     if nd == 0:
         raise OpError("diff: x must be at least 1-D, got a 0-D tensor")
     axis = meta.normalize_axis(int(axis), nd)
     parts = [v for v in (prepend, x, append) if v is not None]
     if len(parts) > 1:
-        x = M.concat(parts, axis)
+        x = lib.concat(parts, axis)
     for _ in range(int(n)):
         hi, lo = _slice_along(x, axis, 1, None), _slice_along(x, axis, None, -1)
         x = _m.not_equal_op(hi, lo) if np.dtype(x.dtype) == np.bool_ else hi - lo
@@ -380,9 +374,8 @@ def diff(x, n=1, axis=-1, prepend=None, append=None, name=None, *, out=None):
 def _trapezoid_terms(y, x, dx, axis, api):
     if x is not None and dx is not None:
         raise ValueError("%s: not permitted to specify both x and dx input args" % api)
-    M = _manip()
     if np.dtype(y.dtype).kind not in 'fc':
-        y = M.cast(y, _dt.default_float())
+        y = lib.cast(y, _dt.default_float())
     nd = len(y.shape)
     axis = meta.normalize_axis(int(axis), nd)
     mid = (_slice_along(y, axis, 1, None) + _slice_along(y, axis, None, -1)) * 0.5
@@ -390,7 +383,7 @@ def _trapezoid_terms(y, x, dx, axis, api):
         return mid * (1.0 if dx is None else dx), axis
     if len(x.shape) == 1:
         d = diff(x)
-        d = M.reshape(d, [-1 if k == axis else 1 for k in range(nd)])
+        d = lib.reshape(d, [-1 if k == axis else 1 for k in range(nd)])
     else:
         d = diff(x, axis=axis)
     return mid * d, axis

@@ -11,14 +11,10 @@ import numpy as np
 
 from .. import dtype as _dt
 from . import math as _m
-from . import meta
+from . import lib, meta
 from . import reduce as _r
 from .registry import Meta, OpError, add_test_case, def_op
 
-
-def _manip():
-    from . import manipulation
-    return manipulation
 
 
 def _norm_meta(x, p=2.0, axis=None, keepdim=False):
@@ -51,7 +47,6 @@ def dist_norm_op(x, p=2.0, axis=None, keepdim=False):
 
 @dist_norm_op.def_grad
 def _dist_norm_grad(g, x, out, p, axis, keepdim):
-    M = _manip()
     ge = _r.expand_reduced(g, x, axis, keepdim)
     oe = _r.expand_reduced(out, x, axis, keepdim)
     sign = _m.sign_op(x)
@@ -61,15 +56,15 @@ def _dist_norm_grad(g, x, out, p, axis, keepdim):
         # the extreme elements share the gradient
         hit = _m.cast_like(_m.equal_op(_m.abs_op(x), oe), g)
         count = _r.expand_reduced(_r.sum_op(hit, axis, keepdim), x, axis, keepdim)
-        return ge * sign * hit / M.where_op(_m.equal_op(count, 0.0), 1.0, count)
+        return ge * sign * hit / lib.where_op(_m.equal_op(count, 0.0), 1.0, count)
     if p == 1:
         return ge * sign
     zero = _m.equal_op(oe, 0.0)
-    safe = M.where_op(zero, 1.0, oe)
+    safe = lib.where_op(zero, 1.0, oe)
     if p == 2:
-        return M.where_op(zero, 0.0, ge * x / safe)
+        return lib.where_op(zero, 0.0, ge * x / safe)
     grow = sign * _m.pow_op(_m.abs_op(x), p - 1.0)
-    return M.where_op(zero, 0.0, ge * grow * _m.pow_op(safe, 1.0 - p))
+    return lib.where_op(zero, 0.0, ge * grow * _m.pow_op(safe, 1.0 - p))
 
 
 # ---- test cases ------------------------------------------------------------------------------
@@ -133,9 +128,8 @@ def cdist(x, y, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary', name=
     if len(x.shape) < 2 or len(y.shape) < 2 or x.shape[-1] != y.shape[-1]:
         raise OpError("cdist: x and y must be at least 2-D with the same last dim, got shapes "
                       "%s and %s" % (list(x.shape), list(y.shape)))
-    M = _manip()
-    diff = _m.subtract_op(M.unsqueeze_op(x, (len(x.shape) - 1,)),
-                          M.unsqueeze_op(y, (len(y.shape) - 2,)))
+    diff = _m.subtract_op(lib.unsqueeze_op(x, (len(x.shape) - 1,)),
+                          lib.unsqueeze_op(y, (len(y.shape) - 2,)))
     return dist_norm_op(diff, _p_value(p, 'cdist'), (len(diff.shape) - 1,), False)
 
 
@@ -144,12 +138,10 @@ def pdist(x, p=2.0, name=None):
     (N rows: N * (N - 1) / 2 values, row-major over the pairs)."""
     if len(x.shape) != 2:
         raise OpError("pdist: x must be 2-D, got shape %s" % list(x.shape))
-    from .creation import to_tensor
     n = x.shape[0]
     first, second = np.triu_indices(n, 1)
-    M = _manip()
-    a = M.gather_op(x, to_tensor(first.astype(np.int64)), 0)
-    b = M.gather_op(x, to_tensor(second.astype(np.int64)), 0)
+    a = lib.gather_op(x, lib.to_tensor(first.astype(np.int64)), 0)
+    b = lib.gather_op(x, lib.to_tensor(second.astype(np.int64)), 0)
     return dist_norm_op(_m.subtract_op(a, b), _p_value(p, 'pdist'), (1,), False)
 
 
@@ -161,7 +153,7 @@ def renorm(x, p, axis, max_norm):
     others = tuple(d for d in range(nd) if d != axis) or None
     norm = dist_norm_op(x, _p_value(p, 'renorm'), others, True)
     over = _m.greater_than_op(norm, float(max_norm))
-    scale = _manip().where_op(over, float(max_norm) / (norm + 1e-7), 1.0)
+    scale = lib.where_op(over, float(max_norm) / (norm + 1e-7), 1.0)
     return x * _m.cast_like(scale, x)
 
 

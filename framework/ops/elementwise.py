@@ -16,22 +16,18 @@ import math
 import numpy as np
 
 from .. import dtype as _dt
-from . import meta
+from . import lib, meta
 from .grad_utils import sum_like, ub
 from .math import (abs_op, cast_like, cos_op, equal_op, exp_op, float_unary, greater_equal_op,
-                   isnan_op, less_equal_op, log_op, logical_or_op, sign_op, sin_op, sqrt_op,
-                   unary, _float_meta, _zero_fast, _zero_grad)
+                   isfinite_op, isnan_op, less_equal_op, log_op, logical_or_op, multiply_op,
+                   neg_op, pow_op, sign_op, sin_op, sqrt_op, unary, _float_meta, _zero_fast,
+                   _zero_grad)
 from .out_param import write_out
 from .registry import Meta, OpError, add_test_case, def_op
 
 _ndarray = np.ndarray
 _PI = math.pi
 _LN2 = math.log(2.0)
-
-
-def _where(cond, a, b):
-    from .manipulation import where_op
-    return where_op(cond, a, b)
 
 
 def _as_float(x):
@@ -60,9 +56,9 @@ def _sinc_grad(g, x, out):
     # d/dx sin(pi x) / (pi x) = (cos(pi x) - sinc(x)) / x, and 0 at x = 0; the
     # division runs on x with its zeros replaced so no branch is NaN
     at_zero = equal_op(x, 0.0)
-    safe = _where(at_zero, 1.0, x)
+    safe = lib.where_op(at_zero, 1.0, x)
     slope = (cos_op(safe * _PI) - sinc_op(safe)) / safe
-    return g * _where(at_zero, 0.0, slope)
+    return g * lib.where_op(at_zero, 0.0, slope)
 
 
 def _sinc_fast(g, x, out):
@@ -115,7 +111,6 @@ def nan_to_num_op(x, nan=0.0, posinf=None, neginf=None):
 
 @nan_to_num_op.def_grad
 def _nan_to_num_grad(g, x, out, nan, posinf, neginf):
-    from .math import isfinite_op
     return g * cast_like(isfinite_op(x), g)
 
 
@@ -143,7 +138,6 @@ def frexp_op(x):
 
 @frexp_op.def_grad
 def _frexp_grad(g, g_exponent, x, mantissa, exponent):
-    from .math import pow_op
     return g * pow_op(2.0, -exponent)
 
 
@@ -240,7 +234,6 @@ def ldexp_op(x, y):
 
 @ldexp_op.def_grad
 def _ldexp_grad(g, x, y, out):
-    from .math import pow_op
     return sum_like(g * pow_op(2.0, y), x), sum_like(g * out * _LN2, y)
 
 
@@ -262,7 +255,6 @@ def copysign_op(x, y):
 @copysign_op.def_grad
 def _copysign_grad(g, x, y, out):
     # d|x|/dx = sign(x) (0 at 0, as Paddle), times the sign taken from y
-    from .math import multiply_op
     flip = cast_like(signbit_op(y), g) * -2.0 + 1.0
     # y only lends its sign: its gradient is 0, a connected zero as in Paddle
     return sum_like(g * multiply_op(sign_op(x), flip), x), sum_like(g * 0.0, y)
@@ -290,8 +282,7 @@ def heaviside_op(x, y):
 
 @heaviside_op.def_grad
 def _heaviside_grad(g, x, y, out):
-    from .creation import zeros_like
-    gx = sum_like(zeros_like(g), x)
+    gx = sum_like(lib.zeros_like(g), x)
     return gx, sum_like(g * cast_like(equal_op(x, 0.0), g), y)
 
 
@@ -619,7 +610,6 @@ def negative(x, name=None):
     """``-x`` (bool tensors are refused, as in Paddle)."""
     if np.dtype(x.dtype) == np.bool_:
         raise TypeError("negative: the `-` operator is not supported on a bool tensor")
-    from .math import neg_op
     return neg_op(x)
 
 

@@ -23,7 +23,7 @@ the op, as Paddle does.
 import numpy as np
 
 from .. import dtype as _dt
-from . import meta
+from . import lib, meta
 from .complex import complex_dtype, real_dtype
 from .registry import Meta, OpError, add_test_case, def_op
 
@@ -258,7 +258,6 @@ def _check_axes_arg(x, axes):
 
 def _resize(x, sizes, axes):
     """Crop or zero-pad x to ``sizes`` along ``axes`` (differentiable ops)."""
-    from .manipulation import pad_op
     shape = list(x.shape)
     crop = [slice(None)] * len(shape)
     pads = [(0, 0)] * len(shape)
@@ -273,25 +272,23 @@ def _resize(x, sizes, axes):
     if any(c != slice(None) for c in crop):
         x = x[tuple(crop)]
     if any(p != (0, 0) for p in pads):
-        x = pad_op(x, tuple(pads), 'constant', 0.0)
+        x = lib.pad_op(x, tuple(pads), 'constant', 0.0)
     return x
 
 
 def _to_complex(x):
-    from .manipulation import cast
     d = np.dtype(x.dtype)
     if d.kind == 'c':
         return x
-    return cast(x, complex_dtype(d))
+    return lib.cast(x, complex_dtype(d))
 
 
 def _to_float(x, op):
-    from .manipulation import cast
     d = np.dtype(x.dtype)
     if d.kind == 'c':
         raise TypeError("%s: x must be a real tensor, got %s" % (op, d))
     if d.kind in 'iub':
-        return cast(x, _dt.default_float())
+        return lib.cast(x, _dt.default_float())
     if d not in (np.float32, np.float64):
         raise TypeError("%s: x must be float32 or float64, got %s" % (op, d))
     return x
@@ -299,8 +296,7 @@ def _to_float(x, op):
 
 def _finish(ret, out):
     if out is not None:
-        from .manipulation import assign
-        assign(ret, out)
+        lib.assign(ret, out)
         return out
     return ret
 
@@ -506,11 +502,10 @@ def _freq_dtype(dtype):
 
 
 def _frequencies(values, n, d, dtype, out, requires_grad):
-    from .creation import to_tensor
     if d * n == 0:
         raise ValueError("d or n should not be 0.")
-    ret = to_tensor(np.asarray(values, np.float64).astype(_freq_dtype(dtype)) / (n * d),
-                    stop_gradient=not requires_grad)
+    ret = lib.to_tensor(np.asarray(values, np.float64).astype(_freq_dtype(dtype)) / (n * d),
+                        stop_gradient=not requires_grad)
     return _finish(ret, out)
 
 
@@ -527,7 +522,6 @@ def rfftfreq(n, d=1.0, dtype=None, name=None, *, out=None, device=None, requires
 
 
 def _shift(x, axes, inverse):
-    from .manipulation import roll
     shape = list(x.shape)
     if axes is None:
         axes = list(range(len(shape)))
@@ -537,7 +531,7 @@ def _shift(x, axes, inverse):
     if any(shape[a] < 0 for a in axes):
         raise ValueError("fftshift needs the sizes of axes %s, x has shape %s" % (axes, shape))
     shifts = [(shape[a] + 1) // 2 if inverse else shape[a] // 2 for a in axes]
-    return roll(x, shifts, axes)
+    return lib.roll(x, shifts, axes)
 
 
 def fftshift(x, axes=None, name=None):

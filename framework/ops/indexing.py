@@ -22,8 +22,8 @@ from .creation import full_like_op, to_tensor
 from .grad_utils import is_value
 from .manipulation import (_as_int, _check_index_dtype, _int_list, _norm_axis, _out, cast,
                            expand, gather_op, nonzero, put_along_axis_op, reshape, reshape_op,
-                           scatter_nd_add_op, scatter_op, take_along_axis_op, transpose_op,
-                           unbind, where_op)
+                           scatter_nd_add_op, scatter_op, stack, take_along_axis_op,
+                           transpose_op, unbind, where, where_op)
 from .math import (cumsum_op, divide_op, equal_op, floor_divide_op, maximum_op, multiply_op,
                    remainder_op, subtract_op)
 from .modes import is_static_var
@@ -448,7 +448,6 @@ def index_put(x, indices, value, accumulate=False, name=None):
     shape = meta.broadcast_shapes(*[tuple(t.shape) for t in idx]) if len(idx) > 1 \
         else tuple(idx[0].shape)
     coords = [cast(expand(t, list(shape)), 'int64') for t in idx]
-    from .manipulation import stack
     where = stack(coords, -1)
     region = list(shape) + list(x.shape[len(idx):])
     value = value if is_value(value) else to_tensor(np.asarray(value, np.dtype(x.dtype)))
@@ -579,7 +578,6 @@ def diagonal_scatter(x, y, offset=0, axis1=0, axis2=1, name=None):
 def multiplex(inputs, index, name=None):
     """Row i of the result is row i of ``inputs[index[i]]`` (inputs: tensors
     of one shape [N, ...]; index: [N, 1] integers)."""
-    from .manipulation import stack
     xs = _tensor_list_of(inputs, 'multiplex')
     _check_index_dtype(index, 'multiplex: index')
     n = xs[0].shape[0]
@@ -605,7 +603,6 @@ def _tensor_list_of(xs, api):
 def where_(condition, x=None, y=None, name=None):
     """In-place ``where``: ``x`` becomes ``where(condition, x, y)`` (it must
     already have the broadcast shape) and is returned."""
-    from .manipulation import where
     if x is None or y is None:
         raise TypeError("where_: x and y must both be given")
     return x._inplace_update(where(condition, x, y))

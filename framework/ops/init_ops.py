@@ -5,6 +5,7 @@ repeats them, and both are ordinary registered ops, so static mode can put
 them into a startup program.
 """
 import math
+from statistics import NormalDist
 
 import numpy as np
 
@@ -133,7 +134,6 @@ def _replay_generator():
 
 
 def _trunc_ref(shape, mean, std, a, b, dtype):
-    from statistics import NormalDist
     nd = NormalDist()
     za, zb = (a - mean) / std, (b - mean) / std
     u = _replay_generator().uniform(nd.cdf(za), nd.cdf(zb), size=shape)

@@ -23,8 +23,9 @@ from .compat_args import aliases, dims_after_tensor
 from . import meta
 from .creation import to_tensor
 from .grad_utils import is_value
-from .manipulation import (_as_int, _int_list, _norm_axis, _tensor_list, concat, flip,
-                           gather_op, reshape, split_op, tile, transpose, transpose_op)
+from .manipulation import (_as_int, _int_list, _norm_axis, _out, _tensor_list, cast, concat,
+                           flip, gather_op, reshape, sort, split_op, tile, transpose,
+                           transpose_op)
 from .modes import in_static_mode, is_static_var
 from .registry import Meta, OpError, add_test_case, def_op
 from .subscript import strided_slice
@@ -457,7 +458,6 @@ def rank(input):  # noqa: A002
 
 def msort(input, *, out=None):  # noqa: A002
     """``input`` sorted along its first dim."""
-    from .manipulation import _out, sort
     if len(input.shape) == 0:
         raise OpError("msort: input must have at least 1 dim, got a 0-D tensor")
     r = sort(input, 0)
@@ -471,7 +471,6 @@ def increment(x, value=1.0, name=None):
     if n != 1 and n != -1:
         raise OpError("increment: x must have exactly one element, got shape %s"
                       % list(x.shape))
-    from .manipulation import cast
     step = x + value
     if np.dtype(step.dtype) != np.dtype(x.dtype):
         step = cast(step, x.dtype)

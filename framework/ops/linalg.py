@@ -25,8 +25,8 @@ triangle but return the symmetric gradient; their test cases say so with
 """
 import numpy as np
 
-from . import meta
-from .complex import conj_op, imag_op, is_complex_dtype, real_dtype, real_op
+from . import lib, meta
+from .complex import complex_op, conj_op, imag_op, is_complex_dtype, real_dtype, real_op
 from .grad_utils import sum_like
 from .registry import Meta, OpError, add_test_case, def_op
 
@@ -71,10 +71,9 @@ def _known(*dims):
 
 def _mT(x):
     """Swap the last two dims."""
-    from .manipulation import transpose_op
     nd = len(x.shape)
     perm = tuple(range(nd - 2)) + (nd - 1, nd - 2)
-    return transpose_op(x, perm)
+    return lib.transpose_op(x, perm)
 
 
 def _conj(x):
@@ -86,30 +85,25 @@ def _mH(x):
 
 
 def _mm(a, b):
-    from .math import matmul_op
-    return matmul_op(a, b, False, False)
+    return lib.matmul_op(a, b, False, False)
 
 
 def _unsq(x, axis):
-    from .manipulation import unsqueeze_op
-    return unsqueeze_op(x, (axis,))
+    return lib.unsqueeze_op(x, (axis,))
 
 
 def _eye(n, dtype):
-    from .creation import eye_op
     if n < 0:
         raise OpError("this gradient needs the matrix size, which is unknown here")
-    return eye_op(n, n, str(np.dtype(dtype)))
+    return lib.eye_op(n, n, str(np.dtype(dtype)))
 
 
 def _tril(x, k=0):
-    from .creation import tril_op
-    return tril_op(x, k)
+    return lib.tril_op(x, k)
 
 
 def _triu(x, k=0):
-    from .creation import triu_op
-    return triu_op(x, k)
+    return lib.triu_op(x, k)
 
 
 def _real_if(g, x):
@@ -122,7 +116,6 @@ def _real_if(g, x):
 def _like(v, x):
     """A real v in the (complex) dtype of x; unchanged when x is real."""
     if is_complex_dtype(x.dtype) and not is_complex_dtype(v.dtype):
-        from .complex import complex_op
         return complex_op(v, v * 0.0)
     return v
 
@@ -453,7 +446,6 @@ def _svd_grad(gu, gs, gvh, x, u, s, vh, full_matrices):
     if is_complex_dtype(x.dtype):
         # the phases of the singular vectors: with V's fixed, U's diagonal rotation
         # is i Im(diag(U^H dA V)) / s
-        from .complex import complex_op
         im = imag_op(diagonal_op(uh_gu, 0, -2, -1)) / s
         ga = ga + _mm(u * _unsq(complex_op(im * 0.0, im), -2), vh)
     if m > k:   # the part of gu outside the column space of U
@@ -506,11 +498,10 @@ def _qr_grad(gq, gr, x, q, r, mode):
     if m >= n:
         return _qr_tall_grad(gq, gr, q, r)
     # A = [X | Y] with X = Q U square: Y = Q V adds to gQ and gives gY = Q gV
-    from .manipulation import concat
     y = x[..., m:]
     gu, gv = gr[..., :m], gr[..., m:]
     gx = _qr_tall_grad(gq + _mm(y, _mH(gv)), gu, q, r[..., :m])
-    return concat([gx, _mm(q, gv)], axis=-1)
+    return lib.concat([gx, _mm(q, gv)], axis=-1)
 
 
 # ---- LU ------------------------------------------------------------------------------------------
@@ -566,7 +557,6 @@ def _lu_grad(g, g_piv, g_info, x, lu, pivots, infos, pivot):
     p, l, u = lu_unpack_op(lu, pivots, True, True)
     gl = _tril(g, -1)[..., :, :k]
     gu = _triu(g)[..., :k, :]
-    from .manipulation import concat
     if m == n:
         phi = _tril(_mm(_mH(l), gl), -1) + _triu(_mm(gu, _mH(u)))
         return _mm(p, _rsolve_h(_lsolve_h(l, phi, False, True), u, True))
@@ -574,12 +564,12 @@ def _lu_grad(g, g_piv, g_info, x, lu, pivots, infos, pivot):
         u1, u2, gu1, gu2 = u[..., :k], u[..., k:], gu[..., :k], gu[..., k:]
         phi = _tril(_mm(_mH(l), gl) - _mm(gu2, _mH(u2)), -1) + _triu(_mm(gu1, _mH(u1)))
         left = _rsolve_h(phi, u1, True)
-        return _mm(p, _lsolve_h(l, concat([left, gu2], axis=-1), False, True))
+        return _mm(p, _lsolve_h(l, lib.concat([left, gu2], axis=-1), False, True))
     # m > n: L = [L1; L2]: L2 = P2^T A U^-1
     l1, l2, gl1, gl2 = l[..., :k, :], l[..., k:, :], gl[..., :k, :], gl[..., k:, :]
     phi = _tril(_mm(_mH(l1), gl1), -1) + _triu(_mm(gu, _mH(u)) - _mm(_mH(l2), gl2))
     top = _lsolve_h(l1, phi, False, True)
-    return _mm(p, _rsolve_h(concat([top, gl2], axis=-2), u, True))
+    return _mm(p, _rsolve_h(lib.concat([top, gl2], axis=-2), u, True))
 
 
 def _lu_unpack_meta(x, y, unpack_ludata, unpack_pivots):
@@ -634,17 +624,15 @@ def lu_unpack_op(x, y, unpack_ludata=True, unpack_pivots=True):
 @lu_unpack_op.def_grad
 def _lu_unpack_grad(gp, gl, gu, x, y, p, l, u, unpack_ludata, unpack_pivots):
     if not unpack_ludata:
-        from .creation import full_like_op
-        return full_like_op(x, 0, None), None
-    from .manipulation import pad_op
+        return lib.full_like_op(x, 0, None), None
     m, n = x.shape[-2:]
     k = min(m, n)
     nd = len(x.shape)
     lower, upper = _tril(gl, -1), _triu(gu)
     if m > k:
-        upper = pad_op(upper, ((0, 0),) * (nd - 2) + ((0, m - k), (0, 0)), 'constant', 0.0)
+        upper = lib.pad_op(upper, ((0, 0),) * (nd - 2) + ((0, m - k), (0, 0)), 'constant', 0.0)
     if n > k:
-        lower = pad_op(lower, ((0, 0),) * (nd - 1) + ((0, n - k),), 'constant', 0.0)
+        lower = lib.pad_op(lower, ((0, 0),) * (nd - 1) + ((0, n - k),), 'constant', 0.0)
     return lower + upper, None
 
 
@@ -781,13 +769,11 @@ def matrix_exp_op(x):
 def _expm_grad(g, x, out):
     # the Frechet derivative: d exp(A)[E] is the upper-right block of
     # exp([[A, E], [0, A]]); the adjoint swaps A for A^H
-    from .creation import full_like_op
-    from .manipulation import concat
     n = x.shape[-1]
     xh = _mH(x)
-    top = concat([xh, g], axis=-1)
-    bottom = concat([full_like_op(xh, 0, None), xh], axis=-1)
-    big = matrix_exp_op(concat([top, bottom], axis=-2))
+    top = lib.concat([xh, g], axis=-1)
+    bottom = lib.concat([lib.full_like_op(xh, 0, None), xh], axis=-1)
+    big = matrix_exp_op(lib.concat([top, bottom], axis=-2))
     return big[..., :n, n:]
 
 
@@ -900,28 +886,26 @@ def p_norm_op(x, porder=2.0, axis=None, keepdim=False):
 
 @p_norm_op.def_grad
 def _p_norm_grad(g, x, out, porder, axis, keepdim):
-    from .math import abs as abs_, sign
-    from .manipulation import where
-    from .reduce import expand_reduced, sum_op
     nd = len(x.shape)
     axes = tuple(range(nd)) if axis is None else tuple(a % max(nd, 1) for a in axis)
-    ge = expand_reduced(g, x, axes, keepdim)
-    oe = expand_reduced(out, x, axes, keepdim)
+    ge = lib.expand_reduced(g, x, axes, keepdim)
+    oe = lib.expand_reduced(out, x, axes, keepdim)
     zero = x * 0.0
     if porder == 0:
         return zero
     if porder in (np.inf, -np.inf):
         # the gradient goes to the extreme elements, shared between ties
-        hit = where(abs_(x) == oe, zero + 1.0, zero)
-        count = expand_reduced(sum_op(hit, axes, keepdim), x, axes, keepdim)
-        return ge * sign(x) * hit / count
+        hit = lib.where(lib.abs(x) == oe, zero + 1.0, zero)
+        count = lib.expand_reduced(lib.sum_op(hit, axes, keepdim), x, axes, keepdim)
+        return ge * lib.sign(x) * hit / count
     # d ||x||_p / dx = sign(x) |x|^(p-1) / ||x||^(p-1); 0 where the norm (or x) is 0
-    ax = abs_(x)
-    grow = where(ax > 0, sign(x) * ax ** (porder - 1.0), zero) if porder != 1 else sign(x)
+    ax = lib.abs(x)
+    sign = lib.sign(x)
+    grow = lib.where(ax > 0, sign * ax ** (porder - 1.0), zero) if porder != 1 else sign
     if porder == 1:
         return ge * grow
-    safe = where(oe > 0, oe, zero + 1.0)
-    return ge * grow * where(oe > 0, safe ** (1.0 - porder), zero)
+    safe = lib.where(oe > 0, oe, zero + 1.0)
+    return ge * grow * lib.where(oe > 0, safe ** (1.0 - porder), zero)
 
 
 # ---- test cases ---------------------------------------------------------------------------------

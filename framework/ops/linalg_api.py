@@ -7,8 +7,12 @@ modes.
 """
 import numpy as np
 
+from . import lib
 from . import linalg as L
-from .complex import is_complex_dtype, real_dtype
+from .complex import complex as make_complex
+from .complex import imag, is_complex_dtype, real, real_dtype
+from .grad_utils import is_value
+from .math import matmul as _math_matmul
 
 _INF = float('inf')
 
@@ -19,35 +23,19 @@ def _shape(x):
     return list(x.shape)
 
 
-def _m():
-    from . import math
-    return math
-
-
-def _manip():
-    from . import manipulation
-    return manipulation
-
-
-def _r():
-    from . import reduce
-    return reduce
-
-
 def _finish(ret, out):
     if out is None:
         return ret
-    from .manipulation import assign
     if isinstance(ret, (tuple, list)):
         for r, o in zip(ret, out):
-            assign(r, o)
+            lib.assign(r, o)
         return out
-    assign(ret, out)
+    lib.assign(ret, out)
     return out
 
 
 def _abs_if_complex(x):
-    return _m().abs(x) if is_complex_dtype(x.dtype) else x
+    return lib.abs(x) if is_complex_dtype(x.dtype) else x
 
 
 def _eps(x):
@@ -92,7 +80,7 @@ def slogdet(x, name=None):
     """[sign, log|det|] stacked along a new first dim (Paddle's layout)."""
     sign, logabs = L.slogdet_op(x)
     logabs = L._like(logabs, x)
-    return _manip().stack([sign, logabs], axis=0)
+    return lib.stack([sign, logabs], axis=0)
 
 
 def matrix_power(x, n, name=None):
@@ -131,7 +119,7 @@ def solve(x, y, left=True, name=None, *, out=None):
     xs, ys = _shape(x), _shape(y)
     vector = len(ys) == 1 or (len(ys) == len(xs) - 1 and ys == xs[:-1])
     if vector:
-        ret = _manip().squeeze(L.solve_op(x, _manip().unsqueeze(y, -1)), -1)
+        ret = lib.squeeze(L.solve_op(x, lib.unsqueeze(y, -1)), -1)
     else:
         ret = L.solve_op(x, y)
     return _finish(ret, out)
@@ -280,7 +268,7 @@ def lu_solve(b, lu, pivots, trans='N', name=None):
 def matrix_exp(x, name=None):
     """The matrix exponential of each square matrix (a 0-D x gives exp(x))."""
     if len(x.shape) == 0:
-        return _m().exp(x)
+        return lib.exp(x)
     if len(x.shape) < 2:
         raise ValueError('The input tensor must be at least two-dimensional')
     if x.shape[-1] != x.shape[-2]:
@@ -331,11 +319,10 @@ def multi_dot(x, name=None):
             raise ValueError("multi_dot: input %d must be 2-D (the first and last may be "
                              "1-D), got shape %s" % (i, _shape(t)))
     row, col = len(mats[0].shape) == 1, len(mats[-1].shape) == 1
-    M = _manip()
     if row:
-        mats[0] = M.unsqueeze(mats[0], 0)
+        mats[0] = lib.unsqueeze(mats[0], 0)
     if col:
-        mats[-1] = M.unsqueeze(mats[-1], -1)
+        mats[-1] = lib.unsqueeze(mats[-1], -1)
     for i in range(len(mats) - 1):
         a, b = mats[i].shape[-1], mats[i + 1].shape[-2]
         if a != b and a >= 0 and b >= 0:
@@ -356,17 +343,17 @@ def multi_dot(x, name=None):
         for t in mats[1:]:
             out = L._mm(out, t)
     if row and col:
-        return M.reshape(out, [])
+        return lib.reshape(out, [])
     if row:
-        return M.squeeze(out, 0)
+        return lib.squeeze(out, 0)
     if col:
-        return M.squeeze(out, -1)
+        return lib.squeeze(out, -1)
     return out
 
 
 def vecdot(x, y, axis=-1, name=None):
     """sum(conj(x) * y) along ``axis``."""
-    return _r().sum(L._conj(x) * y, axis=axis)
+    return lib.sum(L._conj(x) * y, axis=axis)
 
 
 def cross(x, y, axis=9, name=None):
@@ -411,7 +398,7 @@ def vector_norm(x, p=2.0, axis=None, keepdim=False, name=None, *, dtype=None, ou
     if isinstance(p, bool) or not isinstance(p, (int, float, np.integer, np.floating)):
         raise ValueError("only valid p type is int and float, found %s" % type(p))
     if dtype is not None:
-        x = _manip().cast(x, dtype)
+        x = lib.cast(x, dtype)
     axis = _axes_list(axis)
     nd = len(x.shape)
     if axis is None:
@@ -436,13 +423,12 @@ def _backshift(axis, nd):
 def _svd_values_norm(x, axis, keepdim, reduce):
     """reduce(singular values of the (axis[0], axis[1]) planes), keepdim putting
     size-1 dims back where the two axes were."""
-    M = _manip()
     nd = len(x.shape)
     perm, inverse = _backshift(axis, nd)
-    s = svdvals(M.transpose(x, perm))
+    s = svdvals(lib.transpose(x, perm))
     res = reduce(s, axis=-1, keepdim=keepdim)
     if keepdim:
-        res = M.transpose(M.unsqueeze(res, -1), inverse)
+        res = lib.transpose(lib.unsqueeze(res, -1), inverse)
     return res
 
 
@@ -457,14 +443,13 @@ def matrix_norm(x, p='fro', axis=[-2, -1], keepdim=False, name=None):  # noqa: B
                          % (len(axis) if isinstance(axis, list) else type(axis).__name__))
     nd = len(x.shape)
     axis = [int(a) for a in axis]
-    R = _r()
     if p == 'fro':
         return L.p_norm_op(_abs_if_complex(x), 2.0, tuple(sorted(a % nd for a in axis)),
                            bool(keepdim))
     if p == 'nuc':
-        return _svd_values_norm(x, axis, keepdim, R.sum)
+        return _svd_values_norm(x, axis, keepdim, lib.sum)
     if p in (2, -2):
-        return _svd_values_norm(x, axis, keepdim, R.max if p > 0 else R.min)
+        return _svd_values_norm(x, axis, keepdim, lib.max if p > 0 else lib.min)
     if p in (1, -1, _INF, -_INF):
         dim0, dim1 = (a % nd for a in axis)
         if abs(p) == _INF:
@@ -472,7 +457,7 @@ def matrix_norm(x, p='fro', axis=[-2, -1], keepdim=False, name=None):  # noqa: B
         if not keepdim and dim0 < dim1:
             dim1 -= 1
         sums = vector_norm(x, 1.0, axis=dim0, keepdim=keepdim)
-        return (R.max if p > 0 else R.min)(sums, axis=dim1, keepdim=keepdim)
+        return (lib.max if p > 0 else lib.min)(sums, axis=dim1, keepdim=keepdim)
     raise ValueError("just support p value 'fro','nuc',1,-1,inf,-inf,2,-2 if axis is 2D, "
                      "found %s" % (p,))
 
@@ -487,7 +472,7 @@ def norm(x, p=None, axis=None, keepdim=False, out=None, dtype=None, name=None):
     """
     axis = _axes_list(axis)
     if dtype is not None:
-        x = _manip().cast(x, dtype)
+        x = lib.cast(x, dtype)
     if isinstance(p, str):
         if p == 'fro' and (axis is None or isinstance(axis, int)):
             ret = vector_norm(x, 2.0, axis, keepdim)
@@ -512,7 +497,6 @@ def cond(x, p=None, name=None):
         raise ValueError("input should be a matrix or batches of matrices, but the dimension "
                          "of received input is %d" % len(shape))
     p = 2 if p is None else p
-    R = _r()
     empty = 0 in shape
     if p in ('fro', 'nuc', 1, -1, _INF, -_INF):
         if shape[-1] != shape[-2]:
@@ -530,25 +514,22 @@ def cond(x, p=None, name=None):
         if empty:
             return _empty_norm(x)
         s = svdvals(x)
-        big, small = R.max(s, axis=-1), R.min(s, axis=-1)
+        big, small = lib.max(s, axis=-1), lib.min(s, axis=-1)
         return big / small if p == 2 else small / big
     raise ValueError("unsupported %s for p, only supporting ('fro', 'nuc', 1, -1, 2, -2, inf, "
                      "-inf) or none" % (p,))
 
 
 def _empty_norm(x):
-    from .creation import zeros
-    return zeros(_shape(x)[:-2], real_dtype(x.dtype))
+    return lib.zeros(_shape(x)[:-2], real_dtype(x.dtype))
 
 
 # ---- rank and pseudo-inverse ----------------------------------------------------------------------
 
 def _as_tensor(v, like):
-    from .creation import full
-    from .grad_utils import is_value
     if is_value(v):
-        return _manip().cast(v, real_dtype(like.dtype))
-    return full([], float(v), real_dtype(like.dtype))
+        return lib.cast(v, real_dtype(like.dtype))
+    return lib.full([], float(v), real_dtype(like.dtype))
 
 
 def matrix_rank(x, tol=None, hermitian=False, atol=None, rtol=None, name=None):
@@ -564,53 +545,50 @@ def matrix_rank(x, tol=None, hermitian=False, atol=None, rtol=None, name=None):
                          % shape)
     if (atol is not None or rtol is not None) and tol is not None:
         raise ValueError("Only support to use tol alone or use atol and rtol without tol.")
-    s = _m().abs(eigvalsh(x)) if hermitian else svdvals(x)
-    R, M = _r(), _manip()
+    s = lib.abs(eigvalsh(x)) if hermitian else svdvals(x)
     k = s.shape[-1]
     if k == 0:
-        from .creation import zeros
-        return zeros(shape[:-2], 'int64')
-    big = R.max(s, axis=-1)
+        return lib.zeros(shape[:-2], 'int64')
+    big = lib.max(s, axis=-1)
     scale = float(max(m, n)) * _eps(x)
     if atol is not None or rtol is not None:
         a = _as_tensor(0.0 if atol is None else atol, x)
         if rtol is None:
-            r = M.where(a > 0, a * 0.0, a * 0.0 + scale)
+            r = lib.where(a > 0, a * 0.0, a * 0.0 + scale)
         else:
             r = _as_tensor(rtol, x)
-        limit = _m().maximum(a, r * big)
+        limit = lib.maximum(a, r * big)
     elif tol is None:
         limit = big * scale
     else:
         limit = _as_tensor(tol, x)
-    above = _m().greater_than(s, M.unsqueeze(limit, -1))
-    return R.sum(above, axis=-1)
+    above = lib.greater_than(s, lib.unsqueeze(limit, -1))
+    return lib.sum(above, axis=-1)
 
 
 def pinv(x, rcond=1e-15, hermitian=False, name=None):
     """The Moore-Penrose pseudo-inverse, dropping singular values at most rcond
     times the largest (|eigenvalues| with ``hermitian``)."""
-    M, R = _manip(), _r()
     rc = float(rcond.item()) if hasattr(rcond, 'item') else float(rcond)
     if hermitian:
         if 0 in _shape(x):
             return L._mT(x)
         s, u = L.eigh_op(x, 'L')
-        mag = _m().abs(s)
+        mag = lib.abs(s)
     else:
         u, s, vh = L.svd_op(x, False)
         mag = s
     if s.shape[-1] == 0:
         return L._mT(x) if not hermitian else x
-    cutoff = R.max(mag, axis=-1, keepdim=True) * rc
+    cutoff = lib.max(mag, axis=-1, keepdim=True) * rc
     keep = mag > cutoff
     # 1/s only where it is kept, so no inf (or NaN gradient) comes from dropped values
-    safe = M.where(keep, s, s * 0.0 + 1.0)
-    inv_s = M.where(keep, 1.0 / safe, s * 0.0)
+    safe = lib.where(keep, s, s * 0.0 + 1.0)
+    inv_s = lib.where(keep, 1.0 / safe, s * 0.0)
     inv_s = L._like(inv_s, x)
     if hermitian:
-        return L._mm(u * M.unsqueeze(inv_s, -2), L._mH(u))
-    return L._mm(L._mH(vh) * M.unsqueeze(inv_s, -2), L._mH(u))
+        return L._mm(u * lib.unsqueeze(inv_s, -2), L._mH(u))
+    return L._mm(L._mH(vh) * lib.unsqueeze(inv_s, -2), L._mH(u))
 
 
 # ---- statistics --------------------------------------------------------------------------
@@ -624,44 +602,43 @@ def _values(t):
 def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
     """The covariance matrix of the variables in x's rows (columns when not rowvar),
     with optional integer frequency and real observation weights."""
-    M, R = _manip(), _r()
     if len(x.shape) > 2 or len(x.shape) < 1:
         raise ValueError("Input(x) only support N-D (1<=N<=2) tensor in cov, but received "
                          "length of Input(input) is %d." % len(x.shape))
-    nx = M.reshape(x, [1, -1]) if len(x.shape) == 1 else x
+    nx = lib.reshape(x, [1, -1]) if len(x.shape) == 1 else x
     if not rowvar and nx.shape[0] != 1:
         nx = L._mT(nx)
     n_obs = nx.shape[1]
     w = None
     if fweights is not None:
-        w = M.cast(fweights, nx.dtype)
+        w = lib.cast(fweights, nx.dtype)
         _check_weights('fweights', fweights, n_obs, integer=True)
     if aweights is not None:
-        aw = M.cast(aweights, nx.dtype)
+        aw = lib.cast(aweights, nx.dtype)
         _check_weights('aweights', aweights, n_obs, integer=False)
         w = aw if w is None else w * aw
     if w is not None:
-        w_sum = R.sum(w)
+        w_sum = lib.sum(w)
         v = _values(w_sum)
         if v is not None and float(v) == 0:
             raise ValueError("The sum of weights is zero, can't be normalized.")
         nx_w = nx * w
-        avg = R.sum(nx_w, axis=1) / w_sum
+        avg = lib.sum(nx_w, axis=1) / w_sum
     else:
         w_sum = float(n_obs)
-        avg = R.sum(nx, axis=1) / w_sum
+        avg = lib.sum(nx, axis=1) / w_sum
         nx_w = nx
     if w is not None and aweights is not None and ddof:
-        factor = w_sum - R.sum(w * M.cast(aweights, w.dtype)) / w_sum
+        factor = w_sum - lib.sum(w * lib.cast(aweights, w.dtype)) / w_sum
     else:
         factor = w_sum - float(bool(ddof))
     if isinstance(factor, float):
         factor = max(factor, 0.0)
     else:
-        factor = _m().clip(factor, min=0)
-    centred = nx - M.unsqueeze(avg, 1)
+        factor = lib.clip(factor, min=0)
+    centred = nx - lib.unsqueeze(avg, 1)
     xxt = L._mm(centred, L._mH(nx_w))
-    return M.squeeze(xxt / factor)
+    return lib.squeeze(xxt / factor)
 
 
 def _check_weights(which, wt, n_obs, integer):
@@ -684,7 +661,6 @@ def _check_weights(which, wt, n_obs, integer):
 def corrcoef(x, rowvar=True, name=None):
     """Pearson correlation coefficients of the variables (rows, or columns when
     not rowvar), clipped to [-1, 1]."""
-    M, m = _manip(), _m()
     if len(x.shape) > 2 or len(x.shape) < 1:
         raise ValueError("Input(x) only support N-D (1<=N<=2) tensor in corrcoef, but received "
                          "length of Input(input) is %d." % len(x.shape))
@@ -693,15 +669,13 @@ def corrcoef(x, rowvar=True, name=None):
         return c / c
     d = L.diagonal_op(c, 0, 0, 1)
     if is_complex_dtype(d.dtype):
-        from .complex import real
         d = real(d)
-    std = m.sqrt(d)
-    c = c / M.unsqueeze(std, 1)
-    c = c / M.unsqueeze(std, 0)
+    std = lib.sqrt(d)
+    c = c / lib.unsqueeze(std, 1)
+    c = c / lib.unsqueeze(std, 0)
     if is_complex_dtype(c.dtype):
-        from .complex import complex as make_complex, imag, real
-        return make_complex(m.clip(real(c), -1, 1), m.clip(imag(c), -1, 1))
-    return m.clip(c, -1, 1)
+        return make_complex(lib.clip(real(c), -1, 1), lib.clip(imag(c), -1, 1))
+    return lib.clip(c, -1, 1)
 
 
 # ---- Householder reflectors --------------------------------------------------------------------
@@ -709,7 +683,6 @@ def corrcoef(x, rowvar=True, name=None):
 def householder_product(x, tau, name=None):
     """The first n columns of Q = H_1 H_2 ... H_k, H_i = I - tau_i v_i v_i^H with
     v_i the i-th column of x below the diagonal and 1 on it (LAPACK's orgqr)."""
-    M = _manip()
     xs, ts = _shape(x), _shape(tau)
     if np.dtype(x.dtype) != np.dtype(tau.dtype):
         raise ValueError("The input x must have the same dtype with input tau.")
@@ -727,14 +700,14 @@ def householder_product(x, tau, name=None):
     if xs[:-2] != ts[:-1]:
         raise ValueError("The input x must have the same batch dimensions with input tau (got "
                          "shapes %s and %s)" % (xs, ts))
-    q = M.expand(L._eye(m, x.dtype), xs[:-2] + [m, m]) if xs[:-2] else L._eye(m, x.dtype)
+    q = lib.expand(L._eye(m, x.dtype), xs[:-2] + [m, m]) if xs[:-2] else L._eye(m, x.dtype)
     for i in range(min(ts[-1], n)):
         col = x[..., :, i]
         head = col[..., :i] * 0
         one = col[..., i:i + 1] * 0 + 1
-        v = M.concat([head, one, col[..., i + 1:]], axis=-1)
-        outer = M.unsqueeze(v, -1) * M.unsqueeze(L._conj(v), -2)
-        t = M.unsqueeze(M.unsqueeze(tau[..., i], -1), -1)
+        v = lib.concat([head, one, col[..., i + 1:]], axis=-1)
+        outer = lib.unsqueeze(v, -1) * lib.unsqueeze(L._conj(v), -2)
+        t = lib.unsqueeze(lib.unsqueeze(tau[..., i], -1), -1)
         q = q - L._mm(q, outer) * t
     return q[..., :, :n]
 
@@ -769,9 +742,8 @@ def ormqr(x, tau, y, left=True, transpose=False, name=None):
 def _approximate_basis(x, q, niter, m_mat):
     """An orthonormal basis of x's range from a random projection refined by
     ``niter`` power iterations (Halko et al.), as Paddle computes it."""
-    from .creation import randn
     n = x.shape[-1]
-    rand = randn([n, q], dtype=str(np.dtype(x.dtype)))
+    rand = lib.randn([n, q], dtype=str(np.dtype(x.dtype)))
     xh = L._mH(x)
     if m_mat is None:
         basis = qr(L._mm(x, rand))[0]
@@ -790,7 +762,6 @@ def _approximate_basis(x, q, niter, m_mat):
 def svd_lowrank(x, q=None, niter=2, M=None, name=None):
     """An approximate rank-q SVD (U, S, V) of x (or of x - M) by randomized
     subspace iteration. Note V, not V^H, as in Paddle."""
-    from .grad_utils import is_value
     if not is_value(x):
         raise ValueError('Input must be tensor, but got %s' % type(x))
     m, n = x.shape[-2:]
@@ -801,10 +772,9 @@ def svd_lowrank(x, q=None, niter=2, M=None, name=None):
                          % (q, min(m, n)))
     if not niter >= 0:
         raise ValueError('niter(=%s) must be non-negative integer' % niter)
-    Mn = _manip()
     m_t = None
     if M is not None:
-        M = Mn.broadcast_to(M, _shape(x))
+        M = lib.broadcast_to(M, _shape(x))
         m_t = L._mT(M)
     x_t = L._mT(x)
     if m < n or n > q:
@@ -825,7 +795,6 @@ def svd_lowrank(x, q=None, niter=2, M=None, name=None):
 
 def pca_lowrank(x, q=None, center=True, niter=2, name=None):
     """(U, S, V) of the randomized low-rank SVD of x, centred over its rows first."""
-    from .grad_utils import is_value
     if not is_value(x):
         raise ValueError('Input must be tensor, but got %s' % type(x))
     m, n = x.shape[-2:]
@@ -838,7 +807,7 @@ def pca_lowrank(x, q=None, center=True, niter=2, name=None):
         raise ValueError('niter(=%s) must be non-negative integer' % niter)
     if not center:
         return svd_lowrank(x, q, niter=niter, M=None)
-    c = _r().mean(x, axis=-2, keepdim=True)
+    c = lib.mean(x, axis=-2, keepdim=True)
     return svd_lowrank(x - c, q, niter=niter, M=None)
 
 
@@ -854,7 +823,7 @@ def fp8_fp8_half_gemm_fused(x, y, transpose_x=False, transpose_y=False, bias=Non
 
 def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
     """``paddle.matmul`` (the same function)."""
-    return _m().matmul(x, y, transpose_x, transpose_y)
+    return _math_matmul(x, y, transpose_x, transpose_y)
 
 
 __all__ = ['cholesky', 'cholesky_inverse', 'cholesky_solve', 'cond', 'corrcoef', 'cov', 'cross',

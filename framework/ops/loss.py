@@ -10,23 +10,14 @@ elementwise losses are fused ops too, with the reduction as an attribute.
 """
 import numpy as np
 
-from . import meta
+from . import lib, meta
 from .grad_utils import sum_like, ub
-from .math import cast_like, greater_than_op, less_than_op, maximum_op, minimum_op, tanh_op
+from .math import (cast_like, equal, exp, greater_than_op, less_than_op, log, maximum_op,
+                   minimum_op, tanh_op)
 from .nn import log_sigmoid_op, relu_op, softmax_op
 from .registry import Meta, OpError, add_test_case, def_op, lookup
 
 _REDUCTIONS = ('none', 'mean', 'sum')
-
-
-def _M():
-    from . import manipulation
-    return manipulation
-
-
-def _R():
-    from . import reduce
-    return reduce
 
 
 def _check_reduction(reduction, api, allowed=_REDUCTIONS):
@@ -255,7 +246,7 @@ def cross_entropy_target_op(x, label, weight, soft_label, ignore_index, axis, re
 def _loss_cotangent(g, keep_shape, reduction):
     """The loss cotangent in the keepdim layout (broadcastable against input)."""
     if reduction == 'none':
-        return _M().reshape(g, list(keep_shape))
+        return lib.reshape(g, list(keep_shape))
     return g
 
 
@@ -267,7 +258,7 @@ def _ce_grad(g, gsm, x, label, weight, out, probs, soft_label, ignore_index, axi
     coef = _loss_cotangent(g, scale.shape, reduction) * scale
     if use_softmax:
         ax = axis % len(x.shape)
-        tsum = _R().sum(t, axis=ax, keepdim=True)
+        tsum = lib.sum(t, axis=ax, keepdim=True)
         return (softmax_op(x, ax) * tsum - t) * coef, None, None
     return -(t / x) * coef, None, None
 
@@ -466,7 +457,6 @@ def _bce_fast(g, x, y, weight, out, reduction):
 
 @bce_op.def_grad
 def _bce_grad(g, x, y, weight, out, reduction):
-    from .math import log
     dx = (x - y) / maximum_op(x * (1 - x), _BCE_EPS)
     if weight is not None:
         dx = dx * weight
@@ -888,7 +878,7 @@ def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-10
         raise OpError("softmax_with_cross_entropy: axis %d is out of range for logits of "
                       "shape %s" % (axis, list(logits.shape)))
     if not soft_label and len(label.shape) == nd - 1:
-        label = _M().unsqueeze(label, axis % nd)
+        label = lib.unsqueeze(label, axis % nd)
     loss, sm = cross_entropy_op(logits, label, None, bool(soft_label), int(ignore_index),
                                 int(axis), True, 'none', 0.0)
     return (loss, sm) if return_softmax else loss
@@ -945,25 +935,23 @@ def kl_div(input, label, reduction='mean', log_target=False, name=None):  # noqa
     'batchmean', 'sum'."""
     _check_reduction(reduction, 'kl_div', ('none', 'mean', 'batchmean', 'sum'))
     if input.dtype != label.dtype:
-        from .manipulation import cast
         if np.dtype(input.dtype).itemsize < np.dtype(label.dtype).itemsize:
-            input = cast(input, label.dtype)
+            input = lib.cast(input, label.dtype)
         else:
-            label = cast(label, input.dtype)
+            label = lib.cast(label, input.dtype)
     if not log_target:
         return kl_div_op(input, label, reduction)
-    from .math import exp
     loss = exp(label) * (label - input)
     if reduction == 'batchmean':
-        return _R().sum(loss) / (input.shape[0] if len(input.shape) else 1)
+        return lib.sum(loss) / (input.shape[0] if len(input.shape) else 1)
     return _reduce_public(loss, reduction)
 
 
 def _reduce_public(loss, reduction):
     if reduction == 'sum':
-        return _R().sum(loss)
+        return lib.sum(loss)
     if reduction == 'mean':
-        return _R().mean(loss)
+        return lib.mean(loss)
     return loss
 
 
@@ -976,7 +964,6 @@ def margin_ranking_loss(input, other, label, margin=0.0, reduction='mean', name=
 def hinge_embedding_loss(input, label, margin=1.0, reduction='mean', name=None):  # noqa: A002
     """``input`` where ``label == 1``, ``max(0, margin - input)`` where ``label == -1``."""
     _check_reduction(reduction, 'hinge_embedding_loss')
-    from .math import equal
     pos = cast_like(equal(label, 1.0), input)
     neg = cast_like(equal(label, -1.0), input)
     loss = pos * input + neg * relu_op(margin - input)
@@ -992,7 +979,6 @@ def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0,
                        reduction='sum', name=None):
     """Focal loss on logits: ``alpha_t * (1 - p_t)^gamma * bce_with_logits``."""
     _check_reduction(reduction, 'sigmoid_focal_loss')
-    from .math import exp
     ce = bce_logits_op(logit, label, None, None, 'none')
     p = exp(log_sigmoid_op(logit))
     p_t = p * label + (1 - p) * (1 - label)

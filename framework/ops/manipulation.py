@@ -15,10 +15,11 @@ import numpy as np
 
 from .. import dtype as _dt
 from .compat_args import aliases, dims_after_tensor, torch_order
-from . import meta
-from .creation import _holds_value, full_like_op, to_tensor
+from . import lib, meta
+from .creation import _holds_value, _list_dtype, full_like_op, to_tensor, zeros
 from .grad_utils import expand_as as expand_as_op
 from .grad_utils import is_value, reduce_as, sum_like, ub, unbroadcast
+from .out_param import write_out
 from .registry import Meta, OpError, add_test_case, def_op
 from .shape_args import all_python_ints, shape_arg
 
@@ -428,11 +429,10 @@ def _concat_grad(g, xs, out, axis):
         return split_op(g, 0, sizes, ax)
     # sizes known only when the program runs (a tensor grown in a loop): slice
     # g at the inputs' run-time sizes
-    from .subscript import getitem
     parts, start = [], 0
     for x in xs:
         stop = start + shape(x)[ax]
-        parts.append(getitem(g, (_pyslice(None),) * ax + (_pyslice(start, stop),)))
+        parts.append(lib.getitem(g, (_pyslice(None),) * ax + (_pyslice(start, stop),)))
         start = stop
     return tuple(parts)
 
@@ -563,7 +563,6 @@ def _out(out, result):
     """``result``, or ``out`` taking it over when given (Paddle's ``out=``)."""
     if out is None:
         return result
-    from .out_param import write_out
     return write_out(out, result)
 
 
@@ -1096,8 +1095,7 @@ def _gather(x, index, axis=None, name=None, out=None):
 
 
 def _torch_gather(input, dim, index, out=None):  # noqa: A002
-    from .indexing import take_along_axis
-    return take_along_axis(input, index, dim, broadcast=False, out=out)
+    return lib.take_along_axis(input, index, dim, broadcast=False, out=out)
 
 
 def gather(*args, **kwargs):
@@ -1214,7 +1212,6 @@ def scatter_nd_add(x, index, updates, name=None):
 
 def scatter_nd(index, updates, shape, name=None):
     """Zeros of ``shape`` with ``updates`` added at ``index``."""
-    from .creation import zeros
     return scatter_nd_add_op(zeros(shape, updates.dtype), index, updates)
 
 
@@ -1346,8 +1343,7 @@ def nonzero(x, as_tuple=False, *, out=None):
     idx = nonzero_op(x)
     if not as_tuple:
         return idx if out is None else _out(out, idx)
-    from .subscript import getitem_op
-    return tuple(getitem_op(idx, [], [['slice', None, None, None], ['int', i]])
+    return tuple(lib.getitem_op(idx, [], [['slice', None, None, None], ['int', i]])
                  for i in range(len(x.shape)))
 
 
@@ -1411,8 +1407,7 @@ def masked_select(x, mask, name=None, *, out=None):
         mask = mask if ms == shape else expand_op(mask, shape)
     if np.dtype(mask.dtype) != np.bool_:
         raise OpError("masked_select: mask must be a bool tensor, got dtype %s" % mask.dtype)
-    from .subscript import getitem_op
-    r = getitem_op(x, [mask], [['tensor', 0]])
+    r = lib.getitem_op(x, [mask], [['tensor', 0]])
     return r if out is None else _out(out, r)
 
 
@@ -1652,7 +1647,6 @@ def assign(x, output=None):
 def _assign_list(items):
     """``assign([t, 2, ...])``: one-element tensors and numbers stacked into a 1-D
     tensor (Paddle's rule for a list holding tensors)."""
-    from .creation import _list_dtype
     dtype = _list_dtype(items)
     scalars = []
     for k, v in enumerate(items):

@@ -10,23 +10,18 @@ bool inputs in the default float dtype. Rounding ops (``floor``, ``ceil``,
 ``round``, ``trunc``) and ``sign`` have a zero gradient, as in Paddle.
 """
 import math
+from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
 
 from .. import dtype as _dt
-from . import meta
+from . import lib, meta
 from .grad_utils import is_value, scalar_array, sum_like, ub, wants
 from .lowp import float32_compute
 from .out_param import write_out
 from .registry import Meta, OpError, add_test_case, def_op
 
 _ndarray = np.ndarray
-
-
-def _reduce():
-    """The reduce module (imported late: it imports this one)."""
-    from . import reduce
-    return reduce
 
 
 # ---- binary arithmetic ------------------------------------------------------
@@ -83,8 +78,7 @@ def _conj(v):
         return np.asarray(np.conj(v))   # keep 0-D arrays arrays (the fast paths test the type)
     if isinstance(v, np.generic):
         return np.conj(v)
-    from .complex import conj_op
-    return conj_op(v)
+    return lib.conj_op(v)
 
 
 @multiply_op.def_grad
@@ -527,8 +521,7 @@ erfinv_op = float_unary('erfinv', _erfinv,
 # ---- rounding and sign: zero gradient (as Paddle) ----------------------------
 
 def _zero_grad(g, *args):
-    from .creation import zeros_like
-    return zeros_like(g)
+    return lib.zeros_like(g)
 
 
 def _zero_fast(g, *args):
@@ -675,8 +668,7 @@ def _logit_fast(g, x, out, eps):
 
 def cast_like(x, like):
     """``x`` cast to the dtype of ``like`` (used by grad rules for masks)."""
-    from .manipulation import cast
-    return cast(x, like.dtype)
+    return lib.cast(x, like.dtype)
 
 
 # ---- matrix products ----------------------------------------------------------
@@ -754,16 +746,15 @@ def _matmul_vector_grad(g, x, y, xd, yd, tx, ty):
     x, y = _conj(x), _conj(y)
     if xd == 1 and yd == 1:
         return g * y, g * x
-    R = _reduce()
     if xd == 1:
         ka = yd - 1 if ty else yd - 2
         others = tuple(i for i in range(yd) if i != ka)
-        ge = R.expand_reduced(g, y, (ka,), False)
-        return R.sum_op(y * ge, others), ge * R.expand_reduced(x, y, others, False)
+        ge = lib.expand_reduced(g, y, (ka,), False)
+        return lib.sum_op(y * ge, others), ge * lib.expand_reduced(x, y, others, False)
     ka = xd - 2 if tx else xd - 1
     others = tuple(i for i in range(xd) if i != ka)
-    ge = R.expand_reduced(g, x, (ka,), False)
-    return ge * R.expand_reduced(y, x, others, False), R.sum_op(x * ge, others)
+    ge = lib.expand_reduced(g, x, (ka,), False)
+    return ge * lib.expand_reduced(y, x, others, False), lib.sum_op(x * ge, others)
 
 
 @matmul_op.def_fast_grad
@@ -824,7 +815,7 @@ def dot_op(x, y):
 
 @dot_op.def_grad
 def _dot_grad(g, x, y, out):
-    ge = _reduce().expand_reduced(g, x, (len(x.shape) - 1,), False)
+    ge = lib.expand_reduced(g, x, (len(x.shape) - 1,), False)
     return ge * _conj(y), ge * _conj(x)
 
 
@@ -997,7 +988,6 @@ add_test_case(sign_op, np.array([-2.0, 0.0, 3.0]), ref=_vec(lambda v: (v > 0) - 
 
 
 def _round_ref(v, decimals=0):
-    from decimal import ROUND_HALF_UP, Decimal
     if not math.isfinite(v):
         return v
     q = Decimal(1).scaleb(-decimals)
@@ -1423,8 +1413,7 @@ def clip(x, min=None, max=None, name=None, *, out=None):  # noqa: A002
     """
     if np.dtype(x.dtype).kind in 'iu':
         if isinstance(min, float) or isinstance(max, float):
-            from .manipulation import cast
-            x = cast(x, 'float32')
+            x = lib.cast(x, 'float32')
     lo, hi = _attr_float(min, 'clip', 'min'), _attr_float(max, 'clip', 'max')
     if np.dtype(x.dtype).kind in 'iu':   # integer tensors keep integer bounds
         lo = None if lo is None else int(math.ceil(lo))
@@ -1489,11 +1478,7 @@ def dot(x, y, name=None, *, out=None):
 def _flat(x):
     if len(_shape_str(x)) == 1:
         return x
-    from . import manipulation
-    reshape = getattr(manipulation, 'reshape', None)
-    if reshape is None:
-        raise OpError("this call needs framework.reshape, which is not available yet")
-    return reshape(x, [-1])
+    return lib.reshape(x, [-1])
 
 
 def outer(x, y, name=None, *, out=None):
@@ -1513,8 +1498,7 @@ def cumsum(x, axis=None, dtype=None, name=None, *, out=None):
     [1, 3, 6]
     """
     if dtype is not None:
-        from .manipulation import cast
-        x = cast(x, dtype)
+        x = lib.cast(x, dtype)
     if axis is None:
         r = cumsum_op(_flat(x), 0, False)
     else:

@@ -6,36 +6,23 @@ rule written with registered ops (so double grad and static backward work),
 and, where it pays, a fused numpy fast grad. Normalisation, linear, softmax
 and dropout are single fused ops so a training step stays cheap in eager mode.
 
-Grad rules import the reduce/manipulation/math helpers lazily (``_R()``,
-``_M()``, ``_X()``): those modules are independent of this one and are only
-needed when a composite rule runs.
+Composite grad rules reach the reduce/manipulation ops through ``lib`` (those
+modules are above this one).
 """
 import math
 
 import numpy as np
 
-from . import meta
+from .. import random as _random
+from . import lib, meta
+from .conv.pool import _avg_matrix
 from .grad_utils import sum_like, unbroadcast, wants
-from .math import (cast_like, exp_op, greater_than_op, less_than_op, logical_and_op,
+from .math import (cast_like, exp_op, greater_than_op, less_than_op, logical_and_op, matmul,
                    maximum_op, minimum_op, tanh_op)
+from .math import sigmoid as _math_sigmoid
 from .lowp import float32_compute
 from .modes import in_static_mode
 from .registry import Meta, OpError, add_test_case, def_op, lookup
-
-
-def _R():
-    from . import reduce
-    return reduce
-
-
-def _M():
-    from . import manipulation
-    return manipulation
-
-
-def _X():
-    from . import math as m
-    return m
 
 
 def _mask(cond, like):
@@ -240,7 +227,7 @@ def _gelu_grad(g, x, out, approximate):
         t = tanh_op(_SQRT_2_PI * (x + 0.044715 * x * x * x))
         d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_PI * (1 + 3 * 0.044715 * x * x)
         return g * d
-    cdf = 0.5 * (1 + _X().erf(x / _SQRT_2))
+    cdf = 0.5 * (1 + lib.erf(x / _SQRT_2))
     return g * (cdf + x * exp_op(-0.5 * x * x) * _INV_SQRT_2PI)
 
 
@@ -315,7 +302,7 @@ def _softsign_k(x):
 
 
 def _softsign_grad(g, x, out):
-    d = 1 + _X().abs(x)
+    d = 1 + lib.abs(x)
     return g / (d * d)
 
 
@@ -358,7 +345,7 @@ def _softmax_k(x, axis=-1):
 
 
 def _softmax_grad(g, x, out, axis):
-    return out * (g - _R().sum(g * out, axis=axis, keepdim=True))
+    return out * (g - lib.sum(g * out, axis=axis, keepdim=True))
 
 
 def _softmax_fast(g, x, out, axis):
@@ -378,7 +365,7 @@ def _log_softmax_k(x, axis=-1):
 
 
 def _log_softmax_grad(g, x, out, axis):
-    return g - exp_op(out) * _R().sum(g, axis=axis, keepdim=True)
+    return g - exp_op(out) * lib.sum(g, axis=axis, keepdim=True)
 
 
 def _log_softmax_fast(g, x, out, axis):
@@ -401,11 +388,10 @@ def rrelu_op(x, lower=0.125, upper=1 / 3, is_test=False):
     """Randomized leaky relu: negative inputs are scaled by a slope drawn from
     U(lower, upper) per element (training) or by (lower + upper) / 2 (test);
     ``noise`` holds the factor each element was multiplied by."""
-    from ..random import generator
     if is_test:
         slope = np.asarray((lower + upper) / 2, x.dtype)
     else:
-        slope = generator().uniform(lower, upper, x.shape).astype(x.dtype, copy=False)
+        slope = _random.generator().uniform(lower, upper, x.shape).astype(x.dtype, copy=False)
     noise = np.where(x >= 0, np.asarray(1, x.dtype), slope).astype(x.dtype, copy=False)
     return x * noise, noise
 
@@ -462,7 +448,6 @@ def _ccs_meta(label, num_classes=1, num_samples=1):
 def class_center_sample_op(label, num_classes=1, num_samples=1):
     """The sorted classes present in ``label``, then randomly chosen absent
     classes up to ``num_samples`` centers; labels remapped to center indices."""
-    from ..random import generator
     if label.size and (label.min() < 0 or label.max() >= num_classes):
         raise OpError("class_center_sample: labels must be in [0, num_classes=%d), got values "
                       "in [%d, %d]" % (num_classes, label.min(), label.max()))
@@ -470,7 +455,7 @@ def class_center_sample_op(label, num_classes=1, num_samples=1):
     extra = max(num_samples - positive.size, 0)
     if extra:
         negative = np.setdiff1d(np.arange(num_classes), positive)
-        positive = np.concatenate([positive, generator().permutation(negative)[:extra]])
+        positive = np.concatenate([positive, _random.generator().permutation(negative)[:extra]])
     return remapped.reshape(label.shape).astype(label.dtype), positive.astype(label.dtype)
 
 
@@ -552,10 +537,10 @@ def prelu_op(x, weight, data_format='NCHW'):
 @prelu_op.def_grad
 def _prelu_grad(g, x, weight, out, data_format):
     shape = _prelu_wshape(len(x.shape), int(np.prod(weight.shape)), data_format)
-    wb = _M().reshape(weight, shape)
+    wb = lib.reshape(weight, shape)
     m = _mask(greater_than_op(x, 0), g)
     gx = g * (m + (1 - m) * wb)
-    gw = _M().reshape(sum_like(g * x * (1 - m), wb), list(weight.shape))
+    gw = lib.reshape(sum_like(g * x * (1 - m), wb), list(weight.shape))
     return gx, gw
 
 
@@ -667,7 +652,6 @@ def _bn_fast(g, g1, g2, g3, g4, x, running_mean, running_var, weight, bias,
 def _bn_grad(g, g1, g2, g3, g4, x, running_mean, running_var, weight, bias,
              out, mean_out, var_out, saved_mean, inv_out, momentum, epsilon, data_format,
              use_global_stats):
-    R, M = _R(), _M()
     nd = len(x.shape)
     ca = _channel_axis(nd, data_format)
     c = x.shape[ca]
@@ -675,19 +659,19 @@ def _bn_grad(g, g1, g2, g3, g4, x, running_mean, running_var, weight, bias,
     bs = _bshape(nd, ca, c)
 
     def mean(t):
-        return R.mean(t, axis=axes, keepdim=True)
+        return lib.mean(t, axis=axes, keepdim=True)
 
     if use_global_stats:
-        xc = x - M.reshape(running_mean, bs)
-        inv = (M.reshape(running_var, bs) + epsilon) ** -0.5
+        xc = x - lib.reshape(running_mean, bs)
+        inv = (lib.reshape(running_var, bs) + epsilon) ** -0.5
     else:
         xc = x - mean(x)
         inv = (mean(xc * xc) + epsilon) ** -0.5
     xhat = xc * inv
-    gw = g if weight is None else g * M.reshape(weight, bs)
+    gw = g if weight is None else g * lib.reshape(weight, bs)
     dx = gw * inv if use_global_stats else _norm_dx(gw, xhat, inv, mean)
-    dw = None if weight is None else M.reshape(R.sum(g * xhat, axis=axes), [c])
-    db = None if bias is None else M.reshape(R.sum(g, axis=axes), [c])
+    dw = None if weight is None else lib.reshape(lib.sum(g * xhat, axis=axes), [c])
+    db = None if bias is None else lib.reshape(lib.sum(g, axis=axes), [c])
     return dx, None, None, dw, db
 
 
@@ -748,28 +732,27 @@ def _ln_fast(g, g1, g2, x, weight, bias, out, mean, var, begin_norm_axis, epsilo
 
 @layer_norm_op.def_grad
 def _ln_grad(g, g1, g2, x, weight, bias, out, mean_o, var_o, begin_norm_axis, epsilon):
-    R, M = _R(), _M()
     nd = len(x.shape)
     axes = list(range(begin_norm_axis, nd))
     norm_shape = list(x.shape[begin_norm_axis:])
 
     def mean(t):
-        return R.mean(t, axis=axes, keepdim=True)
+        return lib.mean(t, axis=axes, keepdim=True)
 
     xc = x - mean(x)
     inv = (mean(xc * xc) + epsilon) ** -0.5
     xhat = xc * inv
     gw = g
     if weight is not None:
-        wr = M.reshape(weight, norm_shape)
+        wr = lib.reshape(weight, norm_shape)
         gw = g * wr
     dx = _norm_dx(gw, xhat, inv, mean)
     dw = db = None
     if weight is not None:
-        dw = M.reshape(sum_like(g * xhat, wr), list(weight.shape))
+        dw = lib.reshape(sum_like(g * xhat, wr), list(weight.shape))
     if bias is not None:
-        br = M.reshape(bias, norm_shape)
-        db = M.reshape(sum_like(g, br), list(bias.shape))
+        br = lib.reshape(bias, norm_shape)
+        db = lib.reshape(sum_like(g, br), list(bias.shape))
     return dx, dw, db
 
 
@@ -841,32 +824,31 @@ def _gn_fast(g, g1, g2, x, weight, bias, out, mean, var, groups, epsilon, data_f
 
 @group_norm_op.def_grad
 def _gn_grad(g, g1, g2, x, weight, bias, out, mean_o, var_o, groups, epsilon, data_format):
-    R, M = _R(), _M()
     nd = len(x.shape)
     last = data_format in _CHANNEL_LAST
     to_cf = [0, nd - 1] + list(range(1, nd - 1))
     to_cl = [0] + list(range(2, nd)) + [1]
-    xf = M.transpose(x, to_cf) if last else x
-    gf = M.transpose(g, to_cf) if last else g
+    xf = lib.transpose(x, to_cf) if last else x
+    gf = lib.transpose(g, to_cf) if last else g
     shape = list(xf.shape)
     n, c = shape[0], shape[1]
     grouped = [n if n >= 0 else 0, groups, -1]
 
     def mean(t):
-        return R.mean(t, axis=2, keepdim=True)
+        return lib.mean(t, axis=2, keepdim=True)
 
-    xr = M.reshape(xf, grouped)
+    xr = lib.reshape(xf, grouped)
     xc = xr - mean(xr)
     inv = (mean(xc * xc) + epsilon) ** -0.5
     xhat = xc * inv
     cs = _bshape(nd, 1, c)
-    gw = gf if weight is None else gf * M.reshape(weight, cs)
-    dx = M.reshape(_norm_dx(M.reshape(gw, grouped), xhat, inv, mean), shape)
+    gw = gf if weight is None else gf * lib.reshape(weight, cs)
+    dx = lib.reshape(_norm_dx(lib.reshape(gw, grouped), xhat, inv, mean), shape)
     if last:
-        dx = M.transpose(dx, to_cl)
+        dx = lib.transpose(dx, to_cl)
     red = [0] + list(range(2, nd))
-    dw = None if weight is None else R.sum(gf * M.reshape(xhat, shape), axis=red)
-    db = None if bias is None else R.sum(gf, axis=red)
+    dw = None if weight is None else lib.sum(gf * lib.reshape(xhat, shape), axis=red)
+    db = None if bias is None else lib.sum(gf, axis=red)
     return dx, dw, db
 
 
@@ -901,16 +883,15 @@ def _normalize_fast(g, x, out, p, axis, epsilon):
 
 @normalize_op.def_grad
 def _normalize_grad(g, x, out, p, axis, epsilon):
-    R, X = _R(), _X()
     if p == 2:
-        n = R.sum(x * x, axis=axis, keepdim=True) ** 0.5
+        n = lib.sum(x * x, axis=axis, keepdim=True) ** 0.5
     else:
-        n = R.sum(X.abs(x) ** p, axis=axis, keepdim=True) ** (1.0 / p)
+        n = lib.sum(lib.abs(x) ** p, axis=axis, keepdim=True) ** (1.0 / p)
     big = _mask(greater_than_op(n, epsilon), x)
     d = maximum_op(n, epsilon)
     ns = n * big + (1 - big)
-    dn = x / ns if p == 2 else X.sign(x) * X.abs(x) ** (p - 1) / ns ** (p - 1)
-    s = R.sum(g * x, axis=axis, keepdim=True)
+    dn = x / ns if p == 2 else lib.sign(x) * lib.abs(x) ** (p - 1) / ns ** (p - 1)
+    s = lib.sum(g * x, axis=axis, keepdim=True)
     return g / d - (s / (d * d)) * big * dn
 
 
@@ -933,10 +914,9 @@ def _dropout_scale(p, mode):
 def dropout_op(x, p=0.5, axis=None, mode='upscale_in_train'):
     """Training-time dropout; ``mask`` (uint8, 1 = kept) is broadcast over the
     axes not in ``axis``. Draws from ``framework.random.generator()``."""
-    from ..random import generator
     shape = x.shape if axis is None else tuple(
         d if i in axis else 1 for i, d in enumerate(x.shape))
-    keep = generator().random(shape, dtype=np.float32) >= p
+    keep = _random.generator().random(shape, dtype=np.float32) >= p
     factor = keep * np.asarray(_dropout_scale(p, mode), x.dtype)
     return (x * factor).astype(x.dtype, copy=False), keep.view(np.uint8)
 
@@ -968,8 +948,7 @@ def _alpha_coeffs(p):
 def alpha_dropout_op(x, p=0.5):
     """Dropout that keeps SELU's self-normalising mean and variance: dropped
     units are set to the negative saturation value, then an affine fix-up."""
-    from ..random import generator
-    keep = generator().random(x.shape, dtype=np.float32) >= p
+    keep = _random.generator().random(x.shape, dtype=np.float32) >= p
     a, b = _alpha_coeffs(p)
     out = a * np.where(keep, x, _ALPHA_P) + b
     return out.astype(x.dtype, copy=False), keep.view(np.uint8)
@@ -1088,10 +1067,9 @@ def _linear_fast(g, x, weight, bias, out):
 
 @linear_op.def_grad
 def _linear_grad(g, x, weight, bias, out):
-    X, M = _X(), _M()
     k, n = weight.shape
-    dx = X.matmul(g, weight, transpose_y=True)
-    dw = X.matmul(M.reshape(x, [-1, k]), M.reshape(g, [-1, n]), transpose_x=True)
+    dx = matmul(g, weight, transpose_y=True)
+    dw = matmul(lib.reshape(x, [-1, k]), lib.reshape(g, [-1, n]), transpose_x=True)
     return dx, dw, sum_like(g, bias)
 
 
@@ -1162,7 +1140,6 @@ def _interp_matrix(n_in, n_out, mode, align_corners, align_mode, scale, antialia
     if antialias:
         return _antialias_matrix(n_in, n_out, mode, align_corners, scale)
     if mode == 'area':
-        from .conv.pool import _avg_matrix
         return _avg_matrix(n_in, n_out, np.float64)
     f = np.float32
     ratio = f(0)
@@ -1412,13 +1389,12 @@ def thresholded_relu(x, threshold=1.0, value=0.0, name=None):
     value = _float_attr(value, 'thresholded_relu', 'value')
     if value == 0.0:
         return out
-    from .creation import full_like
-    return _M().where(x > threshold, out, full_like(x, value))
+    return lib.where(x > threshold, out, lib.full_like(x, value))
 
 
 def sigmoid(x, name=None):
     """``1 / (1 + exp(-x))`` (the math module's op)."""
-    return _X().sigmoid(x)
+    return _math_sigmoid(x)
 
 
 def tanh(x, name=None):
@@ -1434,8 +1410,7 @@ def log_sigmoid(x, name=None):
 def _cast_input(x, dtype):
     if dtype is None:
         return x
-    from .manipulation import cast
-    return cast(x, dtype)
+    return lib.cast(x, dtype)
 
 
 def _axis_arg(axis, x, api):
@@ -1489,7 +1464,7 @@ def glu(x, axis=-1, name=None):
     if n % 2:
         raise OpError("glu: the size of axis %d of input %s must be even"
                       % (a, list(x.shape)))
-    first, second = _M().split(x, 2, axis=a)
+    first, second = lib.split(x, 2, axis=a)
     return first * sigmoid(second)
 
 
@@ -1501,7 +1476,7 @@ def maxout(x, groups, axis=1, name=None):
         raise OpError("maxout: groups=%d must divide the size %d of axis %d of input %s"
                       % (groups, shape[a], a, shape))
     split = shape[:a] + [shape[a] // groups, groups] + shape[a + 1:]
-    return _R().max(_M().reshape(x, split), axis=a + 1)
+    return lib.max(lib.reshape(x, split), axis=a + 1)
 
 
 # ---- public API: normalisation -------------------------------------------------
@@ -1602,19 +1577,17 @@ def local_response_norm(x, size, alpha=1e-4, beta=0.75, k=1.0, data_format='NCHW
                         name=None):
     """``x / (k + alpha / size * sum of x^2 over `size` neighbouring channels) ** beta``."""
     _check_format(data_format, 'local_response_norm')
-    M, R = _M(), _R()
     nd = len(x.shape)
     ca = _channel_axis(nd, data_format)
     sq = x * x
     pads = [(0, 0)] * nd
     pads[ca] = (size // 2, (size - 1) // 2)
     zeros = [_zeros_like_slab(sq, ca, n) for n in pads[ca]]
-    padded = M.concat([z for z in (zeros[0],) if z is not None] + [sq] +
-                      [z for z in (zeros[1],) if z is not None], axis=ca)
+    padded = lib.concat([z for z in (zeros[0],) if z is not None] + [sq] +
+                        [z for z in (zeros[1],) if z is not None], axis=ca)
     c = x.shape[ca]
-    from .subscript import slice as slice_
-    windows = [slice_(padded, [ca], [i], [i + c]) for i in range(size)]
-    div = (R.sum(M.stack(windows, axis=0), axis=0) * (alpha / size) + k) ** beta
+    windows = [lib.slice(padded, [ca], [i], [i + c]) for i in range(size)]
+    div = (lib.sum(lib.stack(windows, axis=0), axis=0) * (alpha / size) + k) ** beta
     return x / div
 
 
@@ -1623,8 +1596,7 @@ def _zeros_like_slab(t, axis, n):
         return None
     shape = list(t.shape)
     shape[axis] = n
-    from .creation import zeros
-    return zeros(shape, str(np.dtype(t.dtype)))
+    return lib.zeros(shape, str(np.dtype(t.dtype)))
 
 
 # ---- public API: dropout, embedding, linear ---------------------------------------
@@ -1728,21 +1700,18 @@ def _embedding_renorm_(ids, weight, max_norm, norm_type):
     program is built the renormed table is used for this lookup, with the
     gradient going to ``weight`` unchanged, but the stored parameter is not
     rewritten (the program would have to write a variable it also reads)."""
-    from ..dygraph.state import no_grad
-    from .creation import ones_like
-    M, R = _M(), _R()
-    with no_grad():
-        flat = M.reshape(ids, [-1])
-        rows = M.index_select(weight, flat)
-        a = _X().abs(rows)
-        if norm_type == float('inf'):
-            norm = R.max(a, axis=1, keepdim=True)
-        else:
-            norm = R.sum(a ** norm_type, axis=1, keepdim=True) ** (1.0 / norm_type)
-        scale = M.where(norm > max_norm, max_norm / (norm + 1e-7), ones_like(norm))
-        renormed = M.scatter_op(weight, flat, rows * scale, True).detach()
+    frozen = weight.detach()    # every op below has only inputs outside autograd
+    flat = lib.reshape(ids, [-1])
+    rows = lib.index_select(frozen, flat)
+    a = lib.abs(rows)
+    if norm_type == float('inf'):
+        norm = lib.max(a, axis=1, keepdim=True)
+    else:
+        norm = lib.sum(a ** norm_type, axis=1, keepdim=True) ** (1.0 / norm_type)
+    scale = lib.where(norm > max_norm, max_norm / (norm + 1e-7), lib.ones_like(norm))
+    renormed = lib.scatter_op(frozen, flat, rows * scale, True).detach()
     if in_static_mode():
-        return renormed + (weight - weight.detach())
+        return renormed + (weight - frozen)
     weight.data = renormed.data
     weight._version += 1
     return weight
@@ -1750,10 +1719,8 @@ def _embedding_renorm_(ids, weight, max_norm, norm_type):
 
 def _id_counts(ids, n, dtype):
     """How often each position's id occurs in ``ids``: shape ``ids.shape + [1]``."""
-    from .creation import full_like
-    M = _M()
-    flat = M.reshape(ids, [-1])
-    ones = full_like(M.unsqueeze(flat, [1]), 1.0, dtype=dtype)
+    flat = lib.reshape(ids, [-1])
+    ones = lib.full_like(lib.unsqueeze(flat, [1]), 1.0, dtype=dtype)
     per_id = embedding_grad_op(ones, flat, n, -1)           # [n, 1]: occurrences of each id
     return embedding_op(ids, per_id, -1).detach()
 
@@ -1859,10 +1826,9 @@ def upsample(x, size=None, scale_factor=None, mode='nearest', align_corners=Fals
 
 def cosine_similarity(x1, x2, axis=1, eps=1e-8):
     """Cosine of the angle between ``x1`` and ``x2`` along ``axis``."""
-    R = _R()
-    w12 = R.sum(x1 * x2, axis=axis)
-    w1 = R.sum(x1 * x1, axis=axis)
-    w2 = R.sum(x2 * x2, axis=axis)
+    w12 = lib.sum(x1 * x2, axis=axis)
+    w1 = lib.sum(x1 * x1, axis=axis)
+    w2 = lib.sum(x2 * x2, axis=axis)
     return w12 / maximum_op(w1 * w2, eps * eps) ** 0.5
 
 

@@ -17,7 +17,7 @@ is computed in the parameter's dtype.
 import numpy as np
 
 from .. import dtype as _dt
-from . import meta
+from . import lib, meta
 from .registry import Meta, OpError, add_test_case, def_op
 
 __all__ = []
@@ -480,8 +480,7 @@ def squared_l2_norm_op(x):
 @squared_l2_norm_op.def_grad
 def _squared_l2_norm_grad(g, x, out):
     if g.dtype != x.dtype:          # the float32 norm of a half-precision x
-        from .manipulation import cast
-        g = cast(g, x.dtype)
+        g = lib.cast(g, x.dtype)
     return x * g * 2.0
 
 

@@ -13,21 +13,18 @@ derivative is an einsum. ``trace`` and its adjoint (a tensor with values on
 the diagonal) are each other's gradients. The rest are compositions of
 matmul, reshape, transpose, multiply and sum.
 """
+import itertools
 import string
 
 import numpy as np
 
 from . import math as _m
-from . import meta
+from . import lib, meta
 from . import reduce as _r
 from .grad_utils import sum_like
 from .out_param import write_out
 from .registry import Meta, OpError, add_test_case, def_op
 
-
-def _manip():
-    from . import manipulation
-    return manipulation
 
 
 # ---- einsum --------------------------------------------------------------------------------
@@ -132,12 +129,11 @@ def _ellipsis_first(x, sub):
     n_ell = nd - len(head) - len(tail)
     perm = list(range(len(head), len(head) + n_ell)) + list(range(len(head))) + \
         list(range(len(head) + n_ell, nd))
-    return _manip().transpose_op(x, tuple(perm)), '...' + head + tail
+    return lib.transpose_op(x, tuple(perm)), '...' + head + tail
 
 
 def _take_diagonal(x, sub):
     """Repeated labels of one operand become one axis (its diagonal)."""
-    from .creation import eye
     while True:
         letters = sub.replace('...', '')
         repeated = [ch for ch in letters if letters.count(ch) > 1]
@@ -148,8 +144,8 @@ def _take_diagonal(x, sub):
         a = off + letters.index(ch)
         b = off + letters.index(ch, letters.index(ch) + 1)
         n = x.shape[a]
-        mask = _manip().reshape(eye(n, n, str(np.dtype(x.dtype))),
-                                [n if d in (a, b) else 1 for d in range(len(x.shape))])
+        mask = lib.reshape(lib.eye(n, n, str(np.dtype(x.dtype))),
+                           [n if d in (a, b) else 1 for d in range(len(x.shape))])
         x = _r.sum_op(x * mask, (b,), False)
         pos = letters.index(ch, letters.index(ch) + 1)
         letters = letters[:pos] + letters[pos + 1:]
@@ -280,7 +276,6 @@ _randn = _rng.standard_normal
 
 def _einsum_ref(operands, equation):
     """Explicit loops over every label assignment (ellipsis-free equations)."""
-    import itertools
     subs, out = _parse(equation)
     sizes = {}
     for s, x in zip(subs, operands):
@@ -368,7 +363,6 @@ def tensordot(x, y, axes=2, name=None):
     >>> paddle.tensordot(paddle.ones([2, 3]), paddle.ones([3, 4]), axes=1).shape
     [2, 4]
     """
-    M = _manip()
     ax, ay = _tensordot_axes(x, y, axes)
     sx, sy = list(x.shape), list(y.shape)
     for a, b in zip(ax, ay):
@@ -384,10 +378,10 @@ def tensordot(x, y, axes=2, name=None):
     free_x = [d for d in range(len(sx)) if d not in ax]
     free_y = [d for d in range(len(sy)) if d not in ay]
     k = int(np.prod([sx[a] for a in ax])) if ax else 1
-    xm = M.reshape(M.transpose_op(x, tuple(free_x + ax)), [-1, k])
-    ym = M.reshape(M.transpose_op(y, tuple(ay + free_y)), [k, -1])
-    return M.reshape(_m.matmul_op(xm, ym, False, False),
-                     [sx[d] for d in free_x] + [sy[d] for d in free_y])
+    xm = lib.reshape(lib.transpose_op(x, tuple(free_x + ax)), [-1, k])
+    ym = lib.reshape(lib.transpose_op(y, tuple(ay + free_y)), [k, -1])
+    return lib.reshape(_m.matmul_op(xm, ym, False, False),
+                       [sx[d] for d in free_x] + [sy[d] for d in free_y])
 
 
 def inner(x, y, name=None):
@@ -404,13 +398,12 @@ def inner(x, y, name=None):
 def kron(x, y, name=None):
     """Kronecker product: the blocks ``x[i, j] * y`` laid out in a grid
     (operands of fewer dims get leading 1s)."""
-    M = _manip()
     nd = max(len(x.shape), len(y.shape))
     sx = [1] * (nd - len(x.shape)) + list(x.shape)
     sy = [1] * (nd - len(y.shape)) + list(y.shape)
-    xs = M.reshape(x, [v for d in sx for v in (d, 1)])
-    ys = M.reshape(y, [v for d in sy for v in (1, d)])
-    return M.reshape(_m.multiply_op(xs, ys), [a * b for a, b in zip(sx, sy)])
+    xs = lib.reshape(x, [v for d in sx for v in (d, 1)])
+    ys = lib.reshape(y, [v for d in sy for v in (1, d)])
+    return lib.reshape(_m.multiply_op(xs, ys), [a * b for a, b in zip(sx, sy)])
 
 
 def mv(x, vec, name=None):

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import random as _random
 from .compat_args import aliases
-from . import meta
+from . import lib, meta
 from .creation import bernoulli_op, full_like_op, normal, normal_like_op, uniform_like_op
 from .grad_utils import is_value
 from .registry import OpError, add_test_case, def_op
@@ -40,8 +40,7 @@ def randint_like_op(x, low=0, high=1):
 
 def log_normal(mean=1.0, std=2.0, shape=None, name=None):
     """``exp`` of normal samples with ``mean`` and ``std`` (numbers or tensors)."""
-    from .math import exp
-    return exp(normal(mean, std, shape))
+    return lib.exp(normal(mean, std, shape))
 
 
 # ---- in-place samplers ----------------------------------------------------------------------
@@ -84,8 +83,7 @@ def bernoulli_(x, p=0.5, name=None):
     """Fill ``x`` with 0/1 samples that are 1 with probability ``p`` (a number
     or a tensor broadcast to x)."""
     if is_value(p):
-        from .manipulation import cast, expand
-        probs = expand(cast(p, x.dtype), list(x.shape))
+        probs = lib.expand(lib.cast(p, x.dtype), list(x.shape))
     else:
         probs = full_like_op(x, float(p), None)
     return x._inplace_update(bernoulli_op(probs))
@@ -95,29 +93,26 @@ def cauchy_(x, loc=0, scale=1, name=None):
     """Fill ``x`` with Cauchy samples, ``loc + scale * tan(pi * (u - 0.5))``
     for uniform u (Paddle 3.3.1 puts a normal sample in place of u, which
     does not give a Cauchy distribution)."""
-    from .math import tan
     _float_input(x, 'cauchy_')
     u = uniform_like_op(x, 0.0, 1.0, 0)
-    return x._inplace_update(tan((u - 0.5) * np.pi) * scale + loc)
+    return x._inplace_update(lib.tan((u - 0.5) * np.pi) * scale + loc)
 
 
 def geometric_(x, probs, name=None):
     """Fill ``x`` with ``log(u) / log(1 - probs)`` for uniform u in (0, 1], as
     Paddle's geometric_ (a continuous value; ``ceil`` of it is a geometric
     count of trials)."""
-    from .math import log, log1p
     _float_input(x, 'geometric_')
     d = np.dtype(x.dtype)
     u = uniform_like_op(x, float(np.finfo(d).tiny), 1.0, 0)
     p = probs if is_value(probs) else full_like_op(x, float(probs), None)
-    return x._inplace_update(log(u) / log1p(-p))
+    return x._inplace_update(lib.log(u) / lib.log1p(-p))
 
 
 def log_normal_(x, mean=1.0, std=2.0, name=None):
     """Fill ``x`` with ``exp`` of normal samples of ``mean`` and ``std``."""
-    from .math import exp
     _float_input(x, 'log_normal_')
-    return x._inplace_update(exp(normal_like_op(x, float(mean), float(std), 0)))
+    return x._inplace_update(lib.exp(normal_like_op(x, float(mean), float(std), 0)))
 
 
 __all__ = ['log_normal', 'bernoulli_', 'cauchy_', 'geometric_', 'log_normal_']

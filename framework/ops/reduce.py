@@ -18,8 +18,10 @@ import statistics
 import numpy as np
 
 from .. import dtype as _dt
+from . import lib, meta
 from . import math as _m
-from . import meta
+from .grad_utils import reduce_as as reduce_as_op
+from .nn import softmax as _nn_softmax   # paddle.softmax (below): nn's, with a dim default
 from .out_param import write_out
 from .registry import Meta, OpError, add_test_case, def_op
 
@@ -573,8 +575,7 @@ def mean(x, axis=None, keepdim=False, name=None, *, dtype=None, out=None):
     [2.0, 3.0]
     """
     if dtype is not None:
-        from .manipulation import cast
-        x = cast(x, dtype)
+        x = lib.cast(x, dtype)
     r = mean_op(x, _axes(x, axis, 'mean'), bool(keepdim))
     return r if out is None else write_out(out, r)
 
@@ -604,8 +605,7 @@ def amin(x, axis=None, keepdim=False, name=None, *, out=None):
 def prod(x, axis=None, keepdim=False, dtype=None, out=None, name=None):
     """Product over ``axis``; ``dtype`` casts the input first (avoids overflow)."""
     if dtype is not None:
-        from .manipulation import cast
-        x = cast(x, dtype)
+        x = lib.cast(x, dtype)
     r = prod_op(x, _axes(x, axis, 'prod'), bool(keepdim))
     return r if out is None else write_out(out, r)
 
@@ -683,9 +683,8 @@ def any(x, axis=None, keepdim=False, name=None, *, out=None):  # noqa: A001
 
 def _not_nan(x):
     """(x with NaN replaced by 0, bool mask of the non-NaN elements)."""
-    from .manipulation import where_op
     keep = _m.logical_not_op(_m.isnan_op(x))
-    return where_op(keep, x, 0.0), keep
+    return lib.where_op(keep, x, 0.0), keep
 
 
 def nansum(x, axis=None, dtype=None, keepdim=False, name=None):
@@ -707,16 +706,13 @@ def nanmean(x, axis=None, keepdim=False, name=None):
 
 def count_nonzero(x, axis=None, keepdim=False, name=None):
     """Number of nonzero elements over ``axis`` (int64)."""
-    from .manipulation import cast
-    nonzero = cast(_m.not_equal_op(x, False if np.dtype(x.dtype) == np.bool_ else 0), 'int64')
+    nonzero = lib.cast(_m.not_equal_op(x, False if np.dtype(x.dtype) == np.bool_ else 0), 'int64')
     return sum_op(nonzero, _axes(x, axis, 'count_nonzero'), bool(keepdim))
 
 
 def reduce_as(x, target, name=None):
     """Sum ``x`` over the dimensions it was broadcast along, down to
     ``target``'s shape (bool and int32 sum in int64, as ``sum``)."""
-    from .grad_utils import reduce_as as reduce_as_op
-    from .manipulation import cast
     xs, ts = _shape(x), _shape(target)
     try:
         fits = len(ts) <= len(xs) and list(meta.broadcast_shapes(xs, ts)) == xs
@@ -726,7 +722,7 @@ def reduce_as(x, target, name=None):
         raise OpError("reduce_as: x of shape %s cannot be reduced to target's shape %s"
                       % (xs, ts))
     if np.dtype(x.dtype) in _SUM_TO_INT64:
-        x = cast(x, 'int64')
+        x = lib.cast(x, 'int64')
     return reduce_as_op(x, target)
 
 
@@ -734,10 +730,9 @@ def softmax(input, dim=None, dtype=None, *, out=None):  # noqa: A002  (Paddle's 
     """``exp(x) / sum(exp(x))`` along ``dim`` (``paddle.softmax``; None picks
     0 for 0-, 1- and 3-D input and 1 otherwise, PyTorch's legacy rule);
     ``dtype`` casts the input first."""
-    from .nn import softmax as _softmax
     if dim is None:
         dim = 0 if len(input.shape) in (0, 1, 3) else 1
-    r = _softmax(input, int(dim), dtype)
+    r = _nn_softmax(input, int(dim), dtype)
     return r if out is None else write_out(out, r)
 
 

@@ -35,20 +35,10 @@ double grad and static backward work; the fast grads reuse the saved gates.
 """
 import numpy as np
 
-from . import meta
+from . import lib, meta
 from .grad_utils import wants
 from .math import matmul_op, sigmoid_op, tanh_op
 from .registry import Meta, OpError, add_test_case, def_op
-
-
-def _M():
-    from . import manipulation
-    return manipulation
-
-
-def _R():
-    from . import reduce
-    return reduce
 
 
 # ---- shape checks -------------------------------------------------------------
@@ -185,17 +175,17 @@ def _lstm_grad(gh, gc, ggates, x, h, c, weight_hh, bias, h_out, c_out, gates):
     pre = x + matmul_op(h, weight_hh, False, True)
     if bias is not None:
         pre = pre + bias
-    pi, pf, pg, po = _M().split_op(pre, 4, (), 1)
+    pi, pf, pg, po = lib.split_op(pre, 4, (), 1)
     i, f, g, o = sigmoid_op(pi), sigmoid_op(pf), tanh_op(pg), sigmoid_op(po)
     tc = tanh_op(f * c + i * g)
     dc = gh * o * (1 - tc * tc)
     if gc is not None:
         dc = dc + gc
-    d = _M().concat_op([dc * g * i * (1 - i), dc * c * f * (1 - f), dc * i * (1 - g * g),
-                        gh * tc * o * (1 - o)], 1)
+    d = lib.concat_op([dc * g * i * (1 - i), dc * c * f * (1 - f), dc * i * (1 - g * g),
+                       gh * tc * o * (1 - o)], 1)
     dh = matmul_op(d, weight_hh, False, False)
     dw = matmul_op(d, h, True, False)
-    db = None if bias is None else _R().sum_op(d, (0,), False, None)
+    db = None if bias is None else lib.sum_op(d, (0,), False, None)
     return d, dh, dc * f, dw, db
 
 
@@ -259,22 +249,21 @@ def _gru_fast(gh, ggates, ghc, x, h, weight_hh, bias, h_out, gates, hidden_c):
 
 @gru_cell_op.def_grad
 def _gru_grad(gh, ggates, ghc, x, h, weight_hh, bias, h_out, gates, hidden_c):
-    M = _M()
     hw = matmul_op(h, weight_hh, False, True)
     if bias is not None:
         hw = hw + bias
-    x_r, x_z, x_c = M.split_op(x, 3, (), 1)
-    h_r, h_z, h_c = M.split_op(hw, 3, (), 1)
+    x_r, x_z, x_c = lib.split_op(x, 3, (), 1)
+    h_r, h_z, h_c = lib.split_op(hw, 3, (), 1)
     r, z = sigmoid_op(x_r + h_r), sigmoid_op(x_z + h_z)
     cand = tanh_op(x_c + r * h_c)
     dc = gh * (1 - z) * (1 - cand * cand)
     dr = dc * h_c * r * (1 - r)
     dz = gh * (h - cand) * z * (1 - z)
-    dx = M.concat_op([dr, dz, dc], 1)
-    dhw = M.concat_op([dr, dz, dc * r], 1)
+    dx = lib.concat_op([dr, dz, dc], 1)
+    dhw = lib.concat_op([dr, dz, dc * r], 1)
     dh = gh * z + matmul_op(dhw, weight_hh, False, False)
     dw = matmul_op(dhw, h, True, False)
-    db = None if bias is None else _R().sum_op(dhw, (0,), False, None)
+    db = None if bias is None else lib.sum_op(dhw, (0,), False, None)
     return dx, dh, dw, db
 
 

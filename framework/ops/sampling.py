@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import dtype as _dt
 from .. import random as _random
-from . import meta
+from . import lib, meta
 from .registry import Meta, OpError, add_test_case, def_op
 from .special import gamma_sample_grad
 
@@ -60,8 +60,7 @@ def poisson_op(x):
 
 @poisson_op.def_grad
 def _poisson_grad(g, x, out):
-    from .creation import zeros_like
-    return zeros_like(g)   # counts are piecewise constant in the rate (Paddle: zeros too)
+    return lib.zeros_like(g)   # counts are piecewise constant in the rate (Paddle: zeros too)
 
 
 def _binomial_meta(count, prob):

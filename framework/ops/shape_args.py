@@ -9,6 +9,7 @@ a 1-D int64 tensor input holding every entry (for the kernel).
 """
 import numpy as np
 
+from . import lib
 from .grad_utils import is_value
 from .modes import is_static_var
 
@@ -51,8 +52,7 @@ def shape_arg(value, api, what='shape'):
         if n < 0:
             raise TypeError("%s: the length of the %s tensor must be known, got shape %s"
                             % (api, what, list(value.shape)))
-        from .manipulation import cast
-        return [-1] * n, cast(value, 'int64')
+        return [-1] * n, lib.cast(value, 'int64')
     if is_value(value):
         entries = list(np.asarray(value._value if is_static_var(value)
                                   else value.data).reshape(-1))
@@ -90,13 +90,11 @@ def _is_known_entry(v):
 
 def _entries_tensor(entries):
     """The entries stacked into one 1-D int64 tensor."""
-    from .creation import to_tensor
-    from .manipulation import cast, reshape_op, stack
     parts = []
     for v in entries:
         if is_value(v):
-            v = reshape_op(v, ()) if len(v.shape) else v
-            parts.append(cast(v, 'int64') if np.dtype(v.dtype) != np.int64 else v)
+            v = lib.reshape_op(v, ()) if len(v.shape) else v
+            parts.append(lib.cast(v, 'int64') if np.dtype(v.dtype) != np.int64 else v)
         else:
-            parts.append(to_tensor(int(v), 'int64'))
-    return stack(parts)
+            parts.append(lib.to_tensor(int(v), 'int64'))
+    return lib.stack(parts)

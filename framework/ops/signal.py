@@ -12,7 +12,8 @@ in both modes.
 """
 import numpy as np
 
-from . import meta
+from . import lib, meta
+from .fft import fft_c2c_op, fft_c2r_op, fft_r2c_op
 from .registry import Meta, OpError, add_test_case, def_op
 
 
@@ -151,17 +152,15 @@ def overlap_add(x, hop_length, axis=-1, name=None):
 
 
 def _padded_window(window, win_length, n_fft, dtype):
-    from .creation import ones
-    from .manipulation import pad_op
     if window is not None:
         _require(len(window.shape) == 1 and window.shape[0] == win_length,
                  'expected a 1D window tensor of size equal to win_length(%d), but got window '
                  'with shape %s.' % (win_length, list(window.shape)))
     else:
-        window = ones([win_length], dtype=dtype)
+        window = lib.ones([win_length], dtype=dtype)
     if win_length < n_fft:
         left = (n_fft - win_length) // 2
-        window = pad_op(window, ((left, n_fft - win_length - left),), 'constant', 0.0)
+        window = lib.pad_op(window, ((left, n_fft - win_length - left),), 'constant', 0.0)
     return window
 
 
@@ -181,12 +180,10 @@ def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True,
     >>> paddle.signal.stft(paddle.ones([16]), n_fft=8).shape
     [5, 9]
     """
-    from . import fft as F
-    from .manipulation import pad_op, squeeze, transpose, unsqueeze
     rank = len(x.shape)
     _require(rank in (1, 2), 'x should be a 1D or 2D real tensor, but got rank of x is %d' % rank)
     if rank == 1:
-        x = unsqueeze(x, 0)
+        x = lib.unsqueeze(x, 0)
     if hop_length is None:
         hop_length = int(n_fft // 4)
     _require(hop_length > 0, 'hop_length should be > 0, but got %d.' % hop_length)
@@ -202,8 +199,8 @@ def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True,
         _require(pad_mode in ('constant', 'reflect'),
                  'pad_mode should be "reflect" or "constant", but got "%s".' % (pad_mode,))
         half = n_fft // 2
-        x = pad_op(x, ((0, 0), (half, half)), pad_mode, 0.0)
-    frames = transpose(frame(x, n_fft, hop_length, -1), [0, 2, 1])   # [batch, frames, n_fft]
+        x = lib.pad_op(x, ((0, 0), (half, half)), pad_mode, 0.0)
+    frames = lib.transpose(frame(x, n_fft, hop_length, -1), [0, 2, 1])  # [batch, frames, n_fft]
     frames = frames * window
     norm = 'ortho' if normalized else 'backward'
     if onesided is None:
@@ -211,26 +208,23 @@ def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True,
     if _is_complex(frames):
         _require(not onesided,
                  'onesided should be False when input or window is a complex Tensor.')
-        out = F.fft_c2c_op(frames, (2,), norm, True)
+        out = fft_c2c_op(frames, (2,), norm, True)
     else:
-        out = F.fft_r2c_op(frames, (2,), norm, True, bool(onesided))
-    out = transpose(out, [0, 2, 1])
-    return squeeze(out, 0) if rank == 1 else out
+        out = fft_r2c_op(frames, (2,), norm, True, bool(onesided))
+    out = lib.transpose(out, [0, 2, 1])
+    return lib.squeeze(out, 0) if rank == 1 else out
 
 
 def istft(x, n_fft, hop_length=None, win_length=None, window=None, center=True,
           normalized=False, onesided=True, length=None, return_complex=False, name=None):
     """The inverse of ``stft``: each frame transformed back, windowed, overlap-added
     and divided by the summed squared window (which must not vanish: NOLA)."""
-    from . import fft as F
-    from . import math as m
-    from .manipulation import squeeze, tile, transpose, unsqueeze
     _require(_is_complex(x), 'istft: x must be complex64 or complex128, got %s' % (x.dtype,))
     rank = len(x.shape)
     _require(rank in (2, 3), 'x should be a 2D or 3D complex tensor, but got rank of x is %d'
              % rank)
     if rank == 2:
-        x = unsqueeze(x, 0)
+        x = lib.unsqueeze(x, 0)
     if hop_length is None:
         hop_length = int(n_fft // 4)
     if win_length is None:
@@ -249,22 +243,23 @@ def istft(x, n_fft, hop_length=None, win_length=None, window=None, center=True,
                  'False, but got %d.' % (n_fft, fft_size))
     real_dt = 'float32' if np.dtype(x.dtype) == np.complex64 else 'float64'
     window = _padded_window(window, win_length, n_fft, real_dt)
-    x = transpose(x, [0, 2, 1])   # [batch, frames, fft_size]
+    x = lib.transpose(x, [0, 2, 1])   # [batch, frames, fft_size]
     norm = 'ortho' if normalized else 'backward'
     if return_complex:
         _require(not onesided, 'onesided should be False when input(output of istft) or window '
                  'is a complex Tensor.')
-        out = F.fft_c2c_op(x, (2,), norm, False)
+        out = fft_c2c_op(x, (2,), norm, False)
     else:
         _require(not _is_complex(window), 'Data type of window should not be complex when '
                  'return_complex is False.')
         if not onesided:
             x = x[:, :, :n_fft // 2 + 1]
-        out = F.fft_c2r_op(x, (2,), norm, False, 0)
-    out = transpose(out * window, [0, 2, 1])          # [batch, n_fft, frames]
+        out = fft_c2r_op(x, (2,), norm, False, 0)
+    out = lib.transpose(out * window, [0, 2, 1])      # [batch, n_fft, frames]
     out = overlap_add(out, hop_length, -1)            # [batch, seq]
-    squared = unsqueeze(window * window, 0)
-    envelope = overlap_add(transpose(tile(squared, [n_frames, 1]), [1, 0]), hop_length, -1)
+    squared = lib.unsqueeze(window * window, 0)
+    frames_of_window = lib.transpose(lib.tile(squared, [n_frames, 1]), [1, 0])
+    envelope = overlap_add(frames_of_window, hop_length, -1)
     if length is None:
         if center:
             half = n_fft // 2
@@ -280,7 +275,7 @@ def istft(x, n_fft, hop_length=None, win_length=None, window=None, center=True,
                          'more information about NOLA constraint please see '
                          '`scipy.signal.check_NOLA`.')
     out = out / envelope
-    return squeeze(out, 0) if rank == 2 else out
+    return lib.squeeze(out, 0) if rank == 2 else out
 
 
 __all__ = ['stft', 'istft']

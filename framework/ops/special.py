@@ -26,7 +26,7 @@ import math
 import numpy as np
 
 from .. import dtype as _dt
-from . import meta
+from . import lib, meta
 from .grad_utils import sum_like
 from .registry import Meta, OpError, add_test_case, def_op
 
@@ -418,8 +418,7 @@ def gammaincc_op(x, y):
 
 def _density_times_y(x, y):
     """y^(x-1) e^(-y) / Gamma(x), the derivative of P(x, y) in y, as ops."""
-    from .math import exp_op, log_op
-    return exp_op((x - 1.0) * log_op(y) - y - lgamma_op(x))
+    return lib.exp_op((x - 1.0) * lib.log_op(y) - y - lgamma_op(x))
 
 
 @gammainc_op.def_grad

@@ -23,18 +23,15 @@ import math
 import numpy as np
 
 from .. import dtype as _dt
+from . import lib, meta
 from . import math as _m
-from . import meta
 from . import reduce as _r
+from .manipulation import _take_along_meta
 from .out_param import write_out
 from .registry import Meta, OpError, add_test_case, def_op
 
 _ndarray = np.ndarray
 
-
-def _manip():
-    from . import manipulation
-    return manipulation
 
 
 def _keep_meta(x, axis, dtype):
@@ -130,7 +127,7 @@ def median_index_op(x, axis=-1, ignore_nan=False):
 # ---- take_tied: a selection whose gradient is shared by equal elements -----------------
 
 def _take_tied_meta(x, indices, axis=-1):
-    return _manip()._take_along_meta(x, indices, axis)
+    return _take_along_meta(x, indices, axis)
 
 
 @def_op('take_tied', _take_tied_meta, no_grad_inputs=('indices',))
@@ -142,10 +139,9 @@ def take_tied_op(x, indices, axis=-1):
 
 @take_tied_op.def_grad
 def _take_tied_grad(g, x, indices, out, axis):
-    from .manipulation import where_op
     tied = _m.cast_like(_m.equal_op(x, out), g)
     count = _r.sum_op(tied, (axis % len(x.shape),), True)
-    count = where_op(_m.equal_op(count, 0.0), 1.0, count)
+    count = lib.where_op(_m.equal_op(count, 0.0), 1.0, count)
     return g * tied / count, None
 
 
@@ -398,15 +394,15 @@ def _int_axis(x, axis, api):
 def _flat_or_axis(x, axis, api):
     """(x, axis): the flattened x and axis 0 for ``axis=None``."""
     if axis is None:
-        return _manip().reshape(x, [-1]), 0
+        return lib.reshape(x, [-1]), 0
     return x, _int_axis(x, axis, api)
 
 
 def _drop_axis(v, axis, keepdim, x, was_none):
     """A keepdim-shaped result as the user asked for it."""
     if was_none:
-        return _manip().reshape(v, [1] * len(x.shape)) if keepdim else _manip().reshape(v, [])
-    return v if keepdim else _manip().squeeze_op(v, (axis,))
+        return lib.reshape(v, [1] * len(x.shape)) if keepdim else lib.reshape(v, [])
+    return v if keepdim else lib.squeeze_op(v, (axis,))
 
 
 def kthvalue(x, k, axis=None, keepdim=False, name=None):
@@ -424,7 +420,7 @@ def kthvalue(x, k, axis=None, keepdim=False, name=None):
     idx = kthvalue_index_op(x, int(k), ax)
     if not nd:
         return x, idx
-    values = _manip().take_along_axis_op(x, idx, ax)
+    values = lib.take_along_axis_op(x, idx, ax)
     return _drop_axis(values, ax, keepdim, x, False), _drop_axis(idx, ax, keepdim, x, False)
 
 
@@ -436,7 +432,7 @@ def mode(x, axis=-1, keepdim=False, name=None):
         return x, mode_index_op(x, 0)
     ax = _int_axis(x, axis, 'mode')
     idx = mode_index_op(x, ax)
-    values = _manip().take_along_axis_op(x, idx, ax)
+    values = lib.take_along_axis_op(x, idx, ax)
     return _drop_axis(values, ax, keepdim, x, False), _drop_axis(idx, ax, keepdim, x, False)
 
 
@@ -453,26 +449,26 @@ def _median(x, axis, keepdim, mode, ignore_nan, api):
         axes = sorted({meta.normalize_axis(int(a), nd) for a in axis})
         rest = [d for d in range(nd) if d not in axes]
         shape = list(x.shape)
-        moved = _manip().transpose_op(x, tuple(rest + axes))
-        merged = _manip().reshape(moved, [shape[d] for d in rest] + [-1])
+        moved = lib.transpose_op(x, tuple(rest + axes))
+        merged = lib.reshape(moved, [shape[d] for d in rest] + [-1])
         v = _median(merged, -1, False, mode, ignore_nan, api)
         v = v[0] if isinstance(v, tuple) else v
         if keepdim:
-            v = _manip().reshape(v, [1 if d in axes else shape[d] for d in range(nd)])
+            v = lib.reshape(v, [1 if d in axes else shape[d] for d in range(nd)])
         return v
     was_none = axis is None
     if mode == 'avg' and np.dtype(x.dtype) != np.float64:
-        x = _manip().cast(x, 'float32')
+        x = lib.cast(x, 'float32')
     src = x
     if was_none or not x.shape:
-        x, ax = _manip().reshape(x, [-1]), 0
+        x, ax = lib.reshape(x, [-1]), 0
     else:
         ax = _int_axis(x, axis, api)
     lower, upper = median_index_op(x, ax, ignore_nan)
     if mode == 'avg':
         value = (take_tied_op(x, lower, ax) + take_tied_op(x, upper, ax)) * 0.5
         return _drop_axis(value, ax, keepdim, src, was_none)
-    value = _manip().take_along_axis_op(x, lower, ax)
+    value = lib.take_along_axis_op(x, lower, ax)
     value = _drop_axis(value, ax, keepdim, src, was_none)
     if was_none:
         return value
@@ -527,46 +523,45 @@ def _quantile(x, q, axis, keepdim, interpolation, ignore_nan, api):
     if interpolation not in _INTERPOLATIONS:
         raise ValueError("%s: interpolation must be one of %s, got %r"
                          % (api, ', '.join(_INTERPOLATIONS), interpolation))
-    M = _manip()
     if np.dtype(x.dtype).kind not in 'f':
-        x = M.cast(x, _dt.default_float())
+        x = lib.cast(x, _dt.default_float())
     nd = len(x.shape)
     shape = list(x.shape)
     if axis is None:
-        x, ax, kept = M.reshape(x, [-1]), 0, [1] * nd
+        x, ax, kept = lib.reshape(x, [-1]), 0, [1] * nd
     else:
         axes = axis if isinstance(axis, (list, tuple)) else [axis]
         axes = sorted({_int_axis(x, a, api) for a in axes})
         kept = [1 if d in axes else shape[d] for d in range(nd)]
         if len(axes) > 1:
             rest = [d for d in range(nd) if d not in axes]
-            x = M.reshape(M.transpose_op(x, tuple(rest + axes)), [shape[d] for d in rest] + [-1])
+            x = lib.reshape(lib.transpose_op(x, tuple(rest + axes)),
+                            [shape[d] for d in rest] + [-1])
             ax = len(rest)
         else:
             ax = axes[0]
     nan = _m.isnan_op(x)
     valid = _r.sum_op(_m.cast_like(_m.logical_not_op(nan), x), (ax,), True)
     last = _r._count(x, (ax,)) - 1
-    ordered = M.sort(x, ax)
+    ordered = lib.sort(x, ax)
     outs = []
     for qv in qs:
         pos = (valid - 1) * qv
         if not ignore_nan:   # a slice holding NaN reads the last (NaN) element
-            pos = M.where_op(_r.any_op(nan, (ax,), True), last, pos)
+            pos = lib.where_op(_r.any_op(nan, (ax,), True), last, pos)
         outs.append(_interpolate(ordered, pos, ax, interpolation, x.dtype))
-    outs = [M.reshape(o, kept) if keepdim else _drop_reduced(o, ax) for o in outs]
-    return M.stack(outs, 0) if many else outs[0]
+    outs = [lib.reshape(o, kept) if keepdim else _drop_reduced(o, ax) for o in outs]
+    return lib.stack(outs, 0) if many else outs[0]
 
 
 def _drop_reduced(v, ax):
-    return _manip().squeeze_op(v, (ax,))
+    return lib.squeeze_op(v, (ax,))
 
 
 def _interpolate(ordered, pos, ax, interpolation, dtype):
-    M = _manip()
 
     def at(idx):
-        return M.take_along_axis_op(ordered, M.cast(idx, 'int64'), ax)
+        return lib.take_along_axis_op(ordered, lib.cast(idx, 'int64'), ax)
     if interpolation == 'nearest':
         return at(_m.round_op(pos))
     below = _m.floor_op(pos)
@@ -624,7 +619,6 @@ def histogram(input, bins=100, min=0.0, max=0.0, weight=None, density=False,  # 
 
 def histogram_bin_edges(input, bins=100, min=0.0, max=0.0, name=None):  # noqa: A002
     """The ``bins + 1`` edges ``histogram`` uses (float32)."""
-    from .creation import linspace
     if float(min) == 0.0 and float(max) == 0.0:
         lo, hi = _r.min(input), _r.max(input)
     else:
@@ -634,14 +628,12 @@ def histogram_bin_edges(input, bins=100, min=0.0, max=0.0, name=None):  # noqa: 
     if isinstance(lo, float):
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5
-        return linspace(lo, hi, int(bins) + 1, 'float32')
+        return lib.linspace(lo, hi, int(bins) + 1, 'float32')
     # a data-dependent range: widen an empty one by 0.5 on each side
-    M = _manip()
-    lo, hi = M.cast(lo, 'float32'), M.cast(hi, 'float32')
+    lo, hi = lib.cast(lo, 'float32'), lib.cast(hi, 'float32')
     same = _m.cast_like(_m.equal_op(lo, hi), lo) * 0.5
     lo, hi = lo - same, hi + same
-    from .creation import to_tensor
-    steps = to_tensor(np.linspace(0.0, 1.0, int(bins) + 1).astype(np.float32))
+    steps = lib.to_tensor(np.linspace(0.0, 1.0, int(bins) + 1).astype(np.float32))
     return lo + (hi - lo) * steps
 
 
@@ -650,17 +642,15 @@ def histogramdd(x, bins=10, ranges=None, density=False, weights=None, name=None)
     ``x`` (D coordinates each). ``bins`` is an int, a list of D ints, or a
     tuple of D 1-D tensors of edges; ``ranges`` is [min0, max0, min1, ...]
     (default: the data's range per coordinate)."""
-    from .creation import linspace, to_tensor
-    M = _manip()
     d = x.shape[-1]
-    flat = M.reshape(x, [-1, d])
+    flat = lib.reshape(x, [-1, d])
     if weights is not None:
         if list(weights.shape) != list(x.shape[:-1]):
             raise OpError("histogramdd: weights (shape %s) must have x's shape without its last "
                           "dim (%s)" % (list(weights.shape), list(x.shape[:-1])))
-        weights = M.reshape(_m.cast_like(weights, x), [-1])
+        weights = lib.reshape(_m.cast_like(weights, x), [-1])
     if isinstance(bins, tuple):
-        edges = [b if hasattr(b, 'shape') else to_tensor(np.asarray(b, np.dtype(x.dtype)))
+        edges = [b if hasattr(b, 'shape') else lib.to_tensor(np.asarray(b, np.dtype(x.dtype)))
                  for b in bins]
     else:
         counts = [bins] * d if isinstance(bins, int) else list(bins)
@@ -670,14 +660,14 @@ def histogramdd(x, bins=10, ranges=None, density=False, weights=None, name=None)
             lows, highs = _r.min(flat, axis=0), _r.max(flat, axis=0)
             edges = []
             for i, b in enumerate(counts):
-                steps = to_tensor(np.linspace(0, 1, b + 1).astype(np.dtype(x.dtype)))
+                steps = lib.to_tensor(np.linspace(0, 1, b + 1).astype(np.dtype(x.dtype)))
                 lo, hi = lows[i], highs[i]
                 edges.append(lo + (hi - lo) * steps)
         else:
             if len(ranges) != 2 * d:
                 raise ValueError("histogramdd: ranges must hold %d numbers" % (2 * d))
-            edges = [linspace(float(ranges[2 * i]), float(ranges[2 * i + 1]), b + 1,
-                              str(np.dtype(x.dtype))) for i, b in enumerate(counts)]
+            edges = [lib.linspace(float(ranges[2 * i]), float(ranges[2 * i + 1]), b + 1,
+                                  str(np.dtype(x.dtype))) for i, b in enumerate(counts)]
     hist = histogramdd_op(flat, weights, edges, bool(density))
     return hist, edges
 

@@ -11,12 +11,17 @@ import numpy as np
 from .. import dtype as _dt
 from ..place import check_device
 from .compat_args import aliases
+from .creation import full_op, multinomial
 from .grad_utils import is_value
-from .manipulation import assign_op, cast, numel_op
+from . import lib
+from .manipulation import (assign_op, broadcast_tensors, cast, concat, numel_op, reshape,
+                           scatter_nd, stack)
 from .math import equal_op
 from . import meta
 from .modes import is_static_var
 from .registry import OpError, add_test_case, def_op
+from .shape_args import shape_arg
+from .subscript import slice as _slice, strided_slice
 
 # Paddle 3's conversion methods and the dtype each gives (x.int() is int32, as in Paddle)
 _CONVERSIONS = {
@@ -228,10 +233,6 @@ def resize_(x, shape, fill_zero=False, name=None):
     """In place: ``x`` gets ``shape``, keeping its first elements in row-major
     order; new elements are zeros (``fill_zero`` or not: numpy offers no
     cheaper honest 'uninitialised' memory)."""
-    from .creation import full_op
-    from .manipulation import concat, reshape
-    from .subscript import strided_slice
-    from .shape_args import shape_arg
     dims, _ = shape_arg(shape, 'resize_')
     if any(d < 0 for d in dims) or any(d < 0 for d in x.shape):
         raise OpError("resize_: shapes must be known and non-negative, got %s for x of shape %s"
@@ -252,17 +253,14 @@ def set_(x, source=None, shape=None, stride=None, offset=0, name=None):
     tensor), read as ``as_strided(source, shape, stride, offset)`` when a
     shape is given (strides in elements, offset in bytes, as Paddle). The
     values are copied: x does not share memory with source here."""
-    from .layout import as_strided
-    from .manipulation import assign_op
     if source is None:
-        from .creation import full_op
         value = full_op((0,), 0, str(np.dtype(x.dtype)))
     elif shape is None:
         value = assign_op(source)
     else:
         if stride is None:
             stride = [int(np.prod(shape[k + 1:])) for k in range(len(shape))]
-        value = as_strided(source, shape, stride, offset)
+        value = lib.as_strided(source, shape, stride, offset)
     if hasattr(x, '_check_inplace'):
         x._check_inplace('set_')
     return x._inplace_assign(value)
@@ -299,14 +297,11 @@ def value(self: 'Tensor'):
 __all__ = ['is_tensor', 'is_floating_point', 'is_complex', 'is_integer', 'is_empty']
 
 def _attached():
-    """Functions Paddle also offers as Tensor methods (first argument: the tensor)."""
-    from ..nn.layer import create_parameter
-    from .creation import multinomial
-    from .manipulation import broadcast_tensors, scatter_nd, stack
-    from .subscript import slice, strided_slice
-    return {'broadcast_tensors': broadcast_tensors, 'scatter_nd': scatter_nd, 'slice': slice,
-            'stack': stack, 'strided_slice': strided_slice, 'multinomial': multinomial,
-            'create_parameter': create_parameter}
+    """Functions Paddle also offers as Tensor methods (first argument: the
+    tensor); ``create_parameter`` is one too, registered by ``framework.nn``."""
+    return {'broadcast_tensors': broadcast_tensors, 'scatter_nd': scatter_nd,
+            'slice': _slice, 'stack': stack, 'strided_slice': strided_slice,
+            'multinomial': multinomial}
 
 
 TENSOR_METHODS = {name: _converter(name, d) for name, d in _CONVERSIONS.items()}

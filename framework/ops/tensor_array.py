@@ -7,7 +7,7 @@ at run time (its element shape may be unknown before the loop runs).
 """
 import numpy as np
 
-from . import meta
+from . import lib, meta
 from .registry import Meta, OpError, add_test_case, def_op
 
 
@@ -35,9 +35,8 @@ def array_append_op(arr, x):
 
 @array_append_op.def_grad
 def _array_append_grad(g, arr, x, out):
-    from .subscript import getitem
-    ga = None if arr is None else getitem(g, slice(None, -1))
-    return ga, getitem(g, -1)
+    ga = None if arr is None else lib.getitem(g, slice(None, -1))
+    return ga, lib.getitem(g, -1)
 
 
 @array_append_op.def_fast_grad

@@ -6,6 +6,8 @@ and ``x[1:]`` mean the same op in both modes.
 """
 import inspect
 
+import numpy as np
+
 from . import (bessel, compare, complex, creation, cumulative, distance, elementwise, linalg_api,
                manipulation, math, nn, products, reduce, signal, stat)
 from . import indexing, layout, matrices, nucleus, random_fill, sets, subscript, tensor_api
@@ -72,7 +74,6 @@ def operators():
 
 def _bool_or_bitwise(logical, bitwise):
     def op(*args):
-        import numpy as np
         if all(np.dtype(getattr(a, 'dtype', np.bool_)) == np.bool_ or isinstance(a, bool)
                for a in args):
             return getattr(math, logical + '_op')(*args)

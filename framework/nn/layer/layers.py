@@ -140,6 +140,10 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias=False,
     return _create_parameter(shape, dtype, attr, is_bias, default_initializer, 'param')
 
 
+# Paddle offers it as a Tensor method too (framework/__init__.py registers this table)
+TENSOR_METHODS = {'create_parameter': create_parameter}
+
+
 def _create_parameter(shape, dtype, attr, is_bias, default_initializer, name_prefix):
     """Initializer precedence: ``attr.initializer`` > the global initializer >
     ``default_initializer`` > Xavier-uniform (weights) / zeros (biases).

@@ -16,6 +16,7 @@ bottom, left, right).
 """
 import numpy as np
 
+from ..registry import OpError
 from . import algorithms as algos
 from .search import convolve
 
@@ -49,7 +50,6 @@ def _unbatched(a, n):
 
 def _check_out(api, sizes):
     if any(s <= 0 for s in sizes):
-        from ..registry import OpError
         raise OpError("%s: the output would be empty (spatial %s)" % (api, list(sizes)))
 
 
@@ -94,7 +94,6 @@ def filter_grad(x, gy, ksize, stride, padding, dilation, groups):
     expect = [algos.conv_out_size(x.shape[2 + i], ksize[i], stride[i], dilation[i],
                                   padding[2 * i], padding[2 * i + 1]) for i in range(3)]
     if list(gy.shape[2:]) != expect:
-        from ..registry import OpError
         raise OpError("conv_filter_grad: output grad spatial size %s does not match the conv "
                       "output size %s of input spatial size %s"
                       % (list(gy.shape[2:]), expect, list(x.shape[2:])))

@@ -19,7 +19,8 @@ import itertools
 
 import numpy as np
 
-from .. import meta
+from ... import random as _random
+from .. import lib, meta
 from ..lowp import float32_compute
 from ..registry import Meta, OpError, add_test_case, def_op
 from . import params as P
@@ -661,8 +662,7 @@ def fractional_max_pool_op(x, output_size, kernel_size, random_u):
     kernel size of 0 means windows that tile the input); ``random_u`` in (0, 1)
     fixes the sequence, 0 draws it. ``mask`` is the flat argmax per plane."""
     if not random_u:
-        from ...random import generator
-        random_u = float(generator().uniform(0.0, 1.0))
+        random_u = float(_random.generator().uniform(0.0, 1.0))
     for n, o in zip(x.shape[2:], output_size):
         if not 0 < o <= n:
             raise OpError("fractional_max_pool: output_size %s must be in [1, %s]"
@@ -899,10 +899,9 @@ def _lp_pool(api, nd, x, norm_type, kernel_size, stride, padding, ceil_mode, dat
                                     data_format, nd)
     if norm_type == float('inf'):
         return max_pool_op(x, ksize, stride, pad, bool(ceil_mode), data_format)[0]
-    from ..math import pow as _pow
-    total = avg_pool_op(_pow(x, norm_type), ksize, stride, pad, bool(ceil_mode), True, 1,
+    total = avg_pool_op(lib.pow(x, norm_type), ksize, stride, pad, bool(ceil_mode), True, 1,
                         data_format)
-    return _pow(total, 1.0 / norm_type)
+    return lib.pow(total, 1.0 / norm_type)
 
 
 def lp_pool1d(x, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False,
