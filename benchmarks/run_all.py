@@ -37,6 +37,7 @@ import framework as paddle  # noqa: E402
 import framework.nn.functional as F  # noqa: E402
 from framework import nn, static  # noqa: E402
 
+import bench_distributed  # noqa: E402
 import bench_eager  # noqa: E402
 import bench_onnx  # noqa: E402
 import bench_static  # noqa: E402
@@ -509,6 +510,21 @@ def fig_accuracy(cond, timing):
     return rows
 
 
+# ---- 8. data parallel on MPI ----------------------------------------------------------------
+
+def fig_distributed(cond, timing):
+    """All-reduce time against raw mpi4py on the same buffers, and the MLP step
+    on 2 ranks against 1 at the same global batch (bench_distributed.py; its
+    2 ranks run under mpiexec, so the process conditions do not apply)."""
+    rows = []
+    for label, ours, ref, unit, ref_name, note in bench_distributed.measure(timing.rounds <= 2):
+        if ours is None:
+            rows.append([label, cond, 'n/a', note, '', '', ''])
+        else:
+            rows.append(Row(label, cond, ours, ref, unit, ref_name))
+    return rows
+
+
 # ---- driver -----------------------------------------------------------------------------------
 
 # name, function, conditions it is measured in (None: once, condition-independent)
@@ -521,6 +537,7 @@ FIGURES = [
     ('onnx', fig_onnx, ('clean',)),
     ('memory', fig_memory, None),
     ('accuracy', fig_accuracy, None),
+    ('distributed', fig_distributed, None),
 ]
 
 

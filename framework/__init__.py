@@ -93,6 +93,8 @@ from . import framework  # noqa: E402,F811  (paddle.framework)
 from . import amp  # noqa: E402
 from . import device  # noqa: E402
 from . import distribution  # noqa: E402
+from . import distributed  # noqa: E402  (mpi4py only when a communicator is needed)
+from .distributed import DataParallel  # noqa: E402,F401
 from .tensor.creation import fill_constant  # noqa: E402,F401
 
 

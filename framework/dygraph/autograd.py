@@ -166,6 +166,69 @@ def register_hook(tensor, fn):
     return RemovableHandle(hooks, fn)
 
 
+# id(leaf) -> (weakref to the leaf, [hook() ...]): Tensor._register_backward_hook
+_ready_hooks = {}
+
+
+def register_ready_hook(tensor, fn):
+    """Call ``fn()`` each time ``backward()`` has accumulated the leaf
+    ``tensor``'s gradient for good, as soon as no node left to run can add to
+    it (while the rest of backward still runs; DataParallel starts its
+    gradient all-reduces from here)."""
+    if tensor._grad_node is not None:
+        raise RuntimeError("_register_backward_hook: only leaf tensors have a final gradient "
+                           "to hook (this tensor is the output of op '%s')"
+                           % edge_node(tensor._grad_node).op.name)
+    key = id(tensor)
+    entry = _ready_hooks.get(key)
+    if entry is None or entry[0]() is not tensor:
+        entry = _ready_hooks[key] = (weakref.ref(tensor, lambda _, k=key: _ready_hooks.pop(k, None)),
+                                     [])
+    entry[1].append(fn)
+    return _ReadyHookHandle(key, fn)
+
+
+class _ReadyHookHandle:
+    """Removes a ready hook; the last one removed takes the leaf off the watch
+    (backward looks for hooked leaves only while there are some)."""
+
+    def __init__(self, key, fn):
+        self._key = key
+        self._fn = fn
+
+    def remove(self):
+        entry = _ready_hooks.get(self._key)
+        if entry is not None and self._fn in entry[1]:
+            entry[1].remove(self._fn)
+            if not entry[1]:
+                del _ready_hooks[self._key]
+
+
+def _first_consumers(roots):
+    """{id(leaf): (seq of the earliest node that sends it a gradient, leaf)} for
+    the hooked leaves reachable from ``roots``: once every node numbered at or
+    above that seq has run, the leaf's gradient is final."""
+    found = {}
+    seen = set()
+    stack = [edge_node(t._grad_node) for t in roots if t._grad_node is not None]
+    while stack:
+        node = stack.pop()
+        if node in seen or node.edges is None:
+            continue
+        seen.add(node)
+        for i, e in enumerate(node.edges):
+            for sub in (e if node.op.variadic[i] and e is not None else (e,)):
+                if sub is None:
+                    continue
+                if type(sub) is GradNode or type(sub) is tuple:
+                    stack.append(edge_node(sub))
+                elif id(sub) in _ready_hooks:
+                    old = found.get(id(sub))
+                    if old is None or node.seq < old[0]:
+                        found[id(sub)] = (node.seq, sub)
+    return found
+
+
 _FREED_MSG = ("Trying to run backward through the graph a second time (or to use "
               "its saved values after they were freed): the graph of op '%s' was "
               "freed by an earlier backward(). Pass retain_graph=True to the first "
@@ -186,6 +249,7 @@ class _Engine:
         self.leaf_grads = {}              # id(leaf) -> [leaf, grad]
         self.node_grads = {}              # node -> [grad per output]
         self.heap = []                    # (-seq, node) of nodes holding gradients
+        self.watch = []                   # [(first consumer seq, leaf)], largest last
 
     def run(self, roots, root_grads):
         if registry.autocast_state() is not None:      # grads follow the forward dtypes
@@ -196,6 +260,9 @@ class _Engine:
                 self._leaf(t, g)
             else:
                 self._send(t._grad_node, g)
+        if _ready_hooks and self.accumulate:
+            self.watch = sorted(_first_consumers(roots).values(), key=lambda sv: sv[0])
+        watch = self.watch
         heap = self.heap
         node_grads = self.node_grads
         pop = node_grads.pop
@@ -270,6 +337,8 @@ class _Engine:
             # drop our references to this node's inputs, so an input the user no
             # longer holds is dead (and gets no retained .grad) when reached
             ins = x = t = in_grads = None
+            if watch and (not heap or watch[-1][0] > -heap[0][0]):
+                self._finish_ready(watch, -heap[0][0] if heap else -1)
         fast_grad_context.edges = None
         self._finish_leaves()
 
@@ -418,14 +487,31 @@ class _Engine:
 
     def _finish_leaves(self):
         for t, g in self.leaf_grads.values():
-            if t._hooks:
-                g = self._run_hooks(t._hooks, g)
-            if self.capture is not None:
-                key = id(t)
-                if key in self.capture:
-                    self.capture[key] = g
-            if self.accumulate:
-                self._accumulate_into(t, g)
+            self._finish_leaf(t, g)
+        self.leaf_grads = {}
+
+    def _finish_leaf(self, t, g):
+        if t._hooks:
+            g = self._run_hooks(t._hooks, g)
+        if self.capture is not None:
+            key = id(t)
+            if key in self.capture:
+                self.capture[key] = g
+        if self.accumulate:
+            self._accumulate_into(t, g)
+            entry = _ready_hooks.get(id(t))
+            if entry is not None:
+                for fn in list(entry[1]):
+                    fn()
+
+    def _finish_ready(self, watch, top):
+        """Finish the watched leaves whose last contributor has run: every
+        node left to run has a number at or below ``top``."""
+        while watch and watch[-1][0] > top:
+            t = watch.pop()[1]
+            slot = self.leaf_grads.pop(id(t), None)
+            if slot is not None:
+                self._finish_leaf(t, slot[1])
 
 def _n_outs(node):
     """Output count of a node (ops with a variadic output declare n_out 0)."""

@@ -223,6 +223,11 @@ class Tensor:
     def register_hook(self: 'Tensor', hook):
         return autograd.register_hook(self, hook)
 
+    def _register_backward_hook(self, hook):
+        """Call ``hook()`` whenever backward has finished accumulating this leaf's
+        gradient (Paddle's name; DataParallel's gradient all-reduce uses it)."""
+        return autograd.register_ready_hook(self, hook)
+
     def detach(self):
         t = Tensor.__new__(Tensor)
         t._init(self.data, None, True)

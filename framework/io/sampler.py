@@ -11,7 +11,6 @@ without communicating.
 [[0, 1], [2, 3], [4]]
 """
 import math
-import os
 
 import numpy as np
 
@@ -203,12 +202,9 @@ class BatchSampler(Sampler):
         return (n + (0 if self.drop_last else self.batch_size - 1)) // self.batch_size
 
 
-def _env_int(names, default):
-    for name in names:
-        v = os.environ.get(name)
-        if v not in (None, ''):
-            return int(v)
-    return default
+def _distributed():
+    from .. import distributed     # (io is imported before distributed)
+    return distributed
 
 
 class DistributedBatchSampler(BatchSampler):
@@ -230,10 +226,10 @@ class DistributedBatchSampler(BatchSampler):
         self.shuffle = _check_bool(shuffle, 'DistributedBatchSampler: shuffle')
         self.drop_last = _check_bool(drop_last, 'DistributedBatchSampler: drop_last')
         if num_replicas is None:
-            num_replicas = _env_int(('PADDLE_TRAINERS_NUM',), 1)
+            num_replicas = _distributed().ParallelEnv().nranks
         self.nranks = _check_positive_int(num_replicas, 'DistributedBatchSampler: num_replicas')
         if rank is None:
-            rank = _env_int(('PADDLE_TRAINER_ID', 'PADDLE_RANK_IN_NODE'), 0)
+            rank = _distributed().ParallelEnv().rank
         if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or rank < 0:
             raise ValueError("DistributedBatchSampler: rank should be a non-negative integer, "
                              "but got %r" % (rank,))

@@ -1,0 +1,5 @@
+import sys
+
+from . import launch
+
+sys.exit(launch())
