@@ -19,7 +19,9 @@ import framework
 def _module_names():
     names = ['framework']
     for info in pkgutil.walk_packages(framework.__path__, 'framework.'):
-        names.append(info.name)
+        # a package's __main__ is a command (python -m ...): importing it runs it
+        if info.name.rsplit('.', 1)[-1] != '__main__':
+            names.append(info.name)
     return sorted(names)
 
 
