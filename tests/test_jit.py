@@ -234,3 +234,25 @@ def test_jit_save_without_input_spec_uses_the_program_the_layer_ran(tmp_path):
     path = str(tmp_path / 'nospec')
     paddle.jit.save(net, path)
     np.testing.assert_allclose(paddle.jit.load(path)(x).numpy(), expected, rtol=1e-6)
+
+
+def test_translated_layer_has_paddles_constructor_and_program_method(tmp_path):
+    import framework as paddle
+    from framework.jit.api import LoadedProgram
+    net = paddle.nn.Linear(3, 2)
+    path = str(tmp_path / 'lin')
+    paddle.jit.save(net, path, input_spec=[paddle.static.InputSpec([None, 3], 'float32')])
+    loaded = paddle.jit.load(path)
+    assert isinstance(loaded.program(), paddle.static.Program)
+    assert loaded.program('forward') is loaded.program()
+    with pytest.raises(ValueError, match="no method 'infer'"):
+        loaded.program('infer')
+    # the same layer built from its parts, as Paddle's TranslatedLayer(programs, persistable_vars)
+    values = {p.name: p.numpy() for p in loaded.parameters()}
+    again = paddle.jit.TranslatedLayer(
+        {'forward': LoadedProgram(loaded.program().clone(), loaded.input_names(),
+                                  loaded.output_names())}, values)
+    x = paddle.rand([4, 3])
+    np.testing.assert_allclose(again(x).numpy(), net(x).numpy(), rtol=1e-6)
+    with pytest.raises(ValueError, match="'forward'"):
+        paddle.jit.TranslatedLayer({}, values)

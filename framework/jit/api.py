@@ -6,6 +6,7 @@ load with ``jit.load`` (a trainable ``TranslatedLayer``),
 ``static.load_inference_model`` and the predictor API, in a process that has
 none of the model's Python code.
 """
+import collections
 import functools
 
 
@@ -174,16 +175,30 @@ def _concrete_for_export(layer, input_spec, configs):
     return concrete, out_vars
 
 
-class TranslatedLayer(Layer):
-    """A Layer running a loaded program; its parameters are trainable."""
+class LoadedProgram(collections.namedtuple('LoadedProgram', 'program feed fetch')):
+    """One method of a loaded model: its inference program and the names it
+    is fed and fetches."""
 
-    def __init__(self, program, feed, fetch, values):
+
+class TranslatedLayer(Layer):
+    """A Layer running a loaded program; its parameters are trainable.
+
+    As Paddle's: ``programs`` maps a method name (``'forward'``) to the loaded
+    program of that method (a ``LoadedProgram``), ``persistable_vars`` each
+    saved variable's name to its value. ``jit.load`` builds it."""
+
+    def __init__(self, programs, persistable_vars):
         super().__init__()
+        if 'forward' not in programs:
+            raise ValueError("TranslatedLayer: programs must hold a 'forward' program, got %s"
+                             % sorted(programs))
+        self._programs = dict(programs)
+        program, feed, fetch = self._programs['forward']
         self._program = program
         self._feed = list(feed)
         self._fetch = list(fetch)
         captured = {}
-        for i, (name, value) in enumerate(values.items()):
+        for i, (name, value) in enumerate(persistable_vars.items()):
             v = program.global_block()._find_var(name)
             trainable = bool(v is not None and getattr(v, 'is_parameter', False))
             p = Parameter(value, name=name, trainable=trainable)
@@ -210,9 +225,13 @@ class TranslatedLayer(Layer):
             outs = self._partial(list(inputs))
         return outs[0] if len(outs) == 1 else outs
 
-    @property
-    def program(self):
-        return self._program
+    def program(self, method_name='forward'):
+        """The loaded inference Program of ``method_name``."""
+        try:
+            return self._programs[method_name].program
+        except KeyError:
+            raise ValueError("TranslatedLayer.program: no method %r; the loaded model has %s"
+                             % (method_name, sorted(self._programs))) from None
 
     def input_names(self):
         return list(self._feed)
@@ -234,7 +253,7 @@ def _as_variable(x, feed_name):
 def load(path, **configs):
     """Load what ``jit.save`` wrote as a callable, trainable ``TranslatedLayer``."""
     program, feed, fetch, values = _io.read_model(path)
-    return TranslatedLayer(program, feed, fetch, values)
+    return TranslatedLayer({'forward': LoadedProgram(program, feed, fetch)}, values)
 
 
 class TracedLayer:
