@@ -156,7 +156,9 @@ def export(layer, path, input_spec=None, opset_version=DEFAULT_OPSET, **configs)
     """
     from ..jit.api import traced_inference_program
     configs = check_configs('paddle.onnx.export', configs)
-    resolve_opset('paddle.onnx.export', opset_version, configs['auto_update_opset'])
+    # checked (and raised, warning once) before the possibly slow tracing
+    opset_version = resolve_opset('paddle.onnx.export', opset_version,
+                                  configs['auto_update_opset'])
     program, feed, fetch, values = traced_inference_program(layer, input_spec, configs)
     return write_model(path, program, feed, fetch, values, opset_version, configs)
 
