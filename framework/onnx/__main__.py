@@ -1,18 +1,17 @@
 """``python3 -m framework.onnx``: which registry ops have an ONNX lowering.
 
 Prints the ops with a lowering and those without (an export of a Program that
-uses one of those fails, naming it); control-flow ops lowered by
-``framework/onnx`` itself are listed with the first group.
+uses one of those fails, naming it); control-flow ops (``cond``, ``while``)
+are registry ops and are listed like the others.
 """
 from ..ops import registry
-from .graph import BLOCK_LOWERINGS
 
 
 def coverage():
     """(sorted op types with a lowering, sorted registry ops without one)."""
     ops = registry.all_ops()
-    have = sorted({n for n, op in ops.items() if op.onnx is not None} | set(BLOCK_LOWERINGS))
-    missing = sorted(n for n, op in ops.items() if op.onnx is None and n not in BLOCK_LOWERINGS)
+    have = sorted(n for n, op in ops.items() if op.onnx is not None)
+    missing = sorted(n for n, op in ops.items() if op.onnx is None)
     return have, missing
 
 

@@ -9,6 +9,7 @@ a name is defined once in the whole model.
 """
 import numpy as np
 
+from ..ops import registry
 from ..ops.registry import Meta
 
 
@@ -20,7 +21,9 @@ class OnnxExportError(ValueError):
 class Graph:
     def __init__(self, opset, parent=None):
         import onnx.helper   # the optional extra: only export imports it
+        import onnx.numpy_helper
         self._helper = onnx.helper
+        self._numpy_helper = onnx.numpy_helper
         self.opset = opset
         self.parent = parent
         self.nodes = []
@@ -42,15 +45,23 @@ class Graph:
         self._taken.add(name)
         return name
 
-    def meta(self, name):
-        """Shape (-1 where unknown) and dtype of a value an IR variable is bound to."""
+    def _innermost(self, table, key):
+        """``key``'s entry in ``table`` (``'_metas'`` or ``'env'``) of this graph
+        or the nearest enclosing one that has it, or None."""
         g = self
         while g is not None:
-            m = g._metas.get(name)
-            if m is not None:
-                return m
+            v = getattr(g, table).get(key)
+            if v is not None:
+                return v
             g = g.parent
-        raise OnnxExportError("no shape/dtype is known for ONNX value '%s'" % name)
+        return None
+
+    def meta(self, name):
+        """Shape (-1 where unknown) and dtype of a value an IR variable is bound to."""
+        m = self._innermost('_metas', name)
+        if m is None:
+            raise OnnxExportError("no shape/dtype is known for ONNX value '%s'" % name)
+        return m
 
     def set_meta(self, name, meta):
         self._metas[name] = meta if isinstance(meta, Meta) else Meta(*meta)
@@ -58,20 +69,16 @@ class Graph:
     def out_meta(self, i=0):
         """Shape and dtype of the current IR op's ``i``-th output."""
         op = self.current_op
-        name = [n for slot in op.outputs.values() for n in slot][i]
-        v = op.block._find_var(name)
+        v = op.block._find_var(op.output_arg_names[i])
         return Meta(v.shape, v.dtype)
 
     def lookup(self, var_name):
         """The ONNX value an IR variable is bound to here or in an enclosing graph."""
-        g = self
-        while g is not None:
-            v = g.env.get(var_name)
-            if v is not None:
-                return v
-            g = g.parent
-        raise OnnxExportError("variable '%s' is read before any op or input defines it"
-                              % var_name)
+        v = self._innermost('env', var_name)
+        if v is None:
+            raise OnnxExportError("variable '%s' is read before any op or input defines it"
+                                  % var_name)
+        return v
 
     # ---- emitting ----------------------------------------------------------------
     def op(self, op_type, *inputs, outputs=1, name=None, **attrs):
@@ -91,15 +98,13 @@ class Graph:
         """A constant value (an initializer): numpy array, scalar or list."""
         arr = np.asarray(value, dtype=dtype)
         name = self.fresh(hint)
-        import onnx.numpy_helper
-        self.initializers.append(onnx.numpy_helper.from_array(arr, name))
+        self.initializers.append(self._numpy_helper.from_array(arr, name))
         self.set_meta(name, Meta(arr.shape, arr.dtype))
         return name
 
     def tensor_proto(self, value):
         """An ONNX TensorProto (for attributes such as ConstantOfShape's value)."""
-        import onnx.numpy_helper
-        return onnx.numpy_helper.from_array(np.asarray(value))
+        return self._numpy_helper.from_array(np.asarray(value))
 
     def ints(self, values, hint='ints'):
         """An int64 1-D constant (shapes, axes, starts/ends)."""
@@ -182,20 +187,10 @@ class Graph:
 
 # ---- lowering a block -----------------------------------------------------------------
 
-# lowerings of IR ops that are not registry ops, by op type: fn(g, op) -> output names in
-# the op's output-slot order (filled by framework.onnx's modules)
-BLOCK_LOWERINGS = {}
-
-
 def lowering_of(op_type):
-    """The lowering for an IR op type, or None."""
-    from ..ops import registry
-    fn = BLOCK_LOWERINGS.get(op_type)
-    if fn is not None:
-        return fn
-    if registry.has_op(op_type):
-        return registry.lookup(op_type).onnx
-    return None
+    """The lowering an IR op type's registry declaration carries (control-flow
+    ops included), or None."""
+    return registry.lookup(op_type).onnx if registry.has_op(op_type) else None
 
 
 def missing_lowerings(program):
@@ -238,16 +233,11 @@ def lower_block(g, block):
 
 
 def lower_op(g, op):
-    fn = BLOCK_LOWERINGS.get(op.type)
     g.current_op = op
-    if fn is not None:
-        results = fn(g, op)
-    else:
-        from ..ops import registry
-        opdef = registry.lookup(op.type)
-        results = opdef.onnx(g, *_lowering_inputs(g, op, opdef), *_lowering_attrs(op, opdef))
+    opdef = registry.lookup(op.type)
+    results = opdef.onnx(g, *_lowering_inputs(g, op, opdef), *_lowering_attrs(op, opdef))
     results = list(results) if isinstance(results, (list, tuple)) else [results]
-    outs = [n for slot in op.outputs.values() for n in slot]
+    outs = op.output_arg_names
     if len(results) < len(outs):     # unproduced trailing outputs (training-only statistics)
         results += [None] * (len(outs) - len(results))
     block = op.block
