@@ -17,7 +17,6 @@ from ..dygraph import Parameter, Tensor
 from ..nn.layer import Layer
 from ..ops.modes import in_static_mode, is_static_var
 from ..static import io as _io
-from ..static.executor import global_scope
 from ..static.inline import inline_program
 from ..static.input_spec import InputSpec
 from ..static.mode import static_mode_guard
@@ -117,11 +116,7 @@ def save_concrete(concrete, path, inputs=None, outputs=None, layer=None):
     ``framework.load(path)`` returns them under)."""
     inputs = concrete.inputs if inputs is None else inputs
     outputs = concrete.outputs if outputs is None else outputs
-    program = concrete.main_program
-    feed = [v.name for v in inputs]
-    fetch = [v.name for v in outputs]
-    p = _io.inference_program(program, feed, fetch)
-    values = _io._param_values(program, _io.persistable_inputs(p), global_scope())
+    p, feed, fetch, values = _io.inference_model_parts(inputs, outputs, concrete.main_program)
     structured = None
     if isinstance(layer, Layer):
         structured = {t.name: key for key, t in layer.state_dict().items()}
@@ -143,11 +138,7 @@ def traced_inference_program(layer, input_spec=None, configs=None):
     """(inference program, feed names, fetch names, {parameter: array}) of
     ``layer`` as ``save`` would write it (used by ``paddle.onnx.export``)."""
     concrete, out_vars = _concrete_for_export(layer, input_spec, configs or {})
-    feed = [v.name for v in concrete.inputs]
-    fetch = [v.name for v in out_vars]
-    p = _io.inference_program(concrete.main_program, feed, fetch)
-    values = _io._param_values(concrete.main_program, _io.persistable_inputs(p), global_scope())
-    return p, feed, fetch, values
+    return _io.inference_model_parts(concrete.inputs, out_vars, concrete.main_program)
 
 
 def _concrete_for_export(layer, input_spec, configs):
