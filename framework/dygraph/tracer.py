@@ -18,6 +18,8 @@ from ..ops.promotion import is_number, promote_inputs
 from ..ops.registry import OpError
 from . import nan_check
 from .autograd import GradNode
+from .autograd import next_seq as _next_seq
+from .autograd import saved_tensor_hooks as _saved_tensor_hooks
 from .state import grad_enabled
 from .tensor import Tensor
 
@@ -26,6 +28,7 @@ _ndarray = np.ndarray
 # count as numbers in type promotion, like Python's)
 _SCALARS = (float, int, bool, np.float64, np.float32, np.int64, np.int32, np.bool_)
 _new = Tensor.__new__
+_new_node = GradNode.__new__
 _ref = weakref.ref
 
 
@@ -192,16 +195,24 @@ def _finish(op, out, ins, attrs, edges, versions, record):
         out = np.asarray(out)
     t = _new(Tensor)
     t.data = out
-    t.grad = None
-    t._name = None
     t._version = 0
-    t._hooks = None
-    t.persistable = False
     if record:
-        node = GradNode(op, ins, attrs, (out,), edges, versions)
+        # GradNode(op, ins, attrs, (out,), edges, versions), inlined: this
+        # runs once per recorded op (tests/test_tape_gc.py checks the two agree)
+        node = _new_node(GradNode)
+        node.seq = _next_seq()
+        node.op = op
+        node.ins = ins
+        node.attrs = attrs
+        node.outs = (out,)
+        node.edges = edges
+        node.versions = versions
+        node.fast = op.plain_fast_grad
+        node.out_refs = _ref(t)
+        if _saved_tensor_hooks:
+            node.pack_for_hooks()
         t._grad_node = node            # a one-output node is its own edge
         t.stop_gradient = False
-        node.out_refs = _ref(t)
     else:
         t._grad_node = None
         t.stop_gradient = True
