@@ -234,7 +234,12 @@ def _unary(op):
         except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
             raise _kernel_error(op, [x.data], (), e) from None
         if x.stop_gradient or not differentiable or not grad_enabled():
-            return _finish(op, out, None, (), None, None, False)
+            t = _new(Tensor)            # _finish without a node, inlined (no-grad hot path)
+            t.data = out if type(out) is _ndarray else np.asarray(out)
+            t._version = 0
+            t._grad_node = None
+            t.stop_gradient = True
+            return t
         return _finish(op, out, (x,), (), (x._grad_node or x,),
                        (x._version,) if save else (), True)
     return apply
@@ -284,7 +289,12 @@ def _binary(op):
         except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
             raise _kernel_error(op, [xd, yd], (), e) from None
         if not (rx or ry) or not differentiable or not grad_enabled():
-            return _finish(op, out, None, (), None, None, False)
+            t = _new(Tensor)            # _finish without a node, inlined (no-grad hot path)
+            t.data = out if type(out) is _ndarray else np.asarray(out)
+            t._version = 0
+            t._grad_node = None
+            t.stop_gradient = True
+            return t
         edges = ((x._grad_node or x) if rx else None,
                  (y._grad_node or y) if ry else None)
         versions = ((x._version if tx is Tensor else None,
@@ -329,7 +339,12 @@ def _tensors_with_attrs(op):
         except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
             raise _kernel_error(op, list(arrays), attrs, e) from None
         if not need or not differentiable or not grad_enabled():
-            return _finish(op, out, None, (), None, None, False)
+            t = _new(Tensor)            # _finish without a node, inlined (no-grad hot path)
+            t.data = out if type(out) is _ndarray else np.asarray(out)
+            t._version = 0
+            t._grad_node = None
+            t.stop_gradient = True
+            return t
         if n_in == 1:
             edges = (x._grad_node or x,)
             versions = (x._version,) if save else ()
