@@ -295,11 +295,17 @@ def _binary(op):
             t._grad_node = None
             t.stop_gradient = True
             return t
-        edges = ((x._grad_node or x) if rx else None,
-                 (y._grad_node or y) if ry else None)
-        versions = ((x._version if tx is Tensor else None,
-                     y._version if ty is Tensor else None) if save else ())
-        return _finish(op, out, (x, y), (), edges, versions, True)
+        if tx is not Tensor:                 # number op tensor
+            edges = (None, y._grad_node or y)
+            versions = (None, y._version) if save else ()
+        elif ty is not Tensor:               # tensor op number
+            edges = (x._grad_node or x, None)
+            versions = (x._version, None) if save else ()
+        else:
+            edges = ((x._grad_node or x) if rx else None,
+                     (y._grad_node or y) if ry else None)
+            versions = (x._version, y._version) if save else ()
+        return _finish(op, out, args, (), edges, versions, True)   # args: the (x, y) tuple
     return apply
 
 
