@@ -16,14 +16,16 @@ Algorithms (``candidates(direction, geom)`` lists the applicable ones):
 
 * ``im2col``      column matrix + one GEMM per image/group (col2im scatter-adds
                   for the input gradient);
+* ``batched``     the same with the batch innermost (``[C, H, W, n]``): one GEMM
+                  per chunk of images, for small output planes;
 * ``shift``       one GEMM per kernel tap, accumulated; for stride 1 each tap
                   is a copy-free slice of the flattened padded input (the
                   stride-1 input gradient: one GEMM for all taps, whose
                   blocks are added at their offsets);
 * ``winograd``, ``winograd4``  F(2x2,3x3) and F(4x4,3x3) for 3x3, stride 1,
                   dilation 1 (forward and input gradient);
-* ``im2col_forward``  the stride-1 input gradient as a forward im2col conv
-                  with the flipped kernel;
+* ``im2col_forward``, ``batched_forward``  the stride-1 input gradient as a
+                  forward im2col / batched conv with the flipped kernel;
 * ``depthwise``   C/groups == 1: elementwise multiply-accumulate per tap.
 
 The batch is processed in chunks sized so the largest temporary (the im2col
@@ -254,6 +256,84 @@ def _bwd_filter_im2col(x, gy, g):
         n = cc.shape[0]
         gc = gy[n0:n0 + n].reshape(n, grp, ocg, g.oh * g.ow)
         gwt += np.matmul(cc, gc.transpose(0, 1, 3, 2)).sum(axis=0)
+    return np.ascontiguousarray(gwt.transpose(0, 2, 1)).reshape(g.oc, cg, g.kh, g.kw)
+
+
+# ---- im2col with the batch innermost ---------------------------------------------
+#
+# With small output planes (LeNet's 10x10, a ResNet's 7x7) the per-image
+# GEMMs above are skinny (N = OH*OW) and the column copy runs in short runs
+# of OW pixels. Stored channel, row, column, image (``[C, Hp, Wp, n]``, the
+# batch innermost), the pixels a tap reads for one output row are ONE run of
+# OW*n values, and the column matrix ``[C*KH*KW, OH*OW*n]`` feeds one GEMM per
+# chunk with the batch folded into its N dimension; col2im's scatter-adds
+# (input gradient) are runs of OW*n too. The price is a transpose in and
+# one out, cheap for small planes.
+
+def _batched_columns(xc, g):
+    """``[G, Kg, OH*OW*n]`` columns of the chunk ``xc`` (batch innermost)."""
+    hp, wp = _padded(g)
+    n, e, dt = xc.shape[0], xc.itemsize, xc.dtype
+    buf = _workspace.get(('bat-x', g, n, dt.str), lambda: np.zeros((g.c, hp, wp, n), dt),
+                         g.c * hp * wp * n * e)
+    buf[:, g.pt:g.pt + g.h, g.pl:g.pl + g.w, :] = xc.transpose(1, 2, 3, 0)
+    shape = (g.c, g.kh, g.kw, g.oh, g.ow, n)
+    cols = _workspace.get(('bat-cols', g, n, dt.str), lambda: np.empty(shape, dt),
+                          int(np.prod(shape)) * e)
+    s = wp * n * e
+    np.copyto(cols, as_strided(buf, shape, (hp * s, g.dh * s, g.dw * n * e, g.sh * s,
+                                            g.sw * n * e, e), writeable=False))
+    return cols.reshape(g.groups, -1, g.oh * g.ow * n)
+
+
+def _batched_chunk(g, itemsize):
+    return _chunk(g.n, g.c * g.kh * g.kw * g.oh * g.ow * itemsize)
+
+
+def _fwd_batched(x, w, g):
+    p = g.oh * g.ow
+    out = np.empty((g.n, g.oc, p), x.dtype)
+    wm = _grouped_w(w, g)
+    nb = _batched_chunk(g, x.itemsize)
+    for n0 in range(0, g.n, nb):
+        cols = _batched_columns(x[n0:n0 + nb], g)
+        n = cols.shape[-1] // p
+        res = np.matmul(wm, cols)                          # [G, OCg, OH*OW*n]
+        out[n0:n0 + n] = res.reshape(g.oc, p, n).transpose(2, 0, 1)
+    return out.reshape(g.n, g.oc, g.oh, g.ow)
+
+
+def _bwd_data_batched(gy, w, g):
+    """The input gradient as GEMM + col2im with the batch innermost: each
+    tap's scatter-add is a slice whose rows are runs of OW*n values."""
+    grp, ocg = g.groups, g.oc // g.groups
+    hp, wp = _padded(g)
+    p = g.oh * g.ow
+    gx = np.empty((g.n, g.c, g.h, g.w), gy.dtype)
+    wt = _grouped_w(w, g).transpose(0, 2, 1)                 # [G, Kg, OCg]
+    nb = _batched_chunk(g, gy.itemsize)
+    for n0 in range(0, g.n, nb):
+        gc = gy[n0:n0 + nb]
+        n = gc.shape[0]
+        gt = gc.reshape(n, grp, ocg, p).transpose(1, 2, 3, 0).reshape(grp, ocg, p * n)
+        cols = np.matmul(wt, gt).reshape(g.c, g.kh, g.kw, g.oh, g.ow, n)
+        gxt = np.zeros((g.c, hp, wp, n), gy.dtype)
+        for i, j in _offsets(g):
+            _tap(gxt.transpose(0, 3, 1, 2), g, i, j).transpose(0, 2, 3, 1)[...] += cols[:, i, j]
+        gx[n0:n0 + n] = gxt[:, g.pt:g.pt + g.h, g.pl:g.pl + g.w].transpose(3, 0, 1, 2)
+    return gx
+
+
+def _bwd_filter_batched(x, gy, g):
+    grp, cg, ocg = g.groups, g.c // g.groups, g.oc // g.groups
+    p = g.oh * g.ow
+    gwt = np.zeros((grp, cg * g.kh * g.kw, ocg), np.result_type(x, gy))
+    nb = _batched_chunk(g, x.itemsize)
+    for n0 in range(0, g.n, nb):
+        cols = _batched_columns(x[n0:n0 + nb], g)
+        n = cols.shape[-1] // p
+        gc = gy[n0:n0 + n].reshape(n, grp, ocg, p).transpose(1, 3, 0, 2)   # [G, P, n, OCg]
+        gwt += np.matmul(cols, gc.reshape(grp, p * n, ocg))
     return np.ascontiguousarray(gwt.transpose(0, 2, 1)).reshape(g.oc, cg, g.kh, g.kw)
 
 
@@ -564,6 +644,11 @@ def _bwd_data_im2col_forward(gy, w, g):
     return _fwd_im2col(gy, _flip_transpose(w, g), _transpose_as_forward(g))
 
 
+def _bwd_data_batched_forward(gy, w, g):
+    """The same with the batch innermost."""
+    return _fwd_batched(gy, _flip_transpose(w, g), _transpose_as_forward(g))
+
+
 # ---- registry -------------------------------------------------------------------
 
 def _always(g):
@@ -578,13 +663,17 @@ def _winograd_bwd_ok(g):
     return _winograd_ok(g) and _transpose_as_forward(g) is not None
 
 
-FORWARD = {'im2col': _fwd_im2col, 'shift': _fwd_shift, 'winograd': _fwd_winograd,
+FORWARD = {'im2col': _fwd_im2col, 'batched': _fwd_batched,
+           'shift': _fwd_shift, 'winograd': _fwd_winograd,
            'winograd4': _fwd_winograd4, 'depthwise': _fwd_depthwise}
 BACKWARD_DATA = {'im2col': _bwd_data_im2col, 'shift': _bwd_data_shift,
                  'winograd': _bwd_data_winograd, 'winograd4': _bwd_data_winograd4,
                  'im2col_forward': _bwd_data_im2col_forward,
+                 'batched_forward': _bwd_data_batched_forward,
+                 'batched': _bwd_data_batched,
                  'depthwise': _bwd_data_depthwise}
-BACKWARD_FILTER = {'im2col': _bwd_filter_im2col, 'shift': _bwd_filter_shift,
+BACKWARD_FILTER = {'im2col': _bwd_filter_im2col,
+                   'batched': _bwd_filter_batched, 'shift': _bwd_filter_shift,
                    'depthwise': _bwd_filter_depthwise}
 DIRECTIONS = {'forward': FORWARD, 'backward_data': BACKWARD_DATA,
               'backward_filter': BACKWARD_FILTER}
@@ -595,6 +684,7 @@ _APPLICABLE = {
     ('backward_data', 'winograd'): _winograd_bwd_ok,
     ('backward_data', 'winograd4'): _winograd_bwd_ok,
     ('backward_data', 'im2col_forward'): lambda g: _transpose_as_forward(g) is not None,
+    ('backward_data', 'batched_forward'): lambda g: _transpose_as_forward(g) is not None,
     ('forward', 'depthwise'): _is_depthwise,
     ('backward_data', 'depthwise'): _is_depthwise,
     ('backward_filter', 'depthwise'): _is_depthwise,
