@@ -200,6 +200,42 @@ def test_batch_norm_vs_torch_output_and_grads():
                                    atol=1e-10)
 
 
+def _bn_step(x, fmt, affine, g):
+    c = x.shape[-1] if fmt in ('NHWC', 'NLC') else x.shape[1]
+    w = paddle.to_tensor(np.linspace(0.5, 1.5, c).astype(x.dtype), stop_gradient=False)
+    b = paddle.to_tensor(np.linspace(-1, 1, c).astype(x.dtype), stop_gradient=False)
+    rm = paddle.to_tensor(np.zeros(c, x.dtype))
+    rv = paddle.to_tensor(np.ones(c, x.dtype))
+    xt = paddle.to_tensor(x, stop_gradient=False)
+    out = F.batch_norm(xt, rm, rv, w if affine else None, b if affine else None,
+                       training=True, data_format=fmt)
+    (out * t(g)).sum().backward()
+    grads = [xt.grad.numpy()] + ([w.grad.numpy(), b.grad.numpy()] if affine else [])
+    return [out.numpy(), rm.numpy(), rv.numpy()] + grads
+
+
+@pytest.mark.parametrize('shape,fmt,affine', [
+    ((4, 3, 5, 6), 'NCHW', True), ((1, 3, 4, 5), 'NCHW', False), ((3, 4, 5, 2), 'NHWC', True),
+    ((6, 4), 'NCHW', True), ((2, 3, 7), 'NCL', True), ((2, 3, 2, 2, 3), 'NCDHW', False)])
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_batch_norm_fast_statistics_match_the_general_formulas(shape, fmt, affine, dtype,
+                                                                monkeypatch):
+    # the few-pass float32/float64 kernels against the general path, forward,
+    # running statistics and gradients, on an off-centre input and a strided view
+    from framework.ops import nn as nn_ops
+    x = (3 + 2 * rng.standard_normal(shape)).astype(dtype)
+    g = rng.standard_normal(shape).astype(dtype)
+    for xin in (x, np.flip(x, axis=0)):
+        fast = _bn_step(xin, fmt, affine, g)
+        monkeypatch.setattr(nn_ops, '_BN_FAST_DTYPES', ())
+        general = _bn_step(xin, fmt, affine, g)
+        monkeypatch.undo()
+        tol = 2e-5 if dtype == np.float32 else 1e-12
+        for a, b in zip(fast, general):
+            assert a.dtype == dtype
+            np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
 def test_batch_norm_errors_name_the_shapes():
     rm, rv = _bn_buffers(4)
     with pytest.raises(OpError, match=r'batch_norm: running_mean must have shape \[3\]'
