@@ -20,6 +20,25 @@ rng = np.random.default_rng(0)
 
 # ---- activations ----------------------------------------------------------------
 
+@pytest.mark.parametrize('dtype', [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize('size', [7, 5000, 2 * 65536 + 5])
+def test_relu_blockwise_kernel_matches_maximum_with_zero(dtype, size):
+    # the kernel runs np.maximum against a zeros block, block by block, on
+    # contiguous inputs: same values (NaN, infinities, signed zeros) as np.maximum(x, 0)
+    x = rng.standard_normal(size).astype(dtype)
+    x[:4] = [np.nan, -np.inf, np.inf, -0.0]
+    x = x.reshape(-1, 1) if size % 2 else x.reshape(2, -1)
+    for xin in (x, x[::-1], np.asfortranarray(x)):
+        xt = paddle.to_tensor(xin, stop_gradient=False)
+        out = F.relu(xt)
+        want = np.maximum(xin, 0)
+        assert out.dtype == xt.dtype and out.shape == list(xin.shape)
+        np.testing.assert_array_equal(out.numpy(), want)
+        assert np.array_equal(np.signbit(out.numpy()), np.signbit(want))
+        out.sum().backward()
+        np.testing.assert_array_equal(xt.grad.numpy(), (want > 0).astype(dtype))
+
+
 def test_activations_match_textbook_formulas():
     x = np.array([-2.5, -0.7, 0.3, 1.9, 4.0])
     xt = t(x)

@@ -49,8 +49,27 @@ def _act(name, kernel, grad, fast_grad, save_inputs=True, infer=meta.unchanged):
 
 # ---- piecewise-linear activations -------------------------------------------
 
+# np.maximum against the scalar 0 runs numpy's scalar-operand loop; against an
+# array of zeros it runs the SIMD loop, 2-3x faster even reading the zeros.
+# One zeros block per dtype (256 KB in float32, it stays in cache) serves
+# contiguous inputs block by block.
+_ZERO_BLOCK = 1 << 16
+_zero_blocks = {}
+
+
 def _relu_k(x):
-    return np.maximum(x, 0)
+    if x.dtype.kind != 'f' or not x.flags.c_contiguous or x.size < 1024:
+        return np.maximum(x, 0)
+    zeros = _zero_blocks.get(x.dtype)
+    if zeros is None:
+        zeros = _zero_blocks[x.dtype] = np.zeros(_ZERO_BLOCK, x.dtype)
+        zeros.flags.writeable = False
+    out = np.empty_like(x)
+    xf, of, n = x.reshape(-1), out.reshape(-1), x.size
+    for s in range(0, n, _ZERO_BLOCK):
+        e = min(s + _ZERO_BLOCK, n)
+        np.maximum(xf[s:e], zeros[:e - s], out=of[s:e])
+    return out
 
 
 relu_op = _act('relu', _relu_k,
