@@ -543,3 +543,27 @@ def test_small_planes_default_to_batched_and_match_through_the_api():
     for a, b in zip(got, want):
         assert a.dtype == np.float32
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4)
+
+
+def test_workspace_keeps_buffers_up_to_its_byte_budget(monkeypatch):
+    ws = A._Workspace()
+    monkeypatch.setattr(ws, 'total_bytes', 300)
+    a = ws.get('a', lambda: np.zeros(25), 200)
+    assert ws.get('a', lambda: np.ones(25), 200) is a          # a hit: the same buffer
+    b = ws.get('b', lambda: np.zeros(10), 80)
+    assert ws.used == 280 and list(ws.entries) == ['a', 'b']
+    ws.get('c', lambda: np.zeros(10), 80)                      # over budget: 'a' goes
+    assert list(ws.entries) == ['b', 'c'] and ws.used == 160
+    assert ws.get('b', lambda: np.ones(10), 80) is b
+    big = ws.get('big', lambda: np.zeros(1), ws.max_bytes + 1)  # never kept
+    assert 'big' not in ws.entries and big.shape == (1,)
+
+
+@pytest.mark.parametrize('n,per,want', [(256, 60000, 64), (32, 590000, 7), (5, 1, 5),
+                                        (7, 4 << 20, 1), (0, 100, 1)])
+def test_chunks_are_balanced(n, per, want):
+    nb = A._chunk(n, per)
+    assert nb == want
+    sizes = [min(nb, n - s) for s in range(0, n, nb)]
+    assert max(sizes, default=0) * per <= max(A._CHUNK_BYTES, per)
+    assert max(sizes, default=0) - min(sizes, default=0) < len(sizes) or not sizes
