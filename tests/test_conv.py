@@ -567,3 +567,20 @@ def test_chunks_are_balanced(n, per, want):
     sizes = [min(nb, n - s) for s in range(0, n, nb)]
     assert max(sizes, default=0) * per <= max(A._CHUNK_BYTES, per)
     assert max(sizes, default=0) - min(sizes, default=0) < len(sizes) or not sizes
+
+
+@pytest.mark.parametrize('shape,fmt', [((3, 4, 5, 6), 'NCHW'), ((3, 5, 6, 4), 'NHWC'),
+                                       ((2, 4, 7), 'NCL'), ((0, 4, 3, 3), 'NCHW'),
+                                       ((2, 4, 2, 3, 3), 'NCDHW')])
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_bias_grad_matches_the_axis_sum(shape, fmt, dtype):
+    from framework.ops.conv import conv as C
+    g = rng.standard_normal(shape).astype(dtype)
+    ch = g.ndim - 1 if fmt in ('NHWC', 'NLC') else 1
+    axes = tuple(i for i in range(g.ndim) if i != ch)
+    for gin in (g, np.flip(g, axis=-1)):           # a contiguous array and a strided view
+        got = C.conv_bias_grad_op(t(gin), fmt).numpy()
+        assert got.dtype == dtype
+        want = gin.astype(np.float64).sum(axis=axes)
+        np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12,
+                                   atol=1e-5 if dtype == np.float32 else 1e-12)
