@@ -584,3 +584,19 @@ def test_bias_grad_matches_the_axis_sum(shape, fmt, dtype):
         want = gin.astype(np.float64).sum(axis=axes)
         np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12,
                                    atol=1e-5 if dtype == np.float32 else 1e-12)
+
+
+@pytest.mark.parametrize('xs,ws,s,p', [((8, 32, 16, 16), (64, 32, 3, 3), 2, 1),
+                                       ((16, 6, 14, 14), (16, 6, 5, 5), 1, 0)])
+def test_batched_float32_rounding_is_im2col_like(xs, ws, s, p):
+    # folding the batch into the GEMMs must not lengthen the float32
+    # reductions: each direction's error stays within 1.25x per-image im2col's
+    x, w = _f32_inputs(xs, ws)
+    g = A.geom_forward(xs, ws, (s, s), (p,) * 4, (1, 1), 1)
+    gy = np.random.default_rng(4).standard_normal((g.n, g.oc, g.oh, g.ow)).astype(np.float32)
+    for direction, args in (('forward', (x, w)), ('backward_data', (gy, w)),
+                            ('backward_filter', (x, gy))):
+        ref = A.run(direction, 'im2col', *(a.astype(np.float64) for a in args), g)
+        err = {name: search.relative_error(A.run(direction, name, *args, g).astype(np.float64),
+                                           ref) for name in ('im2col', 'batched')}
+        assert err['batched'] <= 1.25 * err['im2col'], (direction, err)

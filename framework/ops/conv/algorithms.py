@@ -339,9 +339,14 @@ def _bwd_filter_batched(x, gy, g):
     nb = _batched_chunk(g, x.itemsize)
     for n0 in range(0, g.n, nb):
         cols = _batched_columns(x[n0:n0 + nb], g)
-        n = cols.shape[-1] // p
+        kg, n = cols.shape[1], cols.shape[-1] // p
         gc = gy[n0:n0 + n].reshape(n, grp, ocg, p).transpose(1, 3, 0, 2)   # [G, P, n, OCg]
-        gwt += np.matmul(cols, gc.reshape(grp, p * n, ocg))
+        # the reduction in n segments of P terms (GEMMs on strided views),
+        # then a sum: float32 rounds as im2col's per-image GEMMs do, where one
+        # reduction over all P*n terms erred up to 1.8x more
+        parts = np.matmul(cols.reshape(grp, kg, n, p).transpose(0, 2, 1, 3),
+                          gc.reshape(grp, n, p, ocg))
+        gwt += parts.sum(axis=1)
     return np.ascontiguousarray(gwt.transpose(0, 2, 1)).reshape(g.oc, cg, g.kh, g.kw)
 
 
