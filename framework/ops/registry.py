@@ -68,6 +68,9 @@ autocast_state = _autocast.get
 # does not look at _autocast at all (eager dispatch is the hot path)
 _autocast_regions = 0
 _autocast_lock = threading.Lock()
+# True while any region is open: shortcuts around OpDef.__call__ (the Tensor
+# operators of ops/tensor_methods.py) must then go through it
+autocast_open = False
 
 
 @contextlib.contextmanager
@@ -87,10 +90,11 @@ def autocasting(state):
 
 def _count_region(delta):
     """Swap the autocasting __call__ in while a region is open anywhere."""
-    global _autocast_regions
+    global _autocast_regions, autocast_open
     with _autocast_lock:
         _autocast_regions += delta
-        OpDef.__call__ = _call_autocasting if _autocast_regions else _call
+        autocast_open = bool(_autocast_regions)
+        OpDef.__call__ = _call_autocasting if autocast_open else _call
 
 
 def autocast_suspended():
@@ -106,12 +110,12 @@ class OpError(ValueError):
 class OpDef:
     __slots__ = ('name', 'input_names', 'variadic', 'optional', 'output_names',
                  'attr_names', 'attr_defaults', 'n_in', 'n_out', 'n_attrs',
-                 'kernel', 'infer_meta', 'grad', 'fast_grad', 'differentiable',
+                 'kernel', 'infer_meta', 'grad', '_fast_grad', 'differentiable',
                  'no_grad_inputs', 'nondiff_outputs', 'random', 'inplace_map',
                  'save_inputs', 'doc', 'test_cases', 'eager_fn', 'variadic_out',
                  'value_from_meta', 'promote', 'attr_types', 'attr_ranges',
                  'undeclared_attrs', 'onnx', 'output_variadic', 'sub_blocks', 'emit',
-                 'block_grad', 'block_rules')
+                 'block_grad', 'block_rules', 'plain_fast_grad')
 
     def __init__(self, name, kernel, infer_meta, inputs, outputs, attrs,
                  grad=None, fast_grad=None, differentiable=True,
@@ -214,6 +218,19 @@ class OpDef:
         """Decorator: set the fused numpy first-order grad."""
         self.fast_grad = self._adapt(fn)
         return fn
+
+    @property
+    def fast_grad(self):
+        """The fused numpy first-order grad, or None."""
+        return self._fast_grad
+
+    @fast_grad.setter
+    def fast_grad(self, fn):
+        self._fast_grad = fn
+        # what the eager engine may call on its inlined path: one output and
+        # no list inputs (so each input has one edge)
+        plain = self.n_out == 1 and not any(self.variadic)
+        self.plain_fast_grad = fn if plain else None
 
     def def_onnx(self, fn):
         """Decorator: set the ONNX lowering (see the module docstring)."""
