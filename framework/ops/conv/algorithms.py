@@ -120,11 +120,17 @@ def _offsets(g):
             yield i, j
 
 
+def _tap_slices(g, i, j):
+    """(rows, columns) of the padded input that kernel tap (i, j) reads."""
+    r0, c0 = i * g.dh, j * g.dw
+    return (slice(r0, r0 + g.sh * (g.oh - 1) + 1, g.sh),
+            slice(c0, c0 + g.sw * (g.ow - 1) + 1, g.sw))
+
+
 def _tap(xp, g, i, j):
     """The input pixels kernel tap (i, j) sees, for every output pixel: a
     strided view ``[..., OH, OW]`` of a padded array."""
-    r0, c0 = i * g.dh, j * g.dw
-    return xp[..., r0:r0 + g.sh * (g.oh - 1) + 1:g.sh, c0:c0 + g.sw * (g.ow - 1) + 1:g.sw]
+    return xp[(Ellipsis,) + _tap_slices(g, i, j)]
 
 
 def _grouped_w(w, g):
@@ -327,7 +333,8 @@ def _bwd_data_batched(gy, w, g):
         cols = np.matmul(wt, gt).reshape(g.c, g.kh, g.kw, g.oh, g.ow, n)
         gxt = np.zeros((g.c, hp, wp, n), gy.dtype)
         for i, j in _offsets(g):
-            _tap(gxt.transpose(0, 3, 1, 2), g, i, j).transpose(0, 2, 3, 1)[...] += cols[:, i, j]
+            rows, columns = _tap_slices(g, i, j)
+            gxt[:, rows, columns] += cols[:, i, j]
         gx[n0:n0 + n] = gxt[:, g.pt:g.pt + g.h, g.pl:g.pl + g.w].transpose(3, 0, 1, 2)
     return gx
 
