@@ -29,6 +29,9 @@ _ndarray = np.ndarray
 _SCALARS = (float, int, bool, np.float64, np.float32, np.int64, np.int32, np.bool_)
 _new = Tensor.__new__
 _new_node = GradNode.__new__
+# saved versions of inputs still at version 0 (nearly all): shared tuples, one
+# allocation less per recorded op for the garbage collector to count
+_V0, _V0N, _VN0, _V00 = (0,), (0, None), (None, 0), (0, 0)
 _ref = weakref.ref
 
 
@@ -240,7 +243,8 @@ def _unary(op):
             t._grad_node = None
             t.stop_gradient = True
             return t
-        return _finish(op, out, (x,), (), 1, (x._version,) if save else (), True)
+        versions = ((x._version,) if x._version else _V0) if save else ()
+        return _finish(op, out, (x,), (), 1, versions, True)
     return apply
 
 
@@ -297,13 +301,14 @@ def _binary(op):
         # the edges as a mask of the inputs that want a gradient (see GradNode)
         if tx is not Tensor:                 # number op tensor
             edges = 2
-            versions = (None, y._version) if save else ()
+            versions = ((None, y._version) if y._version else _VN0) if save else ()
         elif ty is not Tensor:               # tensor op number
             edges = 1
-            versions = (x._version, None) if save else ()
+            versions = ((x._version, None) if x._version else _V0N) if save else ()
         else:
             edges = rx | ry << 1
-            versions = (x._version, y._version) if save else ()
+            versions = ((x._version, y._version) if x._version or y._version
+                        else _V00) if save else ()
         return _finish(op, out, args, (), edges, versions, True)   # args: the (x, y) tuple
     return apply
 
@@ -352,10 +357,11 @@ def _tensors_with_attrs(op):
             return t
         if n_in == 1:                        # edges: the mask of inputs wanting a gradient
             edges = 1
-            versions = (x._version,) if save else ()
+            versions = ((x._version,) if x._version else _V0) if save else ()
         else:
             edges = (not x.stop_gradient) | (not y.stop_gradient) << 1
-            versions = (x._version, y._version) if save else ()
+            versions = ((x._version, y._version) if x._version or y._version
+                        else _V00) if save else ()
         return _finish(op, out, ins, attrs, edges, versions, True)
     return apply
 
