@@ -84,6 +84,7 @@ class BuildStrategy:
         self.enable_cse = True
         self.remove_identity = True
         self.loop_invariant_hoisting = True
+        self.batch_split_siblings = True
         self.fuse_elewise_add_act_ops = True
         self.fuse_matmul_add_act = True
         self.enable_inplace = True

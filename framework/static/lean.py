@@ -286,6 +286,9 @@ def _getitem(call):
     return Lean('%s[%s]' % (x, call.const(index, 'index')))
 
 
+_SUM = np.add.reduce     # one object: each attribute access makes a new bound method
+
+
 @specializer('reduce_as')
 def _reduce_as(call):
     """A sum over leading axes to a known target shape (a bias gradient)."""
@@ -300,4 +303,4 @@ def _reduce_as(call):
         return None
     # unbroadcast: the leading axes summed away (x.sum is np.add.reduce); the
     # rest equal the target's
-    return Lean('%s(%s, %r)' % (call.kernel(np.add.reduce), x, tuple(range(lead))))
+    return Lean('%s(%s, %r)' % (call.kernel(_SUM), x, tuple(range(lead))))
