@@ -34,8 +34,8 @@ from framework import static  # noqa: E402
 B, I, H = 4, 16, 32
 GATES = ('i', 'f', 'g', 'o')
 SWITCHES = ('constant_folding', 'remove_identity', 'enable_cse', 'loop_invariant_hoisting',
-            'fuse_matmul_add_act', 'fuse_elewise_add_act_ops', 'enable_dce',
-            'enable_inplace', 'memory_optimize')
+            'batch_split_siblings', 'fuse_matmul_add_act', 'fuse_elewise_add_act_ops',
+            'enable_dce', 'enable_inplace', 'memory_optimize', 'specialize_kernels')
 
 
 def make_data(steps, seed=0):
