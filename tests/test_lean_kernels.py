@@ -306,3 +306,22 @@ def test_to_static_training_step_with_and_without_lean_calls():
         np.testing.assert_allclose(x1, xe, rtol=1e-5, atol=1e-6)
     finally:
         paddle.enable_static()
+
+
+def test_fused_matmul_whose_bias_broadcasts_the_product_up_takes_the_kernel():
+    from framework.ops import registry
+    main = static.Program()
+    with static.program_guard(main, static.Program()):
+        x = static.data('x', [1, 3], 'float32')
+        w = static.data('w', [3, 4], 'float32')
+        b = static.data('b', [2, 4], 'float32')
+        out = main.global_block().create_var(name='out', shape=[2, 4], dtype='float32')
+        main.global_block().append_op('fused_matmul_bias_act', {'x': [x.name], 'y': [w.name],
+                                                               'bias': [b.name]},
+                                      {'out': ['out']}, {'act': 'tanh'})
+    assert registry.has_op('fused_matmul_bias_act')
+    feed = {'x': rng_array((1, 3), 'float32'), 'w': rng_array((3, 4), 'float32', 1),
+            'b': rng_array((2, 4), 'float32', 2)}
+    got = same_as_general(main, feed, [out])
+    np.testing.assert_allclose(got[0], np.tanh(feed['x'] @ feed['w'] + feed['b']), rtol=1e-6)
+    assert np.matmul not in kernel_globals(plan(main, feed, [out])).values()

@@ -30,6 +30,7 @@ import numpy as np
 
 from .. import dtype as _dt
 from ..ops import fused, registry
+from ..ops.registry import OpError
 
 
 class Lean(NamedTuple):
@@ -46,15 +47,14 @@ class Call:
     (a list for variadic slots, None for a missing optional one), ``vars``
     the Variables of those inputs (same layout), ``out_vars`` the output
     Variables, ``attrs`` the attribute values by name (the kernel's view),
-    ``const(value, base)`` binds a global and returns its name (``kernel(fn,
-    suffix)`` one for a function), and
-    ``parts`` the general call's argument texts, ``inplace`` the slot whose buffer the result may overwrite (the inplace
-    pass proved it dead, of the result's shape and dtype), or None."""
+    ``parts`` the general call's argument texts, ``inplace`` the slot whose
+    buffer the result may overwrite (the inplace pass proved it dead, of the
+    result's shape and dtype) or None; ``const(value, base)`` binds a global
+    and returns its name, ``kernel(fn, suffix)`` one for a function."""
 
     def __init__(self, op, opdef, ins, in_vars, out_vars, attrs, parts, const, kernel,
                  inplace):
-        self.op, self.opdef = op, opdef
-        self.parts = parts          # the general call's arguments (source text)
+        self.op, self.opdef, self.parts = op, opdef, parts
         self.ins, self.vars, self.out_vars = ins, in_vars, out_vars
         self.attrs, self.const, self.inplace = attrs, const, inplace
         self._kernel = kernel
@@ -122,8 +122,8 @@ def _full_precision(call):
     if plain is None or call.inplace is not None:
         return None
     for loc, v in zip(call.ins, call.vars):
-        if loc is not None and (v is None or (isinstance(v, list) and None in v)
-                                or not _no_half(v)):
+        if loc is not None and (v is None or not _no_half(v) or (
+                isinstance(v, list) and any(x is None for x in v))):
             return None
     name = call.kernel(plain, '_plain')
     return Lean('%s(%s)' % (name, ', '.join(call.parts)))
@@ -189,47 +189,56 @@ def _fused_elementwise(call):
 
 # ---- matrix products -----------------------------------------------------------------
 
-def _product(call, x, y, tx, ty):
-    """``np.matmul`` of two matrices of one non-half float dtype, or None."""
+def _is_product(call):
+    """Two matrices of one non-half float dtype: the kernel is ``np.matmul``."""
     vx, vy = call.vars[0], call.vars[1]
-    if not (_all_float_same([vx, vy]) and vx.ndim == 2 and vy.ndim == 2):
-        return None
+    return _all_float_same([vx, vy]) and vx.ndim == 2 and vy.ndim == 2
+
+
+def _product(call, tx, ty):
+    x, y = call.ins[0], call.ins[1]
     return '%s(%s%s, %s%s)' % (call.kernel(np.matmul), x, '.T' if tx else '', y,
                                '.T' if ty else '')
 
 
 @specializer('matmul')
 def _matmul(call):
-    x, y = call.ins
-    expr = _product(call, x, y, call.attrs.get('transpose_x', False),
-                    call.attrs.get('transpose_y', False))
-    return Lean(expr) if expr is not None else None
+    if not _is_product(call):
+        return None
+    return Lean(_product(call, call.attrs.get('transpose_x', False),
+                         call.attrs.get('transpose_y', False)))
 
 
-def _adds_into(result, bias):
-    """Whether ``result + bias`` provably has ``result``'s shape: every dim of
-    the bias is 1 or the result's known size."""
-    rs, bs = result._shape, bias._shape
-    if len(bs) > len(rs):
+def _product_shape(vx, vy, tx, ty):
+    """The shape of the 2-D product (-1: known at run time only)."""
+    return (vx._shape[1] if tx else vx._shape[0], vy._shape[0] if ty else vy._shape[1])
+
+
+def _adds_into(shape, bias):
+    """Whether ``product + bias`` provably has the product's ``shape``: every
+    dim of the bias is 1 or the product's known size."""
+    bs = bias._shape
+    if len(bs) > len(shape):
         return False
-    return all(b == 1 or (b == r and r >= 0) for b, r in zip(bs[::-1], rs[::-1]))
+    return all(b == 1 or (b == r and r >= 0) for b, r in zip(bs[::-1], shape[::-1]))
 
 
 @specializer('fused_matmul_bias_act')
 def _fused_matmul(call):
     """The product, the bias added into its buffer, the activation in place
     (tanh, relu) or by its kernel."""
-    x, y, bias = call.ins
+    bias = call.ins[2]
     a = call.attrs
-    expr = _product(call, x, y, a.get('transpose_x', False), a.get('transpose_y', False))
+    tx, ty = a.get('transpose_x', False), a.get('transpose_y', False)
     out = call.out_vars[0]
-    if expr is None or out is None or out.dtype != call.vars[0].dtype:
+    if not _is_product(call) or out is None or out.dtype != call.vars[0].dtype:
+        return None
+    bv = call.vars[2]
+    if bias is not None and (bv is None or bv.dtype != out.dtype or not _adds_into(
+            _product_shape(call.vars[0], call.vars[1], tx, ty), bv)):
         return None
     after = []
     if bias is not None:
-        bv = call.vars[2]
-        if not (_dtype(bv) == out.dtype and _adds_into(out, bv)):
-            return None
         after.append('%s({out}, %s, out={out})' % (call.kernel(np.add, '_add'), bias))
     act, act_attrs = a.get('act', ''), tuple(a.get('act_attrs', ()))
     if act == 'tanh':
@@ -241,7 +250,7 @@ def _fused_matmul(call):
         kernel = getattr(kernel, 'float_kernel', kernel) if not act_attrs else kernel
         args = ''.join(', ' + _literal(call, v, 'act_attr') for v in act_attrs)
         after.append('{out} = %s({out}%s)' % (call.kernel(kernel, '_' + act), args))
-    return Lean(expr, after=tuple(after))
+    return Lean(_product(call, tx, ty), after=tuple(after))
 
 
 # ---- shape ops -----------------------------------------------------------------------
@@ -257,7 +266,10 @@ def _split(call):
     n = v._shape[ax]
     if n < 0:
         return None
-    sizes = _split_sizes(n, call.attrs.get('num', 0), call.attrs.get('sections', ()), ax)
+    try:
+        sizes = _split_sizes(n, call.attrs.get('num', 0), call.attrs.get('sections', ()), ax)
+    except OpError:
+        return None           # the kernel raises its own error when the op runs
     lead = ':, ' * ax
     exprs, start = [], 0
     for s in sizes:
