@@ -9,7 +9,8 @@ tanh/multiply ops only (one weight pair per gate, no split):
     h = o * tanh(c)
 
 The program (feeds x_0..x_49, h0, c0 and the weights; fetch h) runs through
-``Executor.run`` with every pass off, each pass alone, and all passes on, next
+``Executor.run`` with every pass off, each pass alone, and all passes on (the
+code generator's lean numpy calls, ``specialize_kernels``, count as one), next
 to a hand-written numpy version of the same computation in the same process.
 Two numpy references are timed: one with ``1 / (1 + exp(-x))``, as the
 framework's sigmoid kernel computes it (in place, overflow to inf ignored),
@@ -34,8 +35,8 @@ from framework import static  # noqa: E402
 B, I, H = 4, 16, 32
 GATES = ('i', 'f', 'g', 'o')
 SWITCHES = ('constant_folding', 'remove_identity', 'enable_cse', 'loop_invariant_hoisting',
-            'fuse_matmul_add_act', 'fuse_elewise_add_act_ops', 'enable_dce',
-            'enable_inplace', 'memory_optimize')
+            'batch_split_siblings', 'fuse_matmul_add_act', 'fuse_elewise_add_act_ops',
+            'enable_dce', 'enable_inplace', 'memory_optimize', 'specialize_kernels')
 
 
 def make_data(steps, seed=0):

@@ -58,7 +58,7 @@ def snapshot(program):
 def test_the_pipeline_is_one_ordered_list_with_prune_first():
     names = [p.name for p in PIPELINE]
     assert names == ['prune', 'constant_folding', 'remove_identity', 'enable_cse',
-                     'loop_invariant_hoisting', 'fuse_matmul_add_act',
+                     'loop_invariant_hoisting', 'batch_split_siblings', 'fuse_matmul_add_act',
                      'fuse_elewise_add_act_ops', 'enable_dce', 'enable_inplace',
                      'memory_optimize']
     assert PIPELINE[0].switch is None
@@ -95,7 +95,7 @@ def test_without_a_strategy_only_prune_runs_and_switches_turn_passes_off():
     strategy = static.BuildStrategy()
     strategy.enable_cse = strategy.memory_optimize = False
     ran = [n for n, _ in run_pipeline(work_copy(main), ['x'], [out.name], strategy)]
-    assert 'enable_cse' not in ran and 'memory_optimize' not in ran and len(ran) == 8
+    assert 'enable_cse' not in ran and 'memory_optimize' not in ran and len(ran) == 9
 
 
 def test_the_verifier_runs_after_each_pass_that_changed_the_program(verifying, monkeypatch):

@@ -61,6 +61,10 @@ UNARY = [paddle.tanh, F.sigmoid, paddle.sin, paddle.abs, F.relu, paddle.neg,
          lambda a: paddle.exp(paddle.tanh(a)), lambda a: paddle.square(paddle.tanh(a))]
 BINARY = [paddle.add, paddle.subtract, paddle.multiply, paddle.maximum, paddle.minimum,
           lambda a, b: paddle.divide(a, 1.0 + paddle.square(b))]
+# the same unary op on adjacent parts of a split (batch_split_siblings), on a last axis of 4
+SPLITS = [lambda a: paddle.concat([paddle.tanh(p) for p in paddle.split(a, 2, axis=-1)], -1),
+          lambda a: (lambda p: F.sigmoid(p[0]) * F.sigmoid(p[1]) + paddle.exp(p[2]).sum())(
+              paddle.split(a, [1, 1, 2], axis=-1))]
 IDENTITY = [paddle.assign, lambda a: paddle.scale(a, 1.0, 0.0),
             lambda a: paddle.cast(a, a.dtype), lambda a: a * 1.0, lambda a: a + 0.0,
             lambda a: paddle.reshape(a, [d if d >= 0 else -1 for d in a.shape])]
@@ -125,7 +129,7 @@ class RandomProgram:
     def step(self, w):
         rng = self.rng
         kind = rng.choice(['unary', 'binary', 'binary', 'matmul', 'reduce', 'identity',
-                           'repeat'], p=[.22, .18, .18, .12, .1, .12, .08])
+                           'repeat', 'split'], p=[.2, .17, .17, .12, .1, .12, .06, .06])
         if kind == 'repeat' and self.history:
             fn, args = self.history[int(rng.integers(len(self.history)))]
             return fn(*args)
@@ -143,6 +147,8 @@ class RandomProgram:
             else:
                 fn = lambda t: paddle.sum(t, keepdim=True)  # noqa: E731
             args = (a,)
+        elif kind == 'split':
+            fn, args = SPLITS[int(rng.integers(len(SPLITS)))], (self.pick(True),)
         else:
             fn, args = IDENTITY[int(rng.integers(len(IDENTITY)))], (self.pick(),)
         self.history.append((fn, args))
@@ -188,6 +194,8 @@ def test_each_pass_fires_on_random_programs():
                 folded, _ = plan_ops(rp.main, rp.feed, rp.fetch, 'constant_folding')
                 on, _ = plan_ops(rp.main, rp.feed, rp.fetch, 'constant_folding', s)
                 fired[s] += len(folded) - len(on)
+            elif s == 'batch_split_siblings':        # one more split per batched run
+                fired[s] += count(on, 'split') - count(off, 'split')
             elif s == 'loop_invariant_hoisting':     # moves ops: count the global block
                 work = rp.main.clone()
                 n0 = len(work.global_block().ops)
@@ -537,6 +545,64 @@ def test_matmul_bias_activation_fusion():
     assert len(fm) == 2 and count(on, 'relu') == 0 and count(on, 'matmul') == 1
     assert {op.attrs['act'] for op in fm} == {'relu', 'tanh'}
     same_results(main, feed, list(outs), 'fuse_matmul_add_act')
+
+
+# ---- batching sibling ops over a split ----------------------------------------------------------
+
+def test_batch_split_siblings_runs_one_op_over_adjacent_parts():
+    def fn(x):
+        i, f, g, o = paddle.split(x, 4, axis=1)
+        return F.sigmoid(i) * F.sigmoid(f) + paddle.tanh(g) * F.sigmoid(o)
+    main, out = build(fn, ('x', [None, 8], 'float32'))
+    feed = {'x': np.random.default_rng(1).standard_normal((3, 8)).astype('float32')}
+    on, plan = plan_ops(main, feed, [out], 'batch_split_siblings')
+    assert types(on) == ['split', 'sigmoid', 'split', 'multiply', 'tanh', 'sigmoid',
+                         'multiply', 'add']
+    first, _, second = on[:3]
+    assert first.attrs['sections'] == [4, 2, 2] and second.attrs['sections'] == [2, 2]
+    got = same_results(main, feed, [out], 'batch_split_siblings')
+    x = feed['x'].astype('float64')
+    sig = lambda v: 1 / (1 + np.exp(-v))  # noqa: E731
+    want = sig(x[:, :2]) * sig(x[:, 2:4]) + np.tanh(x[:, 4:6]) * sig(x[:, 6:])
+    np.testing.assert_allclose(got[0], want, rtol=1e-6)
+    same_results(main, feed, [out], *SWITCHES)
+
+
+def test_batch_split_siblings_holds_back():
+    def fn(x, y):
+        a, b = paddle.split(x, 2, axis=0)            # unknown axis size
+        c, d, e = paddle.split(y, 3, axis=1)
+        ta, tb = paddle.tanh(a), paddle.tanh(b)
+        sc = paddle.scale(c, 2.0)                     # other attributes than sd's
+        sd = paddle.scale(d, 3.0)
+        te = paddle.exp(e)
+        m, n = paddle.split(y, 2, axis=1)
+        return ta + tb, sc * sd + te, d, paddle.exp(m) + paddle.exp(n) * 2.0, n
+    main, outs = build(fn, ('x', [-1, 3], 'float64'), ('y', [2, 6], 'float64'))
+    feed = {'x': np.ones((4, 3)), 'y': np.arange(12.0).reshape(2, 6)}
+    on, _ = plan_ops(main, feed, list(outs), 'batch_split_siblings')
+    # d and n are fetched (read twice), c and d scale differently, a and b have no known size
+    assert count(on, 'split') == 3
+    same_results(main, feed, list(outs), 'batch_split_siblings')
+
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+def test_batch_split_siblings_keeps_gradients(dtype):
+    def fn(x, w):
+        x.stop_gradient = w.stop_gradient = False
+        z = paddle.matmul(x, w)
+        i, f, g = paddle.split(z, [2, 2, 3], axis=-1)
+        loss = paddle.mean(F.sigmoid(i) * F.sigmoid(f)) + paddle.sum(paddle.tanh(g))
+        return [loss] + static.gradients([loss], [x, w])
+    main, outs = build(fn, ('x', [1, 4], dtype), ('w', [4, 7], dtype))
+    rng = np.random.default_rng(2)
+    feed = {'x': rng.standard_normal((1, 4)).astype(dtype),
+            'w': rng.standard_normal((4, 7)).astype(dtype)}
+    on, _ = plan_ops(main, feed, outs, 'batch_split_siblings')
+    off, _ = plan_ops(main, feed, outs)
+    assert count(on, 'split') > count(off, 'split')
+    same_results(main, feed, outs, 'batch_split_siblings')
+    same_results(main, feed, outs, *SWITCHES)
 
 
 # ---- in-place buffers and freeing --------------------------------------------------------------

@@ -162,10 +162,11 @@ class PartialProgram:
     # -- running ------------------------------------------------------------------
     def __call__(self, inputs):
         """``inputs``: eager tensors or arrays, in ``input_names`` order."""
-        params = self.params
-        need = self.training and grad_mode.enabled and (
-            any(not p.stop_gradient for p in params) or
-            any(isinstance(t, Tensor) and not t.stop_gradient for t in inputs))
+        need = self.training and grad_mode.enabled
+        if need:
+            params = self.params
+            need = (any(not p.stop_gradient for p in params) or
+                    any(isinstance(t, Tensor) and not t.stop_gradient for t in inputs))
         if not need:
             feeds = {n: _array(t) for n, t in zip(self.input_names, inputs)}
             outs = self.infer_plan()({}, feeds)

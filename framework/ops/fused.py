@@ -164,13 +164,31 @@ def _tuples(v):
     return v
 
 
-def _compile(instrs, n_in):
+def _kernel(op_type, all_float):
+    """The function instruction ``op_type`` calls: the ufunc where the kernel
+    is exactly that, on float inputs the kernel's float form (no int-to-float
+    conversion, no half-precision wrapper), else the registered kernel."""
+    if op_type in DIRECT_UFUNCS:
+        return DIRECT_UFUNCS[op_type]
+    if all_float:
+        u = UNARY_UFUNCS.get(op_type) or FLOAT_BINARY_UFUNCS.get(op_type)
+        if u is not None:
+            return u
+        k = lookup(op_type).kernel
+        k = getattr(k, 'float_kernel', k)
+        return getattr(k, 'full_precision_kernel', k)
+    return lookup(op_type).kernel
+
+
+def _compile(instrs, n_in, all_float=False):
     """A Python function evaluating the instructions with the registered
     kernels; temporaries that die at an in-place-capable instruction are
     overwritten instead of allocating a new array, the others deleted after
     their last use. The generated source holds only identifiers made here
     (the op types were checked against the table, the references against
-    ``n_in``, the number of inputs)."""
+    ``n_in``, the number of inputs). ``all_float``: the caller knows every
+    input is a float array of one (not half) dtype, so every temporary is
+    too and unary kernels can be what they are on floats (``_kernel``)."""
     last_use = {}
     for j, (_, refs, _) in enumerate(instrs):
         for r in refs:
@@ -179,7 +197,7 @@ def _compile(instrs, n_in):
     glb = {}
     lines = ['def fused(%s):' % ', '.join('x%d' % k for k in range(n_in))]
     for j, (t, refs, attrs) in enumerate(instrs):
-        glb['K%d' % j] = DIRECT_UFUNCS.get(t) or lookup(t).kernel
+        glb['K%d' % j] = _kernel(t, all_float)
         args = ['x%d' % r if r >= 0 else 't%d' % (-r - 1) for r in refs]
         dying = [p for p, r in enumerate(refs) if r < 0 and last_use[-r - 1] == j]
         if dying and not attrs and _has_inplace_form(t):
@@ -199,22 +217,26 @@ def _compile(instrs, n_in):
 
 
 _BY_ID = {}       # (id(expr), n_in) -> (expr, fn): the executor passes the same object each run
-_BY_VALUE = {}    # (normalized instructions, n_in) -> fn
+_BY_VALUE = {}    # (normalized instructions, n_in, all_float) -> fn
 
 
-def compiled_expr(expr, n_in):
-    hit = _BY_ID.get((id(expr), n_in))
-    if hit is not None and hit[0] is expr:
-        return hit[1]
+def compiled_expr(expr, n_in, all_float=False):
+    """The function evaluating ``expr`` on ``n_in`` inputs (see ``_compile``
+    for ``all_float``)."""
+    if not all_float:
+        hit = _BY_ID.get((id(expr), n_in))
+        if hit is not None and hit[0] is expr:
+            return hit[1]
     instrs = _normalize(expr, n_in)
-    fn = _BY_VALUE.get((instrs, n_in))
+    fn = _BY_VALUE.get((instrs, n_in, all_float))
     if fn is None:
         if len(_BY_VALUE) > 4096:
             _BY_VALUE.clear()
-        fn = _BY_VALUE[instrs, n_in] = _compile(instrs, n_in)
-    if len(_BY_ID) > 4096:
-        _BY_ID.clear()
-    _BY_ID[id(expr), n_in] = (expr, fn)
+        fn = _BY_VALUE[instrs, n_in, all_float] = _compile(instrs, n_in, all_float)
+    if not all_float:
+        if len(_BY_ID) > 4096:
+            _BY_ID.clear()
+        _BY_ID[id(expr), n_in] = (expr, fn)
     return fn
 
 

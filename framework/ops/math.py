@@ -458,6 +458,9 @@ def _floating(fn):
             x = x.astype(_dt.default_float())
         return fn(x)
     kernel.__name__ = getattr(fn, '__name__', 'kernel')
+    # what the kernel is on a float array: the static code generator calls it
+    # directly where the Program's dtypes prove the input float (static/lean.py)
+    kernel.float_kernel = fn
     return kernel
 
 
@@ -653,6 +656,9 @@ def _int_identity(fn):
             return x.copy()
         return fn(x)
     kernel.__name__ = getattr(fn, '__name__', 'kernel')
+    # what the kernel is on a float array: the static code generator calls it
+    # directly where the Program's dtypes prove the input float (static/lean.py)
+    kernel.float_kernel = fn
     return kernel
 
 

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..ops import registry
 from ..ops.registry import OpError
+from . import lean
 from .sub_blocks import outer_reads, sub_block_ids
 
 # helpers the generated code may call, by global name
@@ -161,9 +162,11 @@ class _Emitter:
     """The generated module: its lines, its globals (kernels as ``k_<op type>``,
     attributes, captured tensors) and the locals, each named after its variable."""
 
-    def __init__(self, program, captured, check_nan_inf=False):
+    def __init__(self, program, captured, check_nan_inf=False, lean=False):
         self.program = program
         self.check_nan_inf = check_nan_inf
+        # numpy called directly where the Program's dtypes and shapes allow (lean.py)
+        self.lean = lean
         self.glb = {'np': np, '_load': _load, '_asarray': np.asarray,
                     '_check_finite': _check_finite}
         self.glb.update(RUNTIME)
@@ -329,16 +332,30 @@ class _BlockCode:
             else:
                 parts.append(self.ref(names[0]))
                 ins.append(parts[-1])
+        attrs = {}
         for name, default in zip(opdef.attr_names, opdef.attr_defaults):
-            value = kernel_attr(op.attrs[name]) if name in op.attrs else default
+            value = attrs[name] = kernel_attr(op.attrs[name]) if name in op.attrs else default
             parts.append(self.em.literal(value, '%s_%s' % (op.type, name)))
-        kernel = self.em.kernel(op.type, opdef.kernel)
-        reuse = op.attrs.get('op_inplace')
-        if reuse is not None:
-            kernel = self.em.kernel(op.type, INPLACE_KERNELS[op.type], '_inplace')
-            parts.append(parts[reuse])
         outs = output_names(opdef, op)
-        call = '%s(%s)' % (kernel, ', '.join(parts))
+        reuse = op.attrs.get('op_inplace')
+        code = self.lean_code(op, opdef, attrs, parts, outs, reuse) if self.em.lean else None
+        if code is not None:
+            self.emit_lean(op, code, outs)
+        else:
+            kernel = self.em.kernel(op.type, opdef.kernel)
+            if reuse is not None:
+                kernel = self.em.kernel(op.type, INPLACE_KERNELS[op.type], '_inplace')
+                parts.append(parts[reuse])
+            self.emit_call(op, opdef, '%s(%s)' % (kernel, ', '.join(parts)), outs)
+        if self.em.check_nan_inf:
+            self.emit_nan_inf_checks(op, outs, ins)
+        self.store_persistable(outs)
+        dead = [self.local.pop(n) for n in op.attrs.get('op_free', ()) if n in self.local]
+        if dead:
+            self.em.emit('del %s' % ', '.join(dead), self.indent)
+
+    def emit_call(self, op, opdef, call, outs):
+        """``outs`` (variable names, None for unused) = the value of ``call``."""
         if opdef.variadic_out:
             tmp = self.em.unique(op.type + '_outs')
             self.emit('%s = %s' % (tmp, call), op)
@@ -349,12 +366,34 @@ class _BlockCode:
         else:
             targets = [self.new(n) if n is not None else '_' for n in outs]
             self.emit('%s = %s' % (', '.join(targets), call), op)
-        if self.em.check_nan_inf:
-            self.emit_nan_inf_checks(op, outs, ins)
-        self.store_persistable(outs)
-        dead = [self.local.pop(n) for n in op.attrs.get('op_free', ()) if n in self.local]
-        if dead:
-            self.em.emit('del %s' % ', '.join(dead), self.indent)
+
+    def lean_code(self, op, opdef, attrs, parts, outs, reuse):
+        """``lean.specialize``'s code for this op, or None (the kernel call)."""
+        ins, in_vars = [], []
+        for name, variadic in zip(opdef.input_names, opdef.variadic):
+            names = op.inputs.get(name, [])
+            if variadic:
+                ins.append([self.local[n] for n in names])
+                in_vars.append([self.block._find_var(n) for n in names])
+            else:
+                ins.append(self.local[names[0]] if names else None)
+                in_vars.append(self.block._find_var(names[0]) if names else None)
+        out_vars = [self.block._find_var(n) if n is not None else None for n in outs]
+        return lean.specialize(lean.Call(op, opdef, ins, in_vars, out_vars, attrs, parts,
+                                         self.em.const, self.em.kernel, reuse))
+
+    def emit_lean(self, op, code, outs):
+        if code.exprs is not None:
+            targets = [self.new(n) if n is not None else '_' for n in outs]
+            self.emit('%s = %s' % (', '.join(targets), ', '.join(code.exprs)), op)
+            return
+        if len(outs) != 1 or outs[0] is None:
+            self.emit_call(op, registry.lookup(op.type), code.expr, outs)
+            return
+        out = self.new(outs[0])
+        # one line per op: errors and line_ops name the op by its line
+        self.emit('; '.join(['%s = %s' % (out, code.expr)] +
+                            [line.format(out=out) for line in code.after]), op)
 
     def emit_nan_inf_checks(self, op, outs, ins):
         """One check per output of ``op``, right after it ran (so the first op
@@ -443,7 +482,8 @@ def compile_program(program, feed_names, fetch_names, strategy=None, side_effect
         if gb._find_var(n) is None and not any(b._find_var(n) is not None for b in work.blocks):
             raise ValueError("fetch target '%s' is not a variable of the program" % n)
     run_pipeline(work, feed_names, fetch_names, strategy, side_effects)
-    em = _Emitter(work, program._captured, check_nan_inf)
+    em = _Emitter(work, program._captured, check_nan_inf,
+                  lean=strategy is not None and getattr(strategy, 'specialize_kernels', True))
     em.emit('# S: the scope values by name, F: the feeds by name; returns the fetches', 0)
     em.emit('def run(S, F):', 0)
     code = _BlockCode(em, gb, 1, feed_names)

@@ -84,10 +84,14 @@ class BuildStrategy:
         self.enable_cse = True
         self.remove_identity = True
         self.loop_invariant_hoisting = True
+        self.batch_split_siblings = True
         self.fuse_elewise_add_act_ops = True
         self.fuse_matmul_add_act = True
         self.enable_inplace = True
         self.memory_optimize = True
+        # the generated code calls numpy itself where the Program's dtypes and
+        # shapes prove what the kernel would check (static/lean.py)
+        self.specialize_kernels = True
         self.debug_graphviz_path = ''
 
     def key(self):
@@ -209,7 +213,8 @@ class Executor:
             if isinstance(name, Variable):
                 name = name.name
             v = gb.vars.get(name)
-            arr = np.asarray(value if isinstance(value, np.ndarray) else getattr(value, 'data', value))
+            arr = value if type(value) is np.ndarray else np.asarray(
+                value if isinstance(value, np.ndarray) else getattr(value, 'data', value))
             if v is None:
                 raise ValueError("Executor.run: feed '%s' is not a variable of the program "
                                  "(declared data: %s)" % (name, ', '.join(
@@ -221,7 +226,9 @@ class Executor:
                     raise TypeError("Executor.run: feed '%s' has dtype %s but the variable "
                                     "is declared %s" % (name, arr.dtype, v.dtype))
             shape = v._shape
-            if len(shape) != arr.ndim or any(d >= 0 and d != s for d, s in zip(shape, arr.shape)):
+            # (the tuple comparison first: it settles the common case, fully known shapes)
+            if arr.shape != shape and (len(shape) != arr.ndim or any(
+                    d >= 0 and d != s for d, s in zip(shape, arr.shape))):
                 raise ValueError("Executor.run: feed '%s' has shape %s but the variable is "
                                  "declared with shape %s (-1 = any)"
                                  % (name, list(arr.shape), list(shape)))

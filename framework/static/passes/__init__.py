@@ -18,7 +18,7 @@ import collections
 
 from ... import flags
 from .. import codegen, verify
-from . import constant_fold, cse, dce, fuse, hoist, identity, inplace
+from . import batch, constant_fold, cse, dce, fuse, hoist, identity, inplace
 
 # ``switch``: the BuildStrategy attribute that turns the pass on (None: always)
 Pass = collections.namedtuple('Pass', 'name switch fn')
@@ -45,6 +45,9 @@ PIPELINE = (
     Pass('enable_cse', 'enable_cse', cse.common_subexpression_elimination),
     # after the simplifications: fewer, final ops in loop bodies to move
     Pass('loop_invariant_hoisting', 'loop_invariant_hoisting', hoist.loop_invariant_hoisting),
+    # before fusion: a batched op's parts are split views, which elementwise
+    # groups then read as inputs (a group absorbing one sibling would block it)
+    Pass('batch_split_siblings', 'batch_split_siblings', batch.batch_split_siblings),
     # fusion after motion (hoisted ops join the groups of the block they moved
     # to); matmul + bias + activation before elementwise trees, which would
     # otherwise absorb the bias add and the activation
