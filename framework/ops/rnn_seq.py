@@ -20,9 +20,11 @@ zeros (cuDNN's padded layout): the final states are the states at each
 sequence's end, also when reversed (the backward pass then starts at step
 ``length - 1``).
 
-The extra outputs are what the backward needs, not differentiable: the
-activated gates, the states each step started from, ``tanh(c)`` (LSTM) and
-the hidden projection ``h @ W_hh^T + b_hh`` (GRU). The fused backward
+The extra outputs are what the backward needs, not differentiable, and
+always time-major (``[T, B, ...]``: the kernels run on time-major buffers,
+whose per-step slices are contiguous): the activated gates, the states each
+step started from, ``tanh(c)`` (LSTM) and the hidden projection
+``h @ W_hh^T + b_hh`` (GRU). The fused backward
 (``def_fast_grad``) walks the steps back with a few in-place numpy calls per
 step and then forms the weight gradients with one GEMM each over all steps;
 the composite rule (``def_grad``) replays the steps with the registered cell
@@ -94,26 +96,33 @@ def _lstm_seq_meta(x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0, sequence_l
                    reverse=False, time_major=True):
     steps, batch, n, dt = _seq_meta('lstm_seq', 4, x, weight_ih, weight_hh, bias_ih, bias_hh,
                                     h0, c0, sequence_length, time_major)
-    lay = _layout(steps, batch, time_major)
     state = Meta((batch, n), dt)
-    seq = Meta(lay(n), dt)
-    return (seq, state, state, Meta(lay(-1 if n < 0 else 4 * n), dt), seq, seq, seq)
+    saved = Meta((steps, batch, n), dt)            # the saved arrays are time-major
+    return (Meta(_layout(steps, batch, time_major)(n), dt), state, state,
+            Meta((steps, batch, -1 if n < 0 else 4 * n), dt), saved, saved, saved)
 
 
 def _gru_seq_meta(x, weight_ih, weight_hh, bias_ih, bias_hh, h0, sequence_length=None,
                   reverse=False, time_major=True):
     steps, batch, n, dt = _seq_meta('gru_seq', 3, x, weight_ih, weight_hh, bias_ih, bias_hh,
                                     h0, None, sequence_length, time_major)
-    lay = _layout(steps, batch, time_major)
-    gates = Meta(lay(-1 if n < 0 else 3 * n), dt)
-    return Meta(lay(n), dt), Meta((batch, n), dt), gates, gates, Meta(lay(n), dt)
+    gates = Meta((steps, batch, -1 if n < 0 else 3 * n), dt)   # saved arrays: time-major
+    return (Meta(_layout(steps, batch, time_major)(n), dt), Meta((batch, n), dt), gates, gates,
+            Meta((steps, batch, n), dt))
 
 
 # ---- numpy helpers ------------------------------------------------------------------------
 
-def _time_view(a, time_major):
-    """``a`` indexed by time first (a view)."""
-    return a if time_major else a.swapaxes(0, 1)
+def _time_major(a, time_major):
+    """``a`` ([T, B, ...] if ``time_major`` else [B, T, ...]) as a contiguous
+    [T, B, ...] array: the kernels work on time-major buffers, whose per-step
+    slices are contiguous (ufuncs on strided row blocks cost several times more)."""
+    return a if time_major else np.ascontiguousarray(a.swapaxes(0, 1))
+
+
+def _in_layout(a, time_major):
+    """The inverse of ``_time_major``."""
+    return a if time_major else np.ascontiguousarray(a.swapaxes(0, 1))
 
 
 def _project(x, weight, bias):
@@ -151,15 +160,19 @@ def _check_kernel(meta_fn, args, dtype_args, lengths):
         meta_fn(*args)          # raises the clear error
 
 
-def _weight_grads(need, dg, x, h_prev, weight_ih):
-    """(dx, dW_ih, dW_hh) from the pre-activation grads ``dg`` of all steps,
-    one GEMM each (``need``: which of them are wanted); ``h_prev`` holds the
-    states the steps started from."""
+def _weight_grads(need, dg, x, h_prev, weight_ih, time_major):
+    """(dx, dW_ih, dW_hh) from the time-major pre-activation grads ``dg`` of
+    all steps, one GEMM each (``need``: which of them are wanted); ``h_prev``
+    holds the states the steps started from."""
     rows = dg.reshape(-1, dg.shape[-1])
-    dx = np.matmul(rows, weight_ih).reshape(x.shape[:2] + (weight_ih.shape[1],)) \
-        if need[0] else None
-    dw_ih = np.matmul(rows.T, x.reshape(-1, x.shape[-1])) if need[1] else None
-    dw_hh = np.matmul(rows.T, h_prev.reshape(-1, h_prev.shape[-1])) if need[2] else None
+    dx = dw_ih = dw_hh = None
+    if need[0]:
+        dx = np.matmul(rows, weight_ih).reshape(dg.shape[:2] + (weight_ih.shape[1],))
+        dx = _in_layout(dx, time_major)
+    if need[1]:
+        dw_ih = np.matmul(rows.T, _time_major(x, time_major).reshape(-1, x.shape[-1]))
+    if need[2]:
+        dw_hh = np.matmul(rows.T, h_prev.reshape(-1, h_prev.shape[-1]))
     return dx, dw_ih, dw_hh
 
 
@@ -184,12 +197,10 @@ def lstm_seq_op(x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0, sequence_leng
     if x.ndim != 3 or weight_ih.shape != (4 * n, x.shape[-1]) or c0.shape != h0.shape:
         _lstm_seq_meta(*args)
     steps, batch = x.shape[:2] if time_major else x.shape[1::-1]
-    lay = _layout(steps, batch, time_major)
     dt = x.dtype
-    y, gates = np.empty(lay(n), dt), np.empty(lay(4 * n), dt)
-    h_prev, c_prev, tanh_c = np.empty(lay(n), dt), np.empty(lay(n), dt), np.empty(lay(n), dt)
-    gx = _time_view(_project(x, weight_ih, bias_ih + bias_hh), time_major)
-    Y, A, HP, CP, TC = (_time_view(a, time_major) for a in (y, gates, h_prev, c_prev, tanh_c))
+    Y, A = np.empty((steps, batch, n), dt), np.empty((steps, batch, 4 * n), dt)
+    HP, CP, TC = (np.empty((steps, batch, n), dt) for _ in range(3))
+    gx = _project(_time_major(x, time_major), weight_ih, bias_ih + bias_hh)
     keep, keep_f, full = _keep_masks(sequence_length, steps, time_major, dt)
     w_t, one = weight_hh.T, np.ones((), dt)
     h, c = h0, c0
@@ -213,7 +224,7 @@ def lstm_seq_op(x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0, sequence_leng
                 h = np.where(keep[t], h_new, h)
                 c = np.where(keep[t], c_new, c)
                 h_new *= keep_f[t]
-    return y, np.array(h), np.array(c), gates, h_prev, c_prev, tanh_c
+    return _in_layout(Y, time_major), np.array(h), np.array(c), A, HP, CP, TC
 
 
 @lstm_seq_op.def_fast_grad
@@ -233,7 +244,7 @@ def _lstm_bptt(need, gy, ghn, gcn, x, weight_ih, weight_hh, h0, c0, sequence_len
     three None unless ``need`` says so; ``gy``, ``ghn``, ``gcn`` may be None."""
     n = h0.shape[-1]
     steps, batch = x.shape[:2] if time_major else x.shape[1::-1]
-    lay = _layout(steps, batch, time_major)
+    lay = _layout(steps, batch, True)
     i, f, g, o = (gates[..., k * n:(k + 1) * n] for k in range(4))
     # factors of all steps at once (sigmoid' = s (1 - s), tanh' = 1 - t^2):
     # d_o = dh * k_o, dc_new = dh * k_c + dc, [d_i, d_f, d_g] = dc_new * k_ifg
@@ -255,8 +266,8 @@ def _lstm_bptt(need, gy, ghn, gcn, x, weight_ih, weight_hh, h0, c0, sequence_len
     k_c *= o
     dg = np.empty_like(gates)             # grads of the pre-activations [i, f, g, o]
     dg3 = dg.reshape(lay(4) + (n,))
-    F, KIFG, KO, KC, D, D3 = (_time_view(a, time_major) for a in (f, k_ifg, k_o, k_c, dg, dg3))
-    GY = None if gy is None else _time_view(gy, time_major)
+    F, KIFG, KO, KC, D, D3 = f, k_ifg, k_o, k_c, dg, dg3
+    GY = None if gy is None else _time_major(gy, time_major)
     keep, keep_f, full = _keep_masks(sequence_length, steps, time_major, x.dtype)
     dh = np.zeros_like(h0) if ghn is None else np.array(ghn)
     dc = np.zeros_like(c0) if gcn is None else np.array(gcn)
@@ -278,7 +289,7 @@ def _lstm_bptt(need, gy, ghn, gcn, x, weight_ih, weight_hh, h0, c0, sequence_len
         if masked:
             dh += pass_h
             dc += pass_c
-    dx, dw_ih, dw_hh = _weight_grads(need, dg, x, h_prev, weight_ih)
+    dx, dw_ih, dw_hh = _weight_grads(need, dg, x, h_prev, weight_ih, time_major)
     return dx, dw_ih, dw_hh, dg.reshape(-1, 4 * n).sum(axis=0), dh, dc
 
 
@@ -482,11 +493,9 @@ def gru_seq_op(x, weight_ih, weight_hh, bias_ih, bias_hh, h0, sequence_length, r
     if x.ndim != 3 or weight_ih.shape != (3 * n, x.shape[-1]):
         _gru_seq_meta(*args)
     steps, batch = x.shape[:2] if time_major else x.shape[1::-1]
-    lay = _layout(steps, batch, time_major)
     dt = x.dtype
-    y, gates, hidden, h_prev = (np.empty(lay(k), dt) for k in (n, 3 * n, 3 * n, n))
-    gx = _time_view(_project(x, weight_ih, bias_ih), time_major)
-    Y, A, HW, HP = (_time_view(a, time_major) for a in (y, gates, hidden, h_prev))
+    Y, A, HW, HP = (np.empty((steps, batch, k), dt) for k in (n, 3 * n, 3 * n, n))
+    gx = _project(_time_major(x, time_major), weight_ih, bias_ih)
     keep, keep_f, full = _keep_masks(sequence_length, steps, time_major, dt)
     w_t, one = weight_hh.T, np.ones((), dt)
     h = h0
@@ -509,7 +518,7 @@ def gru_seq_op(x, weight_ih, weight_hh, bias_ih, bias_hh, h0, sequence_length, r
             else:
                 h = np.where(keep[t], h_new, h)
                 h_new *= keep_f[t]
-    return y, np.array(h), gates, hidden, h_prev
+    return _in_layout(Y, time_major), np.array(h), A, HW, HP
 
 
 @gru_seq_op.def_fast_grad
@@ -538,9 +547,8 @@ def _gru_bptt(need, gy, ghn, x, weight_ih, weight_hh, h0, sequence_length, gates
     kr = r * (1 - r)
     kr *= hidden[..., 2 * n:]
     dgx, dgh = np.empty_like(gates), np.empty_like(gates)
-    R, Z, KZ, KC, KR, DX, DH = (_time_view(a, time_major)
-                                for a in (r, z, kz, kc, kr, dgx, dgh))
-    GY = None if gy is None else _time_view(gy, time_major)
+    R, Z, KZ, KC, KR, DX, DH = r, z, kz, kc, kr, dgx, dgh
+    GY = None if gy is None else _time_major(gy, time_major)
     keep, keep_f, full = _keep_masks(sequence_length, steps, time_major, x.dtype)
     dh = np.zeros_like(h0) if ghn is None else np.array(ghn)
     for t in reversed(_order(steps, reverse)):
@@ -563,7 +571,8 @@ def _gru_bptt(need, gy, ghn, x, weight_ih, weight_hh, h0, sequence_length, gates
         dh = dh_prev
         if masked:
             dh += pass_h
-    dx, dw_ih, _ = _weight_grads((need[0], need[1], False), dgx, x, None, weight_ih)
+    dx, dw_ih, _ = _weight_grads((need[0], need[1], False), dgx, x, None, weight_ih,
+                                 time_major)
     rows = dgh.reshape(-1, 3 * n)
     dw_hh = np.matmul(rows.T, h_prev.reshape(-1, n)) if need[2] else None
     return (dx, dw_ih, dw_hh, dgx.reshape(-1, 3 * n).sum(axis=0), rows.sum(axis=0), dh)
@@ -635,8 +644,8 @@ TENSOR_METHODS = {}
 
 def _seq_ref(step, x, lengths, reverse, time_major, states, widths):
     """Run ``step(x_t, states) -> (new states, saved arrays)`` over the steps
-    with padded rows frozen; returns (y, final states..., saved arrays of
-    all steps), arrays in ``x``'s layout (``widths``: of the saved arrays)."""
+    with padded rows frozen; returns (y in ``x``'s layout, final states...,
+    the time-major saved arrays of all steps; ``widths``: theirs)."""
     xt = x if time_major else x.swapaxes(0, 1)
     steps, batch = xt.shape[:2]
     ys, saved = np.zeros((steps, batch, states[0].shape[1])), \
@@ -648,8 +657,7 @@ def _seq_ref(step, x, lengths, reverse, time_major, states, widths):
             buf[t] = v
         ys[t] = np.where(m, new[0], 0)
         states = [np.where(m, v, s) for v, s in zip(new, states)]
-    seqs = [a if time_major else a.swapaxes(0, 1) for a in [ys] + saved]
-    return [seqs[0]] + states + seqs[1:]
+    return [ys if time_major else ys.swapaxes(0, 1)] + states + saved
 
 
 def _lstm_seq_ref(x, w_ih, w_hh, b_ih, b_hh, h0, c0, lengths, reverse, time_major):
