@@ -140,6 +140,13 @@ def _keep_masks(lengths, steps, time_major, dtype):
     return keep, keep.astype(dtype), keep.all(axis=(1, 2))
 
 
+def _bias_grad(dg):
+    """The sum of the time-major ``dg`` over steps and batch: over the batch
+    first, then over the steps (numpy adds the rows of an axis-0 sum one
+    after the other; two short sums round less than one of T * B rows)."""
+    return dg.sum(axis=1).sum(axis=0)
+
+
 def _sigmoid_(a, one):
     """``1 / (1 + exp(-a))`` in place, as the sigmoid op computes it; the
     caller holds ``np.errstate(over='ignore')`` (exp overflows to inf: 0)."""
@@ -160,20 +167,40 @@ def _check_kernel(meta_fn, args, dtype_args, lengths):
         meta_fn(*args)          # raises the clear error
 
 
-def _weight_grads(need, dg, x, h_prev, weight_ih, time_major):
+def _weight_grads(need, dg, x, h_prev, weight_ih, time_major, dg_hh=None):
     """(dx, dW_ih, dW_hh) from the time-major pre-activation grads ``dg`` of
-    all steps, one GEMM each (``need``: which of them are wanted); ``h_prev``
-    holds the states the steps started from."""
+    all steps (``dg_hh``: those of the hidden side, when they differ), a
+    GEMM or a few each (``need``: which of them are wanted); ``h_prev`` holds
+    the states the steps started from."""
     rows = dg.reshape(-1, dg.shape[-1])
     dx = dw_ih = dw_hh = None
     if need[0]:
         dx = np.matmul(rows, weight_ih).reshape(dg.shape[:2] + (weight_ih.shape[1],))
         dx = _in_layout(dx, time_major)
     if need[1]:
-        dw_ih = np.matmul(rows.T, _time_major(x, time_major).reshape(-1, x.shape[-1]))
+        dw_ih = _sum_of_products(dg, _time_major(x, time_major))
     if need[2]:
-        dw_hh = np.matmul(rows.T, h_prev.reshape(-1, h_prev.shape[-1]))
+        dw_hh = _sum_of_products(dg if dg_hh is None else dg_hh, h_prev)
     return dx, dw_ih, dw_hh
+
+
+_STEPS_PER_GEMM = 8
+
+
+def _sum_of_products(a, b):
+    """``sum_t a[t]^T @ b[t]`` over the steps of time-major ``a``, ``b``: one
+    GEMM per block of steps, the blocks' products added pairwise. A single
+    GEMM over all T * B rows would accumulate them one after the other,
+    rounding more than the per-step products of an unrolled loop do."""
+    steps = a.shape[0]
+    parts = [np.matmul(a[t:t + _STEPS_PER_GEMM].reshape(-1, a.shape[-1]).T,
+                       b[t:t + _STEPS_PER_GEMM].reshape(-1, b.shape[-1]))
+             for t in range(0, steps, _STEPS_PER_GEMM)] or \
+        [np.zeros((a.shape[-1], b.shape[-1]), a.dtype)]
+    while len(parts) > 1:
+        parts = [parts[k] + parts[k + 1] if k + 1 < len(parts) else parts[k]
+                 for k in range(0, len(parts), 2)]
+    return parts[0]
 
 
 # ---- lstm_seq ------------------------------------------------------------------------------
@@ -290,7 +317,7 @@ def _lstm_bptt(need, gy, ghn, gcn, x, weight_ih, weight_hh, h0, c0, sequence_len
             dh += pass_h
             dc += pass_c
     dx, dw_ih, dw_hh = _weight_grads(need, dg, x, h_prev, weight_ih, time_major)
-    return dx, dw_ih, dw_hh, dg.reshape(-1, 4 * n).sum(axis=0), dh, dc
+    return dx, dw_ih, dw_hh, _bias_grad(dg), dh, dc
 
 
 def _step_masks(lengths, steps, dtype):
@@ -571,11 +598,8 @@ def _gru_bptt(need, gy, ghn, x, weight_ih, weight_hh, h0, sequence_length, gates
         dh = dh_prev
         if masked:
             dh += pass_h
-    dx, dw_ih, _ = _weight_grads((need[0], need[1], False), dgx, x, None, weight_ih,
-                                 time_major)
-    rows = dgh.reshape(-1, 3 * n)
-    dw_hh = np.matmul(rows.T, h_prev.reshape(-1, n)) if need[2] else None
-    return (dx, dw_ih, dw_hh, dgx.reshape(-1, 3 * n).sum(axis=0), rows.sum(axis=0), dh)
+    dx, dw_ih, dw_hh = _weight_grads(need, dgx, x, h_prev, weight_ih, time_major, dgh)
+    return dx, dw_ih, dw_hh, _bias_grad(dgx), _bias_grad(dgh), dh
 
 
 @gru_seq_op.def_grad
