@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import framework as paddle
+from framework.dygraph import autograd
 
 
 @pytest.fixture
@@ -62,3 +63,58 @@ def test_double_backward_graph_is_freed(no_cyclic_gc):
     assert node() is None
     assert gc.collect() == 0
     np.testing.assert_allclose(got, 6 * x.numpy())   # (numpy's checker makes cycles)
+
+
+def _fields(node):
+    return {k: getattr(node, k) for k in autograd.GradNode.__slots__
+            if k not in ('seq', '__dict__', '__weakref__')}
+
+
+def test_inlined_one_output_node_matches_grad_node_init():
+    """The tracer builds one-output nodes inline (a frame less per op); they
+    must hold what ``GradNode.__init__`` would."""
+    x = paddle.to_tensor(np.random.rand(3), stop_gradient=False)
+    for y in (x * 1.5, x.tanh(), paddle.sum(x, axis=0), x + x):
+        node = y.grad_fn
+        ref = autograd.GradNode(node.op, node.ins, node.attrs, node.outs, node.edges,
+                                node.versions)
+        ref.out_refs = node.out_refs
+        assert _fields(node) == _fields(ref)
+        assert node.hooks is None and node.packed is None and not node.__dict__
+
+
+def test_tape_objects_per_op_stay_few(no_cyclic_gc):
+    """Each recorded one-output op leaves its Tensor, its node, a weakref and
+    input/edge tuples for the collector, and nothing more (the tape's cost
+    in a process with many live objects grows with this count)."""
+    x0 = paddle.to_tensor(np.random.rand(16).astype('float32'), stop_gradient=False)
+
+    def chain(n):
+        x = x0
+        for _ in range(n):
+            x = (x * 1.01 + 0.1).tanh()
+        return x
+    chain(3)
+    gc.collect()
+    before = len(gc.get_objects())
+    keep = chain(100)
+    per_op = (len(gc.get_objects()) - before) / 300
+    assert per_op <= 7, per_op   # + the outs and versions tuples, untracked at the next gc
+    gc.collect()                 # (the tape has no cycles: nothing is collected)
+    per_op = (len(gc.get_objects()) - before) / 300
+    assert per_op <= 5.05, per_op
+    del keep
+
+
+def test_backward_frees_the_tape_as_it_goes():
+    """Without retain_graph a node drops its edges once it has run, so the
+    nodes behind it are freed during backward (not when the loss dies)."""
+    x = paddle.to_tensor(np.random.rand(4), stop_gradient=False)
+    h = x.tanh()
+    inner = weakref.ref(h.grad_fn)
+    loss = (h * 2.0).sum()
+    del h
+    loss.backward()
+    assert inner() is None and loss.grad_fn is not None
+    with pytest.raises(RuntimeError, match='second time'):
+        loss.backward()

@@ -35,6 +35,7 @@ from ..ops.grad_utils import fast_grad_context
 from . import state
 
 _node_seq = itertools.count()
+next_seq = _node_seq.__next__         # a node's number (creation order)
 # (pack_hook, unpack_hook) pairs of the active saved_tensors_hooks regions,
 # innermost last (framework.autograd.saved_tensors_hooks)
 saved_tensor_hooks = []
@@ -43,13 +44,17 @@ grad_checker = None
 
 
 class GradNode:
+    # ``__dict__`` holds the rarely set ``hooks`` / ``packed`` (class defaults
+    # below), so creating a node stores only the fields every node has
     __slots__ = ('seq', 'op', 'ins', 'attrs', 'outs', 'edges', 'versions', 'out_refs',
-                 'hooks', 'freed', 'packed', '__weakref__')
+                 'fast', '__dict__', '__weakref__')
+    hooks = None        # {output index: [hook, ...]} for non-leaf hooks
+    packed = None       # (unpack_hook, packed inputs, packed outputs)
 
     def __init__(self, op, ins, attrs, outs, edges, versions):
-        self.seq = next(_node_seq)
+        self.seq = next_seq()
         self.op = op
-        self.ins = ins          # inputs as given: Tensors, scalars, None, lists
+        self.ins = ins          # inputs as given: Tensors, scalars, None, lists; None once freed
         self.attrs = attrs
         self.outs = outs        # tuple of output arrays
         self.edges = edges      # per input: None | leaf Tensor | (node, idx) | tuple of those
@@ -57,10 +62,15 @@ class GradNode:
         # the output Tensors, weakly (set by the tracer): a weakref for a
         # one-output node, else a tuple of them
         self.out_refs = None
-        self.hooks = None       # {output index: [hook, ...]} for non-leaf hooks
-        self.freed = False
-        self.packed = None      # (unpack_hook, packed inputs, packed outputs)
-        if saved_tensor_hooks and not op.name.startswith(_SAVES_ITS_OWN):
+        # the op's fast grad while the engine may take its inlined path (one
+        # output, no hooks, nothing packed, not freed); else None
+        self.fast = op.plain_fast_grad
+        if saved_tensor_hooks:
+            self.pack_for_hooks()
+
+    def pack_for_hooks(self):
+        """Inside ``saved_tensors_hooks``: hand the saved values to its hooks."""
+        if not self.op.name.startswith(_SAVES_ITS_OWN):
             self._pack(*saved_tensor_hooks[-1])
 
     def _pack(self, pack, unpack):
@@ -73,10 +83,12 @@ class GradNode:
             self.ins = tuple(None if p is not _KEEP else t for p, t in zip(ins, self.ins))
             self.versions = ()          # the user's hooks now own these values
             self.packed = (unpack, ins, None)
+            self.fast = None
         else:
             outs = tuple(pack(Tensor(a)) for a in self.outs)
             self.outs = None
             self.packed = (unpack, None, outs)
+            self.fast = None
 
     def unpack(self):
         """Restore the values packed by ``_pack`` (before this node's backward)."""
@@ -161,6 +173,7 @@ def register_hook(tensor, fn):
         node, idx = split_edge(gn)
         if node.hooks is None:
             node.hooks = {}
+            node.fast = None            # the engine's inlined path runs no hooks
         hooks = node.hooks.setdefault(idx, [])
     hooks.append(fn)
     return RemovableHandle(hooks, fn)
@@ -247,7 +260,7 @@ class _Engine:
         self.capture = capture            # grad(): {leaf id or (node, idx): grad}
         self.cut = cut                    # edges treated as constants (no_grad_vars)
         self.leaf_grads = {}              # id(leaf) -> [leaf, grad]
-        self.node_grads = {}              # node -> [grad per output]
+        self.node_grads = {}              # node -> its grad (one output) | [grad per output]
         self.heap = []                    # (-seq, node) of nodes holding gradients
         self.watch = []                   # [(first consumer seq, leaf)], largest last
 
@@ -265,82 +278,93 @@ class _Engine:
         watch = self.watch
         heap = self.heap
         node_grads = self.node_grads
-        pop = node_grads.pop
+        pop, get = node_grads.pop, node_grads.get
         heappop, heappush = heapq.heappop, heapq.heappush
         retain = self.retain_graph
-        # the common case (backward() without hooks/capture/create_graph) is
-        # inlined below; everything else goes through _run_node / _route
-        simple = not self.create_graph and self.capture is None and not self.cut
+        context = fast_grad_context
+        # the common case (backward() without hooks/capture/create_graph/NaN
+        # checks, a one-output node with a fast grad: ``node.fast``) is inlined
+        # below; everything else goes through _run_node / _route
+        simple = (not self.create_graph and self.capture is None and not self.cut
+                  and grad_checker is None)
         T = self.Tensor
         while heap:
             node = heappop(heap)[1]
-            gs = pop(node)
-            if node.freed:
-                raise RuntimeError(_FREED_MSG % node.op.name)
-            if node.packed is not None:
-                node.unpack()
-            op = node.op
-            fast = op.fast_grad
-            if simple and fast is not None and op.n_out == 1 and not node.hooks:
-                g = gs[0]
+            g = pop(node)                 # one-output node: its grad; else a list
+            fast = node.fast
+            if fast is None or not simple:
+                self._run_and_route(node, g if node.op.n_out != 1 else [g])
+            else:
                 t = node.out_refs()
                 if t is not None and t._grad_node is node:
-                    self._accumulate_into(t, g)
+                    self._accumulate_into(t, g)     # a non-leaf the user holds
                 ins = node.ins
                 versions = node.versions
-                if versions:
-                    for x, v in zip(ins, versions):
-                        if v is not None and x._version != v:
-                            self._check_versions(node)      # raises, naming the op
-                fast_grad_context.edges = node.edges
-                if op.n_in == 1:
+                context.edges = node.edges
+                if len(ins) == 1:
                     x = ins[0]
-                    in_grads = (fast(g, x.data if type(x) is T else _data(x),
-                                     node.outs[0], *node.attrs),)
-                elif op.n_in == 2:
+                    if versions and versions[0] is not None and x._version != versions[0]:
+                        self._check_versions(node)      # raises, naming the op
+                    in_grads = (fast(g, x.data if type(x) is T else _data(x), node.outs[0],
+                                     *node.attrs),)
+                elif len(ins) == 2:
                     x, y = ins
+                    if versions and ((versions[0] is not None and x._version != versions[0])
+                                     or (versions[1] is not None
+                                         and y._version != versions[1])):
+                        self._check_versions(node)
                     in_grads = fast(g, x.data if type(x) is T else _data(x),
-                                    y.data if type(y) is T else _data(y),
-                                    node.outs[0], *node.attrs)
+                                    y.data if type(y) is T else _data(y), node.outs[0],
+                                    *node.attrs)
                 else:
+                    if versions:
+                        self._check_versions(node)
                     in_grads = fast(g, *[x.data if type(x) is T else _data(x) for x in ins],
                                     node.outs[0], *node.attrs)
-            else:
-                in_grads = self._run_node(node, gs)
-            if grad_checker is not None:       # FLAGS_check_nan_inf
-                grad_checker(node, in_grads)
-            variadic = op.variadic
-            for i, e in enumerate(node.edges):
-                if e is None:
-                    continue
-                g = in_grads[i]
-                if g is None:
-                    continue
-                if variadic[i]:
-                    for se, sg in zip(e, g):
-                        if se is not None and sg is not None:
-                            self._route(se, sg)
-                elif simple and (type(e) is GradNode or type(e) is tuple):
-                    child, idx = (e, 0) if type(e) is GradNode else e
-                    buf = node_grads.get(child)
-                    if buf is None:
-                        buf = node_grads[child] = [None] * (child.op.n_out or _n_outs(child))
-                        heappush(heap, (-child.seq, child))
-                        buf[idx] = g
+                for e, g in zip(node.edges, in_grads):
+                    if e is None or g is None:
+                        continue
+                    if type(e) is GradNode:         # a one-output node: its grad, unboxed
+                        old = get(e)
+                        if old is None:
+                            node_grads[e] = g
+                            heappush(heap, (-e.seq, e))
+                        else:
+                            node_grads[e] = old + g
+                    elif type(e) is tuple:
+                        self._send(e, g)
                     else:
-                        buf[idx] = g if buf[idx] is None else buf[idx] + g
-                else:
-                    self._route(e, g)
-            if not retain:
-                node.ins = node.outs = None
-                node.freed = True
-            # drop our references to this node's inputs, so an input the user no
-            # longer holds is dead (and gets no retained .grad) when reached
-            ins = x = t = in_grads = None
+                        self._leaf(e, g)
+                if not retain:      # freed; without edges the tape unravels as we go
+                    node.ins = node.outs = node.fast = node.edges = None
+                # drop our references to this node's inputs, so an input the user no
+                # longer holds is dead (and gets no retained .grad) when reached
+                ins = x = y = t = in_grads = g = None
             if watch and (not heap or watch[-1][0] > -heap[0][0]):
                 self._finish_ready(watch, -heap[0][0] if heap else -1)
         fast_grad_context.edges = None
         self._finish_leaves()
+
+    def _run_and_route(self, node, gs):
+        """Run a node off the inlined path and send its input grads on."""
+        in_grads = self._run_node(node, gs)
+        if grad_checker is not None:       # FLAGS_check_nan_inf
+            grad_checker(node, in_grads)
+        variadic = node.op.variadic
+        for i, e in enumerate(node.edges):
+            if e is None:
+                continue
+            g = in_grads[i]
+            if g is None:
+                continue
+            if variadic[i]:
+                for se, sg in zip(e, g):
+                    if se is not None and sg is not None:
+                        self._route(se, sg)
+            else:
+                self._route(e, g)
+        if not self.retain_graph:
+            node.ins = node.outs = node.fast = node.edges = None     # freed
 
     def _route(self, e, g):
         node_edge = type(e) is GradNode or type(e) is tuple
@@ -352,7 +376,15 @@ class _Engine:
             self._leaf(e, g)
 
     def _send(self, edge, g):
-        node, idx = split_edge(edge)
+        if type(edge) is GradNode:          # one-output nodes hold their grad unboxed
+            old = self.node_grads.get(edge)
+            if old is None:
+                self.node_grads[edge] = g
+                heapq.heappush(self.heap, (-edge.seq, edge))
+            else:
+                self.node_grads[edge] = old + g
+            return
+        node, idx = edge
         buf = self.node_grads.get(node)
         if buf is None:
             buf = self.node_grads[node] = [None] * _n_outs(node)
@@ -360,6 +392,10 @@ class _Engine:
         buf[idx] = g if buf[idx] is None else buf[idx] + g
 
     def _run_node(self, node, gs):
+        if node.ins is None:
+            raise RuntimeError(_FREED_MSG % node.op.name)
+        if node.packed is not None:
+            node.unpack()
         if node.hooks:
             for idx, hooks in node.hooks.items():
                 if gs[idx] is not None and hooks:
@@ -533,7 +569,14 @@ def _sum_to_shape(g, shape, create_graph):
     return unbroadcast(g, shape)
 
 
+_AS_IS = (float, int, bool, complex, np.ndarray, type(None))
+
+
 def _data(x):
+    """The array an input stands for in a fast grad: a Tensor's data (lists
+    element-wise); numbers, None and constant arrays as they are."""
+    if type(x) in _AS_IS:
+        return x
     d = getattr(x, 'data', None)
     if d is not None and type(d) is np.ndarray:
         return d

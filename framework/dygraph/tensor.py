@@ -22,8 +22,15 @@ _names = itertools.count()
 
 
 class Tensor:
-    __slots__ = ('data', 'grad', '_grad_node', 'stop_gradient', '_name', '_version',
-                 '_hooks', 'persistable', '__weakref__')
+    # Every tensor sets the four slots; the fields most tensors never set are
+    # class defaults (an instance __dict__ appears only when one is set), so an
+    # op's output costs four stores. As in Paddle, other attributes can be set.
+    __slots__ = ('data', '_grad_node', 'stop_gradient', '_version', '__dict__',
+                 '__weakref__')
+    grad = None
+    _name = None
+    _hooks = None
+    persistable = False
     # make numpy defer to our reflected operators (np_array * tensor)
     __array_ufunc__ = None
     __array_priority__ = 1000
@@ -37,13 +44,9 @@ class Tensor:
 
     def _init(self, data, grad_node, stop_gradient):
         self.data = data
-        self.grad = None
         self._grad_node = grad_node
         self.stop_gradient = stop_gradient
-        self._name = None
         self._version = 0
-        self._hooks = None
-        self.persistable = False
 
     # ---- properties -------------------------------------------------------
     @property

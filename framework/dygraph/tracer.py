@@ -18,6 +18,8 @@ from ..ops.promotion import is_number, promote_inputs
 from ..ops.registry import OpError
 from . import nan_check
 from .autograd import GradNode
+from .autograd import next_seq as _next_seq
+from .autograd import saved_tensor_hooks as _saved_tensor_hooks
 from .state import grad_enabled
 from .tensor import Tensor
 
@@ -26,6 +28,7 @@ _ndarray = np.ndarray
 # count as numbers in type promotion, like Python's)
 _SCALARS = (float, int, bool, np.float64, np.float32, np.int64, np.int32, np.bool_)
 _new = Tensor.__new__
+_new_node = GradNode.__new__
 _ref = weakref.ref
 
 
@@ -192,16 +195,24 @@ def _finish(op, out, ins, attrs, edges, versions, record):
         out = np.asarray(out)
     t = _new(Tensor)
     t.data = out
-    t.grad = None
-    t._name = None
     t._version = 0
-    t._hooks = None
-    t.persistable = False
     if record:
-        node = GradNode(op, ins, attrs, (out,), edges, versions)
+        # GradNode(op, ins, attrs, (out,), edges, versions), inlined: this
+        # runs once per recorded op (tests/test_tape_gc.py checks the two agree)
+        node = _new_node(GradNode)
+        node.seq = _next_seq()
+        node.op = op
+        node.ins = ins
+        node.attrs = attrs
+        node.outs = (out,)
+        node.edges = edges
+        node.versions = versions
+        node.fast = op.plain_fast_grad
+        node.out_refs = _ref(t)
+        if _saved_tensor_hooks:
+            node.pack_for_hooks()
         t._grad_node = node            # a one-output node is its own edge
         t.stop_gradient = False
-        node.out_refs = _ref(t)
     else:
         t._grad_node = None
         t.stop_gradient = True
@@ -223,7 +234,12 @@ def _unary(op):
         except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
             raise _kernel_error(op, [x.data], (), e) from None
         if x.stop_gradient or not differentiable or not grad_enabled():
-            return _finish(op, out, None, (), None, None, False)
+            t = _new(Tensor)            # _finish without a node, inlined (no-grad hot path)
+            t.data = out if type(out) is _ndarray else np.asarray(out)
+            t._version = 0
+            t._grad_node = None
+            t.stop_gradient = True
+            return t
         return _finish(op, out, (x,), (), (x._grad_node or x,),
                        (x._version,) if save else (), True)
     return apply
@@ -273,12 +289,23 @@ def _binary(op):
         except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
             raise _kernel_error(op, [xd, yd], (), e) from None
         if not (rx or ry) or not differentiable or not grad_enabled():
-            return _finish(op, out, None, (), None, None, False)
-        edges = ((x._grad_node or x) if rx else None,
-                 (y._grad_node or y) if ry else None)
-        versions = ((x._version if tx is Tensor else None,
-                     y._version if ty is Tensor else None) if save else ())
-        return _finish(op, out, (x, y), (), edges, versions, True)
+            t = _new(Tensor)            # _finish without a node, inlined (no-grad hot path)
+            t.data = out if type(out) is _ndarray else np.asarray(out)
+            t._version = 0
+            t._grad_node = None
+            t.stop_gradient = True
+            return t
+        if tx is not Tensor:                 # number op tensor
+            edges = (None, y._grad_node or y)
+            versions = (None, y._version) if save else ()
+        elif ty is not Tensor:               # tensor op number
+            edges = (x._grad_node or x, None)
+            versions = (x._version, None) if save else ()
+        else:
+            edges = ((x._grad_node or x) if rx else None,
+                     (y._grad_node or y) if ry else None)
+            versions = (x._version, y._version) if save else ()
+        return _finish(op, out, args, (), edges, versions, True)   # args: the (x, y) tuple
     return apply
 
 
@@ -318,7 +345,12 @@ def _tensors_with_attrs(op):
         except (ValueError, TypeError, IndexError, np.exceptions.AxisError) as e:
             raise _kernel_error(op, list(arrays), attrs, e) from None
         if not need or not differentiable or not grad_enabled():
-            return _finish(op, out, None, (), None, None, False)
+            t = _new(Tensor)            # _finish without a node, inlined (no-grad hot path)
+            t.data = out if type(out) is _ndarray else np.asarray(out)
+            t._version = 0
+            t._grad_node = None
+            t.stop_gradient = True
+            return t
         if n_in == 1:
             edges = (x._grad_node or x,)
             versions = (x._version,) if save else ()

@@ -106,12 +106,12 @@ class OpError(ValueError):
 class OpDef:
     __slots__ = ('name', 'input_names', 'variadic', 'optional', 'output_names',
                  'attr_names', 'attr_defaults', 'n_in', 'n_out', 'n_attrs',
-                 'kernel', 'infer_meta', 'grad', 'fast_grad', 'differentiable',
+                 'kernel', 'infer_meta', 'grad', '_fast_grad', 'differentiable',
                  'no_grad_inputs', 'nondiff_outputs', 'random', 'inplace_map',
                  'save_inputs', 'doc', 'test_cases', 'eager_fn', 'variadic_out',
                  'value_from_meta', 'promote', 'attr_types', 'attr_ranges',
                  'undeclared_attrs', 'onnx', 'output_variadic', 'sub_blocks', 'emit',
-                 'block_grad', 'block_rules')
+                 'block_grad', 'block_rules', 'plain_fast_grad')
 
     def __init__(self, name, kernel, infer_meta, inputs, outputs, attrs,
                  grad=None, fast_grad=None, differentiable=True,
@@ -214,6 +214,19 @@ class OpDef:
         """Decorator: set the fused numpy first-order grad."""
         self.fast_grad = self._adapt(fn)
         return fn
+
+    @property
+    def fast_grad(self):
+        """The fused numpy first-order grad, or None."""
+        return self._fast_grad
+
+    @fast_grad.setter
+    def fast_grad(self, fn):
+        self._fast_grad = fn
+        # what the eager engine may call on its inlined path: one output and
+        # no list inputs (so each input has one edge)
+        plain = self.n_out == 1 and not any(self.variadic)
+        self.plain_fast_grad = fn if plain else None
 
     def def_onnx(self, fn):
         """Decorator: set the ONNX lowering (see the module docstring)."""
