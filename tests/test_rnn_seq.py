@@ -328,3 +328,20 @@ def test_float32_is_as_accurate_as_the_per_step_path(mode):
                                           / np.mean(w.numpy() ** 2))
                                   for g, w in zip(outs + list(grads), want)])
     assert errors[0] <= 1.05 * errors[1], errors
+
+
+def test_cells_that_redefine_their_step_run_step_by_step():
+    class ScaledGRUCell(nn.GRUCell):
+        def _step(self, xw, h):
+            h, _ = super()._step(xw, h)
+            return h * 0.5, h * 0.5
+    paddle.seed(12)
+    cell = ScaledGRUCell(3, 4)
+    x = paddle.randn([2, 5, 3])
+    calls = _count_kernel_calls(lambda: nn.RNN(cell)(x))
+    assert calls == ['gru_cell'] * 5
+    y, h = nn.RNN(cell)(x)
+    np.testing.assert_allclose(y.numpy()[:, -1], h.numpy(), rtol=1e-6)
+    h0 = paddle.zeros([2, 4])
+    y1, _ = cell(x[:, 0], h0)
+    np.testing.assert_allclose(y.numpy()[:, 0], y1.numpy(), rtol=1e-6)

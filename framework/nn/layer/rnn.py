@@ -389,7 +389,7 @@ class LSTMCell(_GatedCell):
         return h, (h, c)
 
     def _runs_sequences(self):
-        return not self.proj_size       # lstm_seq has no projection
+        return not self.proj_size and _steps_as(self, LSTMCell)   # lstm_seq: no projection
 
     def _sequence(self, inputs, states, sequence_length, time_major, reverse):
         y, h, c = lstm_seq_op(inputs, self.weight_ih, self.weight_hh, self.bias_ih,
@@ -442,7 +442,7 @@ class GRUCell(_GatedCell):
         return h, h
 
     def _runs_sequences(self):
-        return True
+        return _steps_as(self, GRUCell)
 
     def _sequence(self, inputs, states, sequence_length, time_major, reverse):
         y, h = gru_seq_op(inputs, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh,
@@ -452,6 +452,13 @@ class GRUCell(_GatedCell):
     @property
     def state_shape(self):
         return (self.hidden_size,)
+
+
+def _steps_as(cell, cls):
+    """Whether ``cell`` computes its steps as the built-in ``cls`` does (a
+    subclass may redefine them; then its sequences run step by step)."""
+    kind = type(cell)
+    return kind._step is cls._step and kind._project is cls._project
 
 
 # cells whose forward is exactly _step(_project(x)) (see _unroll)
