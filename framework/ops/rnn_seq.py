@@ -24,12 +24,18 @@ The extra outputs are what the backward needs, not differentiable, and
 always time-major (``[T, B, ...]``: the kernels run on time-major buffers,
 whose per-step slices are contiguous): the activated gates, the states each
 step started from, ``tanh(c)`` (LSTM) and the hidden projection
-``h @ W_hh^T + b_hh`` (GRU). The fused backward
-(``def_fast_grad``) walks the steps back with a few in-place numpy calls per
-step and then forms the weight gradients with one GEMM each over all steps;
-the composite rule (``def_grad``) replays the steps with the registered cell
-ops and their grad rules, so grad-of-grad and static backward work (it
-needs the number of steps when the graph is built).
+``h @ W_hh^T + b_hh`` (GRU). The fused backward (``def_fast_grad``) walks
+the steps back with a few in-place numpy calls per step, then forms the
+weight gradients with a few GEMMs over blocks of steps. The composite rule
+(``def_grad``) replays the steps with the registered cell ops and their grad
+rules, so grad-of-grad and static backward work; when a static graph's
+number of steps is unknown it emits ``lstm_seq_grad`` / ``gru_seq_grad``
+instead (the fused backward as an op), which has no gradient of its own:
+second derivatives need a known time dimension.
+
+Left to the per-step path: ``SimpleRNN``, an LSTM with ``proj_size`` (ONNX's
+LSTM has no projection), and ``nn.RNN`` with ``sequence_length`` (it returns
+the cell's outputs at padded steps, not zeros).
 """
 import numpy as np
 
@@ -329,31 +335,22 @@ def _step_masks(lengths, steps, dtype):
     return lib.unstack(lib.unsqueeze(lib.cast(valid, dtype), [2]), 0)
 
 
-def _steps_known(op, x, time_major):
-    steps = x.shape[0 if time_major else 1]
-    if steps < 0:
-        raise OpError("%s: the gradient needs the number of time steps when the graph is "
-                      "built, but x has shape %s; the time steps must be known (declare the "
-                      "time dimension in static.data / InputSpec)" % (op, list(x.shape)))
-    return steps
-
-
-def _replay(op, x, weight_ih, bias, lengths, time_major):
+def _replay(x, weight_ih, bias, lengths, time_major):
     """(per-step projected inputs, per-step masks or None, time axis, steps),
-    built with registered ops."""
+    built with registered ops (the grad rules replay a known number of steps)."""
     axis = 0 if time_major else 1
-    steps = _steps_known(op, x, time_major)
+    steps = x.shape[axis]
     proj = lib.unstack(lib.matmul_op(x, weight_ih, False, True) + bias, axis)
     masks = _step_masks(lengths, steps, str(x.dtype))
     return proj, masks, axis, steps
 
 
-def _seq_grad(op, x, weight_ih, bias_x, lengths, reverse, time_major, states0, gy, g_states,
+def _seq_grad(x, weight_ih, bias_x, lengths, reverse, time_major, states0, gy, g_states,
               forward_step, backward_step):
     """The composite BPTT shared by both ops. ``forward_step(x_t, states)``
     gives the new states; ``backward_step(g_states, x_t, states)`` gives
     (d x_t, d states, dW_hh, dbias_hh); all with registered ops."""
-    proj, masks, axis, steps = _replay(op, x, weight_ih, bias_x, lengths, time_major)
+    proj, masks, axis, steps = _replay(x, weight_ih, bias_x, lengths, time_major)
     starts = [None] * steps
     states = states0
     for t in _order(steps, reverse):
@@ -411,8 +408,8 @@ def _lstm_seq_grad(gy, ghn, gcn, g_gates, g_hp, g_cp, g_tc, x, weight_ih, weight
             c_prev, tanh_c, reverse, time_major)
         return dx, dw_ih, dw_hh, db, db, dh0, dc0, None
     dx, dw_ih, dw_hh, db, _, (dh0, dc0) = _seq_grad(
-        'lstm_seq', x, weight_ih, bias_ih + bias_hh, sequence_length, reverse, time_major,
-        [h0, c0], gy, [ghn, gcn], forward_step, backward_step)
+        x, weight_ih, bias_ih + bias_hh, sequence_length, reverse, time_major, [h0, c0], gy,
+        [ghn, gcn], forward_step, backward_step)
     return dx, dw_ih, dw_hh, db, db, dh0, dc0, None
 
 
@@ -618,8 +615,8 @@ def _gru_seq_grad(gy, ghn, g_gates, g_hidden, g_hp, x, weight_ih, weight_hh, bia
         return tuple(gru_seq_grad_op(gy, ghn, x, weight_ih, weight_hh, h0, sequence_length,
                                      gates, hidden, h_prev, reverse, time_major)) + (None,)
     dx, dw_ih, dw_hh, db_ih, db_hh, (dh0,) = _seq_grad(
-        'gru_seq', x, weight_ih, bias_ih, sequence_length, reverse, time_major, [h0], gy,
-        [ghn], forward_step, backward_step)
+        x, weight_ih, bias_ih, sequence_length, reverse, time_major, [h0], gy, [ghn],
+        forward_step, backward_step)
     return dx, dw_ih, dw_hh, db_ih, db_hh, dh0, None
 
 
