@@ -27,11 +27,12 @@ step started from, ``tanh(c)`` (LSTM) and the hidden projection
 ``h @ W_hh^T + b_hh`` (GRU). The fused backward (``def_fast_grad``) walks
 the steps back with a few in-place numpy calls per step, then forms the
 weight gradients with a few GEMMs over blocks of steps. The composite rule
-(``def_grad``) replays the steps with the registered cell ops and their grad
-rules, so grad-of-grad and static backward work; when a static graph's
-number of steps is unknown it emits ``lstm_seq_grad`` / ``gru_seq_grad``
-instead (the fused backward as an op), which has no gradient of its own:
-second derivatives need a known time dimension.
+(``def_grad``) replays the forward once with registered ops (the cells'
+formulas) and walks back through its activations, so grad-of-grad and
+static backward work; when a static graph's number of steps is unknown it
+emits ``lstm_seq_grad`` / ``gru_seq_grad`` instead (the fused backward as
+an op), which has no gradient of its own: second derivatives need a known
+time dimension.
 
 Left to the per-step path: ``SimpleRNN``, an LSTM with ``proj_size`` (ONNX's
 LSTM has no projection), and ``nn.RNN`` with ``sequence_length`` (it returns
@@ -42,8 +43,8 @@ import numpy as np
 from . import lib, meta
 from .grad_utils import wants
 from .lowp import float32_compute
+from .math import matmul_op, sigmoid_op, tanh_op
 from .registry import Meta, OpError, add_test_case, def_op
-from .rnn_cells import _gru_grad, _lstm_grad, gru_cell_op, lstm_cell_op
 from .rnn_cells import _gru_ref, _lstm_ref
 
 
@@ -347,15 +348,17 @@ def _replay(x, weight_ih, bias, lengths, time_major):
 
 def _seq_grad(x, weight_ih, bias_x, lengths, reverse, time_major, states0, gy, g_states,
               forward_step, backward_step):
-    """The composite BPTT shared by both ops. ``forward_step(x_t, states)``
-    gives the new states; ``backward_step(g_states, x_t, states)`` gives
-    (d x_t, d states, dW_hh, dbias_hh); all with registered ops."""
+    """The composite BPTT shared by both ops, with registered ops.
+    ``forward_step(x_t, states)`` gives (new states, what the step's backward
+    needs); ``backward_step(g_states, saved, h_prev)`` gives (d x_t, d states,
+    dW_hh, dbias_hh). The forward is replayed once: the backward reuses its
+    activations instead of recomputing them."""
     proj, masks, axis, steps = _replay(x, weight_ih, bias_x, lengths, time_major)
-    starts = [None] * steps
+    starts, saved = [None] * steps, [None] * steps
     states = states0
     for t in _order(steps, reverse):
         starts[t] = states
-        new = forward_step(proj[t], states)
+        new, saved[t] = forward_step(proj[t], states)
         if masks is not None:
             m = masks[t]
             new = [s + m * (v - s) for s, v in zip(states, new)]
@@ -372,7 +375,7 @@ def _seq_grad(x, weight_ih, bias_x, lengths, reverse, time_major, states0, gy, g
             grads = [grads[0] + gys[t]] + grads[1:]
         if masks is not None:
             grads = [g * m for g in grads]
-        d, grads, dw, db = backward_step(grads, proj[t], starts[t])
+        d, grads, dw, db = backward_step(grads, saved[t], starts[t][0])
         if masks is not None:
             grads = [g + p for g, p in zip(grads, passed)]
         dproj[t] = d
@@ -392,14 +395,23 @@ def _seq_grad(x, weight_ih, bias_x, lengths, reverse, time_major, states0, gy, g
 def _lstm_seq_grad(gy, ghn, gcn, g_gates, g_hp, g_cp, g_tc, x, weight_ih, weight_hh, bias_ih,
                    bias_hh, h0, c0, sequence_length, y, h_n, c_n, gates, h_prev, c_prev, tanh_c,
                    reverse, time_major):
-    def forward_step(x_t, states):
-        h, c, _ = lstm_cell_op(x_t, states[0], states[1], weight_hh, None)
-        return [h, c]
+    def forward_step(x_t, states):          # the lstm_cell step (rnn_cells.py)
+        h, c = states
+        pre = x_t + matmul_op(h, weight_hh, False, True)
+        pi, pf, pg, po = lib.split_op(pre, 4, (), 1)
+        i, f, g, o = sigmoid_op(pi), sigmoid_op(pf), tanh_op(pg), sigmoid_op(po)
+        c_new = f * c + i * g
+        tc = tanh_op(c_new)
+        return [o * tc, c_new], (i, f, g, o, tc, c)
 
-    def backward_step(grads, x_t, states):
-        d, dh, dc, dw, _ = _lstm_grad(grads[0], grads[1], None, x_t, states[0], states[1],
-                                      weight_hh, None, None, None, None)
-        return d, [dh, dc], dw, None
+    def backward_step(grads, saved, h):
+        gh, gc = grads
+        i, f, g, o, tc, c = saved
+        dc = gh * o * (1 - tc * tc) + gc
+        d = lib.concat_op([dc * g * i * (1 - i), dc * c * f * (1 - f), dc * i * (1 - g * g),
+                           gh * tc * o * (1 - o)], 1)
+        return (d, [matmul_op(d, weight_hh, False, False), dc * f],
+                matmul_op(d, h, True, False), None)
 
     if x.shape[0 if time_major else 1] < 0:      # no replay: the fused backward as an op
         gy, ghn, gcn = _filled([gy, ghn, gcn], [y, h_n, c_n])
@@ -602,13 +614,25 @@ def _gru_bptt(need, gy, ghn, x, weight_ih, weight_hh, h0, sequence_length, gates
 @gru_seq_op.def_grad
 def _gru_seq_grad(gy, ghn, g_gates, g_hidden, g_hp, x, weight_ih, weight_hh, bias_ih, bias_hh,
                   h0, sequence_length, y, h_n, gates, hidden, h_prev, reverse, time_major):
-    def forward_step(x_t, states):
-        return [gru_cell_op(x_t, states[0], weight_hh, bias_hh)[0]]
+    def forward_step(x_t, states):          # the gru_cell step (rnn_cells.py)
+        h = states[0]
+        hw = matmul_op(h, weight_hh, False, True) + bias_hh
+        x_r, x_z, x_c = lib.split_op(x_t, 3, (), 1)
+        h_r, h_z, h_c = lib.split_op(hw, 3, (), 1)
+        r, z = sigmoid_op(x_r + h_r), sigmoid_op(x_z + h_z)
+        cand = tanh_op(x_c + r * h_c)
+        return [(h - cand) * z + cand], (r, z, cand, h_c)
 
-    def backward_step(grads, x_t, states):
-        d, dh, dw, db = _gru_grad(grads[0], None, None, x_t, states[0], weight_hh, bias_hh,
-                                  None, None, None)
-        return d, [dh], dw, db
+    def backward_step(grads, saved, h):
+        gh = grads[0]
+        r, z, cand, h_c = saved
+        dc = gh * (1 - z) * (1 - cand * cand)
+        dr = dc * h_c * r * (1 - r)
+        dz = gh * (h - cand) * z * (1 - z)
+        dhw = lib.concat_op([dr, dz, dc * r], 1)
+        dh = gh * z + matmul_op(dhw, weight_hh, False, False)
+        return (lib.concat_op([dr, dz, dc], 1), [dh], matmul_op(dhw, h, True, False),
+                lib.sum_op(dhw, (0,), False, None))
 
     if x.shape[0 if time_major else 1] < 0:      # no replay: the fused backward as an op
         gy, ghn = _filled([gy, ghn], [y, h_n])
