@@ -42,10 +42,12 @@ SHAPES = [
     # name, x shape, weight shape, stride, padding
     ('lenet conv1', (64, 1, 28, 28), (6, 1, 5, 5), 1, 0),
     ('lenet conv2', (64, 6, 12, 12), (16, 6, 5, 5), 1, 0),
+    ('vision LeNet conv2', (64, 6, 14, 14), (16, 6, 5, 5), 1, 0),
+    ('resnet 3x3 7x7 stage', (16, 256, 7, 7), (256, 256, 3, 3), 1, 1),
     ('resnet 3x3 block', (32, 64, 56, 56), (64, 64, 3, 3), 1, 1),
     ('resnet 3x3 s2', (32, 64, 56, 56), (128, 64, 3, 3), 2, 1),
 ]
-QUICK = [SHAPES[0], SHAPES[1], ('resnet 3x3 (batch 8)', (8, 64, 56, 56), (64, 64, 3, 3), 1, 1)]
+QUICK = [SHAPES[0], SHAPES[2], SHAPES[3], ('resnet 3x3 (batch 8)', (8, 64, 56, 56), (64, 64, 3, 3), 1, 1)]
 
 
 def timeit_interleaved(fns, repeat):

@@ -328,8 +328,17 @@ def test_without_the_flag_the_heuristic_runs_and_nothing_is_cached():
     assert search.heuristic('backward_data', g) == 'im2col_forward'
     g = A.geom_forward((8, 32, 16, 16), (32, 1, 3, 3), (1, 1), (1,) * 4, (1, 1), 32)
     assert search.heuristic('forward', g) == 'depthwise'
-    g = A.geom_forward((8, 3, 16, 16), (8, 3, 5, 5), (2, 2), (0,) * 4, (1, 1), 1)
+    g = A.geom_forward((8, 3, 40, 40), (8, 3, 5, 5), (2, 2), (0,) * 4, (1, 1), 1)
     assert search.heuristic('backward_filter', g) == 'im2col'
+    # small output planes (here 6x6) fold the batch into the GEMMs
+    g = A.geom_forward((8, 3, 16, 16), (8, 3, 5, 5), (2, 2), (0,) * 4, (1, 1), 1)
+    assert search.heuristic('backward_filter', g) == 'batched'
+    assert search.heuristic('backward_data', g) == 'batched'
+    g = A.geom_forward((8, 64, 7, 7), (64, 64, 3, 3), (1, 1), (1,) * 4, (1, 1), 1)
+    assert search.heuristic('forward', g) == 'batched'
+    assert search.heuristic('backward_data', g) == 'batched_forward'
+    g = A.geom_forward((8, 64, 7, 7), (64, 64, 1, 1), (1, 1), (0,) * 4, (1, 1), 1)
+    assert search.heuristic('forward', g) == 'im2col'     # 1x1: no columns to build
     g = A.geom_forward((8, 1, 28, 28), (6, 1, 3, 3), (1, 1), (1,) * 4, (1, 1), 1)
     assert search.heuristic('backward_filter', g) == 'shift'
     assert search.heuristic('backward_data', g) == 'shift'
@@ -464,3 +473,130 @@ def test_exhaustive_search_keeps_float32_results_accurate_for_every_direction(ex
     for a, b in zip(got, want):
         assert search.relative_error(a.astype(np.float64), b) <= F32_BOUND
     assert 'winograd4' not in search.cached_algorithms().values()
+
+
+# ---- batch-folded algorithms: chunks, workspace reuse, layouts ------------------
+
+BATCHED = [('forward', 'batched'), ('backward_data', 'batched'),
+           ('backward_data', 'batched_forward'), ('backward_filter', 'batched')]
+
+
+def _direction_case(direction, x, wt, g):
+    s, p, d, grp = (g.sh, g.sw), (g.pt, g.pb, g.pl, g.pr), (g.dh, g.dw), g.groups
+    y = R.conv2d(x, wt, s, p, d, grp)
+    gy = rng.standard_normal(y.shape)
+    if direction == 'forward':
+        return (x, wt), y
+    if direction == 'backward_data':
+        return (gy, wt), R.conv2d_transpose(gy, wt, s, p, d, grp, (g.h, g.w))
+    return (x, gy), R.conv2d_filter_grad(x, gy, (g.kh, g.kw), s, p, d, grp)
+
+
+@pytest.mark.parametrize('direction,name', BATCHED)
+@pytest.mark.parametrize('chunk_bytes', [1, 3000, 4 << 20])
+def test_batched_algorithms_over_chunks_and_dtypes(direction, name, chunk_bytes, monkeypatch):
+    # 5 images: one image per chunk, chunks of 2 with a shorter last one, one chunk
+    monkeypatch.setattr(A, '_CHUNK_BYTES', chunk_bytes)
+    x, wt, g = _case((5, 4, 7, 6, 6, 3, 3, (1, 1), (1, 2, 0, 1), (1, 1), 2))
+    (a, b), want = _direction_case(direction, x, wt, g)
+    if not A.applicable(name, direction, g):
+        pytest.skip('not applicable')
+    for dtype, tol in ((np.float64, 1e-9), (np.float32, 2e-5)):
+        got = A.run(direction, name, a.astype(dtype), b.astype(dtype), g)
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+        # the second call reuses the cached buffers: no stale pixels
+        a2 = -2 * a
+        got2 = A.run(direction, name, a2.astype(dtype), b.astype(dtype), g)
+        np.testing.assert_allclose(got2, -2 * want, rtol=tol, atol=tol * 2)
+
+
+@pytest.mark.parametrize('direction,name', BATCHED)
+def test_batched_algorithms_batch_one_zero_and_strided_views(direction, name):
+    for n in (1, 0):
+        x, wt, g = _case((n, 3, 6, 5, 4, 2, 3, (2, 1), (1, 0, 1, 1), (1, 1), 1))
+        if not A.applicable(name, direction, g):
+            continue
+        (a, b), want = _direction_case(direction, x, wt, g)
+        got = A.run(direction, name, a, b, g)
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9)
+    # a channels-last array viewed as NCHW (what NHWC convs hand the algorithms)
+    x, wt, g = _case((3, 4, 6, 6, 4, 3, 3, (1, 1), (1, 1, 1, 1), (1, 1), 1))
+    (a, b), want = _direction_case(direction, x, wt, g)
+    a_view = np.ascontiguousarray(a.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+    assert not a_view.flags.c_contiguous
+    np.testing.assert_allclose(A.run(direction, name, a_view, b, g), want, rtol=1e-9, atol=1e-9)
+
+
+def test_small_planes_default_to_batched_and_match_through_the_api():
+    # LeNet's second conv: 10x10 outputs; the default (batched) path against
+    # the per-image im2col path, values and gradients, float32
+    x = rng.standard_normal((3, 6, 14, 14)).astype(np.float32)
+    w = rng.standard_normal((16, 6, 5, 5)).astype(np.float32)
+    g = A.geom_forward(x.shape, w.shape, (1, 1), (0,) * 4, (1, 1), 1)
+    assert {search.heuristic(d, g) for d in A.DIRECTIONS} == {'batched'}
+    gy = rng.standard_normal((3, 16, 10, 10)).astype(np.float32)
+    got = _conv_and_grads(x, w, gy, 1, 0, 1)
+    want = [A.run('forward', 'im2col', x, w, g), A.run('backward_data', 'im2col', gy, w, g),
+            A.run('backward_filter', 'im2col', x, gy, g)]
+    for a, b in zip(got, want):
+        assert a.dtype == np.float32
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-4)
+
+
+def test_workspace_keeps_buffers_up_to_its_byte_budget(monkeypatch):
+    ws = A._Workspace()
+    monkeypatch.setattr(ws, 'total_bytes', 300)
+    a = ws.get('a', lambda: np.zeros(25), 200)
+    assert ws.get('a', lambda: np.ones(25), 200) is a          # a hit: the same buffer
+    b = ws.get('b', lambda: np.zeros(10), 80)
+    assert ws.used == 280 and list(ws.entries) == ['a', 'b']
+    ws.get('c', lambda: np.zeros(10), 80)                      # over budget: 'a' goes
+    assert list(ws.entries) == ['b', 'c'] and ws.used == 160
+    assert ws.get('b', lambda: np.ones(10), 80) is b
+    big = ws.get('big', lambda: np.zeros(1), ws.max_bytes + 1)  # never kept
+    assert 'big' not in ws.entries and big.shape == (1,)
+
+
+@pytest.mark.parametrize('n,per,want', [(256, 60000, 64), (32, 590000, 7), (5, 1, 5),
+                                        (7, 4 << 20, 1), (0, 100, 1)])
+def test_chunks_are_balanced(n, per, want):
+    nb = A._chunk(n, per)
+    assert nb == want
+    sizes = [min(nb, n - s) for s in range(0, n, nb)]
+    assert max(sizes, default=0) * per <= max(A._CHUNK_BYTES, per)
+    assert max(sizes, default=0) - min(sizes, default=0) < len(sizes) or not sizes
+
+
+@pytest.mark.parametrize('shape,fmt', [((3, 4, 5, 6), 'NCHW'), ((3, 5, 6, 4), 'NHWC'),
+                                       ((2, 4, 7), 'NCL'), ((0, 4, 3, 3), 'NCHW'),
+                                       ((2, 4, 2, 3, 3), 'NCDHW')])
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_bias_grad_matches_the_axis_sum(shape, fmt, dtype):
+    from framework.ops.conv import conv as C
+    g = rng.standard_normal(shape).astype(dtype)
+    ch = g.ndim - 1 if fmt in ('NHWC', 'NLC') else 1
+    axes = tuple(i for i in range(g.ndim) if i != ch)
+    for gin in (g, np.flip(g, axis=-1)):           # a contiguous array and a strided view
+        got = C.conv_bias_grad_op(t(gin), fmt).numpy()
+        assert got.dtype == dtype
+        want = gin.astype(np.float64).sum(axis=axes)
+        np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12,
+                                   atol=1e-5 if dtype == np.float32 else 1e-12)
+
+
+@pytest.mark.parametrize('xs,ws,s,p', [((8, 32, 16, 16), (64, 32, 3, 3), 2, 1),
+                                       ((16, 6, 14, 14), (16, 6, 5, 5), 1, 0)])
+def test_batched_float32_rounding_is_im2col_like(xs, ws, s, p):
+    # folding the batch into the GEMMs must not lengthen the float32
+    # reductions: each direction's error stays within 1.25x per-image im2col's
+    x, w = _f32_inputs(xs, ws)
+    g = A.geom_forward(xs, ws, (s, s), (p,) * 4, (1, 1), 1)
+    gy = np.random.default_rng(4).standard_normal((g.n, g.oc, g.oh, g.ow)).astype(np.float32)
+    for direction, args in (('forward', (x, w)), ('backward_data', (gy, w)),
+                            ('backward_filter', (x, gy))):
+        ref = A.run(direction, 'im2col', *(a.astype(np.float64) for a in args), g)
+        err = {name: search.relative_error(A.run(direction, name, *args, g).astype(np.float64),
+                                           ref) for name in ('im2col', 'batched')}
+        assert err['batched'] <= 1.25 * err['im2col'], (direction, err)

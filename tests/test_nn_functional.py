@@ -20,6 +20,25 @@ rng = np.random.default_rng(0)
 
 # ---- activations ----------------------------------------------------------------
 
+@pytest.mark.parametrize('dtype', [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize('size', [7, 5000, 2 * 65536 + 5])
+def test_relu_blockwise_kernel_matches_maximum_with_zero(dtype, size):
+    # the kernel runs np.maximum against a zeros block, block by block, on
+    # contiguous inputs: same values (NaN, infinities, signed zeros) as np.maximum(x, 0)
+    x = rng.standard_normal(size).astype(dtype)
+    x[:4] = [np.nan, -np.inf, np.inf, -0.0]
+    x = x.reshape(-1, 1) if size % 2 else x.reshape(2, -1)
+    for xin in (x, x[::-1], np.asfortranarray(x)):
+        xt = paddle.to_tensor(xin, stop_gradient=False)
+        out = F.relu(xt)
+        want = np.maximum(xin, 0)
+        assert out.dtype == xt.dtype and out.shape == list(xin.shape)
+        np.testing.assert_array_equal(out.numpy(), want)
+        assert np.array_equal(np.signbit(out.numpy()), np.signbit(want))
+        out.sum().backward()
+        np.testing.assert_array_equal(xt.grad.numpy(), (want > 0).astype(dtype))
+
+
 def test_activations_match_textbook_formulas():
     x = np.array([-2.5, -0.7, 0.3, 1.9, 4.0])
     xt = t(x)
@@ -198,6 +217,42 @@ def test_batch_norm_vs_torch_output_and_grads():
     for ours, theirs in ((xt, tx), (wt, tw), (bt, tb)):
         np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-8,
                                    atol=1e-10)
+
+
+def _bn_step(x, fmt, affine, g):
+    c = x.shape[-1] if fmt in ('NHWC', 'NLC') else x.shape[1]
+    w = paddle.to_tensor(np.linspace(0.5, 1.5, c).astype(x.dtype), stop_gradient=False)
+    b = paddle.to_tensor(np.linspace(-1, 1, c).astype(x.dtype), stop_gradient=False)
+    rm = paddle.to_tensor(np.zeros(c, x.dtype))
+    rv = paddle.to_tensor(np.ones(c, x.dtype))
+    xt = paddle.to_tensor(x, stop_gradient=False)
+    out = F.batch_norm(xt, rm, rv, w if affine else None, b if affine else None,
+                       training=True, data_format=fmt)
+    (out * t(g)).sum().backward()
+    grads = [xt.grad.numpy()] + ([w.grad.numpy(), b.grad.numpy()] if affine else [])
+    return [out.numpy(), rm.numpy(), rv.numpy()] + grads
+
+
+@pytest.mark.parametrize('shape,fmt,affine', [
+    ((4, 3, 5, 6), 'NCHW', True), ((1, 3, 4, 5), 'NCHW', False), ((3, 4, 5, 2), 'NHWC', True),
+    ((6, 4), 'NCHW', True), ((2, 3, 7), 'NCL', True), ((2, 3, 2, 2, 3), 'NCDHW', False)])
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_batch_norm_fast_statistics_match_the_general_formulas(shape, fmt, affine, dtype,
+                                                                monkeypatch):
+    # the few-pass float32/float64 kernels against the general path, forward,
+    # running statistics and gradients, on an off-centre input and a strided view
+    from framework.ops import nn as nn_ops
+    x = (3 + 2 * rng.standard_normal(shape)).astype(dtype)
+    g = rng.standard_normal(shape).astype(dtype)
+    for xin in (x, np.flip(x, axis=0)):
+        fast = _bn_step(xin, fmt, affine, g)
+        monkeypatch.setattr(nn_ops, '_BN_FAST_DTYPES', ())
+        general = _bn_step(xin, fmt, affine, g)
+        monkeypatch.undo()
+        tol = 2e-5 if dtype == np.float32 else 1e-12
+        for a, b in zip(fast, general):
+            assert a.dtype == dtype
+            np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
 
 
 def test_batch_norm_errors_name_the_shapes():

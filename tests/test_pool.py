@@ -210,3 +210,27 @@ def test_avg_pool_grad_when_windows_tile_the_input():
     out.backward(t(g))
     want = np.repeat(np.repeat(g / 6, 2, axis=2), 3, axis=3)
     np.testing.assert_allclose(x.grad.numpy(), want)
+
+
+@pytest.mark.parametrize('kernel,stride,padding,ceil_mode,fmt', [
+    (2, 2, 0, False, 'NCHW'), (3, 2, 0, False, 'NHWC'), (2, 2, 1, False, 'NCHW'),
+    (2, 2, 0, True, 'NCHW'), (3, 1, 0, False, 'NCHW')])
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_max_pool_grad_fast_path_matches_the_scatter_op(kernel, stride, padding, ceil_mode,
+                                                         fmt, dtype):
+    # the fused grad (which skips the padding check when no window can leave the
+    # input) against the composite grad built from pool_scatter, batch 1 and 3
+    for n in (1, 3):
+        shape = (n, 2, 5, 7) if fmt == 'NCHW' else (n, 5, 7, 2)
+        x = distinct(shape).astype(dtype)
+        g = rng.standard_normal(F.max_pool2d(t(x), kernel, stride, padding, ceil_mode=ceil_mode,
+                                             data_format=fmt).shape).astype(dtype)
+        grads = []
+        for create_graph in (False, True):      # True: the composite (registered ops) rule
+            xt = t(x, True)
+            out = F.max_pool2d(xt, kernel, stride, padding, ceil_mode=ceil_mode,
+                               data_format=fmt)
+            (gx,) = paddle.grad([out], [xt], [t(g)], create_graph=create_graph)
+            grads.append(gx.numpy())
+        assert grads[0].dtype == dtype
+        np.testing.assert_array_equal(grads[0], grads[1])

@@ -118,3 +118,44 @@ def test_backward_frees_the_tape_as_it_goes():
     assert inner() is None and loss.grad_fn is not None
     with pytest.raises(RuntimeError, match='second time'):
         loss.backward()
+
+
+def test_nodes_keep_their_edges_when_an_input_moves_later():
+    """Hot-path nodes read their edges off the inputs in backward; an input
+    that moved in the graph after the node was made (in-place op, detach_)
+    still sends the node's gradient where it went at the time."""
+    a = np.random.rand(3)
+    x = paddle.to_tensor(a, stop_gradient=False)
+    h = x * 2.0                         # h = 2x
+    s = h + 1.0                         # add saves no inputs: no version check
+    h.exp_()                            # h moves to the exp node
+    t = h + 0.0                         # made after the move: goes through exp
+    (s.sum() + t.sum()).backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2.0 + 2.0 * np.exp(2.0 * a), rtol=1e-12)
+
+    x = paddle.to_tensor(a, stop_gradient=False)
+    h = x.tanh()
+    s = h + h                           # two uses of h before the move
+    h.detach_()
+    s.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2.0 * (1 - np.tanh(a) ** 2), rtol=1e-12)
+    assert h.grad is None               # h is a leaf now: nothing reached it
+
+    x = paddle.to_tensor(a, stop_gradient=False)
+    h = x * 3.0
+    s = h + 0.0
+    h.scale_(2.0)                       # moves h twice
+    h.add_(paddle.ones([3]))
+    u = h + 0.0
+    (s.sum() + u.sum()).backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.full(3, 3.0 + 6.0), rtol=1e-12)
+
+
+def test_derived_edges_follow_stop_gradient_as_it_was():
+    """An input's stop_gradient is read when the op runs, as before."""
+    w = paddle.to_tensor(np.ones(3), stop_gradient=True)
+    x = paddle.to_tensor(np.ones(3), stop_gradient=False)
+    y = x * w
+    w.stop_gradient = False             # too late for y
+    y.sum().backward()
+    assert w.grad is None and x.grad is not None

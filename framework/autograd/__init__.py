@@ -129,7 +129,7 @@ def _dump_backward_graph(tensors, path):
             continue
         seen.add(id(node))
         order.append(node)
-        for e in node.edges or ():      # None once backward freed it
+        for e in node.edge_list():
             push(e)
     with open(path, 'w') as f:
         for node in order:

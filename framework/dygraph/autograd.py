@@ -11,8 +11,14 @@ The tape is made of few objects on purpose: every object that lives from
 forward to backward is one more object Python's cyclic garbage collector
 promotes and walks (in a process with many live objects, full collections
 triggered by tape objects cost more than the ops). So a one-output op records
-its Tensor, its node, the input and edge tuples and one weakref, nothing more;
-the tape has no reference cycles and needs no collector to be freed.
+its Tensor, its node, the input tuple and one weakref, nothing more; the tape
+has no reference cycles and needs no collector to be freed. The hot eager
+paths do not even store the edges: ``node.edges`` is then an int, the mask of
+the inputs that wanted a gradient, and each edge is read off its input tensor
+in backward (``x._grad_node or x``). That is the edge the node saw unless the
+tensor moved in the graph since (an in-place op, ``detach_``); those moves
+leave the old edge in the tensor's ``_rebinds``, stamped with the node number
+they happened at (``note_rebind``).
 
 Nodes are numbered in creation order, and a node's inputs always exist before
 it, so running nodes in decreasing number is a topological order: the engine
@@ -57,7 +63,9 @@ class GradNode:
         self.ins = ins          # inputs as given: Tensors, scalars, None, lists; None once freed
         self.attrs = attrs
         self.outs = outs        # tuple of output arrays
-        self.edges = edges      # per input: None | leaf Tensor | (node, idx) | tuple of those
+        # per input: None | leaf Tensor | (node, idx) | tuple of those; or an int
+        # mask of the inputs wanting a gradient (edges derived: ``edge_list``)
+        self.edges = edges
         self.versions = versions
         # the output Tensors, weakly (set by the tracer): a weakref for a
         # one-output node, else a tuple of them
@@ -73,11 +81,24 @@ class GradNode:
         if not self.op.name.startswith(_SAVES_ITS_OWN):
             self._pack(*saved_tensor_hooks[-1])
 
+    def edge_list(self):
+        """The edges, one per input (derived from the inputs for a mask; empty
+        once freed)."""
+        edges = self.edges
+        if type(edges) is not int:
+            return edges if edges is not None else ()
+        if self.ins is None:
+            return ()
+        seq = self.seq
+        return tuple(edge_of(x, seq) if edges >> i & 1 else None
+                     for i, x in enumerate(self.ins))
+
     def _pack(self, pack, unpack):
         """Hand the values backward needs to ``pack`` (the inputs; the outputs
         for ops whose gradient reads only those) and keep what it returns in
         their place until ``unpack`` gives them back in backward."""
         from .tensor import Tensor
+        self.edges = self.edge_list()   # the inputs may come back as other tensors
         if self.op.save_inputs:
             ins = tuple(pack(t) if type(t) is Tensor else _KEEP for t in self.ins)
             self.ins = tuple(None if p is not _KEEP else t for p, t in zip(ins, self.ins))
@@ -122,6 +143,31 @@ class GradNode:
             refs = list(self.out_refs)
             refs[idx] = weakref.ref(tensor)
             self.out_refs = tuple(refs)
+
+
+def edge_of(x, seq):
+    """The edge to tensor ``x`` as node ``seq`` saw it: where x sits in the
+    graph now, unless it moved after that node was made."""
+    moves = x._rebinds
+    if moves is not None:
+        for at, old in moves:
+            if at > seq:
+                return x if old is None else old
+    return x._grad_node or x
+
+
+# the number stamped on the latest move: nodes numbered above it can take
+# their inputs' edges as they are now
+_last_rebind = -1
+
+
+def note_rebind(x):
+    """``x`` is about to move in the graph (an in-place op, ``detach_``):
+    nodes made before keep their edge to where it was (None: x as a leaf)."""
+    global _last_rebind
+    _last_rebind = next_seq()
+    entry = (_last_rebind, x._grad_node)
+    x._rebinds = (entry,) if x._rebinds is None else x._rebinds + (entry,)
 
 
 def split_edge(e):
@@ -226,10 +272,10 @@ def _first_consumers(roots):
     stack = [edge_node(t._grad_node) for t in roots if t._grad_node is not None]
     while stack:
         node = stack.pop()
-        if node in seen or node.edges is None:
+        if node in seen or node.ins is None:
             continue
         seen.add(node)
-        for i, e in enumerate(node.edges):
+        for i, e in enumerate(node.edge_list()):
             for sub in (e if node.op.variadic[i] and e is not None else (e,)):
                 if sub is None:
                     continue
@@ -300,28 +346,41 @@ class _Engine:
                     self._accumulate_into(t, g)     # a non-leaf the user holds
                 ins = node.ins
                 versions = node.versions
-                context.edges = node.edges
-                if len(ins) == 1:
+                edges = node.edges
+                if type(edges) is int and node.seq < _last_rebind:
+                    edges = node.edge_list()    # an input moved since: look it up
+                n = len(ins)
+                if n == 1:
                     x = ins[0]
+                    if type(edges) is int:      # derived: the edge is where x is
+                        edges = (x._grad_node or x,)
                     if versions and versions[0] is not None and x._version != versions[0]:
                         self._check_versions(node)      # raises, naming the op
+                    context.edges = edges
                     in_grads = (fast(g, x.data if type(x) is T else _data(x), node.outs[0],
                                      *node.attrs),)
-                elif len(ins) == 2:
+                elif n == 2:
                     x, y = ins
+                    if type(edges) is int:
+                        edges = ((x._grad_node or x) if edges & 1 else None,
+                                 (y._grad_node or y) if edges & 2 else None)
                     if versions and ((versions[0] is not None and x._version != versions[0])
                                      or (versions[1] is not None
                                          and y._version != versions[1])):
                         self._check_versions(node)
+                    context.edges = edges
                     in_grads = fast(g, x.data if type(x) is T else _data(x),
                                     y.data if type(y) is T else _data(y), node.outs[0],
                                     *node.attrs)
                 else:
+                    if type(edges) is int:
+                        edges = node.edge_list()
                     if versions:
                         self._check_versions(node)
+                    context.edges = edges
                     in_grads = fast(g, *[x.data if type(x) is T else _data(x) for x in ins],
                                     node.outs[0], *node.attrs)
-                for e, g in zip(node.edges, in_grads):
+                for e, g in zip(edges, in_grads):
                     if e is None or g is None:
                         continue
                     if type(e) is GradNode:         # a one-output node: its grad, unboxed
@@ -339,7 +398,7 @@ class _Engine:
                     node.ins = node.outs = node.fast = node.edges = None
                 # drop our references to this node's inputs, so an input the user no
                 # longer holds is dead (and gets no retained .grad) when reached
-                ins = x = y = t = in_grads = g = None
+                ins = x = y = t = in_grads = g = edges = None
             if watch and (not heap or watch[-1][0] > -heap[0][0]):
                 self._finish_ready(watch, -heap[0][0] if heap else -1)
         fast_grad_context.edges = None
@@ -351,7 +410,7 @@ class _Engine:
         if grad_checker is not None:       # FLAGS_check_nan_inf
             grad_checker(node, in_grads)
         variadic = node.op.variadic
-        for i, e in enumerate(node.edges):
+        for i, e in enumerate(node.edge_list()):
             if e is None:
                 continue
             g = in_grads[i]
@@ -418,7 +477,7 @@ class _Engine:
             return self._composite_nograd(node, gs)
         T = self.Tensor
         ins = node.ins
-        fast_grad_context.edges = node.edges
+        fast_grad_context.edges = node.edge_list()
         if op.n_in == 1:
             x = ins[0]
             return (fast(*gs, x.data if type(x) is T else _data(x), *node.outs, *node.attrs),)

@@ -31,6 +31,7 @@ class Tensor:
     _name = None
     _hooks = None
     persistable = False
+    _rebinds = None     # where the tensor sat in the graph before it moved (autograd.note_rebind)
     # make numpy defer to our reflected operators (np_array * tensor)
     __array_ufunc__ = None
     __array_priority__ = 1000
@@ -237,6 +238,8 @@ class Tensor:
         return t
 
     def detach_(self):
+        if self._grad_node is not None:
+            autograd.note_rebind(self)
         self._grad_node = None
         self.stop_gradient = True
         return self
@@ -266,6 +269,7 @@ class Tensor:
         self.data = data
         self._version += 1
         if result._grad_node is not None:
+            autograd.note_rebind(self)
             self._grad_node = result._grad_node
             self.stop_gradient = result.stop_gradient
             node, idx = autograd.split_edge(result._grad_node)

@@ -240,8 +240,7 @@ def _unary(op):
             t._grad_node = None
             t.stop_gradient = True
             return t
-        return _finish(op, out, (x,), (), (x._grad_node or x,),
-                       (x._version,) if save else (), True)
+        return _finish(op, out, (x,), (), 1, (x._version,) if save else (), True)
     return apply
 
 
@@ -295,15 +294,15 @@ def _binary(op):
             t._grad_node = None
             t.stop_gradient = True
             return t
+        # the edges as a mask of the inputs that want a gradient (see GradNode)
         if tx is not Tensor:                 # number op tensor
-            edges = (None, y._grad_node or y)
+            edges = 2
             versions = (None, y._version) if save else ()
         elif ty is not Tensor:               # tensor op number
-            edges = (x._grad_node or x, None)
+            edges = 1
             versions = (x._version, None) if save else ()
         else:
-            edges = ((x._grad_node or x) if rx else None,
-                     (y._grad_node or y) if ry else None)
+            edges = rx | ry << 1
             versions = (x._version, y._version) if save else ()
         return _finish(op, out, args, (), edges, versions, True)   # args: the (x, y) tuple
     return apply
@@ -351,12 +350,11 @@ def _tensors_with_attrs(op):
             t._grad_node = None
             t.stop_gradient = True
             return t
-        if n_in == 1:
-            edges = (x._grad_node or x,)
+        if n_in == 1:                        # edges: the mask of inputs wanting a gradient
+            edges = 1
             versions = (x._version,) if save else ()
         else:
-            edges = (None if x.stop_gradient else (x._grad_node or x),
-                     None if y.stop_gradient else (y._grad_node or y))
+            edges = (not x.stop_gradient) | (not y.stop_gradient) << 1
             versions = (x._version, y._version) if save else ()
         return _finish(op, out, ins, attrs, edges, versions, True)
     return apply

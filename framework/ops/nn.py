@@ -49,8 +49,27 @@ def _act(name, kernel, grad, fast_grad, save_inputs=True, infer=meta.unchanged):
 
 # ---- piecewise-linear activations -------------------------------------------
 
+# np.maximum against the scalar 0 runs numpy's scalar-operand loop; against an
+# array of zeros it runs the SIMD loop, 2-3x faster even reading the zeros.
+# One zeros block per dtype (256 KB in float32, it stays in cache) serves
+# contiguous inputs block by block.
+_ZERO_BLOCK = 1 << 16
+_zero_blocks = {}
+
+
 def _relu_k(x):
-    return np.maximum(x, 0)
+    if x.dtype.kind != 'f' or not x.flags.c_contiguous or x.size < 1024:
+        return np.maximum(x, 0)
+    zeros = _zero_blocks.get(x.dtype)
+    if zeros is None:
+        zeros = _zero_blocks[x.dtype] = np.zeros(_ZERO_BLOCK, x.dtype)
+        zeros.flags.writeable = False
+    out = np.empty_like(x)
+    xf, of, n = x.reshape(-1), out.reshape(-1), x.size
+    for s in range(0, n, _ZERO_BLOCK):
+        e = min(s + _ZERO_BLOCK, n)
+        np.maximum(xf[s:e], zeros[:e - s], out=of[s:e])
+    return out
 
 
 relu_op = _act('relu', _relu_k,
@@ -745,6 +764,9 @@ def batch_norm_op(x, running_mean, running_var, weight, bias, momentum, epsilon,
         if x.size // c <= 1:
             raise OpError("batch_norm: expected more than 1 value per channel when using "
                           "batch statistics, got input shape %s" % list(x.shape))
+        if x.dtype in _BN_FAST_DTYPES:
+            return _bn_train_fast(x, running_mean, running_var, weight, bias, momentum,
+                                  epsilon, ca)
         mean = x.mean(axis=axes)
         xc = x - mean.reshape(bshape)
         var = np.mean(xc * xc, axis=axes)
@@ -759,6 +781,56 @@ def batch_norm_op(x, running_mean, running_var, weight, bias, momentum, epsilon,
     return out, mean_out, var_out, mean, inv
 
 
+# float32/float64 batch statistics in few passes: per-channel sums as einsum
+# reductions over a [pre, C, post] view (one pass each, 2-3x faster than a
+# multi-axis ``mean``, as accurate), the centred input reused for the output
+# and the gradient (no E[x^2] - E[x]^2 cancellation)
+_BN_FAST_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _pcp(a, ca):
+    """``a`` as ``[pre, C, post]`` around channel axis ``ca`` (a view when contiguous)."""
+    return a.reshape(int(np.prod(a.shape[:ca])), a.shape[ca], -1)
+
+
+def _channel_sum(a3):
+    return np.einsum('ncp->c', a3)
+
+
+def _bn_train_fast(x, running_mean, running_var, weight, bias, momentum, epsilon, ca):
+    x3 = _pcp(x, ca)
+    m = x3.shape[0] * x3.shape[2]
+    mean = _channel_sum(x3) / x.dtype.type(m)
+    xc = x3 - mean[:, None]
+    out = np.square(xc)
+    var = _channel_sum(out) / x.dtype.type(m)
+    mean_out = (momentum * running_mean + (1 - momentum) * mean).astype(running_mean.dtype)
+    var_out = (momentum * running_var + (1 - momentum) * var).astype(running_var.dtype)
+    inv = (1.0 / np.sqrt(var + epsilon)).astype(x.dtype, copy=False)
+    scale = inv if weight is None else inv * weight.astype(x.dtype, copy=False)
+    np.multiply(xc, scale[:, None], out=out)
+    if bias is not None:
+        out += bias.astype(x.dtype, copy=False)[:, None]
+    return out.reshape(x.shape), mean_out, var_out, mean, inv
+
+
+def _bn_grad_fast(g, x, weight, mean, inv, ca):
+    """dx, dweight, dbias with batch statistics: ``dx = a*g + b*(x - mean) + d``
+    per channel, from two channel sums."""
+    g3, x3 = _pcp(g, ca), _pcp(x, ca)
+    m = x3.shape[0] * x3.shape[2]
+    xc = x3 - mean[:, None]
+    gb = _channel_sum(g3)
+    dx = np.multiply(g3, xc)
+    gwt = _channel_sum(dx) * inv                          # sum(g * xhat)
+    a = inv if weight is None else inv * weight.astype(x.dtype, copy=False)
+    np.multiply(g3, a[:, None], out=dx)
+    np.multiply(xc, (-a * inv * gwt / m)[:, None], out=xc)
+    dx += xc
+    dx -= (a * gb / m)[:, None]
+    return dx.reshape(x.shape), gwt, gb
+
+
 def _norm_dx(gw, xhat, inv, mean):
     """d/dx of normalisation with batch statistics: ``mean`` averages over the
     normalised axes (numpy or registered-op version)."""
@@ -771,6 +843,11 @@ def _bn_fast(g, g1, g2, g3, g4, x, running_mean, running_var, weight, bias,
              use_global_stats):
     ca = _channel_axis(x.ndim, data_format)
     c = x.shape[ca]
+    if not use_global_stats and x.dtype in _BN_FAST_DTYPES and g.dtype == x.dtype:
+        dx, gwt, gb = _bn_grad_fast(g, x, weight, saved_mean, inv, ca)
+        return (dx, None, None,
+                None if weight is None else gwt.astype(weight.dtype, copy=False),
+                None if bias is None else gb.astype(bias.dtype, copy=False))
     axes = tuple(i for i in range(x.ndim) if i != ca)
     bs = _bshape(x.ndim, ca, c)
     xhat = (x - saved_mean.reshape(bs)) * inv.reshape(bs)

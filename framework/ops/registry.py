@@ -68,6 +68,9 @@ autocast_state = _autocast.get
 # does not look at _autocast at all (eager dispatch is the hot path)
 _autocast_regions = 0
 _autocast_lock = threading.Lock()
+# True while any region is open: shortcuts around OpDef.__call__ (the Tensor
+# operators of ops/tensor_methods.py) must then go through it
+autocast_open = False
 
 
 @contextlib.contextmanager
@@ -87,10 +90,11 @@ def autocasting(state):
 
 def _count_region(delta):
     """Swap the autocasting __call__ in while a region is open anywhere."""
-    global _autocast_regions
+    global _autocast_regions, autocast_open
     with _autocast_lock:
         _autocast_regions += delta
-        OpDef.__call__ = _call_autocasting if _autocast_regions else _call
+        autocast_open = bool(_autocast_regions)
+        OpDef.__call__ = _call_autocasting if autocast_open else _call
 
 
 def autocast_suspended():

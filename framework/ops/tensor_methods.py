@@ -8,6 +8,9 @@ import inspect
 
 import numpy as np
 
+from . import registry as _registry
+from .modes import in_static_mode
+
 from . import (bessel, compare, complex, creation, cumulative, distance, elementwise, linalg_api,
                manipulation, math, nn, products, reduce, signal, stat)
 from . import indexing, layout, matrices, nucleus, random_fill, sets, subscript, tensor_api
@@ -27,29 +30,49 @@ def _reflect(op):
     return lambda self, other: op(other, self)
 
 
+def _operator(op, reflected=False):
+    """The method for ``s <op> o``: ``op(s, o)``, or ``op(o, s)`` reflected.
+    Eager calls go straight to the op's eager function (a frame less than a
+    lambda calling ``op``: operators are the hottest calls there are), unless
+    ``OpDef.__call__`` has work to do: static mode, auto_cast, first use."""
+    if reflected:
+        def method(s, o):
+            fn = op.eager_fn
+            if fn is None or in_static_mode() or _registry.autocast_open:
+                return op(o, s)
+            return fn(o, s)
+    else:
+        def method(s, o):
+            fn = op.eager_fn
+            if fn is None or in_static_mode() or _registry.autocast_open:
+                return op(s, o)
+            return fn(s, o)
+    return method
+
+
 def operators():
     m = math
     ops = {
-        '__add__': lambda s, o: m.add_op(s, o),
-        '__radd__': lambda s, o: m.add_op(o, s),
-        '__sub__': lambda s, o: m.subtract_op(s, o),
-        '__rsub__': lambda s, o: m.subtract_op(o, s),
-        '__mul__': lambda s, o: m.multiply_op(s, o),
-        '__rmul__': lambda s, o: m.multiply_op(o, s),
-        '__truediv__': lambda s, o: m.divide_op(s, o),
-        '__rtruediv__': lambda s, o: m.divide_op(o, s),
-        '__floordiv__': lambda s, o: m.floor_divide_op(s, o),
-        '__rfloordiv__': lambda s, o: m.floor_divide_op(o, s),
-        '__mod__': lambda s, o: m.remainder_op(s, o),
-        '__rmod__': lambda s, o: m.remainder_op(o, s),
-        '__pow__': lambda s, o: m.pow_op(s, o),
-        '__rpow__': lambda s, o: m.pow_op(o, s),
+        '__add__': _operator(m.add_op),
+        '__radd__': _operator(m.add_op, True),
+        '__sub__': _operator(m.subtract_op),
+        '__rsub__': _operator(m.subtract_op, True),
+        '__mul__': _operator(m.multiply_op),
+        '__rmul__': _operator(m.multiply_op, True),
+        '__truediv__': _operator(m.divide_op),
+        '__rtruediv__': _operator(m.divide_op, True),
+        '__floordiv__': _operator(m.floor_divide_op),
+        '__rfloordiv__': _operator(m.floor_divide_op, True),
+        '__mod__': _operator(m.remainder_op),
+        '__rmod__': _operator(m.remainder_op, True),
+        '__pow__': _operator(m.pow_op),
+        '__rpow__': _operator(m.pow_op, True),
         '__neg__': lambda s: m.neg_op(s),
         '__pos__': lambda s: s,
-        '__lt__': lambda s, o: m.less_than_op(s, o),
-        '__le__': lambda s, o: m.less_equal_op(s, o),
-        '__gt__': lambda s, o: m.greater_than_op(s, o),
-        '__ge__': lambda s, o: m.greater_equal_op(s, o),
+        '__lt__': _operator(m.less_than_op),
+        '__le__': _operator(m.less_equal_op),
+        '__gt__': _operator(m.greater_than_op),
+        '__ge__': _operator(m.greater_equal_op),
         '__eq__': lambda s, o: m.equal_op(s, o) if o is not None else False,
         '__ne__': lambda s, o: m.not_equal_op(s, o) if o is not None else True,
     }

@@ -16,14 +16,16 @@ Algorithms (``candidates(direction, geom)`` lists the applicable ones):
 
 * ``im2col``      column matrix + one GEMM per image/group (col2im scatter-adds
                   for the input gradient);
+* ``batched``     the same with the batch innermost (``[C, H, W, n]``): one GEMM
+                  per chunk of images, for small output planes;
 * ``shift``       one GEMM per kernel tap, accumulated; for stride 1 each tap
                   is a copy-free slice of the flattened padded input (the
                   stride-1 input gradient: one GEMM for all taps, whose
                   blocks are added at their offsets);
 * ``winograd``, ``winograd4``  F(2x2,3x3) and F(4x4,3x3) for 3x3, stride 1,
                   dilation 1 (forward and input gradient);
-* ``im2col_forward``  the stride-1 input gradient as a forward im2col conv
-                  with the flipped kernel;
+* ``im2col_forward``, ``batched_forward``  the stride-1 input gradient as a
+                  forward im2col / batched conv with the flipped kernel;
 * ``depthwise``   C/groups == 1: elementwise multiply-accumulate per tap.
 
 The batch is processed in chunks sized so the largest temporary (the im2col
@@ -80,7 +82,12 @@ def geom_filter(xshape, gshape, ksize, stride, padding, dilation, groups):
 
 
 def _chunk(n, per_image_bytes):
-    return max(1, min(n, _CHUNK_BYTES // max(per_image_bytes, 1)))
+    """Images per chunk, balanced so the chunks are (nearly) equal: fewer
+    distinct shapes, so fewer workspace buffers (256 images at 69 a chunk
+    run as 4 chunks of 64, not 3 of 69 and one of 49)."""
+    most = max(1, min(n, _CHUNK_BYTES // max(per_image_bytes, 1)))
+    chunks = -(-n // most)
+    return -(-n // chunks) if n else most
 
 
 def _has_padding(g):
@@ -113,11 +120,17 @@ def _offsets(g):
             yield i, j
 
 
+def _tap_slices(g, i, j):
+    """(rows, columns) of the padded input that kernel tap (i, j) reads."""
+    r0, c0 = i * g.dh, j * g.dw
+    return (slice(r0, r0 + g.sh * (g.oh - 1) + 1, g.sh),
+            slice(c0, c0 + g.sw * (g.ow - 1) + 1, g.sw))
+
+
 def _tap(xp, g, i, j):
     """The input pixels kernel tap (i, j) sees, for every output pixel: a
     strided view ``[..., OH, OW]`` of a padded array."""
-    r0, c0 = i * g.dh, j * g.dw
-    return xp[..., r0:r0 + g.sh * (g.oh - 1) + 1:g.sh, c0:c0 + g.sw * (g.ow - 1) + 1:g.sw]
+    return xp[(Ellipsis,) + _tap_slices(g, i, j)]
 
 
 def _grouped_w(w, g):
@@ -144,24 +157,27 @@ def _valid_range(o, s, offset, size):
 class _Workspace(threading.local):
     """Per-thread scratch buffers reused across calls (like cuDNN's workspace):
     a column buffer keeps its zero padding border, so it is neither allocated
-    (page faults) nor zeroed again. A few entries, least recently used out."""
-    size = 6
+    (page faults) nor zeroed again. Least recently used out beyond
+    ``total_bytes`` (a net's convs each keep their buffers: evicting them
+    between layers would page-fault fresh ones every step)."""
+    max_bytes = 32 << 20
+    total_bytes = 96 << 20
 
     def __init__(self):
         self.entries = collections.OrderedDict()
-
-    max_bytes = 32 << 20
+        self.used = 0
 
     def get(self, key, make, nbytes):
         if nbytes > self.max_bytes:       # too big to keep around
             return make()
-        val = self.entries.pop(key, None)
-        if val is None:
-            val = make()
-        self.entries[key] = val
-        while len(self.entries) > self.size:
-            self.entries.popitem(last=False)
-        return val
+        entry = self.entries.pop(key, None)
+        if entry is None:
+            entry = (make(), nbytes)
+            self.used += nbytes
+        self.entries[key] = entry
+        while self.used > self.total_bytes:
+            self.used -= self.entries.popitem(last=False)[1][1]
+        return entry[0]
 
 
 _workspace = _Workspace()
@@ -254,6 +270,90 @@ def _bwd_filter_im2col(x, gy, g):
         n = cc.shape[0]
         gc = gy[n0:n0 + n].reshape(n, grp, ocg, g.oh * g.ow)
         gwt += np.matmul(cc, gc.transpose(0, 1, 3, 2)).sum(axis=0)
+    return np.ascontiguousarray(gwt.transpose(0, 2, 1)).reshape(g.oc, cg, g.kh, g.kw)
+
+
+# ---- im2col with the batch innermost ---------------------------------------------
+#
+# With small output planes (LeNet's 10x10, a ResNet's 7x7) the per-image
+# GEMMs above are skinny (N = OH*OW) and the column copy runs in short runs
+# of OW pixels. Stored channel, row, column, image (``[C, Hp, Wp, n]``, the
+# batch innermost), the pixels a tap reads for one output row are ONE run of
+# OW*n values, and the column matrix ``[C*KH*KW, OH*OW*n]`` feeds one GEMM per
+# chunk with the batch folded into its N dimension; col2im's scatter-adds
+# (input gradient) are runs of OW*n too. The price is a transpose in and
+# one out, cheap for small planes.
+
+def _batched_columns(xc, g):
+    """``[G, Kg, OH*OW*n]`` columns of the chunk ``xc`` (batch innermost)."""
+    hp, wp = _padded(g)
+    n, e, dt = xc.shape[0], xc.itemsize, xc.dtype
+    buf = _workspace.get(('bat-x', g, n, dt.str), lambda: np.zeros((g.c, hp, wp, n), dt),
+                         g.c * hp * wp * n * e)
+    buf[:, g.pt:g.pt + g.h, g.pl:g.pl + g.w, :] = xc.transpose(1, 2, 3, 0)
+    shape = (g.c, g.kh, g.kw, g.oh, g.ow, n)
+    cols = _workspace.get(('bat-cols', g, n, dt.str), lambda: np.empty(shape, dt),
+                          int(np.prod(shape)) * e)
+    s = wp * n * e
+    np.copyto(cols, as_strided(buf, shape, (hp * s, g.dh * s, g.dw * n * e, g.sh * s,
+                                            g.sw * n * e, e), writeable=False))
+    return cols.reshape(g.groups, -1, g.oh * g.ow * n)
+
+
+def _batched_chunk(g, itemsize):
+    return _chunk(g.n, g.c * g.kh * g.kw * g.oh * g.ow * itemsize)
+
+
+def _fwd_batched(x, w, g):
+    p = g.oh * g.ow
+    out = np.empty((g.n, g.oc, p), x.dtype)
+    wm = _grouped_w(w, g)
+    nb = _batched_chunk(g, x.itemsize)
+    for n0 in range(0, g.n, nb):
+        cols = _batched_columns(x[n0:n0 + nb], g)
+        n = cols.shape[-1] // p
+        res = np.matmul(wm, cols)                          # [G, OCg, OH*OW*n]
+        out[n0:n0 + n] = res.reshape(g.oc, p, n).transpose(2, 0, 1)
+    return out.reshape(g.n, g.oc, g.oh, g.ow)
+
+
+def _bwd_data_batched(gy, w, g):
+    """The input gradient as GEMM + col2im with the batch innermost: each
+    tap's scatter-add is a slice whose rows are runs of OW*n values."""
+    grp, ocg = g.groups, g.oc // g.groups
+    hp, wp = _padded(g)
+    p = g.oh * g.ow
+    gx = np.empty((g.n, g.c, g.h, g.w), gy.dtype)
+    wt = _grouped_w(w, g).transpose(0, 2, 1)                 # [G, Kg, OCg]
+    nb = _batched_chunk(g, gy.itemsize)
+    for n0 in range(0, g.n, nb):
+        gc = gy[n0:n0 + nb]
+        n = gc.shape[0]
+        gt = gc.reshape(n, grp, ocg, p).transpose(1, 2, 3, 0).reshape(grp, ocg, p * n)
+        cols = np.matmul(wt, gt).reshape(g.c, g.kh, g.kw, g.oh, g.ow, n)
+        gxt = np.zeros((g.c, hp, wp, n), gy.dtype)
+        for i, j in _offsets(g):
+            rows, columns = _tap_slices(g, i, j)
+            gxt[:, rows, columns] += cols[:, i, j]
+        gx[n0:n0 + n] = gxt[:, g.pt:g.pt + g.h, g.pl:g.pl + g.w].transpose(3, 0, 1, 2)
+    return gx
+
+
+def _bwd_filter_batched(x, gy, g):
+    grp, cg, ocg = g.groups, g.c // g.groups, g.oc // g.groups
+    p = g.oh * g.ow
+    gwt = np.zeros((grp, cg * g.kh * g.kw, ocg), np.result_type(x, gy))
+    nb = _batched_chunk(g, x.itemsize)
+    for n0 in range(0, g.n, nb):
+        cols = _batched_columns(x[n0:n0 + nb], g)
+        kg, n = cols.shape[1], cols.shape[-1] // p
+        gc = gy[n0:n0 + n].reshape(n, grp, ocg, p).transpose(1, 3, 0, 2)   # [G, P, n, OCg]
+        # the reduction in n segments of P terms (GEMMs on strided views),
+        # then a sum: float32 rounds as im2col's per-image GEMMs do, where one
+        # reduction over all P*n terms erred up to 1.8x more
+        parts = np.matmul(cols.reshape(grp, kg, n, p).transpose(0, 2, 1, 3),
+                          gc.reshape(grp, n, p, ocg))
+        gwt += parts.sum(axis=1)
     return np.ascontiguousarray(gwt.transpose(0, 2, 1)).reshape(g.oc, cg, g.kh, g.kw)
 
 
@@ -564,6 +664,11 @@ def _bwd_data_im2col_forward(gy, w, g):
     return _fwd_im2col(gy, _flip_transpose(w, g), _transpose_as_forward(g))
 
 
+def _bwd_data_batched_forward(gy, w, g):
+    """The same with the batch innermost."""
+    return _fwd_batched(gy, _flip_transpose(w, g), _transpose_as_forward(g))
+
+
 # ---- registry -------------------------------------------------------------------
 
 def _always(g):
@@ -578,13 +683,17 @@ def _winograd_bwd_ok(g):
     return _winograd_ok(g) and _transpose_as_forward(g) is not None
 
 
-FORWARD = {'im2col': _fwd_im2col, 'shift': _fwd_shift, 'winograd': _fwd_winograd,
+FORWARD = {'im2col': _fwd_im2col, 'batched': _fwd_batched,
+           'shift': _fwd_shift, 'winograd': _fwd_winograd,
            'winograd4': _fwd_winograd4, 'depthwise': _fwd_depthwise}
 BACKWARD_DATA = {'im2col': _bwd_data_im2col, 'shift': _bwd_data_shift,
                  'winograd': _bwd_data_winograd, 'winograd4': _bwd_data_winograd4,
                  'im2col_forward': _bwd_data_im2col_forward,
+                 'batched_forward': _bwd_data_batched_forward,
+                 'batched': _bwd_data_batched,
                  'depthwise': _bwd_data_depthwise}
-BACKWARD_FILTER = {'im2col': _bwd_filter_im2col, 'shift': _bwd_filter_shift,
+BACKWARD_FILTER = {'im2col': _bwd_filter_im2col,
+                   'batched': _bwd_filter_batched, 'shift': _bwd_filter_shift,
                    'depthwise': _bwd_filter_depthwise}
 DIRECTIONS = {'forward': FORWARD, 'backward_data': BACKWARD_DATA,
               'backward_filter': BACKWARD_FILTER}
@@ -595,6 +704,7 @@ _APPLICABLE = {
     ('backward_data', 'winograd'): _winograd_bwd_ok,
     ('backward_data', 'winograd4'): _winograd_bwd_ok,
     ('backward_data', 'im2col_forward'): lambda g: _transpose_as_forward(g) is not None,
+    ('backward_data', 'batched_forward'): lambda g: _transpose_as_forward(g) is not None,
     ('forward', 'depthwise'): _is_depthwise,
     ('backward_data', 'depthwise'): _is_depthwise,
     ('backward_filter', 'depthwise'): _is_depthwise,

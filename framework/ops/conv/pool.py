@@ -283,7 +283,9 @@ def _max_pool_grad(g, gmask, x, out, mask, kernel_size, stride, padding, ceil_mo
 @max_pool_op.def_fast_grad
 def _max_pool_fast(g, gmask, x, out, mask, kernel_size, stride, padding, ceil_mode,
                    data_format):
-    return _scatter_np(g, mask, x.shape, data_format, _overlapping(kernel_size, stride))
+    # without padding or ceil_mode every window lies inside the input: no -1 in mask
+    return _scatter_np(g, mask, x.shape, data_format, _overlapping(kernel_size, stride),
+                       may_be_outside=bool(any(padding) or ceil_mode))
 
 
 def _onnx_pool_attrs(kernel_size, stride, padding, ceil_mode):
@@ -306,7 +308,7 @@ def _planes(a, data_format):
     return a4.reshape(a4.shape[0] * a4.shape[1], int(np.prod(a4.shape[2:]))), a4.shape
 
 
-def _scatter_np(g, mask, xshape, data_format, overlapping=True):
+def _scatter_np(g, mask, xshape, data_format, overlapping=True, may_be_outside=True):
     g2, _ = _planes(g, data_format)
     m2, _ = _planes(mask, data_format)
     x4shape = P.to_nchw(np.broadcast_to(np.zeros((), g.dtype), xshape), data_format).shape
@@ -314,9 +316,10 @@ def _scatter_np(g, mask, xshape, data_format, overlapping=True):
     rows = np.arange(g2.shape[0])[:, None] * plane
     lin = (rows + m2).ravel()
     w = g2.ravel()
-    valid = m2.ravel() >= 0
-    if not valid.all():
-        lin, w = lin[valid], w[valid]
+    if may_be_outside:         # -1: a window with no pixel of the input
+        valid = m2.ravel() >= 0
+        if not valid.all():
+            lin, w = lin[valid], w[valid]
     if overlapping:      # an input pixel may be the max of several windows: sum
         flat = np.bincount(lin, weights=w, minlength=g2.shape[0] * plane).astype(g.dtype)
     else:                # disjoint windows: every index appears once

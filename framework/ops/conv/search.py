@@ -28,6 +28,11 @@ ROUNDOFF_UNITS = 10
 # is then still accepted when within this factor of the most accurate one.
 RELATIVE_SLACK = 2.0
 
+# Output planes up to this many pixels run the batch-folded algorithms by
+# default (bench_conv.py: 1.2-1.5x faster at 7x7 and 10x10, even at 14x14,
+# slower from 16x16 on).
+SMALL_PLANE = 200
+
 _cache = {}
 stats = {'hits': 0, 'searches': 0}
 
@@ -51,16 +56,24 @@ def heuristic(direction, g):
     input gradient is fastest as a forward im2col conv of the flipped kernel
     when channels are many, and as per-tap GEMMs on the flat padded grid when
     they are few; depthwise convs use the elementwise multiply-accumulate.
+    Output planes of at most ``SMALL_PLANE`` pixels (LeNet, a ResNet's last
+    stages) run batched: per-image GEMMs would be skinny.
     """
     cg, ocg = g.c // g.groups, g.oc // g.groups
     if cg == 1 and g.groups > 1:
         return 'depthwise'
     stride1 = g.sh == 1 and g.sw == 1
+    # (a 1x1 conv's input already is its column matrix: no copy to save)
+    small = g.oh * g.ow <= SMALL_PLANE and g.kh * g.kw > 1
     if direction == 'backward_data' and stride1:
         if min(cg, ocg) >= 16 and algos.applicable('im2col_forward', direction, g):
-            return 'im2col_forward'
+            return 'batched_forward' if small else 'im2col_forward'
+        if small:
+            return 'batched'
         if _shift_waste(g) <= 2.0:
             return 'shift'
+    if small and cg > 1:
+        return 'batched'
     if direction == 'backward_filter' and stride1 and cg == 1 and _shift_waste(g) <= 2.0:
         # one input channel (a grayscale first layer): im2col's per-image GEMMs
         # have KH*KW rows; per-tap GEMMs over the whole flat grid are faster
