@@ -1,9 +1,9 @@
 """paddle.onnx.export of recurrent text classifiers: embedding + nn.LSTM / nn.GRU
 (two layers, bidirectional) + linear, run in onnxruntime on two batch sizes.
 
-The layers unroll their time steps into ``lstm_cell`` / ``gru_cell`` ops in a
-Program, so the exported model has one symbolic batch dim and the traced
-sequence length."""
+nn.LSTM / nn.GRU run one sequence op per layer and direction, lowered to ONNX
+LSTM / GRU nodes, so the exported model takes any batch size and sequence
+length; SimpleRNN and an LSTM with proj_size unroll the traced steps."""
 import numpy as np
 import pytest
 
@@ -98,6 +98,38 @@ def test_rnn_variants(make, time_major, with_lengths, tmp_path):
         rng = np.random.RandomState(batch)
         x = rng.randn(*((SEQ, batch, 4) if time_major else (batch, SEQ, 4))).astype('float32')
         inputs = [x] + ([np.array([SEQ, 3, 1][:batch], 'int64')] if with_lengths else [])
+        got, = sess.run(None, {i.name: a for i, a in zip(sess.get_inputs(), inputs)})
+        want = net(*[paddle.to_tensor(a) for a in inputs]).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+# ---- nn.LSTM / nn.GRU lower to ONNX LSTM / GRU: any sequence length ------------------
+
+@pytest.mark.parametrize('make,time_major,with_lengths', [
+    (lambda: paddle.nn.LSTM(4, 5, num_layers=2, direction='bidirect'), False, True),
+    (lambda: paddle.nn.LSTM(4, 3), True, False),
+    (lambda: paddle.nn.GRU(4, 5, num_layers=2, direction='bidirect'), False, True),
+    (lambda: paddle.nn.GRU(4, 3, time_major=True), True, False),
+], ids=['lstm_bidirect_lengths', 'lstm_time_major', 'gru_bidirect_lengths', 'gru_time_major'])
+def test_rnn_exports_with_a_dynamic_sequence_length(make, time_major, with_lengths, tmp_path):
+    paddle.seed(8)
+    net = RNNOutputs(make(), with_lengths)
+    net.eval()
+    specs = [InputSpec([None, None, 4], 'float32', 'x')]
+    if with_lengths:
+        specs.append(InputSpec([None], 'int64', 'lengths'))
+    path = str(tmp_path / 'rnn')
+    paddle.onnx.export(net, path, input_spec=specs)
+    model = onnx.load(path + '.onnx')
+    onnx.checker.check_model(model, full_check=True)
+    kinds = [n.op_type for n in model.graph.node]
+    assert kinds.count('LSTM' if isinstance(net.rnn, paddle.nn.LSTM) else 'GRU') == \
+        net.rnn.num_layers * net.rnn.num_directions
+    sess = ort.InferenceSession(path + '.onnx', providers=['CPUExecutionProvider'])
+    for steps, batch in ((3, 2), (9, 3)):
+        rng = np.random.RandomState(steps)
+        x = rng.randn(*((steps, batch, 4) if time_major else (batch, steps, 4))).astype('float32')
+        inputs = [x] + ([np.array([steps, 2, 1][:batch], 'int64')] if with_lengths else [])
         got, = sess.run(None, {i.name: a for i, a in zip(sess.get_inputs(), inputs)})
         want = net(*[paddle.to_tensor(a) for a in inputs]).numpy()
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

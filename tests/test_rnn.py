@@ -563,14 +563,20 @@ def test_static_program_matches_eager():
         np.testing.assert_allclose(a, b.numpy(), rtol=1e-6, atol=1e-7)
 
 
-def test_static_mode_needs_a_known_time_dimension():
+def test_static_mode_needs_a_known_time_dimension_where_steps_are_unrolled():
+    """nn.LSTM / nn.GRU run a sequence op, which takes any number of steps;
+    the unrolled paths (SimpleRNN, an LSTM with proj_size) need it when the
+    graph is built."""
     from framework import static
     paddle.enable_static()
     try:
         with static.program_guard(static.Program(), static.Program()):
             xv = static.data('x', [None, None, 3], 'float32')
-            with pytest.raises(ValueError, match='time steps must be known'):
-                nn.GRU(3, 4)(xv)
+            for net in (nn.SimpleRNN(3, 4), nn.LSTM(3, 4, proj_size=2)):
+                with pytest.raises(ValueError, match='time steps must be known'):
+                    net(xv)
+            y, h = nn.GRU(3, 4)(xv)
+            assert y.shape[:2] == [-1, -1] and h.shape == [1, -1, 4]
     finally:
         paddle.disable_static()
 
@@ -694,7 +700,9 @@ def test_cells_step_through_the_fused_ops():
         op.kernel = lambda *a, _k=kernel, _n=op.name: calls.append(_n) or _k(*a)
         op.eager_fn = None          # the eager path may have bound the kernel
     try:
-        nn.LSTM(3, 4)(paddle.randn([2, 5, 3]))
+        # an LSTM with proj_size steps through the cell op (nn.LSTM / nn.GRU
+        # without it run one sequence op: tests/test_rnn_seq.py)
+        nn.LSTM(3, 4, proj_size=2)(paddle.randn([2, 5, 3]))
         nn.GRUCell(3, 4)(paddle.randn([2, 3]))
     finally:
         for op, kernel in zip(ops, kernels):
@@ -734,8 +742,8 @@ def test_fused_cells_to_static_and_static_mode_match_eager_with_lengths(mode):
             snet = _net(mode, 3, 4, num_layers=2, direction='bidirect')
             yv, hv = run(snet, xv, lv)
             grads = static.gradients([yv.sum() + (hv * hv).sum()], [xv])
-        assert any(op.type == ('lstm_cell' if mode == 'lstm' else 'gru_cell')
-                   for op in main.global_block().ops)
+        # one sequence op per layer and direction (tests/test_rnn_seq.py)
+        assert sum(op.type == mode + '_seq' for op in main.global_block().ops) == 4
         exe = static.Executor()
         exe.run(startup)
         snet.set_state_dict(values)

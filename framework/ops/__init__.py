@@ -4,7 +4,7 @@ from . import math, reduce, manipulation, subscript, creation  # noqa: F401
 from . import nn, loss, conv, optim, init_ops, fused  # noqa: F401
 from . import py_func  # noqa: F401
 from . import compare, control, tensor_array  # noqa: F401
-from . import special, sampling, rnn_cells  # noqa: F401
+from . import special, sampling, rnn_cells, rnn_seq  # noqa: F401
 from . import complex, fft, linalg, linalg_api, signal  # noqa: F401
 from . import tensor_methods  # noqa: F401
 from .registry import OpError, all_ops, def_op, lookup  # noqa: F401
@@ -16,7 +16,7 @@ from . import lib  # noqa: E402
 tensor_methods.register_module(special)
 # every ops module is imported: grad rules and API functions may now reach any op by name
 lib.fill([math, reduce, manipulation, subscript, creation, nn, loss, conv, optim, init_ops,
-          fused, py_func, compare, control, tensor_array, special, sampling, rnn_cells, complex,
-          fft, linalg, linalg_api, signal, alignment_loss, bessel, cumulative, distance,
+          fused, py_func, compare, control, tensor_array, special, sampling, rnn_cells, rnn_seq,
+          complex, fft, linalg, linalg_api, signal, alignment_loss, bessel, cumulative, distance,
           elementwise, indexing, layout, matrices, nucleus, products, random_fill, sets, stat,
           tensor_api])

@@ -2,8 +2,7 @@
 and the multi-layer ``SimpleRNN``/``LSTM``/``GRU`` (Paddle 2.x API).
 
 Everything is written with framework ops, so the layers run eagerly, under
-static ``program_guard`` and inside ``@to_static``; the time loop is a Python
-loop over a known number of steps (unrolled in a static graph).
+static ``program_guard`` and inside ``@to_static``.
 
 Conventions (as Paddle):
 
@@ -21,10 +20,15 @@ Conventions (as Paddle):
   multi-layer networks also output zeros at padded steps (cuDNN's padded
   layout), while ``RNN``/``BiRNN`` return whatever the cell produced there.
 
-Speed: for the built-in cells the input projection ``x @ W_ih^T + b`` of
-all time steps is one matmul; the loop then runs one fused op per step for
-LSTM and GRU (``lstm_cell`` / ``gru_cell`` in ``ops/rnn_cells.py``: the hidden
-matmul and the gate arithmetic in a few numpy calls, with a fused backward).
+Speed: the built-in LSTM and GRU cells (LSTM without ``proj_size``) run a
+whole sequence as one op per layer and direction (``lstm_seq`` / ``gru_seq``
+in ``ops/rnn_seq.py``: the time loop inside one numpy kernel, a fused
+backward), also in a static graph, whose time dimension may then be unknown.
+Otherwise, for the built-in cells the input projection ``x @ W_ih^T + b`` of
+all time steps is one matmul; the loop then runs one fused op per step
+(``lstm_cell`` / ``gru_cell`` in ``ops/rnn_cells.py``), and a static graph
+unrolls the known number of steps. A cell used alone (``LSTMCell(x, h)``)
+runs the cell op.
 
 >>> import framework as paddle
 >>> lstm = paddle.nn.LSTM(16, 32, num_layers=2)
@@ -39,6 +43,7 @@ from ...ops.creation import arange, full, full_like, zeros
 from ...ops.manipulation import cast, concat, reshape, stack, unsqueeze, unstack
 from ...ops.math import less_than, matmul
 from ...ops.rnn_cells import gru_cell_op, lstm_cell_op
+from ...ops.rnn_seq import gru_seq_op, lstm_seq_op
 from ...ops.subscript import strided_slice
 from .. import functional as F
 from .container import LayerList
@@ -86,8 +91,8 @@ def _batch_full(ref, batch_axis, rest, value, dtype):
     return full_like(col, value, dtype) + zeros([1] + rest, dtype)
 
 
-def _step_masks(sequence_length, steps, batch, dtype, api):
-    """``steps`` tensors of shape ``[batch, 1]``: 1 where step t < length."""
+def _lengths(sequence_length, batch, api):
+    """``sequence_length`` as a ``[batch]`` tensor (lists are converted), checked."""
     if not hasattr(sequence_length, 'shape'):
         from ...ops.creation import to_tensor
         sequence_length = to_tensor(sequence_length, dtype='int64')
@@ -95,17 +100,25 @@ def _step_masks(sequence_length, steps, batch, dtype, api):
     if len(shape) != 1 or (batch >= 0 and shape[0] >= 0 and shape[0] != batch):
         raise ValueError("%s: sequence_length must have shape [batch_size] = [%d], got %s"
                          % (api, batch, shape))
+    return sequence_length
+
+
+def _step_masks(sequence_length, steps, batch, dtype, api):
+    """``steps`` tensors of shape ``[batch, 1]``: 1 where step t < length."""
+    sequence_length = _lengths(sequence_length, batch, api)
     lengths = unsqueeze(cast(sequence_length, 'int64'), [0])              # [1, B]
     mask = less_than(unsqueeze(arange(steps, dtype='int64'), [1]), lengths)  # [T, B]
     return unstack(unsqueeze(cast(mask, dtype), [2]), axis=0)
 
 
-def _check_time(inputs, time_axis, api):
+def _check_time(inputs, time_axis, api, known=True):
+    """The number of time steps; it must be known when the steps are unrolled
+    (``known``), a sequence op takes any."""
     if len(inputs.shape) < 2:
         raise ValueError("%s: inputs must have a batch and a time dimension, got shape %s"
                          % (api, list(inputs.shape)))
     steps = inputs.shape[time_axis]
-    if steps < 0:
+    if steps < 0 and known:
         raise ValueError("%s: the number of time steps must be known when the network is "
                          "built (input shape %s); declare the time dimension in "
                          "static.data / InputSpec" % (api, list(inputs.shape)))
@@ -119,12 +132,22 @@ def _unroll(cell, inputs, states, sequence_length, time_major, is_reverse, zero_
             api, kwargs=None):
     """Run ``cell`` over the time axis of ``inputs``; returns (outputs, states).
 
-    Built-in cells take the fast path: one matmul projects the inputs of all
-    time steps, then each step only adds the hidden contribution.
+    Built-in cells take a fast path: LSTM and GRU cells (without proj_size)
+    run the whole sequence as one op (``ops/rnn_seq.py``) when padded steps
+    output zeros or there are none; otherwise one matmul projects the inputs
+    of all time steps, then each step only adds the hidden contribution.
     """
     time_axis = 0 if time_major else 1
-    steps = _check_time(inputs, time_axis, api)
-    if not kwargs and type(cell).forward in _FAST_FORWARDS:
+    fast = not kwargs and type(cell).forward in _FAST_FORWARDS
+    whole = fast and cell._runs_sequences() and (sequence_length is None or zero_padding)
+    steps = _check_time(inputs, time_axis, api, known=not whole)
+    if whole:
+        cell._check_input(inputs, api)
+        cell._check_states(states)
+        if sequence_length is not None:
+            sequence_length = _lengths(sequence_length, inputs.shape[1 - time_axis], api)
+        return cell._sequence(inputs, states, sequence_length, time_major, is_reverse)
+    if fast:
         cell._check_input(inputs, api)
         cell._check_states(states)
         step_inputs = unstack(cell._project(inputs), axis=time_axis)
@@ -265,6 +288,10 @@ class _GatedCell(RNNCellBase):
     def _hidden(self, h):
         return matmul(h, self.weight_hh, transpose_y=True)
 
+    def _runs_sequences(self):
+        """Whether ``_sequence`` runs a whole sequence as one op."""
+        return False
+
     def forward(self, inputs, states=None):
         if states is None:
             states = self.get_initial_states(inputs, self.state_shape)
@@ -361,6 +388,15 @@ class LSTMCell(_GatedCell):
             h = matmul(h, self.weight_ho)
         return h, (h, c)
 
+    def _runs_sequences(self):
+        return not self.proj_size and _steps_as(self, LSTMCell)   # lstm_seq: no projection
+
+    def _sequence(self, inputs, states, sequence_length, time_major, reverse):
+        y, h, c = lstm_seq_op(inputs, self.weight_ih, self.weight_hh, self.bias_ih,
+                              self.bias_hh, states[0], states[1], sequence_length, reverse,
+                              time_major)[:3]
+        return y, (h, c)
+
     @property
     def state_shape(self):
         return ((self.proj_size or self.hidden_size,), (self.hidden_size,))
@@ -405,9 +441,24 @@ class GRUCell(_GatedCell):
         h = gru_cell_op(xw, h, self.weight_hh, self.bias_hh)[0]
         return h, h
 
+    def _runs_sequences(self):
+        return _steps_as(self, GRUCell)
+
+    def _sequence(self, inputs, states, sequence_length, time_major, reverse):
+        y, h = gru_seq_op(inputs, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh,
+                          states, sequence_length, reverse, time_major)[:2]
+        return y, h
+
     @property
     def state_shape(self):
         return (self.hidden_size,)
+
+
+def _steps_as(cell, cls):
+    """Whether ``cell`` computes its steps as the built-in ``cls`` does (a
+    subclass may redefine them; then its sequences run step by step)."""
+    kind = type(cell)
+    return kind._step is cls._step and kind._project is cls._project
 
 
 # cells whose forward is exactly _step(_project(x)) (see _unroll)
