@@ -249,6 +249,24 @@ def test_static_gradients_with_unknown_time_dimension(mode):
 
 
 @pytest.mark.parametrize('mode', ['lstm', 'gru'])
+def test_second_derivatives_with_unknown_time_dimension_raise(mode):
+    """The *_seq_grad ops have no gradient: asking for one is a clear error,
+    not a silently missing term."""
+    paddle.enable_static()
+    try:
+        main, startup = static.Program(), static.Program()
+        with static.program_guard(main, startup):
+            xv = static.data('x', [None, None, 3], 'float32')
+            xv.stop_gradient = False
+            yv, _ = _make(mode, 3, 4, 1, 'forward')(xv)
+            (gx,) = static.gradients([(yv * yv).sum()], [xv])
+            with pytest.raises(ValueError, match='known number of time steps'):
+                static.gradients([(gx * gx).sum()], [xv])
+    finally:
+        paddle.disable_static()
+
+
+@pytest.mark.parametrize('mode', ['lstm', 'gru'])
 def test_jit_save_load_with_unknown_time_dimension(mode, tmp_path):
     paddle.seed(5)
     net = _make(mode, 3, 4, 2, 'bidirect')

@@ -443,8 +443,8 @@ def _lstm_seq_grad_meta(gy, gh_n, gc_n, x, weight_ih, weight_hh, h0, c0, sequenc
 
 # The first-order backward as an op of its own, for static graphs whose number
 # of time steps is unknown when they are built (lstm_seq's grad rule replays
-# the steps otherwise). It has no gradient itself: second derivatives through
-# it need the number of steps (a known time dimension).
+# the steps otherwise). Its grad rule raises: second derivatives through it
+# need the number of steps (a known time dimension).
 @def_op('lstm_seq_grad', _lstm_seq_grad_meta,
         inputs=('gy', 'gh_n', 'gc_n', 'x', 'weight_ih', 'weight_hh', 'h0', 'c0',
                 'sequence_length?', 'gates', 'h_prev', 'c_prev', 'tanh_c'),
@@ -650,6 +650,20 @@ def _gru_seq_grad_meta(gy, gh_n, x, weight_ih, weight_hh, h0, sequence_length, g
     return metas[:4] + (metas[3],) + metas[4:]
 
 
+def _needs_known_steps(name):
+    """The grad rule of a *_seq_grad op: a clear error, not a silently missing
+    second derivative."""
+    def rule(*args):
+        raise OpError("%s: second derivatives of nn.LSTM / nn.GRU in a static program need "
+                      "a known number of time steps, but the sequence axis of the input has "
+                      "unknown size (-1); give the input a fixed sequence length (e.g. "
+                      "InputSpec([batch, steps, features])) or take them eagerly" % name)
+    return rule
+
+
+lstm_seq_grad_op.def_grad(_needs_known_steps('lstm_seq_grad'))
+
+
 # gru_seq's first-order backward as an op (see lstm_seq_grad)
 @def_op('gru_seq_grad', _gru_seq_grad_meta,
         inputs=('gy', 'gh_n', 'x', 'weight_ih', 'weight_hh', 'h0', 'sequence_length?', 'gates',
@@ -661,6 +675,9 @@ def gru_seq_grad_op(gy, gh_n, x, weight_ih, weight_hh, h0, sequence_length, gate
     """The gradients of ``gru_seq``."""
     return _gru_bptt((True, True, True), gy, gh_n, x, weight_ih, weight_hh, h0,
                      sequence_length, gates, hidden, h_prev, reverse, time_major)
+
+
+gru_seq_grad_op.def_grad(_needs_known_steps('gru_seq_grad'))
 
 
 @gru_seq_op.def_onnx
