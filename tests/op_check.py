@@ -20,6 +20,7 @@ finite differences then move pairs of entries together, keeping the input
 symmetric, and the symmetric part of the analytic gradient is what they measure.
 """
 import numpy as np
+import pytest
 
 import framework as paddle
 from framework.ops import registry
@@ -245,6 +246,10 @@ def check_grad(op, args, opts, seed=1234):
     rng = np.random.default_rng(7)
     _, outs = run_op(op, args, (), seed)
     cots = _cotangents(op, outs, rng, opts.get('grad_outputs'))
+    if opts.get('grad_error'):          # the op's gradient is a clear error
+        with pytest.raises(registry.OpError, match=opts['grad_error']):
+            analytic_grads(op, args, idx, cots, seed, False)
+        return
     f = lambda a: _objective(op, a, cots, seed)  # noqa: E731
     rtol, atol = opts.get('grad_rtol', 1e-4), opts.get('grad_atol', 1e-5)
     sym = opts.get('symmetric', ())
@@ -375,6 +380,10 @@ def check_static(op, args, opts, seed=1234):
     if idx:
         cots = _cotangents(op, eager, np.random.default_rng(7), opts.get('grad_outputs'))
         cots = [None if c is None else np.asarray(c).astype(o.dtype) for c, o in zip(cots, eager)]
+    if idx and opts.get('grad_error'):  # static.gradients raises it too
+        with pytest.raises(registry.OpError, match=opts['grad_error']):
+            run_static(op, args, idx, cots, seed)
+        idx, cots = [], None
     outs, grads = run_static(op, args, idx, cots, seed)
     assert len(outs) == len(eager), "op %s: static gives %d outputs, eager %d" % (
         op.name, len(outs), len(eager))

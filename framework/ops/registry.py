@@ -356,6 +356,8 @@ def add_test_case(op, *args, **options):
     gradients for (default: the float inputs not in ``no_grad_inputs``),
     ``grad_outputs=(k, ...)`` which outputs get cotangents,
     ``grad_rtol``/``grad_atol`` the finite-difference tolerances;
+    ``grad_error=regex`` for an op whose gradient is a clear error (the
+    gradient checks then expect an ``OpError`` matching it, in both modes);
     ``symmetric=(i, ...)`` inputs that are symmetric (Hermitian) matrices;
     ``dtype_invariant=False`` when the values depend on the inputs' bit layout
     (dtype views, logical shifts), so the dtype sweep compares only dtypes and
