@@ -110,3 +110,15 @@ def test_seed_makes_runs_repeatable():
     paddle.seed(7)
     b = paddle.rand([3]).numpy()
     np.testing.assert_array_equal(a, b)
+
+
+def test_grad_is_a_class_attribute_and_tensors_take_new_attributes():
+    """``Tensor.grad`` exists on the class (API introspection finds it), and,
+    as in Paddle, a user may hang attributes on a tensor."""
+    assert getattr(paddle.Tensor, 'grad', None) is not None
+    t = paddle.to_tensor([1.0, 2.0])
+    assert t.grad is None and t.persistable is False
+    t.note = 'mine'
+    assert t.note == 'mine'
+    y = t * 2.0
+    assert y.grad is None and y.persistable is False

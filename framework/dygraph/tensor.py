@@ -22,12 +22,12 @@ _names = itertools.count()
 
 
 class Tensor:
-    # Every tensor sets the four slots; the fields most tensors never set are
-    # class defaults (an instance __dict__ appears only when one is set), so an
-    # op's output costs four stores. As in Paddle, other attributes can be set.
-    __slots__ = ('data', '_grad_node', 'stop_gradient', '_version', '__dict__',
+    # Every tensor sets the five slots (``grad`` is one so that it is a
+    # descriptor of the class, as Paddle's); the fields most tensors never set
+    # are class defaults (an instance __dict__ appears only when one is set),
+    # so an op's output costs five stores. As in Paddle, other attributes can be set.
+    __slots__ = ('data', 'grad', '_grad_node', 'stop_gradient', '_version', '__dict__',
                  '__weakref__')
-    grad = None
     _name = None
     _hooks = None
     persistable = False
@@ -48,6 +48,7 @@ class Tensor:
         self._grad_node = grad_node
         self.stop_gradient = stop_gradient
         self._version = 0
+        self.grad = None
 
     # ---- properties -------------------------------------------------------
     @property
