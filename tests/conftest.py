@@ -15,3 +15,17 @@ def verify_after_every_pass():
     import framework
     framework.set_flags({'FLAGS_verify_passes': os.environ.get('FLAGS_verify_passes') != '0'})
     yield
+
+
+@pytest.fixture
+def static_mode():
+    """Static mode with a fresh scope for the test, undone afterwards
+    (modules whose every test builds programs use it for all of them:
+    ``pytestmark = pytest.mark.usefixtures('static_mode')``)."""
+    import framework
+    framework.enable_static()
+    try:
+        with framework.static.scope_guard(framework.static.Scope()):
+            yield
+    finally:
+        framework.disable_static()

@@ -14,17 +14,6 @@ from framework import nn, static
 from framework.serialization import CheckpointError
 
 
-@pytest.fixture
-def static_mode():
-    """Static mode with a fresh scope, undone afterwards."""
-    paddle.enable_static()
-    try:
-        with static.scope_guard(static.Scope()):
-            yield
-    finally:
-        paddle.disable_static()
-
-
 def build_static(lr=0.05):
     """A fresh-named Linear + BatchNorm regression program trained by Adam;
     built twice it has the same variable names."""

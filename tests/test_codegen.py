@@ -13,15 +13,6 @@ from framework import static
 
 
 @pytest.fixture
-def static_mode():
-    paddle.enable_static()
-    try:
-        yield
-    finally:
-        paddle.disable_static()
-
-
-@pytest.fixture
 def nan_check():
     paddle.set_flags({'FLAGS_check_nan_inf': True})
     try:

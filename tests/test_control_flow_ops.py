@@ -22,14 +22,6 @@ from framework.static.sub_blocks import (blocks_outer_reads, nested_ops, outer_r
 TESTED_BLOCK_OPS = ('cond', 'while', 'while_grad')
 
 
-@pytest.fixture
-def static_mode():
-    paddle.enable_static()
-    with static.scope_guard(static.Scope()):
-        yield
-    paddle.disable_static()
-
-
 def fd_grad(f, x, eps=1e-6):
     g = np.zeros_like(x)
     for i in range(x.size):

@@ -17,12 +17,7 @@ from framework.ops import fused
 F = paddle.nn.functional
 
 
-@pytest.fixture(autouse=True)
-def static_mode():
-    paddle.enable_static()
-    with static.scope_guard(static.Scope()):
-        yield
-    paddle.disable_static()
+pytestmark = pytest.mark.usefixtures('static_mode')   # (tests/conftest.py)
 
 
 def strategy(lean):

@@ -13,12 +13,7 @@ from framework.static.passes import PIPELINE, Pass, PassVerifyError, run_pipelin
 from framework.static.sub_blocks import sub_block_ids
 
 
-@pytest.fixture(autouse=True)
-def static_mode():
-    paddle.enable_static()
-    with static.scope_guard(static.Scope()):
-        yield
-    paddle.disable_static()
+pytestmark = pytest.mark.usefixtures('static_mode')   # (tests/conftest.py)
 
 
 @pytest.fixture

@@ -22,12 +22,7 @@ SWITCHES = [s for s, _ in PASSES]
 F = paddle.nn.functional
 
 
-@pytest.fixture(autouse=True)
-def static_mode():
-    paddle.enable_static()
-    with static.scope_guard(static.Scope()):
-        yield
-    paddle.disable_static()
+pytestmark = pytest.mark.usefixtures('static_mode')   # (tests/conftest.py)
 
 
 def strategy(*on):

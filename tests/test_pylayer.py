@@ -340,12 +340,6 @@ def test_python_control_flow_in_forward_is_converted():
 
 # ---- static Programs -----------------------------------------------------------------
 
-@pytest.fixture
-def static_mode():
-    paddle.enable_static()
-    yield
-    paddle.disable_static()
-
 
 def test_static_program_uses_custom_backward_and_double_grad(static_mode):
     main = static.Program()

@@ -13,13 +13,6 @@ from framework import static
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-@pytest.fixture
-def static_mode():
-    paddle.enable_static()
-    yield
-    paddle.disable_static()
-
-
 def build(fn, feeds):
     """Build ``fn(*data_vars)`` into a new program; returns (program, outputs)."""
     main, startup = static.Program(), static.Program()

@@ -11,13 +11,6 @@ from framework import static
 rng = np.random.default_rng(7)
 
 
-@pytest.fixture
-def static_mode():
-    paddle.enable_static()
-    yield
-    paddle.disable_static()
-
-
 def run(build, feed, seed=None):
     """Build ``build(*data)`` in fresh programs, run startup and main; returns
     (outputs, {parameter name: value}, main program)."""

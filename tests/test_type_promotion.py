@@ -23,13 +23,6 @@ def _tensor(dtype, kind=DIMS, value=1):
 
 
 @pytest.fixture
-def static_mode():
-    paddle.enable_static()
-    yield
-    paddle.disable_static()
-
-
-@pytest.fixture
 def float64_default():
     paddle.set_default_dtype('float64')
     yield

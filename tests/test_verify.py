@@ -94,15 +94,6 @@ def test_op_specific_attribute_checks():
 
 # ---- the verifier on programs the framework builds ----------------------------------------
 
-@pytest.fixture
-def static_mode():
-    paddle.enable_static()
-    try:
-        with static.scope_guard(static.Scope()):
-            yield
-    finally:
-        paddle.disable_static()
-
 
 def _training_program():
     main, startup = static.Program(), static.Program()
