@@ -406,11 +406,12 @@ class _Engine:
 
     def _run_and_route(self, node, gs):
         """Run a node off the inlined path and send its input grads on."""
-        in_grads = self._run_node(node, gs)
+        edges = node.edge_list()
+        in_grads = self._run_node(node, gs, edges)
         if grad_checker is not None:       # FLAGS_check_nan_inf
             grad_checker(node, in_grads)
         variadic = node.op.variadic
-        for i, e in enumerate(node.edge_list()):
+        for i, e in enumerate(edges):
             if e is None:
                 continue
             g = in_grads[i]
@@ -450,7 +451,7 @@ class _Engine:
             heapq.heappush(self.heap, (-node.seq, node))
         buf[idx] = g if buf[idx] is None else buf[idx] + g
 
-    def _run_node(self, node, gs):
+    def _run_node(self, node, gs, edges):
         if node.ins is None:
             raise RuntimeError(_FREED_MSG % node.op.name)
         if node.packed is not None:
@@ -477,7 +478,7 @@ class _Engine:
             return self._composite_nograd(node, gs)
         T = self.Tensor
         ins = node.ins
-        fast_grad_context.edges = node.edge_list()
+        fast_grad_context.edges = edges
         if op.n_in == 1:
             x = ins[0]
             return (fast(*gs, x.data if type(x) is T else _data(x), *node.outs, *node.attrs),)
