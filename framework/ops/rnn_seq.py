@@ -465,9 +465,7 @@ def _lstm_seq_onnx(g, x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0, sequenc
     empty = _onnx_empty_batch(g, 3)
     if empty:
         return empty
-    w, r, b = (_onnx_gates(g, v, 4, order, weight_hh) for v in (weight_ih, weight_hh,
-                                                                 bias_ih))
-    b = g.op('Concat', b, _onnx_gates(g, bias_hh, 4, order, weight_hh), axis=0)
+    w, r, b = _onnx_weights(g, weight_ih, weight_hh, bias_ih, bias_hh, 4, order)
     y, h_n, c_n = g.op('LSTM', *_onnx_inputs(g, x, w, r, b, sequence_length, h0, time_major),
                        g.unsqueeze(c0, [0]), outputs=3,
                        hidden_size=g.meta(weight_hh).shape[1],
@@ -483,6 +481,14 @@ def _onnx_gates(g, v, parts, order, weight_hh):
                       % list(g.meta(weight_hh).shape))
     blocks = g.op('Split', v, g.ints([rows // parts] * parts), axis=0, outputs=parts)
     return g.op('Concat', *[blocks[k] for k in order], axis=0)
+
+
+def _onnx_weights(g, weight_ih, weight_hh, bias_ih, bias_hh, parts, order):
+    """ONNX's W, R and B (the input and hidden biases concatenated), their
+    gate blocks in ONNX's ``order``."""
+    w, r, b_ih, b_hh = (_onnx_gates(g, v, parts, order, weight_hh)
+                        for v in (weight_ih, weight_hh, bias_ih, bias_hh))
+    return w, r, g.op('Concat', b_ih, b_hh, axis=0)
 
 
 def _onnx_empty_batch(g, n_out):
@@ -689,9 +695,7 @@ def _gru_seq_onnx(g, x, weight_ih, weight_hh, bias_ih, bias_hh, h0, sequence_len
     empty = _onnx_empty_batch(g, 2)
     if empty:
         return empty
-    w, r, b = (_onnx_gates(g, v, 3, order, weight_hh) for v in (weight_ih, weight_hh,
-                                                                 bias_ih))
-    b = g.op('Concat', b, _onnx_gates(g, bias_hh, 3, order, weight_hh), axis=0)
+    w, r, b = _onnx_weights(g, weight_ih, weight_hh, bias_ih, bias_hh, 3, order)
     y, h_n = g.op('GRU', *_onnx_inputs(g, x, w, r, b, sequence_length, h0, time_major),
                   outputs=2, hidden_size=g.meta(weight_hh).shape[1], linear_before_reset=1,
                   direction='reverse' if reverse else 'forward')
