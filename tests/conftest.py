@@ -29,3 +29,14 @@ def static_mode():
             yield
     finally:
         framework.disable_static()
+
+
+@pytest.fixture
+def nan_check():
+    """FLAGS_check_nan_inf on for the test, off afterwards."""
+    import framework
+    framework.set_flags({'FLAGS_check_nan_inf': True})
+    try:
+        yield
+    finally:
+        framework.set_flags({'FLAGS_check_nan_inf': False})

@@ -12,15 +12,6 @@ import framework as paddle
 from framework import static
 
 
-@pytest.fixture
-def nan_check():
-    paddle.set_flags({'FLAGS_check_nan_inf': True})
-    try:
-        yield
-    finally:
-        paddle.set_flags({'FLAGS_check_nan_inf': False})
-
-
 def cond_program():
     main, startup = static.Program(), static.Program()
     with static.program_guard(main, startup):

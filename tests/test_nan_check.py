@@ -8,15 +8,6 @@ import framework as paddle
 from framework import static
 
 
-@pytest.fixture
-def nan_check():
-    paddle.set_flags({'FLAGS_check_nan_inf': True})
-    try:
-        yield
-    finally:
-        paddle.set_flags({'FLAGS_check_nan_inf': False})
-
-
 def _line_of(fn, text):
     import inspect
     lines, first = inspect.getsourcelines(fn)
