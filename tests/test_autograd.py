@@ -261,3 +261,98 @@ def test_detach_and_clone():
     c = x.clone()
     (c * 2.0).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [2.0, 2.0])
+
+
+# ---- non-leaf .grad: backward learns a node's output from its consumers --------------
+# (the tracer keeps no weakref to a one-output node's output; autograd.learn_output)
+
+def _nonleaf_cases():
+    def via_unary(y):
+        return y.tanh().sum()
+
+    def via_binary(y):
+        return (y * y).sum()
+
+    def via_variadic(y):
+        return (paddle.concat([y, y]) * 2.0).sum()
+
+    def via_multi_output(y):
+        a, b = paddle.split(y, 2)
+        return (a * b).sum()
+
+    def via_several_consumers(y):
+        return y.sum() + y.exp().sum()
+
+    def as_root(y):
+        return y.sum()
+    return [via_unary, via_binary, via_variadic, via_multi_output, via_several_consumers,
+            as_root]
+
+
+@pytest.mark.parametrize('loss_of', _nonleaf_cases(), ids=lambda f: f.__name__)
+def test_held_nonleaf_gets_its_grad_whatever_consumes_it(loss_of):
+    x = t([0.5, -1.0, 2.0, 0.25])
+    y = x * 3.0
+    loss_of(y).backward()
+    yy = paddle.to_tensor(y.numpy(), stop_gradient=False)
+    loss_of(yy).backward()
+    np.testing.assert_allclose(y.grad.numpy(), yy.grad.numpy())
+    np.testing.assert_allclose(x.grad.numpy(), 3.0 * yy.grad.numpy())
+
+
+def test_nonleaf_the_user_dropped_gets_no_grad_and_is_freed():
+    import weakref
+    x = t([0.5, -1.0])
+    y = x * 3.0
+    alive = weakref.ref(y)
+    loss = y.tanh().sum()
+    del y
+    loss.backward()
+    assert alive() is None
+
+
+def test_nonleaf_grad_under_saved_tensors_hooks_and_with_a_hook():
+    x = t([0.5, -1.0, 2.0])
+    seen = []
+    with paddle.autograd.saved_tensors_hooks(lambda v: v.numpy(),
+                                             lambda a: paddle.to_tensor(a)):
+        y = x * 3.0
+        z = y.tanh()                 # packs y: unpacked as another Tensor
+    h = x * 2.0
+    h.register_hook(lambda g: seen.append(g.numpy()))
+    (z.sum() + (h * h).sum()).backward()
+    np.testing.assert_allclose(y.grad.numpy(), 1 - np.tanh(y.numpy()) ** 2)
+    np.testing.assert_allclose(h.grad.numpy(), 2 * h.numpy())
+    np.testing.assert_allclose(seen[0], 2 * h.numpy())
+
+
+def test_nonleaf_grads_accumulate_over_retained_backwards_and_create_graph():
+    x = t([0.5, -1.0])
+    y = x * x
+    loss = (y * 2.0).sum()
+    loss.backward(retain_graph=True)
+    loss.backward()
+    np.testing.assert_allclose(y.grad.numpy(), [4.0, 4.0])
+    x2 = t([0.5, -1.0])
+    y2 = x2 * x2
+    (g,) = paddle.grad((y2 * y2).sum(), x2, create_graph=True)
+    np.testing.assert_allclose(g.numpy(), 4 * x2.numpy() ** 3)
+
+
+def test_nonleaf_moved_by_an_inplace_op_gets_the_grad_of_its_new_value():
+    x = t([0.5, -1.0])
+    y = x * 3.0
+    y.exp_()                          # y now is exp(3x)
+    (y * 2.0).sum().backward()
+    np.testing.assert_allclose(y.grad.numpy(), [2.0, 2.0])
+    np.testing.assert_allclose(x.grad.numpy(), 6.0 * np.exp(3.0 * x.numpy()))
+
+
+def test_nonleaf_root_gets_its_seed_as_grad():
+    x = t([0.5, -1.0])
+    y = (x * 3.0).sum()
+    y.backward()
+    np.testing.assert_allclose(y.grad.numpy(), 1.0)
+    z = x * 2.0
+    z.backward(paddle.to_tensor([1.0, -2.0], dtype='float64'))
+    np.testing.assert_allclose(z.grad.numpy(), [1.0, -2.0])

@@ -11,9 +11,12 @@ The tape is made of few objects on purpose: every object that lives from
 forward to backward is one more object Python's cyclic garbage collector
 promotes and walks (in a process with many live objects, full collections
 triggered by tape objects cost more than the ops). So a one-output op records
-its Tensor, its node, the input tuple and one weakref, nothing more; the tape
-has no reference cycles and needs no collector to be freed. The hot eager
-paths do not even store the edges: ``node.edges`` is then an int, the mask of
+its Tensor, its node and the input tuple, nothing more; the tape has no
+reference cycles and needs no collector to be freed. Not even a weakref to
+the output (of all tape objects the costliest for the collector): backward
+needs the output tensor to give a non-leaf the user holds its ``.grad``, and
+learns it, weakly, from the first consumer that sends the node a gradient
+(``learn_output``). The hot eager paths do not store the edges either: ``node.edges`` is then an int, the mask of
 the inputs that wanted a gradient, and each edge is read off its input tensor
 in backward (``x._grad_node or x``). That is the edge the node saw unless the
 tensor moved in the graph since (an in-place op, ``detach_``); those moves
@@ -40,6 +43,7 @@ from ..ops import registry
 from ..ops.grad_utils import fast_grad_context
 from . import state
 
+_ref = weakref.ref
 _node_seq = itertools.count()
 next_seq = _node_seq.__next__         # a node's number (creation order)
 # (pack_hook, unpack_hook) pairs of the active saved_tensors_hooks regions,
@@ -67,8 +71,9 @@ class GradNode:
         # mask of the inputs wanting a gradient (edges derived: ``edge_list``)
         self.edges = edges
         self.versions = versions
-        # the output Tensors, weakly (set by the tracer): a weakref for a
-        # one-output node, else a tuple of them
+        # the output Tensors, weakly: a tuple of weakrefs (set by the tracer)
+        # for a multi-output node; for a one-output node a weakref learnt in
+        # backward (learn_output), None until then
         self.out_refs = None
         # the op's fast grad while the engine may take its inlined path (one
         # output, no hooks, nothing packed, not freed); else None
@@ -100,6 +105,9 @@ class GradNode:
         from .tensor import Tensor
         self.edges = self.edge_list()   # the inputs may come back as other tensors
         if self.op.save_inputs:
+            for t in self.ins:      # the unpacked inputs may be other tensors
+                if type(t) is Tensor:
+                    learn_output(t._grad_node, t)
             ins = tuple(pack(t) if type(t) is Tensor else _KEEP for t in self.ins)
             self.ins = tuple(None if p is not _KEEP else t for p, t in zip(ins, self.ins))
             self.versions = ()          # the user's hooks now own these values
@@ -143,6 +151,18 @@ class GradNode:
             refs = list(self.out_refs)
             refs[idx] = weakref.ref(tensor)
             self.out_refs = tuple(refs)
+
+
+def learn_output(edge, x):
+    """Let a one-output node know its output Tensor ``x``, weakly, if it does
+    not yet: the tracer's inline nodes keep no reference to their output from
+    the forward (a weakref per op is one more object for the garbage
+    collector, and the costliest), so backward learns it from the first
+    consumer that sends the node a gradient (or from the root). The tensor is
+    then alive at the node's turn exactly when something besides the freed
+    consumers holds it, as the forward's weakref would have told."""
+    if type(edge) is GradNode and edge.out_refs is None and x._grad_node is edge:
+        edge.out_refs = _ref(x)
 
 
 def edge_of(x, seq):
@@ -318,6 +338,7 @@ class _Engine:
             if t._grad_node is None:
                 self._leaf(t, g)
             else:
+                learn_output(t._grad_node, t)
                 self._send(t._grad_node, g)
         if _ready_hooks and self.accumulate:
             self.watch = sorted(_first_consumers(roots).values(), key=lambda sv: sv[0])
@@ -341,9 +362,11 @@ class _Engine:
             if fast is None or not simple:
                 self._run_and_route(node, g if node.op.n_out != 1 else [g])
             else:
-                t = node.out_refs()
-                if t is not None and t._grad_node is node:
-                    self._accumulate_into(t, g)     # a non-leaf the user holds
+                t = node.out_refs
+                if t is not None:
+                    t = t()
+                    if t is not None and t._grad_node is node:
+                        self._accumulate_into(t, g)     # a non-leaf the user holds
                 ins = node.ins
                 versions = node.versions
                 edges = node.edges
@@ -380,10 +403,14 @@ class _Engine:
                     context.edges = edges
                     in_grads = fast(g, *[x.data if type(x) is T else _data(x) for x in ins],
                                     node.outs[0], *node.attrs)
-                for e, g in zip(edges, in_grads):
+                for i, (e, g) in enumerate(zip(edges, in_grads)):
                     if e is None or g is None:
                         continue
                     if type(e) is GradNode:         # a one-output node: its grad, unboxed
+                        if e.out_refs is None:      # see learn_output
+                            x = ins[i]
+                            if type(x) is T and x._grad_node is e:
+                                e.out_refs = _ref(x)
                         old = get(e)
                         if old is None:
                             node_grads[e] = g
@@ -411,17 +438,23 @@ class _Engine:
         if grad_checker is not None:       # FLAGS_check_nan_inf
             grad_checker(node, in_grads)
         variadic = node.op.variadic
+        ins, T = node.ins or (), self.Tensor
         for i, e in enumerate(edges):
             if e is None:
                 continue
             g = in_grads[i]
             if g is None:
                 continue
+            x = ins[i] if i < len(ins) else None
             if variadic[i]:
-                for se, sg in zip(e, g):
+                for k, (se, sg) in enumerate(zip(e, g)):
                     if se is not None and sg is not None:
+                        if type(x) in (list, tuple) and k < len(x) and isinstance(x[k], T):
+                            learn_output(se, x[k])
                         self._route(se, sg)
             else:
+                if isinstance(x, T):
+                    learn_output(e, x)
                 self._route(e, g)
         if not self.retain_graph:
             node.ins = node.outs = node.fast = node.edges = None     # freed

@@ -212,7 +212,7 @@ def _finish(op, out, ins, attrs, edges, versions, record):
         node.edges = edges
         node.versions = versions
         node.fast = op.plain_fast_grad
-        node.out_refs = _ref(t)
+        node.out_refs = None           # learnt in backward: autograd.learn_output
         if _saved_tensor_hooks:
             node.pack_for_hooks()
         t._grad_node = node            # a one-output node is its own edge
