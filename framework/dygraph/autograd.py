@@ -403,14 +403,12 @@ class _Engine:
                     context.edges = edges
                     in_grads = fast(g, *[x.data if type(x) is T else _data(x) for x in ins],
                                     node.outs[0], *node.attrs)
-                for i, (e, g) in enumerate(zip(edges, in_grads)):
+                for e, g, x in zip(edges, in_grads, ins):
                     if e is None or g is None:
                         continue
                     if type(e) is GradNode:         # a one-output node: its grad, unboxed
-                        if e.out_refs is None:      # see learn_output
-                            x = ins[i]
-                            if type(x) is T and x._grad_node is e:
-                                e.out_refs = _ref(x)
+                        if e.out_refs is None and x._grad_node is e:
+                            e.out_refs = _ref(x)    # learn_output, inlined
                         old = get(e)
                         if old is None:
                             node_grads[e] = g
