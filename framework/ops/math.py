@@ -499,15 +499,28 @@ def _rsqrt(x):
 rsqrt_op = float_unary('rsqrt', _rsqrt, lambda g, x, out: g * -0.5 * out * out * out, 'same')
 
 
+def _exp_(a):
+    """``exp`` in place, overflowing to inf without a warning."""
+    return np.exp(a, out=a)
+
+
+if np.lib.NumpyVersion(np.__version__) >= '2.0.0':
+    # numpy 2's errstate decorator keeps its state per call (numpy 1's would
+    # share it between threads) and costs half a ``with np.errstate`` block
+    _exp_overflowing_ = np.errstate(over='ignore')(_exp_)
+else:
+    def _exp_overflowing_(a):
+        with np.errstate(over='ignore'):
+            return _exp_(a)
+
+
 def _sigmoid(x):
     # 1 / (1 + e^-x), in place. Relative precision holds wherever the result
     # is a normal float; e^-x overflowing to inf (x below about -88 in float32)
     # gives 0 where the true value is subnormal.
     if x.ndim == 0:      # the in-place steps below need an array, not a scalar
         return _sigmoid(x.reshape(1)).reshape(())
-    out = np.negative(x)
-    with np.errstate(over='ignore'):
-        np.exp(out, out=out)
+    out = _exp_overflowing_(np.negative(x))
     out += 1
     return np.divide(1, out, out=out)
 
