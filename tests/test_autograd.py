@@ -289,6 +289,23 @@ def _nonleaf_cases():
             as_root]
 
 
+def test_held_outputs_of_a_multi_output_node_get_their_grads():
+    """Multi-output nodes learn their outputs in backward too, one by one."""
+    x = t([0.5, -1.0, 2.0, 0.25, 3.0, -2.0])
+    a, b, c = paddle.split(x * 1.0, 3)
+    del b                                        # not held: no grad, freed
+    (a * c + c.exp()).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), c.numpy())
+    np.testing.assert_allclose(c.grad.numpy(), a.numpy() + np.exp(c.numpy()))
+    parts = paddle.unbind(x * 2.0)               # a variadic output list
+    (parts[1] * parts[4]).backward()
+    np.testing.assert_allclose(parts[1].grad.numpy(), parts[4].numpy())
+    assert parts[0].grad is None                 # held, but no gradient reached it
+    r = paddle.topk(x * 1.0, 2)[0]               # held as root
+    r.sum().backward()
+    np.testing.assert_allclose(r.grad.numpy(), [1.0, 1.0])
+
+
 @pytest.mark.parametrize('loss_of', _nonleaf_cases(), ids=lambda f: f.__name__)
 def test_held_nonleaf_gets_its_grad_whatever_consumes_it(loss_of):
     x = t([0.5, -1.0, 2.0, 0.25])

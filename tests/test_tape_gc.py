@@ -110,6 +110,16 @@ def test_tape_objects_per_op_stay_few(no_cyclic_gc):
     del keep
 
 
+def test_multi_output_nodes_keep_no_weakrefs_until_backward(no_cyclic_gc):
+    x = paddle.to_tensor(np.random.rand(8), stop_gradient=False)
+    before = sum(type(o) is weakref.ref for o in gc.get_objects())
+    parts = [paddle.split(x * 1.0, 4) for _ in range(50)]
+    assert sum(type(o) is weakref.ref for o in gc.get_objects()) - before <= 1
+    sum(p[1].sum() for p in parts).backward()
+    np.testing.assert_allclose(parts[0][1].grad.numpy(), np.ones(2))
+    assert parts[0][0].grad is None
+
+
 def test_backward_frees_the_tape_as_it_goes():
     """Without retain_graph a node drops its edges once it has run, so the
     nodes behind it are freed during backward (not when the loss dies)."""

@@ -71,9 +71,9 @@ class GradNode:
         # mask of the inputs wanting a gradient (edges derived: ``edge_list``)
         self.edges = edges
         self.versions = versions
-        # the output Tensors, weakly: a tuple of weakrefs (set by the tracer)
-        # for a multi-output node; for a one-output node a weakref learnt in
-        # backward (learn_output), None until then
+        # the output Tensors, weakly, learnt in backward (learn_output): a
+        # weakref (one-output node) or a list of weakrefs / None; until then
+        # None, or the output count of a multi-output node (set by the tracer)
         self.out_refs = None
         # the op's fast grad while the engine may take its inlined path (one
         # output, no hooks, nothing packed, not freed); else None
@@ -139,30 +139,40 @@ class GradNode:
     def output(self, idx):
         """Output Tensor ``idx`` if something still holds it, else None."""
         refs = self.out_refs
-        if refs is None:
-            return None
-        return (refs if self.op.n_out == 1 else refs[idx])()
+        if self.op.n_out != 1:
+            refs = refs[idx] if type(refs) is list else None
+        return None if refs is None else refs()
 
     def set_output(self, idx, tensor):
         """Output ``idx`` is now ``tensor`` (an in-place op took it over)."""
         if self.op.n_out == 1:
-            self.out_refs = weakref.ref(tensor)
+            self.out_refs = _ref(tensor)
         else:
-            refs = list(self.out_refs)
-            refs[idx] = weakref.ref(tensor)
-            self.out_refs = tuple(refs)
+            self._output_refs()[idx] = _ref(tensor)
+
+    def _output_refs(self):
+        """A multi-output node's list of output weakrefs (made on first use)."""
+        refs = self.out_refs
+        if type(refs) is not list:
+            refs = self.out_refs = [None] * _n_outs(self)
+        return refs
 
 
 def learn_output(edge, x):
-    """Let a one-output node know its output Tensor ``x``, weakly, if it does
-    not yet: the tracer's inline nodes keep no reference to their output from
-    the forward (a weakref per op is one more object for the garbage
-    collector, and the costliest), so backward learns it from the first
-    consumer that sends the node a gradient (or from the root). The tensor is
-    then alive at the node's turn exactly when something besides the freed
-    consumers holds it, as the forward's weakref would have told."""
-    if type(edge) is GradNode and edge.out_refs is None and x._grad_node is edge:
-        edge.out_refs = _ref(x)
+    """Let a node know its output Tensor ``x`` (at ``edge``), weakly, if it
+    does not yet: nodes keep no reference to their outputs from the forward
+    (a weakref per output is one more object for the garbage collector, and
+    the costliest), so backward learns each from the first consumer that
+    sends the node a gradient for it (or from the root). The tensor is then
+    alive at the node's turn exactly when something besides the freed
+    consumers holds it, as a weakref from the forward would have told."""
+    if type(edge) is GradNode:
+        if edge.out_refs is None and x._grad_node is edge:
+            edge.out_refs = _ref(x)
+    elif type(edge) is tuple and x._grad_node == edge:     # (node, output index)
+        refs = edge[0]._output_refs()
+        if refs[edge[1]] is None:
+            refs[edge[1]] = _ref(x)
 
 
 def edge_of(x, seq):
@@ -416,6 +426,7 @@ class _Engine:
                         else:
                             node_grads[e] = old + g
                     elif type(e) is tuple:
+                        learn_output(e, x)
                         self._send(e, g)
                     else:
                         self._leaf(e, g)
@@ -641,8 +652,10 @@ class _Engine:
                 self._finish_leaf(t, slot[1])
 
 def _n_outs(node):
-    """Output count of a node (ops with a variadic output declare n_out 0)."""
-    return node.op.n_out or len(node.out_refs)
+    """Output count of a node (ops with a variadic output declare n_out 0; the
+    tracer stores their count in ``out_refs`` until backward makes it a list)."""
+    refs = node.out_refs
+    return node.op.n_out or (refs if type(refs) is int else len(refs))
 
 
 def _is_cleared(arr):

@@ -6,7 +6,6 @@ records a ``GradNode``. Nothing here parses kwargs or calls ``infer_meta``;
 errors from a kernel are turned into a clear message naming the op, its
 arguments and their shapes.
 """
-import weakref
 
 import numpy as np
 
@@ -32,7 +31,6 @@ _new_node = GradNode.__new__
 # saved versions of inputs still at version 0 (nearly all): shared tuples, one
 # allocation less per recorded op for the garbage collector to count
 _V0, _V0N, _VN0, _V00 = (0,), (0, None), (None, 0), (0, 0)
-_ref = weakref.ref
 
 
 def _edge(t):
@@ -157,7 +155,7 @@ def apply_op(op, args):
         t._init(o, node.edge(i) if diff else None, not diff)
         results.append(t)
     if record:
-        node.out_refs = tuple(_ref(t) for t in results)
+        node.out_refs = len(results)   # the outputs are learnt in backward (learn_output)
     return tuple(results) if op.n_out else results   # n_out 0: variadic output list
 
 
