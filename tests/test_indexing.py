@@ -325,3 +325,22 @@ def test_indexing_in_static_mode_matches_eager():
     np.testing.assert_array_equal(out[1], a[[0, 2], 1])
     np.testing.assert_array_equal(out[2], expect_w)
     np.testing.assert_array_equal(out[3], a[:2])
+
+
+def test_index_tensors_that_want_a_gradient_get_none_and_do_not_break_backward():
+    # getitem / set_value run on the engine's inlined path: their index lists
+    # get no gradient, even from tensors with stop_gradient=False
+    x = paddle.to_tensor(np.arange(12.0).reshape(3, 4), stop_gradient=False)
+    mask = paddle.to_tensor(np.array([[True, False, True, False]] * 3))
+    mask.stop_gradient = False
+    rows = paddle.to_tensor([0, 2])
+    rows.stop_gradient = False
+    a = x * 1.0
+    v = paddle.to_tensor([5.0, 6.0], stop_gradient=False)
+    a[rows, 1] = v
+    ((x[mask] * 3.0).sum() + (a * a).sum()).backward()
+    expect = 2 * a.numpy() + 3.0 * mask.numpy()
+    expect[[0, 2], 1] = 3.0 * mask.numpy()[[0, 2], 1]
+    np.testing.assert_allclose(x.grad.numpy(), expect)
+    np.testing.assert_allclose(v.grad.numpy(), [10.0, 12.0])
+    assert mask.grad is None and rows.grad is None

@@ -504,7 +504,7 @@ def _concat_grad(g, xs, out, axis):
 @concat_op.def_fast_grad
 def _concat_fast(g, xs, out, axis):
     ax = axis % g.ndim
-    return np.split(g, np.cumsum([np.shape(x)[ax] for x in xs])[:-1], axis=ax)
+    return _parts_along(g, ax, [np.shape(x)[ax] for x in xs])
 
 
 concat_op.def_onnx(lambda g, xs, axis: g.op('Concat', *g.cast_to_output(*xs), axis=axis))
@@ -546,14 +546,18 @@ def _split_meta(x, num, sections, axis):
 def split_op(x, num=0, sections=(), axis=0):
     """Split into ``num`` equal parts, or into parts of sizes ``sections``."""
     ax = axis % x.ndim
-    sizes = _split_sizes(x.shape[ax], num, sections, ax)
-    # plain slicing: np.split's generic path costs tens of microseconds
+    return _parts_along(x, ax, _split_sizes(x.shape[ax], num, sections, ax))
+
+
+def _parts_along(a, ax, sizes):
+    """Consecutive slices of ``a`` along axis ``ax`` of the given sizes (views;
+    plain slicing: np.split's generic path costs tens of microseconds)."""
     lead = (_pyslice(None),) * ax
-    outs, start = [], 0
+    parts, start = [], 0
     for size in sizes:
-        outs.append(x[lead + (_pyslice(start, start + size),)])
+        parts.append(a[lead + (_pyslice(start, start + size),)])
         start += size
-    return outs
+    return parts
 
 
 @split_op.def_grad

@@ -149,10 +149,10 @@ class OpDef:
                              % (name, ', '.join(sorted(unknown))))
         self.kernel = kernel
         self.infer_meta = infer_meta
+        self.no_grad_inputs = frozenset(no_grad_inputs)
         self.grad = self._adapt(grad)
         self.fast_grad = self._adapt(fast_grad)
         self.differentiable = differentiable and grad is not None
-        self.no_grad_inputs = frozenset(no_grad_inputs)
         self.nondiff_outputs = frozenset(nondiff_outputs)
         self.random = random
         # {output_name: input_name} for ops whose output overwrites an input
@@ -228,8 +228,10 @@ class OpDef:
     def fast_grad(self, fn):
         self._fast_grad = fn
         # what the eager engine may call on its inlined path: one output and
-        # no list inputs (so each input has one edge)
-        plain = self.n_out == 1 and not any(self.variadic)
+        # no list inputs (so each input has one edge), except lists that get
+        # no gradient (getitem's index tensors)
+        plain = self.n_out == 1 and all(not v or name in self.no_grad_inputs
+                                        for name, v in zip(self.input_names, self.variadic))
         self.plain_fast_grad = fn if plain else None
 
     def def_onnx(self, fn):
