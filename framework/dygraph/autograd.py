@@ -16,12 +16,13 @@ reference cycles and needs no collector to be freed. Not even a weakref to
 the output (of all tape objects the costliest for the collector): backward
 needs the output tensor to give a non-leaf the user holds its ``.grad``, and
 learns it, weakly, from the first consumer that sends the node a gradient
-(``learn_output``). The hot eager paths do not store the edges either: ``node.edges`` is then an int, the mask of
-the inputs that wanted a gradient, and each edge is read off its input tensor
-in backward (``x._grad_node or x``). That is the edge the node saw unless the
-tensor moved in the graph since (an in-place op, ``detach_``); those moves
-leave the old edge in the tensor's ``_rebinds``, stamped with the node number
-they happened at (``note_rebind``).
+(``learn_output``). The hot eager paths do not store the edges either:
+``node.edges`` is then an int, the mask of the inputs that wanted a gradient,
+and each edge is read off its input tensor in backward (``x._grad_node or
+x``). That is the edge the node saw unless the tensor moved in the graph
+since (an in-place op, ``detach_``); those moves leave the old edge in the
+tensor's ``_rebinds``, stamped with the node number they happened at
+(``note_rebind``).
 
 Nodes are numbered in creation order, and a node's inputs always exist before
 it, so running nodes in decreasing number is a topological order: the engine
