@@ -34,12 +34,25 @@ def ids(batch, seed):
     return np.random.RandomState(seed).randint(0, VOCAB, (batch, SEQ)).astype('int64')
 
 
-def export_and_compare(net, path, batches=(2, 5)):
-    net.eval()
-    paddle.onnx.export(net, path, input_spec=[InputSpec([None, SEQ], 'int64', 'ids')])
+def export_checked(net, path, specs):
+    """Export ``net``, check the model fully; (model, onnxruntime session)."""
+    paddle.onnx.export(net, path, input_spec=specs)
     model = onnx.load(path + '.onnx')
     onnx.checker.check_model(model, full_check=True)
-    sess = ort.InferenceSession(path + '.onnx', providers=['CPUExecutionProvider'])
+    return model, ort.InferenceSession(path + '.onnx', providers=['CPUExecutionProvider'])
+
+
+def compare_with_ort(net, sess, x, lengths=None):
+    """onnxruntime's output for ``x`` (and ``lengths``) against the net's."""
+    inputs = [x] + ([np.array(lengths, 'int64')] if lengths is not None else [])
+    got, = sess.run(None, {i.name: a for i, a in zip(sess.get_inputs(), inputs)})
+    want = net(*[paddle.to_tensor(a) for a in inputs]).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def export_and_compare(net, path, batches=(2, 5)):
+    net.eval()
+    model, sess = export_checked(net, path, [InputSpec([None, SEQ], 'int64', 'ids')])
     for seed, batch in enumerate(batches):
         x = ids(batch, seed)
         got, = sess.run(None, {sess.get_inputs()[0].name: x})
@@ -90,17 +103,11 @@ def test_rnn_variants(make, time_major, with_lengths, tmp_path):
     specs = [InputSpec([SEQ, None, 4] if time_major else [None, SEQ, 4], 'float32', 'x')]
     if with_lengths:
         specs.append(InputSpec([None], 'int64', 'lengths'))
-    path = str(tmp_path / 'rnn')
-    paddle.onnx.export(net, path, input_spec=specs)
-    onnx.checker.check_model(onnx.load(path + '.onnx'), full_check=True)
-    sess = ort.InferenceSession(path + '.onnx', providers=['CPUExecutionProvider'])
+    _, sess = export_checked(net, str(tmp_path / 'rnn'), specs)
     for batch in (2, 3):
         rng = np.random.RandomState(batch)
         x = rng.randn(*((SEQ, batch, 4) if time_major else (batch, SEQ, 4))).astype('float32')
-        inputs = [x] + ([np.array([SEQ, 3, 1][:batch], 'int64')] if with_lengths else [])
-        got, = sess.run(None, {i.name: a for i, a in zip(sess.get_inputs(), inputs)})
-        want = net(*[paddle.to_tensor(a) for a in inputs]).numpy()
-        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+        compare_with_ort(net, sess, x, [SEQ, 3, 1][:batch] if with_lengths else None)
 
 
 # ---- nn.LSTM / nn.GRU lower to ONNX LSTM / GRU: any sequence length ------------------
@@ -118,18 +125,11 @@ def test_rnn_exports_with_a_dynamic_sequence_length(make, time_major, with_lengt
     specs = [InputSpec([None, None, 4], 'float32', 'x')]
     if with_lengths:
         specs.append(InputSpec([None], 'int64', 'lengths'))
-    path = str(tmp_path / 'rnn')
-    paddle.onnx.export(net, path, input_spec=specs)
-    model = onnx.load(path + '.onnx')
-    onnx.checker.check_model(model, full_check=True)
+    model, sess = export_checked(net, str(tmp_path / 'rnn'), specs)
     kinds = [n.op_type for n in model.graph.node]
     assert kinds.count('LSTM' if isinstance(net.rnn, paddle.nn.LSTM) else 'GRU') == \
         net.rnn.num_layers * net.rnn.num_directions
-    sess = ort.InferenceSession(path + '.onnx', providers=['CPUExecutionProvider'])
     for steps, batch in ((3, 2), (9, 3)):
         rng = np.random.RandomState(steps)
         x = rng.randn(*((steps, batch, 4) if time_major else (batch, steps, 4))).astype('float32')
-        inputs = [x] + ([np.array([steps, 2, 1][:batch], 'int64')] if with_lengths else [])
-        got, = sess.run(None, {i.name: a for i, a in zip(sess.get_inputs(), inputs)})
-        want = net(*[paddle.to_tensor(a) for a in inputs]).numpy()
-        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+        compare_with_ort(net, sess, x, [steps, 2, 1][:batch] if with_lengths else None)

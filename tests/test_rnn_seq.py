@@ -23,6 +23,21 @@ def _make(mode, *args, **kwargs):
     return (nn.LSTM if mode == 'lstm' else nn.GRU)(*args, **kwargs)
 
 
+def _hidden(st):
+    """The final hidden state of an LSTM's (h, c) or a GRU's h."""
+    return st[0] if isinstance(st, tuple) else st
+
+
+def _unknown_time_net(mode, time_major=False):
+    """Inside a program guard: a 2-layer bidirectional net over data ``x`` of
+    unknown batch and time sizes with lengths ``len``: (net, x, y, h)."""
+    xv = static.data('x', [None, None, 3], 'float32')
+    lv = static.data('len', [None], 'int64')
+    snet = _make(mode, 3, 4, 2, 'bidirect', time_major=time_major)
+    yv, st = snet(xv, sequence_length=lv)
+    return snet, xv, yv, _hidden(st)
+
+
 def _per_step_twin(net):
     """The same network (same parameters) whose cells take the per-step path."""
     twin = _make('lstm' if isinstance(net, nn.LSTM) else 'gru', net.input_size,
@@ -46,7 +61,7 @@ def _states(mode, net, batch, dtype):
 
 def _loss_and_grads(net, x, init, lengths, create_graph=False):
     y, st = net(x, init, sequence_length=lengths)
-    h = st[0] if isinstance(st, tuple) else st
+    h = _hidden(st)
     loss = (y * y).sum() + (h * paddle.tanh(h)).sum()
     if isinstance(st, tuple):
         loss = loss + (st[1] * st[1] * st[1]).sum()
@@ -131,7 +146,7 @@ def test_zero_size_batch():
         net = _make(mode, 3, 4, 2, 'bidirect')
         x = _t(np.zeros((0, 5, 3), 'float32'), grad=True)
         y, st = net(x)
-        h = st[0] if isinstance(st, tuple) else st
+        h = _hidden(st)
         assert y.shape == [0, 5, 8] and h.shape == [4, 0, 4]
         (y.sum() + h.sum()).backward()
         assert x.grad.shape == [0, 5, 3]
@@ -187,11 +202,7 @@ def test_static_program_with_unknown_time_dimension(mode, time_major):
     try:
         main, startup = static.Program(), static.Program()
         with static.program_guard(main, startup):
-            xv = static.data('x', [None, None, 3], 'float32')
-            lv = static.data('len', [None], 'int64')
-            snet = _make(mode, 3, 4, 2, 'bidirect', time_major=time_major)
-            yv, st = snet(xv, sequence_length=lv)
-            hv = st[0] if isinstance(st, tuple) else st
+            snet, _, yv, hv = _unknown_time_net(mode, time_major)
         exe = static.Executor()
         exe.run(startup)
         snet.set_state_dict(values)
@@ -206,7 +217,7 @@ def test_static_program_with_unknown_time_dimension(mode, time_major):
         paddle.disable_static()
     for x, lengths, (got_y, got_h) in runs:
         y, st = net(_t(x), sequence_length=_t(lengths))
-        h = st[0] if isinstance(st, tuple) else st
+        h = _hidden(st)
         np.testing.assert_allclose(got_y, y.numpy(), rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(got_h, h.numpy(), rtol=1e-5, atol=1e-6)
 
@@ -222,11 +233,7 @@ def test_static_gradients_with_unknown_time_dimension(mode):
     try:
         main, startup = static.Program(), static.Program()
         with static.program_guard(main, startup):
-            xv = static.data('x', [None, None, 3], 'float32')
-            lv = static.data('len', [None], 'int64')
-            snet = _make(mode, 3, 4, 2, 'bidirect')
-            yv, st = snet(xv, sequence_length=lv)
-            hv = st[0] if isinstance(st, tuple) else st
+            snet, xv, yv, hv = _unknown_time_net(mode)
             loss = (yv * yv).sum() + (hv * paddle.tanh(hv)).sum()
             params = snet.parameters()
             grads = static.gradients([loss], [xv] + params)
@@ -242,7 +249,7 @@ def test_static_gradients_with_unknown_time_dimension(mode):
         paddle.disable_static()
     xe = _t(x, grad=True)
     y, st = net(xe, sequence_length=_t(lengths))
-    h = st[0] if isinstance(st, tuple) else st
+    h = _hidden(st)
     want = paddle.grad((y * y).sum() + (h * paddle.tanh(h)).sum(), [xe] + net.parameters())
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w.numpy(), rtol=1e-4, atol=1e-5)
@@ -289,7 +296,7 @@ def test_to_static_matches_eager_on_two_sequence_lengths(mode):
 
     def run(x, lengths):
         y, st = net(x, sequence_length=lengths)
-        return y, (st[0] if isinstance(st, tuple) else st)
+        return y, _hidden(st)
     fn = paddle.jit.to_static(run)
     for steps in (3, 6):
         x = RNG.uniform(-1, 1, (2, steps, 3)).astype('float32')
