@@ -76,6 +76,30 @@ def test_flops_of_a_static_program():
         paddle.disable_static()
 
 
+def test_flops_of_a_static_program_count_each_op_by_its_own_formula(capsys):
+    paddle.enable_static()
+    try:
+        main, start = static.Program(), static.Program()
+        with static.program_guard(main, start):
+            x = static.data('x', [None, 1, 28, 28], 'float32')
+            h = static.nn.conv2d(x, 6, 3)                           # [N, 6, 26, 26]
+            h = paddle.nn.functional.max_pool2d(h, 2)               # [N, 6, 13, 13]
+            h = paddle.reshape(paddle.nn.functional.avg_pool2d(h, 2), [-1, 216])
+            w = static.create_parameter([216, 10], 'float32')
+            y = paddle.pow(paddle.matmul(h, w) + 1.0, 2.0)
+            paddle.maximum(y, paddle.exp(y))                        # exp: Paddle counts 0
+            v = static.data('v', [None, 2, 4, 4, 4], 'float32')
+            nn.Conv3D(2, 2, 3)(v)                                   # conv3d: Paddle counts 0
+        # conv 4056 * 10, max pool (4 + 1) * 1014, avg pool (4 + 1) * 216, matmul
+        # 216 * 10, then add, elementwise_pow and maximum 10 each
+        assert paddle.flops(main, [1, 1, 28, 28], print_detail=True) == \
+            40560 + 5070 + 1080 + 2160 + 30
+        table = capsys.readouterr().out
+        assert 'elementwise_pow' in table and w.name in table and 'exp' not in table
+    finally:
+        paddle.disable_static()
+
+
 # ---- callbacks ----------------------------------------------------------------------
 
 def _fit_with(callback, epochs=2):

@@ -381,17 +381,31 @@ def test_py_func_multiple_outputs_and_errors(static_mode):
         s = blk.create_var(name='s', shape=[2], dtype='float64')
         p = blk.create_var(name='p', shape=[2], dtype='int64')
         static.nn.py_func(lambda u, v: (u + v, (u * v).astype('int64')), [a, b], [s, p])
-        bad = blk.create_var(name='bad', shape=[3], dtype='float64')
-        static.nn.py_func(lambda u: u, a, bad)
     exe = static.Executor()
     av, bv = np.array([1.5, 2.0]), np.array([2.0, 3.0])
     got_s, got_p = exe.run(main, feed={'a': av, 'b': bv}, fetch_list=[s, p])
     np.testing.assert_allclose(got_s, av + bv)
     assert got_p.dtype == np.int64 and got_p.tolist() == [3, 6]
+    with static.program_guard(main, startup):
+        bad = blk.create_var(name='bad', shape=[3], dtype='float64')
+        static.nn.py_func(lambda u: u, a, bad)
+    # a callback runs whatever is fetched (effect 'callback'), as in Paddle
     with pytest.raises(Exception, match='has shape \\[2\\], but its Variable has shape \\[3\\]'):
-        exe.run(main, feed={'a': av, 'b': bv}, fetch_list=[bad])
+        exe.run(main, feed={'a': av, 'b': bv}, fetch_list=[s])
     with pytest.raises(TypeError, match='func must be a Python function'):
         static.nn.py_func(None, a, s)
+
+
+def test_py_func_without_outputs_still_runs(static_mode):
+    """``out=None``: a callback run for what it does (Paddle's debugging use)."""
+    seen = []
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        a = static.data('a', [2], 'float64')
+        static.nn.py_func(lambda u: seen.append(u.tolist()), a, None)
+        y = a * 2
+    out, = static.Executor().run(main, feed={'a': np.array([1.0, 2.0])}, fetch_list=[y])
+    assert seen == [[1.0, 2.0]] and out.tolist() == [2.0, 4.0]
 
 
 def test_static_pylayer_custom_backward(static_mode):

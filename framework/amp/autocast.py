@@ -22,7 +22,6 @@ import numpy as np
 
 from .. import dtype as _dt
 from ..ops import registry
-from . import amp_lists
 
 WHITE, BLACK, GRAY, SKIP = 'white', 'black', 'gray', 'skip'
 LEVELS = ('O0', 'OD', 'O1', 'O2')
@@ -46,18 +45,18 @@ class AutocastState:
 
     # ---- the decision ----------------------------------------------------
     def kind(self, op, args):
-        """WHITE / BLACK / GRAY / SKIP for this call of ``op``."""
-        names = _dynamic_names(op, args)
-        if names is None:
-            hit = self._kinds.get(op.name)
-            if hit is None:
-                hit = self._kinds[op.name] = self._classify(
-                    (op.name,) + amp_lists.PADDLE_NAMES.get(op.name, ()))
-            return hit
-        return self._classify(names)
+        """WHITE / BLACK / GRAY / SKIP for this call of ``op``: by the op's
+        names in this region's lists (``OpDef.amp_names`` when they depend
+        on the call, as a conv's do)."""
+        if op.amp_names is not None:
+            return self._classify(op, op.amp_names(*args))
+        hit = self._kinds.get(op.name)
+        if hit is None:
+            hit = self._kinds[op.name] = self._classify(op, (op.name,) + op.paddle_names)
+        return hit
 
-    def _classify(self, names):
-        if names[0] in amp_lists.NEVER_CAST:
+    def _classify(self, op, names):
+        if op.amp == 'never':
             return SKIP
         if any(n in self.white for n in names):
             return WHITE
@@ -82,14 +81,17 @@ class AutocastState:
         kind = self.kind(op, args)
         if kind is SKIP:
             return run_uncast(op, args)
-        considered = (0,) if op.name in amp_lists.X_ONLY else range(len(ins))
+        considered = op.amp_inputs if op.amp_inputs is not None else range(len(ins))
         dtypes = [d for i in considered for d in _float_dtypes(ins[i], op.variadic[i],
                                                                self._castable)]
         if not dtypes:
             return run_uncast(op, args)
         dst = self.dest_dtype(kind, dtypes)
-        if kind == WHITE and op.name == 'conv' and len(ins) > 2 and ins[2] is not None:
-            return self._conv_then_bias(op, ins, args[n:], dst)
+        if kind == WHITE and op.amp_rule is not None:
+            attrs = tuple(args[n:]) + op.attr_defaults[len(args) - n:]
+            out = op.amp_rule(self, ins, attrs, dst)
+            if out is not None:
+                return out
         new = list(ins)
         changed = False
         for i in considered:
@@ -99,19 +101,15 @@ class AutocastState:
                 changed = True
         return run_uncast(op, (tuple(new) + tuple(args[n:])) if changed else args)
 
-    def _conv_then_bias(self, op, ins, attrs, dst):
-        """Paddle's conv2d has no bias: F.conv2d adds it with a separate ``add``,
-        a gray op, which computes in float32 for a float32 bias. Same here."""
-        from ..ops.math import add
-        from ..ops.manipulation import reshape
-        x, w, b = ins
-        attrs = tuple(attrs) + op.attr_defaults[len(attrs):]
-        out = run_uncast(op, (_cast_input(x, False, dst, self._castable),
-                              _cast_input(w, False, dst, self._castable), None) + attrs)
-        data_format = attrs[op.attr_names.index('data_format')]
-        shape = [1] * len(x.shape)
-        shape[1 if data_format[1] == 'C' else -1] = -1
-        return add(out, reshape(b, shape))
+    # ---- what an op's own rule (``OpDef.amp_rule``) calls ------------------------
+    def cast(self, v, dtype):
+        """``v`` in ``dtype`` (float32/float16/bfloat16 tensors only)."""
+        return _cast_input(v, False, dtype, self._castable)
+
+    @staticmethod
+    def run(op, args):
+        """Run ``op`` with auto_cast suspended."""
+        return run_uncast(op, args)
 
 
 def _float_dtypes(v, variadic, castable):
@@ -135,25 +133,6 @@ def _cast_input(v, variadic, dst, castable):
         return v
     from ..ops.manipulation import cast_op
     return run_uncast(cast_op, (v, str(dst)))
-
-
-def _dynamic_names(op, args):
-    """Paddle's op name when it depends on the call: a conv is conv2d (1-D and
-    2-D: Paddle runs conv1d as conv2d), depthwise_conv2d (groups equal to the
-    input channels, more than one, dividing the output channels) or conv3d."""
-    name = op.name
-    if name != 'conv' and name != 'conv_transpose':
-        return None
-    x, w = args[0], args[1]
-    suffix = '_transpose' if name == 'conv_transpose' else ''
-    if len(x.shape) == 5:
-        return ('conv3d' + suffix,)
-    if name == 'conv':
-        i = op.n_in + op.attr_names.index('groups')
-        groups = args[i] if len(args) > i else op.attr_defaults[i - op.n_in]
-        if groups != 1 and w.shape[1] == 1 and w.shape[0] % groups == 0:
-            return ('depthwise_conv2d',)
-    return ('conv2d' + suffix,)
 
 
 def run_uncast(op, args):

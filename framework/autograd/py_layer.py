@@ -219,7 +219,8 @@ def _eager_op(cls):
     op = cls.__dict__.get('_py_layer_op')
     if op is None:
         op = OpDef('py_layer:%s' % cls.__qualname__, _kernel, _no_meta, ['xs*'], ['outs*'],
-                   {'call': None}, grad=_eager_grad, save_inputs=False)
+                   {'call': None}, grad=_eager_grad, save_inputs=False, pattern='opaque',
+                   amp='never')
         cls._py_layer_op = op
     return op
 
@@ -321,7 +322,7 @@ def _link_meta(xs, ys, layer=''):
 
 
 @def_op('py_layer', _link_meta, inputs=('xs*', 'ys*'), outputs=('outs*',),
-        attrs={'layer': ''}, save_inputs=False)
+        attrs={'layer': ''}, save_inputs=False, pattern='opaque', amp='never')
 def py_layer_op(xs, ys, layer=''):
     """Identity on ``ys`` (a PyLayer's forward outputs); ``xs`` are the layer's
     inputs, which the grad rule differentiates with the user's backward."""

@@ -27,12 +27,3 @@ from . import fleet  # noqa: F401
 # ``python -m framework.distributed.launch`` runs the package of that name
 from .launch import launch  # noqa: F401,E402
 
-
-def _mark_side_effects():
-    # every rank must run its collectives even when its own program does not
-    # read the result, so the executor never prunes them (codegen's set)
-    from ..static import codegen
-    codegen.SIDE_EFFECT_OPS.update(_ops.COLLECTIVE_OPS)
-
-
-_mark_side_effects()

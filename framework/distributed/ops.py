@@ -39,7 +39,7 @@ def _check_nranks(op, nranks, comm):
 
 # ---- all-reduce: one op per ReduceOp, in place --------------------------------------
 def _all_reduce_op(code, name):
-    @def_op('c_allreduce_' + name, meta.unchanged)
+    @def_op('c_allreduce_' + name, meta.unchanged, pattern='opaque', effects=('collective',))
     def op(x, ring_id=0, use_calc_stream=False, use_model_parallel=False):
         return _comm(ring_id).all_reduce(x, code, 'c_allreduce_' + name, sync=True).wait()
     op.doc = "The %s of x over the ranks of group ring_id." % name
@@ -65,7 +65,7 @@ def _allreduce_avg_grad(g, x, out, ring_id, use_calc_stream, use_model_parallel)
 
 # ---- reduce to one rank, broadcast from one --------------------------------------------
 def _reduce_op(code, name):
-    @def_op('c_reduce_' + name, meta.unchanged)
+    @def_op('c_reduce_' + name, meta.unchanged, pattern='opaque', effects=('collective',))
     def op(x, root_id=0, ring_id=0, use_calc_stream=False):
         return _comm(ring_id).reduce(x, root_id, code, 'c_reduce_' + name, sync=True).wait()
     op.doc = "The %s of x over the ranks, on rank root_id (x elsewhere)." % name
@@ -75,7 +75,7 @@ def _reduce_op(code, name):
 REDUCE = {code: _reduce_op(code, name) for code, name in enumerate(REDUCE_NAMES)}
 
 
-@def_op('c_broadcast', meta.unchanged)
+@def_op('c_broadcast', meta.unchanged, pattern='opaque', effects=('collective',))
 def c_broadcast(x, root=0, ring_id=0, use_calc_stream=False):
     """Rank root's x on every rank of the group."""
     return _comm(ring_id).broadcast(x, root, 'c_broadcast', sync=True).wait()
@@ -94,7 +94,8 @@ def _rows_meta(op, x, factor, divide=False):
     return Meta(shape, x.dtype)
 
 
-@def_op('c_allgather', lambda x, nranks=1, *a: _rows_meta('c_allgather', x, nranks))
+@def_op('c_allgather', lambda x, nranks=1, *a: _rows_meta('c_allgather', x, nranks),
+        pattern='opaque', effects=('collective',))
 def c_allgather(x, nranks=1, ring_id=0, use_calc_stream=False):
     """Every rank's x, concatenated on axis 0 in rank order."""
     comm = _comm(ring_id)
@@ -104,7 +105,8 @@ def c_allgather(x, nranks=1, ring_id=0, use_calc_stream=False):
     return np.concatenate(comm.all_gather(x, 'c_allgather', sync=True).wait())
 
 
-@def_op('c_reducescatter', lambda x, nranks=1, *a: _rows_meta('c_reducescatter', x, nranks, True))
+@def_op('c_reducescatter', lambda x, nranks=1, *a: _rows_meta('c_reducescatter', x, nranks, True),
+        pattern='opaque', effects=('collective',))
 def c_reducescatter(x, nranks=1, ring_id=0, use_calc_stream=False):
     """The sum over the ranks of x, split on axis 0: rank i keeps block i."""
     comm = _comm(ring_id)
@@ -128,7 +130,7 @@ def _reducescatter_grad(g, x, out, nranks, ring_id, use_calc_stream):
 
 @def_op('c_scatter', lambda x, out_like, root=0, nranks=1, *a:
         _rows_meta('c_scatter', x, nranks, True),
-        no_grad_inputs=('out_like',))
+        no_grad_inputs=('out_like',), pattern='opaque', effects=('collective',))
 def c_scatter(x, out_like, root=0, nranks=1, ring_id=0, use_calc_stream=False):
     """Block i (axis 0) of rank root's x to rank i; out_like is the block
     each rank receives into (its shape and dtype)."""
@@ -138,7 +140,7 @@ def c_scatter(x, out_like, root=0, nranks=1, ring_id=0, use_calc_stream=False):
     return comm.scatter(blocks, out_like, root, 'c_scatter', sync=True).wait()
 
 
-@def_op('alltoall', meta.unchanged)
+@def_op('alltoall', meta.unchanged, pattern='opaque', effects=('collective',))
 def alltoall(x, ring_id=0, use_calc_stream=False):
     """Split x on axis 0 into one block per rank; block j goes to rank j, and
     the blocks received are concatenated in rank order."""
@@ -153,16 +155,11 @@ def alltoall(x, ring_id=0, use_calc_stream=False):
 alltoall.def_grad(lambda g, x, out, ring_id, use_calc_stream: alltoall(g, ring_id))
 
 
-@def_op('barrier', meta.unchanged)
+@def_op('barrier', meta.unchanged, pattern='opaque', effects=('collective',))
 def barrier_op(x, ring_id=0):
     """Wait for every rank of the group; x passes through (orders the program)."""
     _comm(ring_id).barrier('barrier')
     return np.array(x)
-
-
-COLLECTIVE_OPS = ([op.name for op in ALL_REDUCE.values()] + [op.name for op in REDUCE.values()]
-                  + ['c_broadcast', 'c_allgather', 'c_reducescatter', 'c_scatter', 'alltoall',
-                     'barrier'])
 
 
 # ---- test cases: a one-process world --------------------------------------------------------

@@ -54,7 +54,7 @@ def _first_failure(sym):
     return 0
 
 
-@def_op('distribution_cholesky', _cholesky_meta, inputs=('x',), attrs={})
+@def_op('distribution_cholesky', _cholesky_meta, inputs=('x',), attrs={}, pattern='opaque')
 def cholesky_op(x):
     """The lower Cholesky factor L (L L^T = x) of each matrix in the last two dims."""
     if x.dtype not in _FLOATS:
@@ -110,7 +110,7 @@ def _triangle(x, upper, unitriangular):
 
 
 @def_op('distribution_triangular_solve', _solve_meta, inputs=('x', 'y'),
-        attrs={'upper': True, 'transpose': False, 'unitriangular': False})
+        attrs={'upper': True, 'transpose': False, 'unitriangular': False}, pattern='opaque')
 def triangular_solve_op(x, y, upper=True, transpose=False, unitriangular=False):
     """Solves op(A) out = y, A the upper (or lower) triangle of x (unit diagonal
     when ``unitriangular``), op(A) = A^T when ``transpose``."""

@@ -22,7 +22,7 @@ from ..dygraph.state import grad_mode
 from ..dygraph.tracer import apply_op
 from ..ops.registry import OpDef
 from ..static import backward as _backward
-from ..static.codegen import compile_program
+from ..static.executor import compile_program
 from ..static.executor import BuildStrategy
 from ..static.mode import static_mode_guard
 from ..static.program import program_guard
@@ -232,7 +232,7 @@ class PartialProgram:
         nondiff = {out_names[i] for i, n in enumerate(outs) if n not in train.targets}
         return OpDef('run_program', kernel, _no_meta, in_names, out_names, {'box': None},
                      grad=composite_grad, fast_grad=fast_grad, nondiff_outputs=nondiff,
-                     save_inputs=False)
+                     save_inputs=False, pattern='opaque', amp='never')
 
 
 def _no_meta(*args):

@@ -114,7 +114,7 @@ class LayerHelper:
         return op
 
     def _infer_output_shapes(self, block, opdef, op):
-        from ..static.codegen import output_names
+        from ..static.operands import output_names
         from ..static.verify import meta_args
         outs = [n for n in output_names(opdef, op) if n in self._shape_from_op]
         if not outs or opdef.sub_blocks:

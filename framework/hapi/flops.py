@@ -7,15 +7,18 @@ by its type with Paddle's rules (multiply-adds count once): convolutions
 average pooling ``out_numel`` (adaptive: ``(kernel_numel + 1) * out_numel``),
 ReLU/ReLU6/Dropout 0, other layers 0 unless ``custom_ops`` maps their class to
 a counting function ``fn(layer, inputs, output)`` that adds to
-``layer.total_ops``. For a static Program the ops are counted from their
-variables' shapes (per sample: the batch dimension is left out), as Paddle's
-static counter does: conv2d, pool2d, matmul/linear, batch_norm, elementwise ops.
+``layer.total_ops``. For a static Program each op is counted by its own FLOP
+formula (``OpDef.flops``, ``ops/properties.py``) from its variables' shapes
+(per sample: the batch dimension is left out), as Paddle's static counter
+counts conv2d, pool2d, matmul/linear, batch_norm and the elementwise ops.
 """
 import warnings
 
 import numpy as np
 
 from .. import nn
+from ..ops import properties, registry
+from ..static.operands import kernel_attrs
 
 
 def _numel(shape):
@@ -126,50 +129,42 @@ def _layer_flops(model, inputs, custom_ops, print_detail):
     return int(total_ops)
 
 
-# this framework's op types counted as Paddle's elementwise_* ops
-_ELEMENTWISE = {'add', 'subtract', 'multiply', 'divide', 'maximum', 'minimum', 'pow',
-                'floor_divide', 'remainder', 'fmax', 'fmin'}
-
-
 def _program_flops(program, print_detail):
     block = program.global_block()
-
-    def shape(op, slot, kind='in'):
-        names = (op.inputs if kind == 'in' else op.outputs).get(slot) or []
-        return list(block.var(names[0]).shape) if names else None
-
-    def per_sample(s):
-        return _numel(s[1:])
-
     rows = []
     for op in block.ops:
-        t, param = op.type, ''
-        x, out = shape(op, 'x'), shape(op, 'out', 'out')
-        count = 0
-        if t == 'conv' and len(shape(op, 'weight')) in (3, 4):       # conv1d/2d
-            w = shape(op, 'weight')
-            count = per_sample(out) * (_numel(w[1:]) + (1 if op.inputs.get('bias') else 0))
-            param = op.inputs['weight'][0]
-        elif t in ('max_pool', 'avg_pool', 'adaptive_avg_pool', 'adaptive_max_pool') \
-                and len(x) == 4:
-            kernel = np.array(x[2:]) // np.array(out[2:])
-            count = (int(np.prod(kernel)) + 1) * per_sample(out)
-        elif t in ('matmul', 'linear'):
-            y = shape(op, 'y') or shape(op, 'weight')
-            count = y[0] * per_sample(out)
-            param = (op.inputs.get('y') or op.inputs.get('weight'))[0]
-            if t == 'linear' and op.inputs.get('bias'):
-                count += per_sample(out)            # Paddle's separate bias add
-        elif t == 'batch_norm':
-            count = 2 * per_sample(out)
-        elif t in _ELEMENTWISE:
-            count = per_sample(x)
-        count = abs(int(count))
+        count = _op_flops(block, op)
         if count:
-            rows.append([t, param, count])
+            rows.append([op.type, _weight(op), count])
     if print_detail:
         _print_table(["OP Type", 'Param name', "Flops"], rows)
     return sum(r[2] for r in rows)
+
+
+def _op_flops(block, op):
+    """The op's own formula on its variables' shapes; 0 without one."""
+    if not registry.has_op(op.type):
+        return 0
+    opdef = registry.lookup(op.type)
+    formula = properties.value(opdef.flops)
+    if formula is None:
+        return 0
+
+    def shape(names):
+        return list(block.var(names[0]).shape) if names else None
+    ins = {n: ([list(block.var(v).shape) for v in op.inputs.get(n, [])] if variadic
+               else shape(op.inputs.get(n)))
+           for n, variadic in zip(opdef.input_names, opdef.variadic)}
+    outs = {n: shape(op.outputs.get(n)) for n in opdef.output_names}
+    return abs(int(formula(ins, outs, dict(zip(opdef.attr_names, kernel_attrs(opdef, op))))))
+
+
+def _weight(op):
+    """The weight an opaque op (conv, matmul, linear, batch norm) multiplies
+    by, for the table; '' for elementwise ops."""
+    if registry.lookup(op.type).pattern != 'opaque':
+        return ''
+    return next((op.inputs[s][0] for s in ('weight', 'y') if op.inputs.get(s)), '')
 
 
 def _print_table(heads, rows):

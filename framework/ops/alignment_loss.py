@@ -92,7 +92,7 @@ def _ctc_meta(logits, labels, input_lengths, label_lengths, blank=0, norm_by_tim
 
 
 @def_op('ctc_loss', _ctc_meta, outputs=('loss', 'grad'), nondiff_outputs=('grad',),
-        no_grad_inputs=('labels', 'input_lengths', 'label_lengths'))
+        no_grad_inputs=('labels', 'input_lengths', 'label_lengths'), pattern='opaque')
 def ctc_loss_op(logits, labels, input_lengths, label_lengths, blank=0, norm_by_times=False):
     """Per-sample CTC loss ``-log p(labels | softmax(logits))`` of time-major
     ``logits`` [T, B, C] with padded ``labels`` [B, L]; ``grad`` is its
@@ -191,7 +191,7 @@ def _rnnt_meta(logits, labels, input_lengths, label_lengths, blank=0, fastemit_l
 
 
 @def_op('rnnt_loss', _rnnt_meta, outputs=('loss', 'grad'), nondiff_outputs=('grad',),
-        no_grad_inputs=('labels', 'input_lengths', 'label_lengths'))
+        no_grad_inputs=('labels', 'input_lengths', 'label_lengths'), pattern='opaque')
 def rnnt_loss_op(logits, labels, input_lengths, label_lengths, blank=0, fastemit_lambda=0.001):
     """Per-sample RNN-transducer loss of the joint-network log-probabilities
     ``logits`` [B, T, U+1, C] (used as given, as Paddle's CPU kernel does) and

@@ -10,18 +10,19 @@ def _scalar_bool(x, y, *attrs):
     return Meta((), np.bool_)
 
 
-@def_op('isclose', meta.compare, differentiable=False)
+@def_op('isclose', meta.compare, differentiable=False, pattern='broadcast', ufunc=None,
+        identity=None, flops=None)
 def isclose_op(x, y, rtol=1e-05, atol=1e-08, equal_nan=False):
     """``|x - y| <= atol + rtol * |y|`` elementwise."""
     return np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
-@def_op('allclose', _scalar_bool, differentiable=False)
+@def_op('allclose', _scalar_bool, differentiable=False, pattern='opaque')
 def allclose_op(x, y, rtol=1e-05, atol=1e-08, equal_nan=False):
     return np.asarray(np.allclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
-@def_op('equal_all', _scalar_bool, differentiable=False)
+@def_op('equal_all', _scalar_bool, differentiable=False, pattern='opaque')
 def equal_all_op(x, y):
     """True when ``x`` and ``y`` have the same shape and all elements are equal."""
     return np.asarray(np.shape(x) == np.shape(y) and bool(np.all(np.equal(x, y))))

@@ -48,7 +48,7 @@ def _part_meta(x):
     return Meta(meta.shape_of(x), real_dtype(meta.dtype_of(x)))
 
 
-@def_op('real', _part_meta, save_inputs=False)
+@def_op('real', _part_meta, save_inputs=False, pattern='elementwise', ufunc=None, flops=None)
 def real_op(x):
     """The real part (a copy: the result never aliases ``x``)."""
     return np.real(x).copy()
@@ -59,7 +59,7 @@ def _real_grad(g, x, out):
     return complex_op(g, zeros_like_real(g)) if is_complex_dtype(x.dtype) else g
 
 
-@def_op('imag', _part_meta, save_inputs=False)
+@def_op('imag', _part_meta, save_inputs=False, pattern='elementwise', ufunc=None, flops=None)
 def imag_op(x):
     return np.imag(x).copy() if np.iscomplexobj(x) else np.zeros_like(x)
 
@@ -69,7 +69,7 @@ def _imag_grad(g, x, out):
     return complex_op(zeros_like_real(g), g) if is_complex_dtype(x.dtype) else None
 
 
-@def_op('conj', meta.unchanged, save_inputs=False)
+@def_op('conj', meta.unchanged, save_inputs=False, pattern='elementwise', ufunc=None, flops=None)
 def conj_op(x):
     return np.asarray(np.conj(x))   # a 0-D input stays an array, not a numpy scalar
 
@@ -88,7 +88,8 @@ def _complex_meta(re, im):
     return Meta(shape, _COMPLEX_OF[dr])
 
 
-@def_op('complex', _complex_meta, inputs=('real', 'imag'), attrs={}, save_inputs=False)
+@def_op('complex', _complex_meta, inputs=('real', 'imag'), attrs={}, save_inputs=False,
+        pattern='broadcast', ufunc=None, identity=None, flops=None)
 def complex_op(re, im):
     _complex_meta(re, im)
     out = np.empty(np.broadcast_shapes(re.shape, im.shape), _COMPLEX_OF[re.dtype])
@@ -109,7 +110,7 @@ def _as_real_meta(x):
     return Meta(tuple(meta.shape_of(x)) + (2,), _REAL_OF[d])
 
 
-@def_op('as_real', _as_real_meta, save_inputs=False)
+@def_op('as_real', _as_real_meta, save_inputs=False, pattern='opaque')
 def as_real_op(x):
     _as_real_meta(x)
     return np.stack([x.real, x.imag], axis=-1)
@@ -130,7 +131,7 @@ def _as_complex_meta(x):
     return Meta(shape[:-1], _COMPLEX_OF[d])
 
 
-@def_op('as_complex', _as_complex_meta, save_inputs=False)
+@def_op('as_complex', _as_complex_meta, save_inputs=False, pattern='opaque')
 def as_complex_op(x):
     _as_complex_meta(x)
     out = np.empty(x.shape[:-1], _COMPLEX_OF[x.dtype])
@@ -151,7 +152,7 @@ def _angle_meta(x):
     return Meta(meta.shape_of(x), real_dtype(d))
 
 
-@def_op('angle', _angle_meta)
+@def_op('angle', _angle_meta, pattern='elementwise', ufunc=None, flops=None)
 def angle_op(x):
     _angle_meta(x)
     return np.asarray(np.angle(x), real_dtype(x.dtype))

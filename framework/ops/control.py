@@ -54,7 +54,7 @@ def _check_texts(texts, inputs):
         attrs={'texts': (), 'stop_gradients': (), 'headers': (), 'sep': ' ', 'end': '\n',
                'file': 'stdout', 'flush': False}, differentiable=False,
         attr_types={'texts': _check_texts, 'stop_gradients': 'bools', 'headers': 'strs'},
-        attr_ranges={'file': set(_STREAMS)})
+        attr_ranges={'file': set(_STREAMS)}, pattern='opaque', effects=('io',), amp='never')
 def python_print_op(xs, texts=(), stop_gradients=(), headers=(), sep=' ', end='\n',
                     file='stdout', flush=False):
     """``print(*args, sep=sep, end=end)``: ``texts[i]`` lists the pieces of
@@ -156,7 +156,7 @@ def _print_text(x, message, summarize, name, flags):
     return '\n'.join(lines)
 
 
-@def_op('print', meta.unchanged, save_inputs=False)
+@def_op('print', meta.unchanged, save_inputs=False, pattern='opaque', effects=('io',), amp='never')
 def print_op(x, first_n=-1, message='', summarize=20, print_tensor_name=True,
              print_tensor_type=True, print_tensor_shape=True, print_tensor_layout=True,
              print_tensor_lod=True, print_phase='BOTH', name='', print_id=-1):
@@ -218,7 +218,8 @@ def Print(input, first_n=-1, message=None, summarize=20, print_tensor_name=True,
 
 # ---- assert ---------------------------------------------------------------------------
 
-@def_op('assert', meta.logical_unary, differentiable=False)
+@def_op('assert', meta.logical_unary, differentiable=False, pattern='opaque', effects=('io',),
+        amp='never')
 def assert_op(cond, message=''):
     """Raise at run time when ``cond`` is not all true (with ``message``, or
     none, as Python's ``assert`` without a message)."""

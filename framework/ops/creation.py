@@ -1,6 +1,6 @@
 """Creation ops: tensors from data, constants, ranges and random draws.
 
-Random ops are declared ``random=True`` and draw from
+Random ops are declared ``effects=('random',)`` and draw from
 ``framework.random.generator()``, so ``framework.seed(n)`` makes them repeatable.
 """
 import math
@@ -127,7 +127,7 @@ def _full_meta(shape, value, dtype):
 
 # a bool tensor is filled with a bool (full([2], True, 'bool'), folded bool constants)
 @def_op('full', _full_meta, differentiable=False, attr_ranges=SHAPE_ATTR['attr_ranges'],
-        attr_types=dict(SHAPE_ATTR['attr_types'], value='float|bool'))
+        attr_types=dict(SHAPE_ATTR['attr_types'], value='float|bool'), pattern='opaque')
 def full_op(shape=(), value=0.0, dtype='float32'):
     return np.full(shape, value, dtype=dtype)
 
@@ -155,7 +155,7 @@ def _dynamic_full_meta(shape_tensor, shape, value, dtype):
 
 
 @def_op('dynamic_full', _dynamic_full_meta, differentiable=False, attr_types={'shape': 'ints'},
-        attr_ranges={'shape': (-1, None)})
+        attr_ranges={'shape': (-1, None)}, pattern='opaque')
 def dynamic_full_op(shape_tensor, shape=(), value=0.0, dtype='float32'):
     """``full`` whose shape is the int tensor ``shape_tensor`` (``shape`` has -1
     where an entry is known only at run time)."""
@@ -239,7 +239,8 @@ def _like_meta(x, value, dtype):
     return Meta(meta.shape_of(x), dtype if dtype is not None else meta.dtype_of(x))
 
 
-@def_op('full_like', _like_meta, differentiable=False, attr_types={'dtype': 'str|None'})
+@def_op('full_like', _like_meta, differentiable=False, attr_types={'dtype': 'str|None'},
+        pattern='opaque')
 def full_like_op(x, value=0.0, dtype=None):
     return np.full(np.shape(x), value, dtype=dtype if dtype is not None else x.dtype)
 
@@ -284,7 +285,8 @@ def _assign_value_meta(value, dtype):
     return Meta(shape, dtype)
 
 
-@def_op('assign_value', _assign_value_meta, differentiable=False, attr_types={'value': 'value'})
+@def_op('assign_value', _assign_value_meta, differentiable=False, attr_types={'value': 'value'},
+        pattern='opaque')
 def assign_value_op(value=None, dtype='float32'):
     """A constant; a complex one is stored as [real, imag] pairs (attributes hold
     plain JSON numbers only)."""
@@ -335,7 +337,7 @@ def _arange_meta(start, end, step, dtype):
 
 # start/end/step: ints or floats (arange(0.0, 1.0, 0.1)); the defaults alone would say int
 @def_op('arange', _arange_meta, differentiable=False,
-        attr_types={'start': 'float', 'end': 'float', 'step': 'float'})
+        attr_types={'start': 'float', 'end': 'float', 'step': 'float'}, pattern='opaque')
 def arange_op(start=0, end=1, step=1, dtype='int64'):
     _arange_len(start, end, step)
     # computed in float64 / int64 and then cast, so float32 ranges do not drift
@@ -382,7 +384,7 @@ def _linspace_meta(start, stop, num, dtype):
     return Meta((num,), dtype)
 
 
-@def_op('linspace', _linspace_meta, differentiable=False)
+@def_op('linspace', _linspace_meta, differentiable=False, pattern='opaque')
 def linspace_op(start=0.0, stop=1.0, num=1, dtype='float32'):
     return np.linspace(start, stop, num).astype(dtype, copy=False)
 
@@ -407,7 +409,7 @@ def _eye_meta(num_rows, num_columns, dtype):
     return Meta((num_rows, num_columns), dtype)
 
 
-@def_op('eye', _eye_meta, differentiable=False)
+@def_op('eye', _eye_meta, differentiable=False, pattern='opaque')
 def eye_op(num_rows=1, num_columns=1, dtype='float32'):
     return np.eye(num_rows, num_columns, dtype=dtype)
 
@@ -435,14 +437,14 @@ def _tri_meta(x, diagonal):
     return meta.unchanged(x)
 
 
-@def_op('tril', _tri_meta, save_inputs=False)
+@def_op('tril', _tri_meta, save_inputs=False, pattern='opaque')
 def tril_op(x, diagonal=0):
     """The lower triangle (below ``diagonal``) of the last two dims; the rest 0."""
     _tri_meta(x, diagonal)   # numpy would silently turn a 1-D x into a matrix
     return np.tril(x, diagonal)
 
 
-@def_op('triu', _tri_meta, save_inputs=False)
+@def_op('triu', _tri_meta, save_inputs=False, pattern='opaque')
 def triu_op(x, diagonal=0):
     """The upper triangle (above ``diagonal``) of the last two dims; the rest 0."""
     _tri_meta(x, diagonal)
@@ -495,7 +497,8 @@ def _diag_meta(x, offset, padding_value):
     raise OpError("x must be 1-D or 2-D, got shape %s" % list(shape))
 
 
-@def_op('diag', _diag_meta, save_inputs=False, attr_types={'padding_value': 'float'})
+@def_op('diag', _diag_meta, save_inputs=False, attr_types={'padding_value': 'float'},
+        pattern='opaque')
 def diag_op(x, offset=0, padding_value=0):
     """1-D x: a matrix with x on diagonal ``offset`` (``padding_value`` elsewhere);
     2-D x: its diagonal ``offset``."""
@@ -513,7 +516,7 @@ def _diag_grad_meta(g, x, offset):
     return Meta(meta.shape_of(x), meta.dtype_of(g))
 
 
-@def_op('diag_grad', _diag_grad_meta, no_grad_inputs=('x',), save_inputs=False)
+@def_op('diag_grad', _diag_grad_meta, no_grad_inputs=('x',), save_inputs=False, pattern='opaque')
 def diag_grad_op(g, x, offset=0):
     """The grad of taking a matrix diagonal: zeros of x's shape with g on it."""
     z = np.zeros(np.shape(x), g.dtype)
@@ -575,8 +578,8 @@ def _uniform_meta(shape, min, max, dtype, seed):  # noqa: A002
     return Meta(shape, dtype)
 
 
-@def_op('uniform_random', _uniform_meta, differentiable=False, random=True,
-        **SHAPE_ATTR)
+@def_op('uniform_random', _uniform_meta, differentiable=False, effects=('random',),
+        **SHAPE_ATTR, pattern='opaque')
 def uniform_random_op(shape=(), min=-1.0, max=1.0, dtype='float32', seed=0):  # noqa: A002
     return _generator_for(seed).uniform(min, max, shape).astype(dtype, copy=False)
 
@@ -585,8 +588,8 @@ def _gaussian_meta(shape, mean, std, dtype, seed):
     return Meta(shape, dtype)
 
 
-@def_op('gaussian_random', _gaussian_meta, differentiable=False, random=True,
-        **SHAPE_ATTR)
+@def_op('gaussian_random', _gaussian_meta, differentiable=False, effects=('random',),
+        **SHAPE_ATTR, pattern='opaque')
 def gaussian_random_op(shape=(), mean=0.0, std=1.0, dtype='float32', seed=0):
     return _generator_for(seed).normal(mean, std, shape).astype(dtype, copy=False)
 
@@ -597,7 +600,8 @@ def _randint_meta(low, high, shape, dtype):
     return Meta(shape, dtype)
 
 
-@def_op('randint', _randint_meta, differentiable=False, random=True, **SHAPE_ATTR)
+@def_op('randint', _randint_meta, differentiable=False, effects=('random',), **SHAPE_ATTR,
+        pattern='opaque')
 def randint_op(low=0, high=1, shape=(), dtype='int64'):
     _randint_meta(low, high, shape, dtype)
     return _random.generator().integers(low, high, shape).astype(dtype, copy=False)
@@ -607,12 +611,12 @@ def _randperm_meta(n, dtype):
     return Meta((n,), dtype)
 
 
-@def_op('randperm', _randperm_meta, differentiable=False, random=True)
+@def_op('randperm', _randperm_meta, differentiable=False, effects=('random',), pattern='opaque')
 def randperm_op(n=1, dtype='int64'):
     return _random.generator().permutation(n).astype(dtype, copy=False)
 
 
-@def_op('bernoulli', meta.unchanged, differentiable=False, random=True)
+@def_op('bernoulli', meta.unchanged, differentiable=False, effects=('random',), pattern='opaque')
 def bernoulli_op(x):
     """1 with probability x, else 0 (x's dtype)."""
     if x.size and (x.min() < 0 or x.max() > 1):
@@ -626,7 +630,8 @@ def _multinomial_meta(x, num_samples, replacement):
     return Meta(meta.shape_of(x)[:-1] + (num_samples,), np.int64)
 
 
-@def_op('multinomial', _multinomial_meta, differentiable=False, random=True)
+@def_op('multinomial', _multinomial_meta, differentiable=False, effects=('random',),
+        pattern='opaque')
 def multinomial_op(x, num_samples=1, replacement=False):
     """Category indices drawn from (unnormalised) probabilities along the last dim."""
     p = np.asarray(x, np.float64)
@@ -649,12 +654,14 @@ def multinomial_op(x, num_samples=1, replacement=False):
     return np.argsort(-keys, axis=-1, kind='stable')[..., :num_samples].astype(np.int64)
 
 
-@def_op('uniform_random_like', meta.unchanged, differentiable=False, random=True)
+@def_op('uniform_random_like', meta.unchanged, differentiable=False, effects=('random',),
+        pattern='opaque')
 def uniform_like_op(x, min=-1.0, max=1.0, seed=0):  # noqa: A002
     return _generator_for(seed).uniform(min, max, np.shape(x)).astype(x.dtype, copy=False)
 
 
-@def_op('gaussian_random_like', meta.unchanged, differentiable=False, random=True)
+@def_op('gaussian_random_like', meta.unchanged, differentiable=False, effects=('random',),
+        pattern='opaque')
 def normal_like_op(x, mean=0.0, std=1.0, seed=0):
     return _generator_for(seed).normal(mean, std, np.shape(x)).astype(x.dtype, copy=False)
 
@@ -855,7 +862,7 @@ def _logspace_meta(start, stop, num, base, dtype):
     return Meta((num,), dtype)
 
 
-@def_op('logspace', _logspace_meta, differentiable=False)
+@def_op('logspace', _logspace_meta, differentiable=False, pattern='opaque')
 def logspace_op(start=0.0, stop=1.0, num=1, base=10.0, dtype='float32'):
     """``base ** linspace(start, stop, num)``; for an integer dtype the
     arguments are truncated to integers first (as Paddle) and so is the result."""

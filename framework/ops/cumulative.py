@@ -42,7 +42,7 @@ def _axis_meta(x, axis=-1, *rest):
 
 # ---- cumprod -----------------------------------------------------------------------------
 
-@def_op('cumprod', _axis_meta)
+@def_op('cumprod', _axis_meta, pattern='opaque', amp='black')
 def cumprod_op(x, axis=-1):
     """Cumulative product along ``axis`` (keeps the dtype)."""
     if x.ndim == 0:
@@ -88,7 +88,7 @@ def _lcse_meta(x, axis=-1, reverse=False):
     return Meta(m.shape, m.dtype if m.dtype.kind in 'fc' else _dt.default_float())
 
 
-@def_op('logcumsumexp', _lcse_meta)
+@def_op('logcumsumexp', _lcse_meta, pattern='opaque')
 def logcumsumexp_op(x, axis=-1, reverse=False):
     """``log(cumsum(exp(x)))`` along ``axis`` without overflow (``reverse``
     accumulates from the end)."""
@@ -113,7 +113,7 @@ def _lcse_scan_meta(v, x, out, axis=-1, later=True, x_at_result=True):
     return _axis_meta(v, axis)
 
 
-@def_op('lcse_scan', _lcse_scan_meta)
+@def_op('lcse_scan', _lcse_scan_meta, pattern='opaque')
 def lcse_scan_op(v, x, out, axis=-1, later=True, x_at_result=True):
     """``sum_j v_j exp(x_i - out_j)`` (``x_at_result``) or ``sum_j v_j
     exp(x_j - out_i)`` over j >= i (``later``) or j <= i, for the ``out`` of a
@@ -167,7 +167,7 @@ def _cum_index_meta(x, axis=-1, largest=True):
     return Meta(_axis_meta(x, axis).shape, np.int64)
 
 
-@def_op('cum_extreme_index', _cum_index_meta, differentiable=False)
+@def_op('cum_extreme_index', _cum_index_meta, differentiable=False, pattern='opaque')
 def cum_extreme_index_op(x, axis=-1, largest=True):
     """For each position along ``axis``, the index its running maximum
     (``largest``) or minimum came from: the latest of equal values, and a

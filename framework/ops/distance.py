@@ -22,7 +22,7 @@ def _norm_meta(x, p=2.0, axis=None, keepdim=False):
     return Meta(m.shape, m.dtype if m.dtype.kind in 'fc' else _dt.default_float())
 
 
-@def_op('dist_norm', _norm_meta, attr_types={'axis': 'int|ints|None'})
+@def_op('dist_norm', _norm_meta, attr_types={'axis': 'int|ints|None'}, pattern='opaque')
 def dist_norm_op(x, p=2.0, axis=None, keepdim=False):
     """``(sum |x|^p)^(1/p)`` over ``axis`` (None: all); inf/-inf give the
     largest/smallest |x|, 0 the number of non-zeros."""

@@ -23,6 +23,7 @@ from .math import (abs_op, cast_like, cos_op, equal_op, exp_op, float_unary, gre
                    neg_op, onnx_trunc, pow_op, sign_op, sin_op, sqrt_op, unary, _float_meta,
                    _onnx_unary, _zero_fast, _zero_grad)
 from .out_param import write_out
+from .properties import flops_per_input_element
 from .registry import Meta, OpError, add_test_case, def_op
 
 _ndarray = np.ndarray
@@ -43,8 +44,10 @@ acosh_op = float_unary('acosh', np.arccosh, lambda g, x, out: g / sqrt_op(x * x 
                        lambda g, x, out: g / np.sqrt(x * x - 1))
 asinh_op = float_unary('asinh', np.arcsinh, lambda g, x, out: g / sqrt_op(x * x + 1),
                        lambda g, x, out: g / np.sqrt(x * x + 1))
-atanh_op = float_unary('atanh', np.arctanh, lambda g, x, out: g / (1 - x * x), 'same')
-expm1_op = float_unary('expm1', np.expm1, lambda g, x, out: g * (out + 1), 'same')
+atanh_op = float_unary('atanh', np.arctanh, lambda g, x, out: g / (1 - x * x), 'same',
+                       amp='black')
+expm1_op = float_unary('expm1', np.expm1, lambda g, x, out: g * (out + 1), 'same',
+                       amp='black')
 
 
 acosh_op.def_onnx(_onnx_unary('Acosh'))
@@ -132,7 +135,7 @@ def _frac_onnx(g, x):
 
 def _predicate(name, fn):
     return def_op(name, meta.logical_unary, inputs=('x',), attrs={},
-                  differentiable=False)(fn)
+                  differentiable=False, pattern='elementwise', ufunc=None, flops=None)(fn)
 
 
 signbit_op = _predicate('signbit', lambda x: np.signbit(x) if x.dtype.kind != 'b'
@@ -170,7 +173,8 @@ isneginf_op.def_onnx(lambda g, x: g.op('IsInf', x, detect_positive=0)
 
 # ---- nan_to_num ------------------------------------------------------------------
 
-@def_op('nan_to_num', meta.unchanged, attr_types={'posinf': 'float|None', 'neginf': 'float|None'})
+@def_op('nan_to_num', meta.unchanged, attr_types={'posinf': 'float|None', 'neginf': 'float|None'},
+        pattern='elementwise', ufunc=None, flops=None)
 def nan_to_num_op(x, nan=0.0, posinf=None, neginf=None):
     """NaN -> ``nan``, +inf -> ``posinf``, -inf -> ``neginf`` (None: the
     dtype's largest / lowest finite value); integer tensors are unchanged."""
@@ -215,7 +219,7 @@ def _frexp_meta(x):
 
 
 @def_op('frexp', _frexp_meta, inputs=('x',), outputs=('mantissa', 'exponent'), attrs={},
-        nondiff_outputs=('exponent',))
+        nondiff_outputs=('exponent',), pattern='opaque')
 def frexp_op(x):
     """``x = mantissa * 2 ** exponent`` with ``0.5 <= |mantissa| < 1``; both
     outputs in x's float dtype (as Paddle)."""
@@ -251,7 +255,8 @@ def _atan2_meta(x, y):
                 d if d.kind in 'fc' else np.float64)
 
 
-@def_op('atan2', _atan2_meta, promote=('x', 'y'))
+@def_op('atan2', _atan2_meta, promote=('x', 'y'), pattern='broadcast', ufunc=None, identity=None,
+        flops=None)
 def atan2_op(x, y):
     """The angle of the point (y, x): ``arctan(x / y)`` in the right quadrant
     (Paddle's argument order: x is the numerator)."""
@@ -288,7 +293,8 @@ def _atan2_onnx(g, x, y):
                 g.op('Where', g.op('Less', y, zero), left, on_axis))
 
 
-@def_op('hypot', meta.broadcast_float, promote=('x', 'y'))
+@def_op('hypot', meta.broadcast_float, promote=('x', 'y'), pattern='broadcast', ufunc=None,
+        identity=None, flops=None)
 def hypot_op(x, y):
     """``sqrt(x**2 + y**2)`` without intermediate overflow."""
     return np.hypot(*_float_pair(x, y))
@@ -313,7 +319,8 @@ def _hypot_onnx(g, x, y):
     return g.op('Sqrt', g.op('Add', g.op('Mul', x, x), g.op('Mul', y, y)))
 
 
-@def_op('logaddexp', meta.broadcast_float, promote=('x', 'y'))
+@def_op('logaddexp', meta.broadcast_float, promote=('x', 'y'), pattern='broadcast', ufunc=None,
+        identity=None, flops=None)
 def logaddexp_op(x, y):
     """``log(exp(x) + exp(y))`` computed without overflow."""
     return np.logaddexp(*_float_pair(x, y))
@@ -344,7 +351,8 @@ def _ldexp_meta(x, y):
     return meta.broadcast_float(x, y)
 
 
-@def_op('ldexp', _ldexp_meta, promote=('x', 'y'))
+@def_op('ldexp', _ldexp_meta, promote=('x', 'y'), pattern='broadcast', ufunc=None, identity=None,
+        flops=None)
 def ldexp_op(x, y):
     """``x * 2 ** y`` (in floating point; integer operands give the default float)."""
     x, y = _float_pair(x, y)
@@ -367,7 +375,8 @@ def _ldexp_onnx(g, x, y):
     return g.op('Mul', x, g.op('Pow', g.scalar(2, g.meta(x).dtype), y))
 
 
-@def_op('copysign', meta.broadcast, promote=('x', 'y'))
+@def_op('copysign', meta.broadcast, promote=('x', 'y'), pattern='broadcast', ufunc=None,
+        identity=None, flops=None)
 def copysign_op(x, y):
     """``|x|`` with the sign of ``y`` (signed zeros count: -0.0 is negative);
     integer tensors stay integer, as in Paddle."""
@@ -404,7 +413,8 @@ def _nextafter_meta(x, y):
     return out
 
 
-@def_op('nextafter', _nextafter_meta, promote=('x', 'y'), differentiable=False)
+@def_op('nextafter', _nextafter_meta, promote=('x', 'y'), differentiable=False,
+        pattern='broadcast', ufunc=None, identity=None, flops=None)
 def nextafter_op(x, y):
     """The next representable float after ``x`` towards ``y``."""
     if not _dt.is_floating(x.dtype):
@@ -412,7 +422,8 @@ def nextafter_op(x, y):
     return np.nextafter(x, y)
 
 
-@def_op('heaviside', meta.broadcast, promote=('x', 'y'))
+@def_op('heaviside', meta.broadcast, promote=('x', 'y'), pattern='broadcast', ufunc=None,
+        identity=None, flops=None)
 def heaviside_op(x, y):
     """0 where x < 0, ``y`` where x == 0, 1 where x > 0."""
     return np.where(x == 0, y, x > 0).astype(x.dtype, copy=False)
@@ -442,8 +453,9 @@ def _nan_ignoring(name, ufunc, keep_x, keep_x_np):
     """``fmax``/``fmin``: a NaN loses to a number. The result, and so the
     gradient, comes from x where ``keep_x(x, y)`` holds (ties go to x) or y
     is NaN; ``keep_x_np`` is the same test on arrays."""
-    op = def_op(name, meta.broadcast, inputs=('x', 'y'), attrs={}, promote=('x', 'y'))(
-        lambda x, y: ufunc(x, y))
+    op = def_op(name, meta.broadcast, inputs=('x', 'y'), attrs={}, promote=('x', 'y'),
+                pattern='broadcast', ufunc=ufunc, identity=None, flops=flops_per_input_element,
+                paddle_names=('elementwise_' + name,))(lambda x, y: ufunc(x, y))
     op.doc = "Elementwise %s, ignoring NaN (NaN only where both are NaN)." % name[1:]
 
     @op.def_grad
@@ -499,9 +511,11 @@ def _int_kernel(api, fn):
 
 
 gcd_op = def_op('gcd', _int_meta('gcd'), inputs=('x', 'y'), attrs={}, differentiable=False,
-                promote=('x', 'y'))(_int_kernel('gcd', np.gcd))
+                promote=('x', 'y'), pattern='broadcast', ufunc=None,
+                identity=None, flops=None)(_int_kernel('gcd', np.gcd))
 lcm_op = def_op('lcm', _int_meta('lcm'), inputs=('x', 'y'), attrs={}, differentiable=False,
-                promote=('x', 'y'))(_int_kernel('lcm', np.lcm))
+                promote=('x', 'y'), pattern='broadcast', ufunc=None,
+                identity=None, flops=None)(_int_kernel('lcm', np.lcm))
 
 
 def _bits(dtype):
@@ -534,10 +548,13 @@ def _right_shift(x, y, is_arithmetic=True):
 
 left_shift_op = def_op('bitwise_left_shift', _int_meta('bitwise_left_shift'),
                        inputs=('x', 'y'), attrs={'is_arithmetic': True}, differentiable=False,
-                       promote=('x', 'y'))(_int_kernel('bitwise_left_shift', _left_shift))
+                       promote=('x', 'y'), pattern='broadcast', ufunc=None,
+                       identity=None, flops=None)(_int_kernel('bitwise_left_shift', _left_shift))
 right_shift_op = def_op('bitwise_right_shift', _int_meta('bitwise_right_shift'),
                         inputs=('x', 'y'), attrs={'is_arithmetic': True}, differentiable=False,
-                        promote=('x', 'y'))(_int_kernel('bitwise_right_shift', _right_shift))
+                        promote=('x', 'y'), pattern='broadcast', ufunc=None,
+                        identity=None, flops=None)(_int_kernel('bitwise_right_shift',
+                                                               _right_shift))
 
 
 # ---- test cases ------------------------------------------------------------------------

@@ -67,7 +67,7 @@ def _c2c_meta(x, axes, norm, forward):
     return Meta(meta.shape_of(x), d)
 
 
-@def_op('fft_c2c', _c2c_meta, save_inputs=False)
+@def_op('fft_c2c', _c2c_meta, save_inputs=False, pattern='opaque')
 def fft_c2c_op(x, axes=(-1,), norm='backward', forward=True):
     """The n-D transform of a complex x over ``axes``."""
     _c2c_meta(x, axes, norm, forward)
@@ -105,7 +105,7 @@ def _r2c(x, axes, norm, forward, onesided):
     return out.astype(complex_dtype(x.dtype), copy=False)
 
 
-@def_op('fft_r2c', _r2c_meta, save_inputs=False)
+@def_op('fft_r2c', _r2c_meta, save_inputs=False, pattern='opaque')
 def fft_r2c_op(x, axes=(-1,), norm='backward', forward=True, onesided=True):
     """The n-D transform of a real x; one-sided keeps n//2+1 bins of the last axis."""
     _r2c_meta(x, axes, norm, forward, onesided)
@@ -121,7 +121,7 @@ def _r2c_grad_meta(g, x, axes, norm, forward, onesided):
     return Meta(meta.shape_of(x), real_dtype(meta.dtype_of(g)))
 
 
-@def_op('fft_r2c_grad', _r2c_grad_meta, no_grad_inputs=('x',), save_inputs=False)
+@def_op('fft_r2c_grad', _r2c_grad_meta, no_grad_inputs=('x',), save_inputs=False, pattern='opaque')
 def fft_r2c_grad_op(g, x, axes=(-1,), norm='backward', forward=True, onesided=True):
     """The adjoint of ``fft_r2c`` (x gives the shape): the dropped frequencies
     are zero, the opposite transform runs, and the real part is the gradient."""
@@ -160,7 +160,7 @@ def _c2r_meta(x, axes, norm, forward, last_dim_size):
     return Meta(shape, real_dtype(d))
 
 
-@def_op('fft_c2r', _c2r_meta, save_inputs=False)
+@def_op('fft_c2r', _c2r_meta, save_inputs=False, pattern='opaque')
 def fft_c2r_op(x, axes=(-1,), norm='backward', forward=False, last_dim_size=0):
     """The real signal whose spectrum over ``axes`` has x as its one-sided half
     (``last_dim_size`` points, 0 for 2 * (bins - 1))."""
@@ -185,7 +185,7 @@ def _c2r_grad_meta(g, axes, norm, forward, last_dim_size):
     return Meta(shape, complex_dtype(meta.dtype_of(g)))
 
 
-@def_op('fft_c2r_grad', _c2r_grad_meta, save_inputs=False)
+@def_op('fft_c2r_grad', _c2r_grad_meta, save_inputs=False, pattern='opaque')
 def fft_c2r_grad_op(g, axes=(-1,), norm='backward', forward=False, last_dim_size=0):
     """The adjoint of ``fft_c2r``: the one-sided transform of g in the opposite
     direction, with the bins that stand for a conjugate pair counted twice."""

@@ -10,99 +10,55 @@ copy of a program after backward ops were already built.
   instruction ``j``; ``attrs`` the op's attributes in kernel order. The result
   is the last instruction's. The kernel calls the registered kernels, so
   results are bit-identical to the unfused ops, but it writes into its own
-  temporaries where it can (numpy ``out=``) instead of allocating.
+  temporaries where it can (the ops' ``kernel_into``) instead of allocating.
 * ``fused_matmul_bias_act(x, y, bias, transpose_x, transpose_y, act, act_attrs)``
   ``act(matmul(x, y) + bias)``, the bias added into the product's buffer.
 
-The tables here also tell the passes which ops are elementwise, which kernels
-always return a new array (never a view of an input), and how to compute an
-op into an existing buffer.
+Which ops may be fused, and how each computes into an existing buffer, the
+ops declare themselves (``ops/properties.py``: ``fusable``, ``kernel_into``).
 """
 import numpy as np
 
 from . import meta
-from .math import matmul_op
+from .math import lean_is_product, lean_product, matmul_op
 from .lowp import float32_compute
-from .registry import OpError, add_test_case, def_op, has_op, lookup
+from .properties import fusable, unary_fusable, value
+from .registry import OpError, add_test_case, all_ops, def_op, lookup
 
 # the plain matmul kernel: the fused op's own float32_compute already saw its
 # inputs, so the inner call skips the half-precision wrapper
 _matmul_kernel = getattr(matmul_op.kernel, '__wrapped__', matmul_op.kernel)
 
-# unary ops whose kernel, on a float array, is exactly this ufunc
-UNARY_UFUNCS = {
-    'neg': np.negative, 'abs': np.absolute, 'tanh': np.tanh, 'exp': np.exp,
-    'log': np.log, 'log1p': np.log1p, 'sqrt': np.sqrt, 'square': np.square,
-    'sin': np.sin, 'cos': np.cos, 'reciprocal': np.reciprocal,
-}
-# binary ops whose kernel, on two arrays of one dtype, is exactly this ufunc
-BINARY_UFUNCS = {
-    'add': np.add, 'subtract': np.subtract, 'multiply': np.multiply,
-    'maximum': np.maximum, 'minimum': np.minimum,
-}
-# ... and these only when that dtype is a float one
-FLOAT_BINARY_UFUNCS = {'divide': np.true_divide, 'elementwise_pow': np.power}
-# ops whose kernel is exactly ``ufunc(x, y)`` for any inputs (a thin wrapper):
-# the fused kernel calls the ufunc itself and saves a Python call per op
-DIRECT_UFUNCS = dict(BINARY_UFUNCS)
-
-# elementwise ops (broadcasting for two inputs) whose kernels return new arrays
-ELEMENTWISE_UNARY = tuple(UNARY_UFUNCS) + (
-    'rsqrt', 'sigmoid', 'erf', 'relu', 'relu6', 'leaky_relu', 'elu', 'gelu', 'silu',
-    'softplus', 'softsign', 'hardsigmoid', 'hardswish', 'hardtanh', 'scale')
-ELEMENTWISE_BINARY = tuple(BINARY_UFUNCS) + tuple(FLOAT_BINARY_UFUNCS)
-
-# activations the matmul fusion absorbs
-MATMUL_ACTS = ('relu', 'tanh', 'sigmoid', 'gelu')
-
 
 def elementwise_ops():
-    """The fusable elementwise op types that are registered."""
-    return {n for n in ELEMENTWISE_UNARY + ELEMENTWISE_BINARY if has_op(n)}
+    """The registered op types ``fused_elementwise`` may run."""
+    return {n for n, op in all_ops().items() if fusable(op)}
 
 
-# ---- computing into an existing buffer --------------------------------------
-
-def _relu_into(x, out):
-    return np.maximum(x, 0, out=out)
-
-
-def inplace_kernel(op_type):
-    """``fn(*inputs, out)`` computing op ``op_type`` into ``out`` (one of its
-    inputs), bit-identical to the kernel when the caller has checked that the
-    result has ``out``'s shape and dtype and, for unary ops and divide/pow,
-    that the dtype is a float one. None if there is no such form."""
-    if op_type in UNARY_UFUNCS:
-        u = UNARY_UFUNCS[op_type]
-        return lambda x, out: u(x, out=out)
-    if op_type == 'relu':
-        return _relu_into
-    u = BINARY_UFUNCS.get(op_type) or FLOAT_BINARY_UFUNCS.get(op_type)
-    if u is not None:
-        return lambda x, y, out: u(x, y, out=out)
-    return None
+def _check_act(act, inputs=None):
+    """The attribute type of ``act``: '' or a fusable one-input op."""
+    if act == '':
+        return
+    if not isinstance(act, str) or not _is_act(act):
+        raise ValueError("act must be '' or a one-input elementwise op (relu, tanh, "
+                         "sigmoid, gelu, ...), got %r" % (act,))
 
 
-def _has_inplace_form(op_type):
-    return (op_type in UNARY_UFUNCS or op_type == 'relu' or op_type in BINARY_UFUNCS
-            or op_type in FLOAT_BINARY_UFUNCS)
+def _is_act(name):
+    try:
+        return unary_fusable(lookup(name))
+    except OpError:
+        return False
 
 
-def _inplace_lines(j, t, args, pos, glb):
+def _inplace_lines(j, args, pos, glb):
     """Source of instruction ``j`` computing into its dying temporary
-    ``args[pos]``. ``casting='no'`` makes numpy refuse (before writing
-    anything) whenever the result would not have exactly that array's dtype,
-    and a shape that does not fit raises too; the kernel then runs as usual.
-    No Python-level checks: on small arrays they would cost more than the
-    allocation they save."""
-    if t == 'relu':
-        glb['U%d' % j] = np.maximum
-        call_args = [args[0], '0']
-    else:
-        glb['U%d' % j] = UNARY_UFUNCS.get(t) or BINARY_UFUNCS.get(t) or FLOAT_BINARY_UFUNCS[t]
-        call_args = list(args)
+    ``args[pos]`` with the op's ``kernel_into``, which refuses (writing
+    nothing) whenever the result would not have exactly that array's dtype
+    and shape; the kernel then runs as usual. No Python-level checks here:
+    on small arrays they would cost more than the allocation they save."""
     return ['try:',
-            '    t%d = U%d(%s, out=%s, casting="no")' % (j, j, ', '.join(call_args), args[pos]),
+            '    t%d = I%d(%s, %s)' % (j, j, ', '.join(args), args[pos]),
             'except (ValueError, TypeError):',
             '    t%d = K%d(%s)' % (j, j, ', '.join(args))]
 
@@ -131,8 +87,8 @@ def _normalize(expr, n_inputs):
             raise OpError("expr[%d] must be [op_type, refs, attrs], got %r" % (j, ins))
         t, refs, attrs = ins
         if not isinstance(t, str) or t not in allowed:
-            raise OpError("expr[%d]: %r is not a fusable elementwise op (allowed: %s)"
-                          % (j, t, ', '.join(sorted(allowed))))
+            raise OpError("expr[%d]: %r is not a fusable elementwise op (a registered op "
+                          "declared elementwise or broadcast, pure, with one output)" % (j, t))
         opdef = lookup(t)
         if not isinstance(refs, (list, tuple)) or len(refs) != opdef.n_in or not all(
                 isinstance(r, int) and not isinstance(r, bool) and -j <= r < n_inputs
@@ -166,18 +122,17 @@ def _tuples(v):
 
 def _kernel(op_type, all_float):
     """The function instruction ``op_type`` calls: the ufunc where the kernel
-    is exactly that, on float inputs the kernel's float form (no int-to-float
-    conversion, no half-precision wrapper), else the registered kernel."""
-    if op_type in DIRECT_UFUNCS:
-        return DIRECT_UFUNCS[op_type]
+    is exactly that (for any inputs, or on float ones when ``all_float``),
+    on float inputs the kernel's float form (no int-to-float conversion, no
+    half-precision wrapper), else the registered kernel."""
+    op = lookup(op_type)
+    u = value(op.ufunc)
+    if u is not None and (op.ufunc_on == 'any' or all_float):
+        return u
     if all_float:
-        u = UNARY_UFUNCS.get(op_type) or FLOAT_BINARY_UFUNCS.get(op_type)
-        if u is not None:
-            return u
-        k = lookup(op_type).kernel
-        k = getattr(k, 'float_kernel', k)
+        k = getattr(op.kernel, 'float_kernel', op.kernel)
         return getattr(k, 'full_precision_kernel', k)
-    return lookup(op_type).kernel
+    return op.kernel
 
 
 def _compile(instrs, n_in, all_float=False):
@@ -185,7 +140,7 @@ def _compile(instrs, n_in, all_float=False):
     kernels; temporaries that die at an in-place-capable instruction are
     overwritten instead of allocating a new array, the others deleted after
     their last use. The generated source holds only identifiers made here
-    (the op types were checked against the table, the references against
+    (the op types were checked against the registry, the references against
     ``n_in``, the number of inputs). ``all_float``: the caller knows every
     input is a float array of one (not half) dtype, so every temporary is
     too and unary kernels can be what they are on floats (``_kernel``)."""
@@ -200,8 +155,10 @@ def _compile(instrs, n_in, all_float=False):
         glb['K%d' % j] = _kernel(t, all_float)
         args = ['x%d' % r if r >= 0 else 't%d' % (-r - 1) for r in refs]
         dying = [p for p, r in enumerate(refs) if r < 0 and last_use[-r - 1] == j]
-        if dying and not attrs and _has_inplace_form(t):
-            lines.extend('    ' + line for line in _inplace_lines(j, t, args, dying[0], glb))
+        into = lookup(t).kernel_into
+        if dying and not attrs and into is not None:
+            glb['I%d' % j] = into
+            lines.extend('    ' + line for line in _inplace_lines(j, args, dying[0], glb))
         else:
             for i, a in enumerate(attrs):
                 glb['A%d_%d' % (j, i)] = a
@@ -255,7 +212,8 @@ def _fused_elementwise_meta(xs, expr=()):
 
 
 @def_op('fused_elementwise', _fused_elementwise_meta, inputs=('xs*',),
-        attrs={'expr': ()}, differentiable=False, attr_types={'expr': check_expr})
+        attrs={'expr': ()}, differentiable=False, attr_types={'expr': check_expr},
+        pattern='opaque', fresh=True)
 def fused_elementwise_op(xs, expr=()):
     """Evaluate a chain of elementwise ops in one call (see the module doc)."""
     hit = _BY_ID.get((id(expr), len(xs)))      # the hot path: the executor's constant expr
@@ -268,8 +226,10 @@ def fused_elementwise_op(xs, expr=()):
 def _act_meta(m, act, act_attrs):
     if not act:
         return m
-    if act not in MATMUL_ACTS:
-        raise OpError("act must be one of %s or '', got %r" % (', '.join(MATMUL_ACTS), act))
+    try:
+        _check_act(act)
+    except ValueError as e:
+        raise OpError(str(e)) from None
     opdef = lookup(act)
     if len(act_attrs) != opdef.n_attrs:
         raise OpError("act '%s' takes %d attributes %s, got %r"
@@ -291,19 +251,19 @@ def _fused_matmul_meta(x, y, bias=None, transpose_x=False, transpose_y=False, ac
 
 
 def _apply_act(r, act, act_attrs):
-    if act in ('relu', 'tanh'):
+    opdef = lookup(act)
+    if opdef.kernel_into is not None and not act_attrs:
         try:          # into the product's buffer when the dtype stays (see _inplace_lines)
-            return (np.maximum(r, 0, out=r, casting='no') if act == 'relu'
-                    else np.tanh(r, out=r, casting='no'))
+            return opdef.kernel_into(r, r)
         except (ValueError, TypeError):
             pass
-    return lookup(act).kernel(r, *act_attrs)
+    return opdef.kernel(r, *act_attrs)
 
 
 @def_op('fused_matmul_bias_act', _fused_matmul_meta, inputs=('x', 'y', 'bias?'),
         attrs={'transpose_x': False, 'transpose_y': False, 'act': '', 'act_attrs': ()},
-        differentiable=False, attr_types={'act_attrs': 'value'},
-        attr_ranges={'act': set(MATMUL_ACTS) | {''}})
+        differentiable=False, attr_types={'act': _check_act, 'act_attrs': 'value'},
+        pattern='opaque', fresh=True)
 @float32_compute
 def fused_matmul_bias_act_op(x, y, bias=None, transpose_x=False, transpose_y=False, act='',
                              act_attrs=()):
@@ -317,11 +277,64 @@ def fused_matmul_bias_act_op(x, y, bias=None, transpose_x=False, transpose_y=Fal
         except (ValueError, TypeError):
             r = np.add(r, bias)
     if act:
-        if act not in MATMUL_ACTS:
-            raise OpError("fused_matmul_bias_act: act must be one of %s or '', got %r"
-                          % (', '.join(MATMUL_ACTS), act))
+        if not _is_act(act):
+            raise OpError("fused_matmul_bias_act: act must be '' or a one-input elementwise "
+                          "op, got %r" % (act,))
         r = _apply_act(r, act, tuple(act_attrs))
     return r
+
+
+# ---- the code generator's calls (static/lean.py) ---------------------------------------
+
+@fused_elementwise_op.def_lean
+def _fused_elementwise_lean(call):
+    """The instructions' compiled function, called with the inputs themselves
+    (the kernel looks it up and unpacks the list on every call)."""
+    xs = call.ins[0]
+    fn = compiled_expr(call.attrs['expr'], len(xs), all_float=call.all_float_same(call.vars[0]))
+    return call.Lean('%s(%s)' % (call.kernel(fn), ', '.join(xs)))
+
+
+def _adds_into(shape, bias):
+    """Whether ``product + bias`` provably has the product's ``shape``: every
+    dim of the bias is 1 or the product's known size."""
+    bs = bias._shape
+    if len(bs) > len(shape):
+        return False
+    return all(b == 1 or (b == r and r >= 0) for b, r in zip(bs[::-1], shape[::-1]))
+
+
+@fused_matmul_bias_act_op.def_lean
+def _fused_matmul_lean(call):
+    """The product, the bias added into its buffer, the activation into it too
+    where the activation computes into a buffer (``kernel_into``), else by its
+    kernel."""
+    a = call.attrs
+    tx, ty = a.get('transpose_x', False), a.get('transpose_y', False)
+    out, vx, vy, bv = call.out_vars[0], call.vars[0], call.vars[1], call.vars[2]
+    if not lean_is_product(call) or out is None or out.dtype != vx.dtype:
+        return None
+    bias = call.ins[2]
+    shape = (vx._shape[1] if tx else vx._shape[0], vy._shape[0] if ty else vy._shape[1])
+    if bias is not None and (bv is None or bv.dtype != out.dtype or not _adds_into(shape, bv)):
+        return None
+    after = []
+    if bias is not None:
+        after.append('%s({out}, %s, out={out})' % (call.kernel(np.add, '_add'), bias))
+    act, act_attrs = a.get('act', ''), tuple(a.get('act_attrs', ()))
+    if act:
+        opdef = lookup(act)
+        u = value(opdef.ufunc)
+        if u is not None and not act_attrs:       # a float product: the ufunc in place
+            after.append('%s({out}, out={out})' % call.kernel(u, '_' + act))
+        elif opdef.kernel_into is not None and not act_attrs:
+            after.append('%s({out}, {out})' % call.kernel(opdef.kernel_into, '_' + act))
+        else:
+            kernel = opdef.kernel
+            kernel = getattr(kernel, 'float_kernel', kernel) if not act_attrs else kernel
+            args = ''.join(', ' + call.literal(v, 'act_attr') for v in act_attrs)
+            after.append('{out} = %s({out}%s)' % (call.kernel(kernel, '_' + act), args))
+    return call.Lean(lean_product(call), after=tuple(after))
 
 
 __all__ = []

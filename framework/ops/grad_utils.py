@@ -107,7 +107,8 @@ def _reduce_as_meta(x, target):
     return Meta(meta.shape_of(target), meta.dtype_of(x))
 
 
-@def_op('reduce_as', _reduce_as_meta, no_grad_inputs=('target',), save_inputs=False)
+@def_op('reduce_as', _reduce_as_meta, no_grad_inputs=('target',), save_inputs=False,
+        pattern='opaque', passthrough='x')
 def reduce_as(x, target):
     """Sum ``x`` over its broadcast dimensions down to ``target``'s shape."""
     return unbroadcast(x, np.shape(target))
@@ -118,11 +119,34 @@ def _reduce_as_grad(g, x, target, out):
     return expand_as(g, x), None
 
 
+_SUM = np.add.reduce     # one object: each attribute access makes a new bound method
+
+
+@reduce_as.def_lean
+def _reduce_as_lean(call):
+    """A sum over leading axes to a known target shape (a bias gradient)."""
+    x, _ = call.ins
+    vx, vt = call.vars
+    if vx is None or vt is None:
+        return None
+    xs, ts = call.dims(vx), call.dims(vt)
+    lead = len(xs) - len(ts)
+    # the trailing dims must be the target's (nothing to sum with keepdims):
+    # one named size, or a known target size > 1 that an unknown x dim must be
+    if lead <= 0 or not all(meta.same_dim(d, t) or (t > 1 and d in (t, -1))
+                            for d, t in zip(xs[lead:], ts)):
+        return None
+    # unbroadcast: the leading axes summed away (x.sum is np.add.reduce); the
+    # rest equal the target's
+    return call.Lean('%s(%s, %r)' % (call.kernel(_SUM), x, tuple(range(lead))))
+
+
 def _expand_as_meta(x, target):
     return Meta(meta.shape_of(target), meta.dtype_of(x))
 
 
-@def_op('expand_as', _expand_as_meta, no_grad_inputs=('target',), save_inputs=False)
+@def_op('expand_as', _expand_as_meta, no_grad_inputs=('target',), save_inputs=False,
+        pattern='view', passthrough='x')
 def expand_as(x, target):
     """Broadcast ``x`` to ``target``'s shape."""
     shape = np.shape(target)
@@ -137,5 +161,7 @@ def _expand_as_grad(g, x, target, out):
 _rng = np.random.default_rng(3)
 add_test_case(reduce_as, _rng.standard_normal((2, 3, 4)), np.zeros((3, 1)),
               ref=lambda x, t: x.sum(axis=0).sum(axis=1, keepdims=True))
+add_test_case(reduce_as, _rng.standard_normal((3, 4)), np.zeros((3, 4)), ref=lambda x, t: x)
 add_test_case(expand_as, _rng.standard_normal((3, 1)), np.zeros((2, 3, 4)),
               ref=lambda x, t: np.broadcast_to(x, t.shape))
+add_test_case(expand_as, _rng.standard_normal((3, 1)), np.zeros((3, 1)), ref=lambda x, t: x)

@@ -83,7 +83,7 @@ def _identity(reduce, dtype):
     return big if reduce == 'amin' else -big
 
 
-@def_op('scatter_reduce', _scatter_reduce_meta, no_grad_inputs=('index',))
+@def_op('scatter_reduce', _scatter_reduce_meta, no_grad_inputs=('index',), pattern='opaque')
 def scatter_reduce_op(x, index, src, axis=0, reduce='add', include_self=True):
     """x with ``src`` written at ``index`` along ``axis`` (PyTorch's scatter)
     and combined by ``reduce``."""
@@ -205,7 +205,7 @@ def _winners_meta(index, axis):
     return Meta(meta.shape_of(index), np.bool_)
 
 
-@def_op('scatter_winners', _winners_meta, differentiable=False)
+@def_op('scatter_winners', _winners_meta, differentiable=False, pattern='opaque')
 def scatter_winners_op(index, axis=0):
     """True where an entry of index is the last one writing its target (the
     one an overwriting scatter keeps)."""

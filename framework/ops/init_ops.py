@@ -61,8 +61,8 @@ def normal_quantile(p):
     return out
 
 
-@def_op('truncated_gaussian_random', _trunc_meta, differentiable=False, random=True,
-        **SHAPE_ATTR)
+@def_op('truncated_gaussian_random', _trunc_meta, differentiable=False, effects=('random',),
+        **SHAPE_ATTR, pattern='opaque')
 def truncated_gaussian_random_op(shape=(), mean=0.0, std=1.0, a=-2.0, b=2.0, dtype='float32'):
     """Normal(mean, std) restricted to [a, b], by inverting the CDF of one
     uniform draw per element (exact for any interval, no rejection loop)."""
@@ -97,8 +97,8 @@ def _orth_meta(shape=(), gain=1.0, dtype='float32'):
     return Meta([int(s) if s is not None else -1 for s in shape], dtype)
 
 
-@def_op('orthogonal_random', _orth_meta, differentiable=False, random=True,
-        **SHAPE_ATTR)
+@def_op('orthogonal_random', _orth_meta, differentiable=False, effects=('random',),
+        **SHAPE_ATTR, pattern='opaque')
 def orthogonal_random_op(shape=(), gain=1.0, dtype='float32'):
     """``gain`` times a random (semi-)orthogonal matrix, reshaped to ``shape``:
     the Q factor of a Gaussian matrix, signs fixed so R has a positive diagonal

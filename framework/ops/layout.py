@@ -58,7 +58,7 @@ def _view_dtype_meta(x, dtype):
     return Meta(_view_dtype_shape(meta.shape_of(x), np.dtype(meta.dtype_of(x)), d), d)
 
 
-@def_op('view_dtype', _view_dtype_meta, differentiable=False)
+@def_op('view_dtype', _view_dtype_meta, differentiable=False, pattern='view', passthrough=None)
 def view_dtype_op(x, dtype='float32'):
     """x's bytes read as ``dtype`` (the last dim scales with the item size)."""
     _view_dtype_shape(x.shape, x.dtype, np.dtype(dtype))

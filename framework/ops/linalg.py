@@ -164,7 +164,7 @@ def _inverse_meta(x):
     return Meta(_matrix_shape('inverse', 'x', x, square=True), d)
 
 
-@def_op('inverse', _inverse_meta)
+@def_op('inverse', _inverse_meta, pattern='opaque')
 def inverse_op(x):
     """The inverse of each square matrix; a singular one raises."""
     _inverse_meta(x)
@@ -194,7 +194,7 @@ def _det_meta(x):
     return Meta(_matrix_shape('det', 'x', x, square=True)[:-2], d)
 
 
-@def_op('determinant', _det_meta)
+@def_op('determinant', _det_meta, pattern='opaque')
 def determinant_op(x):
     _det_meta(x)
     return np.asarray(np.linalg.det(x), x.dtype)
@@ -213,7 +213,8 @@ def _slogdet_meta(x):
     return Meta(batch, d), Meta(batch, real_dtype(d))
 
 
-@def_op('slogdet', _slogdet_meta, outputs=('sign', 'logabsdet'), nondiff_outputs=('sign',))
+@def_op('slogdet', _slogdet_meta, outputs=('sign', 'logabsdet'), nondiff_outputs=('sign',),
+        pattern='opaque')
 def slogdet_op(x):
     """sign (a unit complex number for complex x) and log|det| of each matrix."""
     _slogdet_meta(x)
@@ -241,7 +242,7 @@ def _solve_meta(x, y):
     return Meta(list(batch) + [xs[-2], ys[-1]], d)
 
 
-@def_op('solve', _solve_meta)
+@def_op('solve', _solve_meta, pattern='opaque')
 def solve_op(x, y):
     """X with A X = B for each (broadcast) pair of matrices A = x, B = y."""
     _solve_meta(x, y)
@@ -279,7 +280,7 @@ def _triangle(x, upper, unitriangular):
     return a
 
 
-@def_op('triangular_solve', _tri_meta)
+@def_op('triangular_solve', _tri_meta, pattern='opaque')
 def triangular_solve_op(x, y, upper=True, transpose=False, unitriangular=False):
     """X with op(A) X = B, A the upper (or lower) triangle of x, op(A) = A or A^T;
     a unit triangle takes its diagonal to be 1."""
@@ -312,7 +313,7 @@ def _cholesky_meta(x, upper):
     return Meta(_matrix_shape('cholesky', 'x', x, square=True), d)
 
 
-@def_op('cholesky', _cholesky_meta)
+@def_op('cholesky', _cholesky_meta, pattern='opaque')
 def cholesky_op(x, upper=False):
     """L with A = L L^H from the lower triangle of A (upper: U with A = U^H U from
     the upper triangle)."""
@@ -355,7 +356,7 @@ def _eigh_meta(x, UPLO):
     return Meta(shape[:-1], real_dtype(d)), Meta(shape, d)
 
 
-@def_op('eigh', _eigh_meta, outputs=('eigenvalues', 'eigenvectors'))
+@def_op('eigh', _eigh_meta, outputs=('eigenvalues', 'eigenvectors'), pattern='opaque')
 def eigh_op(x, UPLO='L'):
     """Ascending eigenvalues and orthonormal eigenvectors of the Hermitian
     matrices given by one triangle of x ('L' lower, 'U' upper)."""
@@ -380,7 +381,7 @@ def _eig_meta(x):
     return Meta(shape[:-1], c), Meta(shape, c)
 
 
-@def_op('eig', _eig_meta, outputs=('eigenvalues', 'eigenvectors'))
+@def_op('eig', _eig_meta, outputs=('eigenvalues', 'eigenvectors'), pattern='opaque')
 def eig_op(x):
     """Eigenvalues and unit-norm eigenvectors (complex) of general square matrices."""
     m = _eig_meta(x)[0]
@@ -417,7 +418,7 @@ def _svd_meta(x, full_matrices):
             Meta(batch + [v_rows, n], d))
 
 
-@def_op('svd', _svd_meta, outputs=('u', 's', 'vh'))
+@def_op('svd', _svd_meta, outputs=('u', 's', 'vh'), pattern='opaque')
 def svd_op(x, full_matrices=False):
     """U, S (descending) and V^H with A = U diag(S) V^H."""
     _svd_meta(x, full_matrices)
@@ -470,7 +471,7 @@ def _qr_meta(x, mode):
     return Meta(batch + [m, k], d), Meta(batch + [k, n], d)
 
 
-@def_op('qr', _qr_meta, outputs=('q', 'r'))
+@def_op('qr', _qr_meta, outputs=('q', 'r'), pattern='opaque')
 def qr_op(x, mode='reduced'):
     """Q with orthonormal columns and upper-triangular R, A = Q R."""
     _qr_meta(x, mode)
@@ -542,7 +543,8 @@ def lu_factor(a, pivot=True):
     return lu.reshape(a.shape), piv.reshape(batch + (k,)), info.reshape(batch)
 
 
-@def_op('lu', _lu_meta, outputs=('lu', 'pivots', 'infos'), nondiff_outputs=('pivots', 'infos'))
+@def_op('lu', _lu_meta, outputs=('lu', 'pivots', 'infos'), nondiff_outputs=('pivots', 'infos'),
+        pattern='opaque')
 def lu_op(x, pivot=True):
     """Packed LU factors (unit-lower L below the diagonal, U on and above it),
     LAPACK-style 1-based pivots and per-matrix info."""
@@ -606,7 +608,7 @@ def permutation_matrix(pivots, m, dtype):
 
 
 @def_op('lu_unpack', _lu_unpack_meta, outputs=('pmat', 'l', 'u'), nondiff_outputs=('pmat',),
-        no_grad_inputs=('y',))
+        no_grad_inputs=('y',), pattern='opaque')
 def lu_unpack_op(x, y, unpack_ludata=True, unpack_pivots=True):
     """P, L, U from ``lu``'s packed factors x and pivots y (A = P L U)."""
     _lu_unpack_meta(x, y, unpack_ludata, unpack_pivots)
@@ -663,7 +665,7 @@ def _lstsq_meta(x, y, rcond, driver):
 
 @def_op('lstsq', _lstsq_meta, outputs=('solution', 'residuals', 'rank', 'singular_values'),
         nondiff_outputs=('residuals', 'rank', 'singular_values'),
-        attr_types={'rcond': 'float|None'})
+        attr_types={'rcond': 'float|None'}, pattern='opaque')
 def lstsq_op(x, y, rcond=None, driver='gelsy'):
     """The least-squares (minimum-norm) solution of A X = B, with Paddle's extra
     outputs: squared residuals (gelsd/gelss, tall full-rank inputs), the
@@ -758,7 +760,7 @@ def _expm_meta(x):
     return Meta(_matrix_shape('matrix_exp', 'x', x, square=True), d)
 
 
-@def_op('matrix_exp', _expm_meta)
+@def_op('matrix_exp', _expm_meta, pattern='opaque')
 def matrix_exp_op(x):
     """exp(A) = sum A^k / k! for each square matrix."""
     _expm_meta(x)
@@ -789,7 +791,7 @@ def _cross_meta(x, y, axis):
     return Meta(xs, meta.result_dtype(x, y))
 
 
-@def_op('cross', _cross_meta)
+@def_op('cross', _cross_meta, pattern='opaque')
 def cross_op(x, y, axis=-1):
     """The 3-vector cross product along ``axis``."""
     _cross_meta(x, y, axis)
@@ -819,7 +821,7 @@ def _diagonal_meta(x, offset, axis1, axis2):
     return Meta(out, meta.dtype_of(x))
 
 
-@def_op('diagonal', _diagonal_meta, save_inputs=False)
+@def_op('diagonal', _diagonal_meta, save_inputs=False, pattern='view', passthrough=None)
 def diagonal_op(x, offset=0, axis1=0, axis2=1):
     """The diagonal (``offset`` above it when positive) of the planes given by
     axis1 and axis2, as the last dim."""
@@ -836,7 +838,8 @@ def _diagonal_grad_meta(g, x, offset, axis1, axis2):
     return Meta(meta.shape_of(x), meta.dtype_of(g))
 
 
-@def_op('diagonal_grad', _diagonal_grad_meta, no_grad_inputs=('x',), save_inputs=False)
+@def_op('diagonal_grad', _diagonal_grad_meta, no_grad_inputs=('x',), save_inputs=False,
+        pattern='opaque')
 def diagonal_grad_op(g, x, offset=0, axis1=0, axis2=1):
     """Zeros of x's shape with g on the diagonal (the adjoint of ``diagonal``)."""
     out = np.zeros(np.shape(x), g.dtype)
@@ -862,7 +865,7 @@ def _p_norm_meta(x, porder, axis, keepdim):
     return meta.reduce(x, None if axis is None else list(axis), keepdim)
 
 
-@def_op('p_norm', _p_norm_meta, attr_types={'axis': 'ints|None'})
+@def_op('p_norm', _p_norm_meta, attr_types={'axis': 'ints|None'}, pattern='opaque')
 def p_norm_op(x, porder=2.0, axis=None, keepdim=False):
     """The vector p-norm over ``axis`` (a tuple; None = all elements): inf/-inf
     the largest/smallest |x|, 0 the count of non-zeros, else sum(|x|^p)^(1/p)."""

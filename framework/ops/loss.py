@@ -143,7 +143,8 @@ def _ce_meta(x, label, weight, soft_label=False, ignore_index=-100, axis=-1, use
         outputs=('loss', 'softmax'), nondiff_outputs=('softmax',),
         attrs={'soft_label': False, 'ignore_index': -100, 'axis': -1, 'use_softmax': True,
                'reduction': 'mean', 'label_smoothing': 0.0},
-        no_grad_inputs=('label', 'weight'))
+        no_grad_inputs=('label', 'weight'), pattern='opaque', amp='black',
+        paddle_names=('softmax_with_cross_entropy', 'cross_entropy2'))
 def cross_entropy_op(x, label, weight, soft_label, ignore_index, axis, use_softmax, reduction,
                      label_smoothing):
     """Cross entropy of logits (``use_softmax``) or probabilities against hard
@@ -219,7 +220,7 @@ def _target_meta(x, label, weight, soft_label=False, ignore_index=-100, axis=-1,
         outputs=('target', 'scale'),
         attrs={'soft_label': False, 'ignore_index': -100, 'axis': -1, 'reduction': 'mean',
                'label_smoothing': 0.0},
-        differentiable=False)
+        differentiable=False, pattern='opaque')
 def cross_entropy_target_op(x, label, weight, soft_label, ignore_index, axis, reduction,
                             label_smoothing):
     """For composite cross-entropy grads: the target distribution (input's
@@ -276,7 +277,7 @@ def _nll_meta(x, label, weight, ignore_index=-100, reduction='mean'):
 
 @def_op('nll_loss', _nll_meta, inputs=('input', 'label', 'weight?'),
         attrs={'ignore_index': -100, 'reduction': 'mean'}, no_grad_inputs=('label', 'weight'),
-        save_inputs=False)
+        save_inputs=False, pattern='opaque', amp='black')
 def nll_loss_op(x, label, weight, ignore_index, reduction):
     """Negative log likelihood of log-probabilities ``x`` ([N, C, ...])."""
     if x.ndim < 2:
@@ -339,7 +340,8 @@ def _count(t, axis=None):
     return lookup('reduced_numel')(t, axis, str(np.dtype(t.dtype)))
 
 
-@def_op('mse_loss', _reduced_meta, attrs={'reduction': 'mean'})
+@def_op('mse_loss', _reduced_meta, attrs={'reduction': 'mean'}, pattern='opaque', amp='black',
+        paddle_names=('square',))
 def mse_loss_op(x, y, reduction='mean'):
     """``(x - y) ** 2`` reduced."""
     d = x - y
@@ -360,7 +362,8 @@ def _mse_grad(g, x, y, out, reduction):
     return sum_like(gd, x), sum_like(-gd, y)
 
 
-@def_op('l1_loss', _reduced_meta, attrs={'reduction': 'mean'})
+@def_op('l1_loss', _reduced_meta, attrs={'reduction': 'mean'}, pattern='opaque', amp='black',
+        paddle_names=('mean',))
 def l1_loss_op(x, y, reduction='mean'):
     """``|x - y|`` reduced."""
     return _reduce_np(np.abs(x - y), reduction, x.dtype)
@@ -388,7 +391,8 @@ def _smooth_meta(x, y, reduction='mean', delta=1.0):
     return _reduced_meta(x, y, reduction)
 
 
-@def_op('smooth_l1_loss', _smooth_meta, attrs={'reduction': 'mean', 'delta': 1.0})
+@def_op('smooth_l1_loss', _smooth_meta, attrs={'reduction': 'mean', 'delta': 1.0},
+        pattern='opaque', amp='black', paddle_names=('huber_loss',))
 def smooth_l1_loss_op(x, y, reduction='mean', delta=1.0):
     """Huber loss: ``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``."""
     d = np.abs(x - y)
@@ -425,7 +429,7 @@ _LOG_MIN = -100.0    # Paddle (like PyTorch) clamps the logs of bce at -100
 
 
 @def_op('binary_cross_entropy', _bce_meta, inputs=('input', 'label', 'weight?'),
-        attrs={'reduction': 'mean'}, no_grad_inputs=('label',))
+        attrs={'reduction': 'mean'}, no_grad_inputs=('label',), pattern='opaque')
 def bce_op(x, y, weight, reduction):
     """``-w (y log x + (1 - y) log(1 - x))`` with the logs clamped at -100."""
     with np.errstate(divide='ignore'):
@@ -487,7 +491,8 @@ def _softplus_neg(x):
 
 @def_op('binary_cross_entropy_with_logits', _bce_logits_meta,
         inputs=('logit', 'label', 'weight?', 'pos_weight?'), attrs={'reduction': 'mean'},
-        no_grad_inputs=('label',))
+        no_grad_inputs=('label',),
+        pattern='opaque', amp='black', paddle_names=('sigmoid_cross_entropy_with_logits',))
 def bce_logits_op(x, y, weight, pos_weight, reduction):
     """Sigmoid cross entropy on logits: ``(1 - y) x + (1 + (pw - 1) y) log(1 + e^-x)``,
     computed stably, times ``weight``."""
@@ -531,7 +536,7 @@ def _kl_meta(x, y, reduction='mean'):
 
 
 @def_op('kl_div', _kl_meta, inputs=('input', 'label'), attrs={'reduction': 'mean'},
-        no_grad_inputs=('label',), save_inputs=False)
+        no_grad_inputs=('label',), save_inputs=False, pattern='opaque')
 def kl_div_op(x, y, reduction='mean'):
     """``y (log y - x)`` where ``y > 0`` (else 0); ``x`` is a log-probability."""
     with np.errstate(divide='ignore', invalid='ignore'):
@@ -794,7 +799,7 @@ def _hsig_codes_meta(label, num_classes=2):
 
 
 @def_op('hsigmoid_codes', _hsig_codes_meta, outputs=('index', 'bit', 'valid'),
-        differentiable=False)
+        differentiable=False, pattern='opaque')
 def hsigmoid_codes_op(label, num_classes=2):
     """Paths of classes in Paddle's default complete binary tree: leaf ``c`` is
     node ``c + num_classes``; step ``j`` of its path visits the internal node

@@ -38,13 +38,16 @@ def _cast_meta(x, dtype):
     return Meta(meta.shape_of(x), dtype)
 
 
-@def_op('cast', _cast_meta, save_inputs=False)
+@def_op('cast', _cast_meta, save_inputs=False, pattern='elementwise', ufunc=None, flops=None,
+        passthrough='x', amp='never')
 def cast_op(x, dtype='float32'):
+    """A new array (also to x's own dtype, as Paddle's cast: elementwise kernels
+    never return their input, see ops/properties.py)."""
     if not isinstance(x, np.ndarray):
-        return np.asarray(x, dtype)
+        return np.array(x, dtype)
     if x.dtype.kind == 'c' and np.dtype(dtype).kind != 'c':
         x = x.real       # complex -> real keeps the real part (what the gradient of real -> complex is)
-    return x.astype(dtype, copy=False)
+    return x.astype(dtype)
 
 
 @cast_op.def_grad
@@ -163,9 +166,31 @@ def _reshape_shape(in_shape, shape):
             if rest == 0 or total % rest:
                 raise _reshape_error(in_shape, shape)
             out[infer] = total // rest
+        else:
+            out[infer] = _inferred_dim(in_shape, out[:infer] + out[infer + 1:])
     elif total >= 0 and _numel(out) >= 0 and total != _numel(out):
         raise _reshape_error(in_shape, shape)
     return tuple(out)
+
+
+def _inferred_dim(in_shape, others):
+    """The -1 of a reshape whose other target dims are ``others``, where a
+    dim is unknown: the symbolic dims (``ops/meta.py``) that appear on both
+    sides cancel (x of ``batch * 12`` elements reshaped to ``[batch, -1]``
+    gives 12), and one unknown of x left over, with the known sizes equal, is
+    the inferred dim itself (``[batch, 3, 4]`` to ``[-1, 12]`` gives batch).
+    Anything else is unknown (-1)."""
+    left = [d for d in in_shape if d < 0]
+    for d in (d for d in others if d < 0):
+        match = next((i for i, e in enumerate(left) if meta.same_dim(e, d)), None)
+        if match is None:
+            return -1
+        del left[match]
+    known_in = _numel([d for d in in_shape if d >= 0])
+    known_out = _numel([d for d in others if d >= 0])
+    if not left:
+        return known_in // known_out if known_out and known_in % known_out == 0 else -1
+    return left[0] if len(left) == 1 and known_in == known_out else -1
 
 
 def _squeeze_shape(shape, axis):
@@ -207,7 +232,7 @@ def _view_op(name, shape_fn, attr_types=None, attr_ranges=None):
 
     def decorate(kernel):
         op = def_op(name, infer, save_inputs=False, attr_types=attr_types,
-                    attr_ranges=attr_ranges)(kernel)
+                    attr_ranges=attr_ranges, pattern='view', passthrough='x')(kernel)
         op.def_grad(lambda g, x, out, *attrs: reshape_as_op(g, x))
         op.def_fast_grad(lambda g, x, out, *attrs: g.reshape(np.shape(x)))
         return op
@@ -285,7 +310,8 @@ def _reshape_as_meta(x, target):
     return Meta(meta.shape_of(target), meta.dtype_of(x))
 
 
-@def_op('reshape_as', _reshape_as_meta, no_grad_inputs=('target',), save_inputs=False)
+@def_op('reshape_as', _reshape_as_meta, no_grad_inputs=('target',), save_inputs=False,
+        pattern='view', passthrough='x')
 def reshape_as_op(x, target):
     """``x`` reshaped to ``target``'s shape (the grad of every view op)."""
     return np.reshape(x, np.shape(target))
@@ -314,7 +340,9 @@ def _dynamic_reshape_meta(x, shape_tensor, shape):
 
 
 @def_op('dynamic_reshape', _dynamic_reshape_meta, no_grad_inputs=('shape_tensor',),
-        save_inputs=False, attr_types={'shape': 'ints'}, attr_ranges={'shape': (-1, None)})
+        save_inputs=False, attr_types={'shape': 'ints'}, attr_ranges={'shape': (-1,
+                                                                                None)},
+        pattern='view', passthrough='x')
 def dynamic_reshape_op(x, shape_tensor, shape=()):
     """``reshape`` whose target shape is the int tensor ``shape_tensor`` (its
     entries follow reshape's rules: -1 inferred, 0 copies x's dim)."""
@@ -385,7 +413,8 @@ def _transpose_meta(x, perm):
     return Meta([shape[p] for p in perm], meta.dtype_of(x))
 
 
-@def_op('transpose', _transpose_meta, save_inputs=False, attr_types={'perm': 'ints'})
+@def_op('transpose', _transpose_meta, save_inputs=False, attr_types={'perm': 'ints'},
+        pattern='view', passthrough=None)
 def transpose_op(x, perm=()):
     return x.transpose(perm) if isinstance(x, np.ndarray) else np.transpose(x, perm)
 
@@ -480,7 +509,7 @@ def _concat_meta(xs, axis):
 
 
 @def_op('concat', _concat_meta, inputs=('xs*',), attrs={'axis': 0}, save_inputs=False,
-        promote=('xs',))
+        promote=('xs',), pattern='opaque')
 def concat_op(xs, axis=0):
     return np.concatenate(xs, axis=axis)
 
@@ -508,6 +537,12 @@ def _concat_fast(g, xs, out, axis):
 
 
 concat_op.def_onnx(lambda g, xs, axis: g.op('Concat', *g.cast_to_output(*xs), axis=axis))
+
+
+@concat_op.def_lean
+def _concat_lean(call):
+    return call.Lean('%s([%s], %r)' % (call.kernel(np.concatenate), ', '.join(call.ins[0]),
+                                       call.attrs.get('axis', 0)))
 
 
 def _split_sizes(n, num, sections, axis):
@@ -542,7 +577,7 @@ def _split_meta(x, num, sections, axis):
 
 
 @def_op('split', _split_meta, outputs=('outs*',), save_inputs=False,
-        attr_types={'sections': 'ints'})
+        attr_types={'sections': 'ints'}, pattern='view', passthrough=None)
 def split_op(x, num=0, sections=(), axis=0):
     """Split into ``num`` equal parts, or into parts of sizes ``sections``."""
     ax = axis % x.ndim
@@ -582,6 +617,28 @@ def _split_onnx(g, x, num, sections, axis):
     return g.op('Split', x, split, axis=ax, outputs=['split'] * len(sizes))
 
 
+@split_op.def_lean
+def _split_lean(call):
+    """Views of a known-size axis: the kernel's slices, worked out once."""
+    (x,), (v,) = call.ins, call.vars
+    if v is None or not v._shape:
+        return None
+    ax = call.attrs.get('axis', 0) % v.ndim
+    n = v._shape[ax]
+    if n < 0:
+        return None
+    try:
+        sizes = _split_sizes(n, call.attrs.get('num', 0), call.attrs.get('sections', ()), ax)
+    except OpError:
+        return None           # the kernel raises its own error when the op runs
+    lead = ':, ' * ax
+    exprs, start = [], 0
+    for s in sizes:
+        exprs.append('%s[%s%d:%d]' % (x, lead, start, start + s))
+        start += s
+    return call.Lean(exprs=tuple(exprs))
+
+
 def _stack_meta(xs, axis):
     if not xs:
         raise OpError("x must be a non-empty list of tensors")
@@ -597,7 +654,7 @@ def _stack_meta(xs, axis):
 
 
 @def_op('stack', _stack_meta, inputs=('xs*',), attrs={'axis': 0}, save_inputs=False,
-        promote=('xs',))
+        promote=('xs',), pattern='opaque')
 def stack_op(xs, axis=0):
     return np.stack(xs, axis=axis)
 
@@ -626,7 +683,8 @@ def _unbind_meta(x, axis):
     return [Meta(shape[:ax] + shape[ax + 1:], meta.dtype_of(x))] * shape[ax]
 
 
-@def_op('unbind', _unbind_meta, outputs=('outs*',), save_inputs=False)
+@def_op('unbind', _unbind_meta, outputs=('outs*',), save_inputs=False, pattern='view',
+        passthrough=None)
 def unbind_op(x, axis=0):
     return list(np.moveaxis(x, axis, 0))
 
@@ -750,7 +808,7 @@ def _expand_meta(x, shape):
 
 
 @def_op('expand', _expand_meta, save_inputs=False, attr_types={'shape': 'ints'},
-        attr_ranges={'shape': (-1, None)})
+        attr_ranges={'shape': (-1, None)}, pattern='view', passthrough='x')
 def expand_op(x, shape=()):
     # a copy, not a read-only broadcast view: later kernels may write into outputs
     return np.array(np.broadcast_to(x, _expand_shape(np.shape(x), shape)))
@@ -785,7 +843,7 @@ def _tile_meta(x, repeat_times):
                 meta.dtype_of(x))
 
 
-@def_op('tile', _tile_meta, save_inputs=False, **_REPEATS_ATTR)
+@def_op('tile', _tile_meta, save_inputs=False, **_REPEATS_ATTR, pattern='opaque')
 def tile_op(x, repeat_times=()):
     return np.tile(x, repeat_times)
 
@@ -808,7 +866,8 @@ def _tile_grad_meta(g, x, repeat_times):
 
 # a repeat of -1 is known only at run time (the grads of tile_like and dynamic_tile)
 @def_op('tile_grad', _tile_grad_meta, no_grad_inputs=('x',), save_inputs=False,
-        attr_types={'repeat_times': 'ints'}, attr_ranges={'repeat_times': (-1, None)})
+        attr_types={'repeat_times': 'ints'}, attr_ranges={'repeat_times': (-1,
+                                                                           None)}, pattern='opaque')
 def tile_grad_op(g, x, repeat_times=()):
     """The gradient of ``tile``: g's tiles summed onto x's shape."""
     return _tile_reduce(g, np.shape(x), repeat_times)
@@ -825,7 +884,8 @@ def _tile_like_meta(x, target):
     return Meta(meta.shape_of(target), meta.dtype_of(x))
 
 
-@def_op('tile_like', _tile_like_meta, no_grad_inputs=('target',), save_inputs=False)
+@def_op('tile_like', _tile_like_meta, no_grad_inputs=('target',), save_inputs=False,
+        pattern='opaque')
 def tile_like_op(x, target):
     """``x`` tiled to ``target``'s shape (each of target's dims a multiple of x's)."""
     shape, _ = _tile_layout(np.shape(x), np.shape(target))
@@ -889,7 +949,9 @@ def _dynamic_expand_meta(x, shape_tensor, shape):
 
 
 @def_op('dynamic_expand', _dynamic_expand_meta, no_grad_inputs=('shape_tensor',),
-        save_inputs=False, attr_types={'shape': 'ints'}, attr_ranges={'shape': (-1, None)})
+        save_inputs=False, attr_types={'shape': 'ints'}, attr_ranges={'shape': (-1,
+                                                                                None)},
+        pattern='opaque')
 def dynamic_expand_op(x, shape_tensor, shape=()):
     """``expand`` to the int tensor ``shape_tensor`` (-1 keeps x's dim)."""
     target = _expand_shape(np.shape(x), [int(d) for d in shape_tensor])
@@ -945,7 +1007,7 @@ def broadcast_tensors(input, name=None):  # noqa: A002
 
 @def_op('dynamic_tile', lambda x, reps_tensor, repeat_times: _tile_meta(x, repeat_times),
         no_grad_inputs=('reps_tensor',), save_inputs=False, attr_types={'repeat_times': 'ints'},
-        attr_ranges={'repeat_times': (-1, None)})
+        attr_ranges={'repeat_times': (-1, None)}, pattern='opaque')
 def dynamic_tile_op(x, reps_tensor, repeat_times=()):
     """``tile`` by the int tensor ``reps_tensor``."""
     reps = [int(r) for r in reps_tensor]
@@ -978,7 +1040,8 @@ def tile(x, repeat_times, name=None):
 
 # ---- flip / roll ----------------------------------------------------------------
 
-@def_op('flip', meta.unchanged, save_inputs=False, attr_types={'axis': 'int|ints'})
+@def_op('flip', meta.unchanged, save_inputs=False, attr_types={'axis': 'int|ints'}, pattern='view',
+        passthrough=None)
 def flip_op(x, axis=()):
     return np.flip(x, axis=tuple(axis))
 
@@ -1003,7 +1066,8 @@ def _flip_onnx(g, x, axis):
 
 
 @def_op('roll', meta.unchanged, save_inputs=False,
-        attr_types={'shifts': 'int|ints', 'axis': 'int|ints|None'})
+        attr_types={'shifts': 'int|ints',
+                    'axis': 'int|ints|None'}, pattern='view', passthrough=None)
 def roll_op(x, shifts=(), axis=None):
     return np.roll(x, tuple(shifts), axis=None if axis is None else tuple(axis))
 
@@ -1109,7 +1173,8 @@ def _pad_meta(x, paddings, mode, value):
                 meta.dtype_of(x))
 
 
-@def_op('pad', _pad_meta, save_inputs=False, attr_types={'paddings': _paddings_type})
+@def_op('pad', _pad_meta, save_inputs=False, attr_types={'paddings': _paddings_type},
+        pattern='opaque')
 def pad_op(x, paddings=(), mode='constant', value=0.0):
     """Pad each dim by ``paddings[i] = [before, after]``."""
     _check_pad(x.shape, paddings, mode)
@@ -1139,7 +1204,7 @@ def _pad_grad_meta(g, x, paddings, mode):
 
 
 @def_op('pad_grad', _pad_grad_meta, no_grad_inputs=('x',), save_inputs=False,
-        attr_types={'paddings': _paddings_type})
+        attr_types={'paddings': _paddings_type}, pattern='opaque')
 def pad_grad_op(g, x, paddings=(), mode='constant'):
     """The adjoint of ``pad`` (x only gives the shape)."""
     return _pad_adjoint(g, paddings, mode)
@@ -1243,7 +1308,7 @@ def _gather_meta(x, index, axis):
     return Meta(shape[:ax] + meta.shape_of(index) + shape[ax + 1:], meta.dtype_of(x))
 
 
-@def_op('gather', _gather_meta, no_grad_inputs=('index',), save_inputs=False)
+@def_op('gather', _gather_meta, no_grad_inputs=('index',), save_inputs=False, pattern='opaque')
 def gather_op(x, index, axis=0):
     """Rows (along ``axis``) of x picked by an integer index tensor."""
     return np.take(x, index, axis=axis)
@@ -1273,7 +1338,8 @@ def _index_add_meta(x, index, value, axis):
     return meta.unchanged(x)
 
 
-@def_op('index_add', _index_add_meta, no_grad_inputs=('index',), save_inputs=False)
+@def_op('index_add', _index_add_meta, no_grad_inputs=('index',), save_inputs=False,
+        pattern='opaque')
 def index_add_op(x, index, value, axis=0):
     """x with ``value`` added at ``index`` along ``axis`` (repeated indices accumulate)."""
     out = np.array(x, copy=True)
@@ -1375,7 +1441,8 @@ def _nd_index(index):
     return tuple(np.moveaxis(index, -1, 0))
 
 
-@def_op('gather_nd', _gather_nd_meta, no_grad_inputs=('index',), save_inputs=False)
+@def_op('gather_nd', _gather_nd_meta, no_grad_inputs=('index',), save_inputs=False,
+        pattern='opaque')
 def gather_nd_op(x, index):
     """``out[i...] = x[index[i..., 0], ..., index[i..., k-1]]``."""
     if index.shape[-1] == 0:
@@ -1409,7 +1476,8 @@ def _scatter_nd_add_meta(x, index, updates):
     return meta.unchanged(x)
 
 
-@def_op('scatter_nd_add', _scatter_nd_add_meta, no_grad_inputs=('index',), save_inputs=False)
+@def_op('scatter_nd_add', _scatter_nd_add_meta, no_grad_inputs=('index',), save_inputs=False,
+        pattern='opaque')
 def scatter_nd_add_op(x, index, updates):
     """x with ``updates`` added at the positions ``index`` names (accumulating)."""
     out = np.array(x, copy=True)
@@ -1478,7 +1546,8 @@ def _scatter_meta(x, index, updates, overwrite):
     return meta.unchanged(x)
 
 
-@def_op('scatter', _scatter_meta, no_grad_inputs=('index',), save_inputs=False)
+@def_op('scatter', _scatter_meta, no_grad_inputs=('index',), save_inputs=False, pattern='opaque',
+        amp='always_black')
 def scatter_op(x, index, updates, overwrite=True):
     """Rows ``index`` of x replaced by ``updates`` (overwrite: the last repeated
     index wins) or set to the sum of their updates (overwrite=False)."""
@@ -1497,7 +1566,8 @@ def _scatter_mask_meta(index, updates):
     return meta.unchanged(updates)
 
 
-@def_op('scatter_update_mask', _scatter_mask_meta, differentiable=False)
+@def_op('scatter_update_mask', _scatter_mask_meta, differentiable=False, pattern='opaque',
+        amp='always_black', paddle_names=('scatter',))
 def scatter_update_mask_op(index, updates):
     """1 for the rows of ``updates`` an overwriting scatter keeps, else 0."""
     mask = np.zeros(np.shape(updates), np.asarray(updates).dtype)
@@ -1547,7 +1617,8 @@ def _where_meta(condition, x, y):
     return Meta(shape, meta.result_dtype(x, y))
 
 
-@def_op('where', _where_meta, no_grad_inputs=('condition',), promote=('x', 'y'))
+@def_op('where', _where_meta, no_grad_inputs=('condition',), promote=('x', 'y'),
+        pattern='broadcast', ufunc=None, identity=None, flops=None)
 def where_op(condition, x, y):
     return np.where(condition, x, y)
 
@@ -1578,7 +1649,7 @@ def _nonzero_meta(x):
     return Meta((-1, len(meta.shape_of(x))), np.int64)
 
 
-@def_op('nonzero', _nonzero_meta, differentiable=False)
+@def_op('nonzero', _nonzero_meta, differentiable=False, pattern='opaque')
 def nonzero_op(x):
     return np.argwhere(x).astype(np.int64, copy=False)
 
@@ -1620,7 +1691,8 @@ def _masked_fill_meta(x, mask, value):
     return Meta(shape, meta.dtype_of(x))
 
 
-@def_op('masked_fill', _masked_fill_meta, no_grad_inputs=('mask',), save_inputs=False)
+@def_op('masked_fill', _masked_fill_meta, no_grad_inputs=('mask',), save_inputs=False,
+        pattern='broadcast', ufunc=None, identity=None, flops=None)
 def masked_fill_op(x, mask, value):
     """``value`` where ``mask`` is true, else x (keeps x's dtype)."""
     if np.asarray(mask).dtype != np.bool_:
@@ -1686,7 +1758,7 @@ def _argsort_meta(x, axis, descending):
     return Meta(shape, np.int64)
 
 
-@def_op('argsort', _argsort_meta, differentiable=False)
+@def_op('argsort', _argsort_meta, differentiable=False, pattern='opaque')
 def argsort_op(x, axis=-1, descending=False):
     order = np.argsort(_sort_key(x, descending), axis=axis, kind='stable')
     return order.astype(np.int64, copy=False)
@@ -1739,7 +1811,8 @@ def _take_along_meta(x, indices, axis):
     return Meta(out, meta.dtype_of(x))
 
 
-@def_op('take_along_axis', _take_along_meta, no_grad_inputs=('indices',), save_inputs=False)
+@def_op('take_along_axis', _take_along_meta, no_grad_inputs=('indices',), save_inputs=False,
+        pattern='opaque')
 def take_along_axis_op(x, indices, axis=0):
     return x[_along_axis_index(indices, axis % x.ndim, x.shape)[0]]
 
@@ -1767,7 +1840,8 @@ def _put_along_meta(x, indices, values, axis, reduce):
     return meta.unchanged(x)
 
 
-@def_op('put_along_axis', _put_along_meta, no_grad_inputs=('indices',), save_inputs=False)
+@def_op('put_along_axis', _put_along_meta, no_grad_inputs=('indices',), save_inputs=False,
+        pattern='opaque')
 def put_along_axis_op(x, indices, values, axis=0, reduce='assign'):
     """x with ``values`` written ('assign') or added ('add') at ``indices`` along axis."""
     out = np.array(x, copy=True)
@@ -1817,7 +1891,7 @@ def _topk_meta(x, k, axis, largest, sorted):
 
 
 @def_op('topk', _topk_meta, outputs=('out', 'indices'), nondiff_outputs=('indices',),
-        save_inputs=False)
+        save_inputs=False, pattern='opaque')
 def topk_op(x, k=1, axis=-1, largest=True, sorted=True):  # noqa: A002
     """The k largest (or smallest) values along ``axis`` and their indices, sorted."""
     ax = axis % x.ndim
@@ -1888,7 +1962,7 @@ def _one_hot_meta(x, num_classes):
     return Meta(meta.shape_of(x) + (num_classes,), np.float32)
 
 
-@def_op('one_hot', _one_hot_meta, differentiable=False)
+@def_op('one_hot', _one_hot_meta, differentiable=False, pattern='opaque')
 def one_hot_op(x, num_classes=1):
     if x.size and (x.min() < 0 or x.max() >= num_classes):
         raise OpError("labels must be in [0, num_classes=%d), got values in [%d, %d]"
@@ -1907,7 +1981,8 @@ def one_hot(x, num_classes, name=None):
     return one_hot_op(x, _as_int(num_classes, 'one_hot', 'num_classes'))
 
 
-@def_op('assign', meta.unchanged, save_inputs=False)
+@def_op('assign', meta.unchanged, save_inputs=False, pattern='elementwise', ufunc=None, flops=None,
+        passthrough='x', amp='never')
 def assign_op(x):
     """A copy of x (differentiable)."""
     return np.array(x, copy=True)
@@ -1972,7 +2047,8 @@ def _shape_meta(x):
 
 
 @def_op('shape', _shape_meta, differentiable=False,
-        value_from_meta=lambda x: np.asarray(meta.shape_of(x), np.int64))
+        value_from_meta=lambda x: np.asarray(meta.shape_of(x),
+                                             np.int64), pattern='opaque', amp='never')
 def shape_op(x):
     return np.asarray(np.shape(x), np.int64)
 
@@ -1985,7 +2061,8 @@ def _numel_meta(x):
 
 
 @def_op('numel', _numel_meta, differentiable=False,
-        value_from_meta=lambda x: np.asarray(_numel(meta.shape_of(x)), np.int64))
+        value_from_meta=lambda x: np.asarray(_numel(meta.shape_of(x)),
+                                             np.int64), pattern='opaque', amp='never')
 def numel_op(x):
     return np.asarray(np.size(x), np.int64)
 
@@ -2155,13 +2232,19 @@ add_test_case(cast_op, np.arange(6.0).reshape(2, 3), 'int32', ref=lambda x, d: x
 add_test_case(reshape_op, _r((2, 6)), (0, -1, 2), ref=lambda x, s: x.reshape(2, 3, 2))
 add_test_case(reshape_op, _r((2, 3, 2)), (-1,), ref=lambda x, s: x.ravel())
 add_test_case(reshape_op, _r(()), (1, 1), ref=lambda x, s: np.array([[x]]))
+# pass-through cases (passthrough='x'): to x's own shape, unknown dim inferred
+add_test_case(reshape_op, _r((2, 3)), (-1, 3), ref=lambda x, s: x)
 add_test_case(squeeze_op, _r((1, 3, 1, 2)), (), ref=lambda x, a: x[0, :, 0, :])
 add_test_case(squeeze_op, _r((1, 3, 1, 2)), (-2, 1), ref=lambda x, a: x[:, :, 0, :])
+add_test_case(squeeze_op, _r((3, 2)), (0,), ref=lambda x, a: x)
 add_test_case(unsqueeze_op, _r((3, 2)), (0, -1), ref=lambda x, a: x[None, :, :, None])
 add_test_case(unsqueeze_op, _r((3, 2)), (1, 1), ref=lambda x, a: x[:, None, None, :])
+add_test_case(unsqueeze_op, _r(()), (), ref=lambda x, a: x)
 add_test_case(flatten_op, _r((2, 3, 2)), 1, -1, ref=lambda x, s, e: x.reshape(2, 6))
 add_test_case(flatten_op, _r((2, 3, 2, 1)), 0, -2, ref=lambda x, s, e: x.reshape(12, 1))
+add_test_case(flatten_op, _r((2, 3)), 1, 1, ref=lambda x, s, e: x)
 add_test_case(reshape_as_op, _r((2, 3)), np.zeros((3, 2)), ref=lambda x, t: x.reshape(3, 2))
+add_test_case(reshape_as_op, _r((2, 3)), np.zeros((2, 3)), ref=lambda x, t: x)
 add_test_case(transpose_op, _r((2, 3, 4)), (2, 0, 1),
               ref=lambda x, p: np.einsum('abc->cab', x))
 add_test_case(concat_op, [_r((2, 3)), _r((1, 3)), _r((3, 3))], 0,
@@ -2176,6 +2259,7 @@ add_test_case(stack_op, [_r(3), _r(3), _r(3)], -1, ref=lambda xs, a: np.array(xs
 add_test_case(unbind_op, _r((2, 3)), 1, ref=lambda x, a: [x[:, 0], x[:, 1], x[:, 2]])
 add_test_case(expand_op, _r((3, 1)), (2, -1, 4),
               ref=lambda x, s: x[None, :, :] * np.ones((2, 3, 4)))
+add_test_case(expand_op, _r((3, 1)), (-1, 1), ref=lambda x, s: x)
 add_test_case(tile_op, _r((2, 3)), (2, 1, 2),
               ref=lambda x, r: np.array([np.hstack([x, x])] * 2))
 _i64 = lambda *v: np.array(v, np.int64)  # noqa: E731  (a shape tensor)
@@ -2184,6 +2268,7 @@ add_test_case(dynamic_reshape_op, _r((2, 6)), _i64(0, -1, 2), (0, -1, -1),
 add_test_case(dynamic_reshape_op, _r((2, 3, 2)).astype(np.float32), _i64(-1), (-1,),
               ref=lambda x, t, s: x.ravel(), grad=False)
 add_test_case(dynamic_reshape_op, _r(()), _i64(1, 1), (-1, 1), ref=lambda x, t, s: x.reshape(1, 1))
+add_test_case(dynamic_reshape_op, _r((2, 3)), _i64(2, 3), (-1, 3), ref=lambda x, t, s: x)
 add_test_case(dynamic_reshape_op, _r((0, 3)), _i64(3, -1), (3, -1),
               ref=lambda x, t, s: x.reshape(3, 0))
 add_test_case(dynamic_expand_op, _r((3, 1)), _i64(2, -1, 4), (2, -1, -1),

@@ -19,6 +19,7 @@ from . import lib, meta
 from .grad_utils import is_value, scalar_array, sum_like, ub, wants
 from .lowp import float32_compute
 from .out_param import write_out
+from .properties import flops_per_input_element, per_sample
 from .registry import Meta, OpError, add_test_case, def_op
 
 _ndarray = np.ndarray
@@ -26,7 +27,9 @@ _ndarray = np.ndarray
 
 # ---- binary arithmetic ------------------------------------------------------
 
-@def_op('add', meta.broadcast, save_inputs=False, promote=('x', 'y'))
+@def_op('add', meta.broadcast, save_inputs=False, promote=('x', 'y'), pattern='broadcast',
+        ufunc=np.add, identity={'x': 0, 'y': 0}, flops=flops_per_input_element,
+        paddle_names=('elementwise_add',))
 def add_op(x, y):
     return np.add(x, y)
 
@@ -52,7 +55,9 @@ def _onnx_binary(onnx_type):
     return lambda g, x, y: g.op(onnx_type, *g.cast_to_output(x, y))
 
 
-@def_op('subtract', meta.broadcast, save_inputs=False, promote=('x', 'y'))
+@def_op('subtract', meta.broadcast, save_inputs=False, promote=('x', 'y'), pattern='broadcast',
+        ufunc=np.subtract, identity={'y': 0}, flops=flops_per_input_element,
+        paddle_names=('elementwise_sub',))
 def subtract_op(x, y):
     return np.subtract(x, y)
 
@@ -70,7 +75,9 @@ def _subtract_fast(g, x, y, out):
 subtract_op.def_onnx(_onnx_binary('Sub'))
 
 
-@def_op('multiply', meta.broadcast, promote=('x', 'y'))
+@def_op('multiply', meta.broadcast, promote=('x', 'y'), pattern='broadcast', ufunc=np.multiply,
+        identity={'x': 1, 'y': 1}, flops=flops_per_input_element,
+        paddle_names=('elementwise_mul',))
 def multiply_op(x, y):
     return np.multiply(x, y)
 
@@ -116,7 +123,9 @@ def _true_divide(x, y):
     return out
 
 
-@def_op('divide', meta.broadcast_float, promote=('x', 'y'))
+@def_op('divide', meta.broadcast_float, promote=('x', 'y'), pattern='broadcast',
+        ufunc=np.true_divide, ufunc_on='float', identity={'y': 1}, flops=flops_per_input_element,
+        paddle_names=('elementwise_div',))
 def divide_op(x, y):
     return _true_divide(x, y)
 
@@ -138,7 +147,9 @@ def _divide_fast(g, x, y, out):
 divide_op.def_onnx(_onnx_binary('Div'))
 
 
-@def_op('floor_divide', meta.broadcast, differentiable=False, promote=('x', 'y'))
+@def_op('floor_divide', meta.broadcast, differentiable=False, promote=('x', 'y'),
+        pattern='broadcast', ufunc=np.floor_divide, identity=None, flops=flops_per_input_element,
+        paddle_names=('elementwise_floordiv',))
 def floor_divide_op(x, y):
     return np.floor_divide(x, y)
 
@@ -161,7 +172,8 @@ def _trunc_divide(x, y):
 
 
 trunc_divide_op = def_op('trunc_divide', meta.broadcast, inputs=('x', 'y'), attrs={},
-                         differentiable=False, promote=('x', 'y'))(_trunc_divide)
+                         differentiable=False, promote=('x', 'y'), pattern='broadcast',
+                         ufunc=None, identity=None, flops=None)(_trunc_divide)
 trunc_divide_op.doc = "The quotient rounded toward zero (``divide(rounding_mode='trunc')``)."
 
 
@@ -176,7 +188,8 @@ def onnx_trunc(g, x, dtype):
     return g.op('Where', g.op('Less', x, g.scalar(0, dtype)), g.op('Ceil', x), g.op('Floor', x))
 
 
-@def_op('remainder', meta.broadcast, promote=('x', 'y'))
+@def_op('remainder', meta.broadcast, promote=('x', 'y'), pattern='broadcast', ufunc=None,
+        identity=None, flops=flops_per_input_element, paddle_names=('elementwise_mod',))
 def remainder_op(x, y):
     return np.remainder(x, y)
 
@@ -193,7 +206,9 @@ def _remainder_onnx(g, x, y):
     return g.op('Mod', x, y, fmod=0)
 
 
-@def_op('elementwise_pow', meta.broadcast, promote=('x', 'y'))
+@def_op('elementwise_pow', meta.broadcast, promote=('x', 'y'), pattern='broadcast',
+        ufunc=np.power, ufunc_on='float', identity={'y': 1}, flops=flops_per_input_element,
+        paddle_names=('pow',), amp='black')
 def pow_op(x, y):
     return np.power(x, y)
 
@@ -215,7 +230,8 @@ def _pow_fast(g, x, y, out):
 pow_op.def_onnx(_onnx_binary('Pow'))
 
 
-@def_op('maximum', meta.broadcast, promote=('x', 'y'))
+@def_op('maximum', meta.broadcast, promote=('x', 'y'), pattern='broadcast', ufunc=np.maximum,
+        identity=None, flops=flops_per_input_element, paddle_names=('elementwise_max',))
 def maximum_op(x, y):
     return np.maximum(x, y)
 
@@ -235,7 +251,8 @@ def _maximum_fast(g, x, y, out):
 maximum_op.def_onnx(_onnx_binary('Max'))
 
 
-@def_op('minimum', meta.broadcast, promote=('x', 'y'))
+@def_op('minimum', meta.broadcast, promote=('x', 'y'), pattern='broadcast', ufunc=np.minimum,
+        identity=None, flops=flops_per_input_element, paddle_names=('elementwise_min',))
 def minimum_op(x, y):
     return np.minimum(x, y)
 
@@ -261,7 +278,8 @@ def _lerp_meta(x, y, weight):
     return Meta(shape, meta.result_dtype(x, y, weight))
 
 
-@def_op('lerp', _lerp_meta, promote=('x', 'y', 'weight'))
+@def_op('lerp', _lerp_meta, promote=('x', 'y', 'weight'), pattern='broadcast', ufunc=None,
+        identity=None, flops=None)
 def lerp_op(x, y, weight):
     """``x + weight * (y - x)``; ``weight`` is a tensor or a Python float."""
     return x + weight * (y - x)
@@ -296,7 +314,7 @@ def _add_n_meta(xs):
 
 
 @def_op('add_n', _add_n_meta, inputs=('inputs*',), attrs={}, save_inputs=False,
-        promote=('inputs',))
+        promote=('inputs',), pattern='opaque', fresh=True)
 def add_n_op(inputs):
     """Sum of a list of tensors."""
     if len(inputs) == 1:
@@ -325,30 +343,33 @@ def _add_n_fast(g, inputs, out):
 
 # ---- comparisons, logic and bit ops (no gradient) ---------------------------
 
-def _no_grad_binary(name, fn, infer=meta.compare, promote=('x', 'y')):
+def _no_grad_binary(name, ufunc, infer=meta.compare, promote=('x', 'y')):
     """Comparisons and bit ops compute in the promoted dtype; logical ops
-    only look at truth values, so they take their inputs as they are."""
+    only look at truth values, so they take their inputs as they are. The
+    kernel is ``ufunc`` itself (Paddle counts no FLOPs for these)."""
     return def_op(name, infer, inputs=('x', 'y'), attrs={}, differentiable=False,
-                  promote=promote)(fn)
+                  promote=promote, pattern='broadcast', ufunc=ufunc, identity=None,
+                  flops=None)(lambda x, y: ufunc(x, y))
 
 
-def _no_grad_unary(name, fn, infer=meta.logical_unary):
-    return def_op(name, infer, inputs=('x',), attrs={}, differentiable=False)(fn)
+def _no_grad_unary(name, ufunc, infer=meta.logical_unary):
+    return def_op(name, infer, inputs=('x',), attrs={}, differentiable=False,
+                  pattern='elementwise', ufunc=ufunc, flops=None)(lambda x: ufunc(x))
 
 
-equal_op = _no_grad_binary('equal', lambda x, y: np.equal(x, y))
-not_equal_op = _no_grad_binary('not_equal', lambda x, y: np.not_equal(x, y))
-less_than_op = _no_grad_binary('less_than', lambda x, y: np.less(x, y))
-less_equal_op = _no_grad_binary('less_equal', lambda x, y: np.less_equal(x, y))
-greater_than_op = _no_grad_binary('greater_than', lambda x, y: np.greater(x, y))
-greater_equal_op = _no_grad_binary('greater_equal', lambda x, y: np.greater_equal(x, y))
-logical_and_op = _no_grad_binary('logical_and', lambda x, y: np.logical_and(x, y), promote=())
-logical_or_op = _no_grad_binary('logical_or', lambda x, y: np.logical_or(x, y), promote=())
-logical_xor_op = _no_grad_binary('logical_xor', lambda x, y: np.logical_xor(x, y), promote=())
-logical_not_op = _no_grad_unary('logical_not', lambda x: np.logical_not(x))
-isnan_op = _no_grad_unary('isnan', lambda x: np.isnan(x))
-isinf_op = _no_grad_unary('isinf', lambda x: np.isinf(x))
-isfinite_op = _no_grad_unary('isfinite', lambda x: np.isfinite(x))
+equal_op = _no_grad_binary('equal', np.equal)
+not_equal_op = _no_grad_binary('not_equal', np.not_equal)
+less_than_op = _no_grad_binary('less_than', np.less)
+less_equal_op = _no_grad_binary('less_equal', np.less_equal)
+greater_than_op = _no_grad_binary('greater_than', np.greater)
+greater_equal_op = _no_grad_binary('greater_equal', np.greater_equal)
+logical_and_op = _no_grad_binary('logical_and', np.logical_and, promote=())
+logical_or_op = _no_grad_binary('logical_or', np.logical_or, promote=())
+logical_xor_op = _no_grad_binary('logical_xor', np.logical_xor, promote=())
+logical_not_op = _no_grad_unary('logical_not', np.logical_not)
+isnan_op = _no_grad_unary('isnan', np.isnan)
+isinf_op = _no_grad_unary('isinf', np.isinf)
+isfinite_op = _no_grad_unary('isfinite', np.isfinite)
 
 
 def _onnx_compare(onnx_type, negate=False):
@@ -405,10 +426,10 @@ def _bitwise_not_meta(x):
     return meta.unchanged(x)
 
 
-bitwise_and_op = _no_grad_binary('bitwise_and', lambda x, y: np.bitwise_and(x, y), _bitwise_meta)
-bitwise_or_op = _no_grad_binary('bitwise_or', lambda x, y: np.bitwise_or(x, y), _bitwise_meta)
-bitwise_xor_op = _no_grad_binary('bitwise_xor', lambda x, y: np.bitwise_xor(x, y), _bitwise_meta)
-bitwise_not_op = _no_grad_unary('bitwise_not', lambda x: np.invert(x), _bitwise_not_meta)
+bitwise_and_op = _no_grad_binary('bitwise_and', np.bitwise_and, _bitwise_meta)
+bitwise_or_op = _no_grad_binary('bitwise_or', np.bitwise_or, _bitwise_meta)
+bitwise_xor_op = _no_grad_binary('bitwise_xor', np.bitwise_xor, _bitwise_meta)
+bitwise_not_op = _no_grad_unary('bitwise_not', np.invert, _bitwise_not_meta)
 
 
 def _onnx_bitwise(onnx_type, logical):
@@ -431,10 +452,20 @@ for _op, _types in ((bitwise_and_op, ('BitwiseAnd', 'And')), (bitwise_or_op, ('B
 
 # ---- unary ------------------------------------------------------------------
 
-def unary(name, kernel, grad, fast_grad=None, infer=meta.unchanged):
-    """Declare a one-input op. ``grad(g, x, out)``; ``fast_grad='same'`` reuses
-    a grad rule that only uses arithmetic operators (valid on arrays too)."""
-    op = def_op(name, infer, inputs=('x',), attrs={})(kernel)
+def unary(name, kernel, grad, fast_grad=None, infer=meta.unchanged, **properties):
+    """Declare a one-input elementwise op. ``grad(g, x, out)``;
+    ``fast_grad='same'`` reuses a grad rule that only uses arithmetic
+    operators (valid on arrays too). Its ufunc: the kernel itself when it is
+    one, else what it is on float arrays (``float_kernel``) when that is one."""
+    on_float = getattr(kernel, 'float_kernel', None)
+    if isinstance(kernel, np.ufunc):
+        properties.setdefault('ufunc', kernel)
+    elif isinstance(on_float, np.ufunc):
+        properties.setdefault('ufunc', on_float)
+        properties.setdefault('ufunc_on', 'float')
+    properties.setdefault('ufunc', None)
+    op = def_op(name, infer, inputs=('x',), attrs={}, pattern='elementwise', flops=None,
+                **properties)(kernel)
     op.def_grad(grad)
     if fast_grad == 'same':
         fast_grad = grad
@@ -464,9 +495,9 @@ def _floating(fn):
     return kernel
 
 
-def float_unary(name, fn, grad, fast_grad=None):
+def float_unary(name, fn, grad, fast_grad=None, **properties):
     """A one-input op whose result is floating point (see ``_floating``)."""
-    return unary(name, _floating(fn), grad, fast_grad, _float_meta)
+    return unary(name, _floating(fn), grad, fast_grad, _float_meta, **properties)
 
 
 _LN2 = math.log(2.0)
@@ -476,16 +507,16 @@ _SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2.0
 
 neg_op = unary('neg', np.negative, lambda g, x, out: -g, 'same')
 tanh_op = float_unary('tanh', np.tanh, lambda g, x, out: g * (1 - out * out), 'same')
-exp_op = float_unary('exp', np.exp, lambda g, x, out: g * out, 'same')
-log_op = float_unary('log', np.log, lambda g, x, out: g / x, 'same')
+exp_op = float_unary('exp', np.exp, lambda g, x, out: g * out, 'same', amp='black')
+log_op = float_unary('log', np.log, lambda g, x, out: g / x, 'same', amp='black')
 log1p_op = float_unary('log1p', np.log1p, lambda g, x, out: g / (x + 1), 'same')
-log2_op = float_unary('log2', np.log2, lambda g, x, out: g / (x * _LN2), 'same')
-log10_op = float_unary('log10', np.log10, lambda g, x, out: g / (x * _LN10), 'same')
+log2_op = float_unary('log2', np.log2, lambda g, x, out: g / (x * _LN2), 'same', amp='black')
+log10_op = float_unary('log10', np.log10, lambda g, x, out: g / (x * _LN10), 'same', amp='black')
 sqrt_op = float_unary('sqrt', np.sqrt, lambda g, x, out: g * 0.5 / out, 'same')
-square_op = unary('square', np.square, lambda g, x, out: g * 2 * x, 'same')
+square_op = unary('square', np.square, lambda g, x, out: g * 2 * x, 'same', amp='black')
 reciprocal_op = float_unary('reciprocal', np.reciprocal,
-                            lambda g, x, out: -g * out * out, 'same')
-tan_op = float_unary('tan', np.tan, lambda g, x, out: g * (1 + out * out), 'same')
+                            lambda g, x, out: -g * out * out, 'same', amp='black')
+tan_op = float_unary('tan', np.tan, lambda g, x, out: g * (1 + out * out), 'same', amp='black')
 atan_op = float_unary('atan', np.arctan, lambda g, x, out: g / (1 + x * x), 'same')
 
 
@@ -496,7 +527,8 @@ def _rsqrt(x):
     return np.divide(1, out, out=out)
 
 
-rsqrt_op = float_unary('rsqrt', _rsqrt, lambda g, x, out: g * -0.5 * out * out * out, 'same')
+rsqrt_op = float_unary('rsqrt', _rsqrt, lambda g, x, out: g * -0.5 * out * out * out, 'same',
+                       amp='black')
 
 
 def _exp_(a):
@@ -536,13 +568,13 @@ sin_op = float_unary('sin', np.sin, lambda g, x, out: g * cos_op(x),
 cos_op = float_unary('cos', np.cos, lambda g, x, out: -g * sin_op(x),
                      lambda g, x, out: -g * np.sin(x))
 sinh_op = float_unary('sinh', np.sinh, lambda g, x, out: g * cosh_op(x),
-                      lambda g, x, out: g * np.cosh(x))
+                      lambda g, x, out: g * np.cosh(x), amp='black')
 cosh_op = float_unary('cosh', np.cosh, lambda g, x, out: g * sinh_op(x),
-                      lambda g, x, out: g * np.sinh(x))
+                      lambda g, x, out: g * np.sinh(x), amp='black')
 asin_op = float_unary('asin', np.arcsin, lambda g, x, out: g / sqrt_op(1 - x * x),
-                      lambda g, x, out: g / np.sqrt(1 - x * x))
+                      lambda g, x, out: g / np.sqrt(1 - x * x), amp='black')
 acos_op = float_unary('acos', np.arccos, lambda g, x, out: -g / sqrt_op(1 - x * x),
-                      lambda g, x, out: -g / np.sqrt(1 - x * x))
+                      lambda g, x, out: -g / np.sqrt(1 - x * x), amp='black')
 abs_op = unary('abs', np.abs, lambda g, x, out: g * sign_op(x),
                lambda g, x, out: g * np.sign(x))
 
@@ -648,7 +680,7 @@ erf_op = float_unary('erf', float32_compute(_erf),
                      lambda g, x, out: g * _TWO_OVER_SQRT_PI * np.exp(-(x * x)))
 erfinv_op = float_unary('erfinv', _erfinv,
                         lambda g, x, out: g * _SQRT_PI_OVER_TWO * exp_op(out * out),
-                        lambda g, x, out: g * _SQRT_PI_OVER_TWO * np.exp(out * out))
+                        lambda g, x, out: g * _SQRT_PI_OVER_TWO * np.exp(out * out), amp='black')
 
 
 # ---- rounding and sign: zero gradient (as Paddle) ----------------------------
@@ -733,7 +765,7 @@ def _round_half_away(x):
     return t + np.copysign(np.abs(x - t) >= 0.5, x)
 
 
-@def_op('round', meta.unchanged)
+@def_op('round', meta.unchanged, pattern='elementwise', ufunc=None, flops=None)
 def round_op(x, decimals=0):
     if x.dtype.kind in 'iub':
         return x.copy()
@@ -764,7 +796,8 @@ def _round_onnx(g, x, decimals):
 
 # ---- unary ops with attributes -----------------------------------------------
 
-@def_op('clip', meta.unchanged, attr_types={'min': 'float|None', 'max': 'float|None'})
+@def_op('clip', meta.unchanged, attr_types={'min': 'float|None', 'max': 'float|None'},
+        pattern='elementwise', ufunc=None, flops=None)
 def clip_op(x, min=None, max=None):  # noqa: A002  (Paddle's attribute names)
     if min is None and max is None:
         return x.copy()
@@ -799,7 +832,8 @@ def _clip_onnx(g, x, min, max):  # noqa: A002
                 None if max is None else g.scalar(max, x))
 
 
-@def_op('scale', meta.unchanged, save_inputs=False)
+@def_op('scale', meta.unchanged, save_inputs=False, pattern='elementwise', ufunc=None, flops=None,
+        passthrough=('x', lambda a: float(a['scale']) == 1.0 and float(a['bias']) == 0.0))
 def scale_op(x, scale=1.0, bias=0.0, bias_after_scale=True):
     if bias_after_scale:
         out = x * scale
@@ -832,7 +866,7 @@ def _scale_onnx(g, x, scale, bias, bias_after_scale):
     return g.op('Identity', x) if scale == 1.0 and not bias else x
 
 
-@def_op('stanh', _float_meta)
+@def_op('stanh', _float_meta, pattern='elementwise', ufunc=None, flops=None)
 @float32_compute
 def stanh_op(x, scale_a=0.67, scale_b=1.7159):
     """``scale_b * tanh(scale_a * x)``."""
@@ -860,7 +894,8 @@ def _stanh_onnx(g, x, scale_a, scale_b):
                 g.scalar(scale_b, dtype))
 
 
-@def_op('logit', _float_meta, attr_types={'eps': 'float|None'})
+@def_op('logit', _float_meta, attr_types={'eps': 'float|None'}, pattern='elementwise',
+        ufunc=None, flops=None)
 @float32_compute
 def logit_op(x, eps=None):
     """``log(x / (1 - x))``, with x clipped to [eps, 1 - eps] when eps is set."""
@@ -931,7 +966,13 @@ def _matmul_meta(x, y, transpose_x=False, transpose_y=False):
     return Meta(out, meta.same_dtype('matmul', ('x', 'y'), x, y))
 
 
-@def_op('matmul', _matmul_meta)
+def _matmul_flops(ins, outs, attrs):
+    """Paddle's count: the rows of y times the output's elements per sample."""
+    return ins['y'][0] * per_sample(outs['out'])
+
+
+@def_op('matmul', _matmul_meta, pattern='opaque', fresh=True, amp='white',
+        paddle_names=('matmul_v2',), flops=_matmul_flops)
 @float32_compute
 def matmul_op(x, y, transpose_x=False, transpose_y=False):
     """Matrix product with numpy semantics (1-D operands, batch broadcasting)."""
@@ -1044,6 +1085,27 @@ def _onnx_swap_last(g, x, transpose):
     return g.op('Transpose', x, perm=list(range(n - 2)) + [n - 1, n - 2])
 
 
+def lean_is_product(call):
+    """Two matrices of one non-half float dtype: the kernel is ``np.matmul``."""
+    vx, vy = call.vars[0], call.vars[1]
+    return call.all_float_same([vx, vy]) and vx.ndim == 2 and vy.ndim == 2
+
+
+def lean_product(call):
+    """The code of ``matmul(x, y)`` where ``lean_is_product``, or None."""
+    if not lean_is_product(call):
+        return None
+    tx, ty = call.attrs.get('transpose_x', False), call.attrs.get('transpose_y', False)
+    return '%s(%s%s, %s%s)' % (call.kernel(np.matmul), call.ins[0], '.T' if tx else '',
+                               call.ins[1], '.T' if ty else '')
+
+
+@matmul_op.def_lean
+def _matmul_lean(call):
+    code = lean_product(call)
+    return None if code is None else call.Lean(code)
+
+
 def _dot_meta(x, y):
     xs, ys = list(meta.shape_of(x)), list(meta.shape_of(y))
     if len(xs) not in (1, 2) or len(xs) != len(ys) or any(
@@ -1053,7 +1115,7 @@ def _dot_meta(x, y):
     return Meta(xs[:-1], meta.same_dtype('dot', ('x', 'y'), x, y))
 
 
-@def_op('dot', _dot_meta)
+@def_op('dot', _dot_meta, pattern='opaque')
 @float32_compute
 def dot_op(x, y):
     """Inner product of vectors; 2-D inputs are batches of row vectors."""
@@ -1086,7 +1148,7 @@ def _outer_meta(x, y):
     return Meta(xs + ys, meta.result_dtype(x, y))
 
 
-@def_op('outer', _outer_meta, promote=('x', 'y'))
+@def_op('outer', _outer_meta, promote=('x', 'y'), pattern='opaque')
 def outer_op(x, y):
     if x.ndim != 1 or y.ndim != 1:
         _outer_meta(x, y)
@@ -1118,7 +1180,7 @@ def _cumsum_meta(x, axis=-1, reverse=False):
     return Meta(shape, np.int64 if d == np.bool_ else d)
 
 
-@def_op('cumsum', _cumsum_meta, save_inputs=False)
+@def_op('cumsum', _cumsum_meta, save_inputs=False, pattern='opaque', amp='black')
 def cumsum_op(x, axis=-1, reverse=False):
     """Cumulative sum along ``axis``; ``reverse`` sums from the end."""
     # numpy would widen small ints to int64; Paddle keeps the dtype
@@ -1292,6 +1354,7 @@ add_test_case(clip_op, np.array([-5, 0, 3, 9]), 0, 4,
               ref=lambda x, lo, hi: np.array([0, 0, 3, 4]))
 add_test_case(scale_op, _r((3, 4)), 2.5, 0.5, True, ref=lambda x, s, b, a: x * s + b)
 add_test_case(scale_op, _r((3, 4)), -1.5, 0.5, False, ref=lambda x, s, b, a: (x + b) * s)
+add_test_case(scale_op, _r((3, 4)), 1.0, 0.0, False, ref=lambda x, s, b, a: x)
 add_test_case(scale_op, np.array([1, 2, 3]), 2.0, 1.0, True,
               ref=lambda x, s, b, a: np.array([3, 5, 7]))
 add_test_case(stanh_op, _r((3, 4)), 0.67, 1.7159,

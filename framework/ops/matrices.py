@@ -208,7 +208,7 @@ def _repeat_index_meta(repeats, n, output_size):
 
 
 @def_op('repeat_interleave_index', _repeat_index_meta, differentiable=False,
-        attr_types={'output_size': 'int|None'})
+        attr_types={'output_size': 'int|None'}, pattern='opaque')
 def repeat_interleave_index_op(repeats, n=0, output_size=None):
     """``[0]*repeats[0] + [1]*repeats[1] + ...`` over ``n`` positions (one
     repeat count for all when repeats has one element)."""

@@ -1,10 +1,21 @@
-"""Reusable ``infer_meta`` functions.
+"""Reusable ``infer_meta`` functions, and the symbolic dims they work on.
 
 Each takes the input metas (anything with ``.shape`` and ``.dtype``: a
 ``Meta``, a static Variable, an eager Tensor; or a Python scalar, a list for
 variadic inputs, None for a missing optional input) followed by the op's
 attributes, and returns a ``Meta`` or a tuple of them. Unknown dims are -1.
 Errors are ``OpError``s; the caller adds the op's name.
+
+An unknown dim may also be a ``Sym``: -1 to every check (``d < 0``,
+``d == -1``, arithmetic), but a named unknown, so an ``infer_meta`` that
+passes a dim through (elementwise ops, reductions, transposes, matmul, views)
+passes its name too, and two dims with one name have one size at run time.
+The passes learn which values have equal run-time shapes by running the ops'
+own ``infer_meta`` on such dims (``static/passes/analysis.py``:
+``ShapeClasses``), so there is one shape rule per op, not a second one
+beside it. An ``infer_meta`` must return a plain -1, never an input's dim,
+for an output dim whose size differs from it (the registry's tests check it:
+``tests/test_symbolic_meta.py``).
 """
 import numpy as np
 
@@ -52,6 +63,36 @@ def is_scalar(m):
     return isinstance(m, _SCALARS)
 
 
+class Sym(int):
+    """A named unknown dim (see the module doc): the int -1, plus a name."""
+
+    def __new__(cls, name):
+        self = int.__new__(cls, -1)
+        self.name = name
+        return self
+
+    def __repr__(self):
+        return '?%s' % (self.name,)
+
+    def __reduce__(self):
+        return (Sym, (self.name,))
+
+
+def same_dim(a, b):
+    """Provably equal sizes at run time: equal known sizes, or one symbol."""
+    sa, sb = isinstance(a, Sym), isinstance(b, Sym)
+    if sa or sb:
+        return sa and sb and a.name == b.name
+    return a == b and a >= 0
+
+
+def _broadcast_dim(da, db):
+    """The broadcast of two dims that compare equal (two unknowns, or one size)."""
+    if isinstance(da, Sym) and not same_dim(da, db):
+        return -1          # different unknowns (either may be 1): not provably either
+    return da
+
+
 def broadcast_shapes(a, b, what='inputs'):
     a, b = tuple(a), tuple(b)
     n = max(len(a), len(b))
@@ -60,7 +101,7 @@ def broadcast_shapes(a, b, what='inputs'):
     out = []
     for da, db in zip(a, b):
         if da == db:
-            out.append(da)
+            out.append(_broadcast_dim(da, db) if da < 0 else da)
         elif da == 1:
             out.append(db)
         elif db == 1:

@@ -21,6 +21,7 @@ from .math import (cast_like, exp_op, greater_than_op, less_than_op, logical_and
                    maximum_op, minimum_op, tanh_op)
 from .math import sigmoid as _math_sigmoid
 from .lowp import float32_compute
+from .properties import per_sample
 from .modes import in_static_mode
 from .registry import Meta, OpError, add_test_case, def_op, lookup
 
@@ -39,9 +40,14 @@ def _sigmoid_np(x):
     return 0.5 + 0.5 * np.tanh(0.5 * x)
 
 
-def _act(name, kernel, grad, fast_grad, save_inputs=True, infer=meta.unchanged):
-    """Declare a one-input op; the kernel's defaulted parameters are its attributes."""
-    op = def_op(name, infer, save_inputs=save_inputs)(kernel)
+def _act(name, kernel, grad, fast_grad, save_inputs=True, infer=meta.unchanged, **properties):
+    """Declare a one-input op, elementwise unless ``properties`` say otherwise;
+    the kernel's defaulted parameters are its attributes."""
+    properties.setdefault('pattern', 'elementwise')
+    if properties['pattern'] == 'elementwise':
+        properties.setdefault('ufunc', None)
+        properties.setdefault('flops', None)
+    op = def_op(name, infer, save_inputs=save_inputs, **properties)(kernel)
     op.def_grad(grad)
     op.def_fast_grad(fast_grad)
     return op
@@ -72,9 +78,13 @@ def _relu_k(x):
     return out
 
 
+def _relu_into(x, out):
+    return np.maximum(x, 0, out=out, casting='no')
+
+
 relu_op = _act('relu', _relu_k,
                lambda g, x, out: g * _mask(greater_than_op(out, 0), g),
-               lambda g, x, out: g * (out > 0), save_inputs=False)
+               lambda g, x, out: g * (out > 0), save_inputs=False, kernel_into=_relu_into)
 relu_op.def_onnx(lambda g, x: g.op('Relu', x))
 
 
@@ -367,7 +377,7 @@ def _softplus_grad(g, x, out, beta, threshold):
 
 softplus_op = _act('softplus', _softplus_k, _softplus_grad,
                    lambda g, x, out, beta, threshold: g * np.where(
-                       x * beta > threshold, 1, _sigmoid_np(x * beta)))
+                       x * beta > threshold, 1, _sigmoid_np(x * beta)), amp='black')
 
 
 def _onnx_softplus(g, x, beta, threshold, dtype):
@@ -434,7 +444,8 @@ def _tanhshrink_grad(g, x, out):
 
 
 tanhshrink_op = _act('tanhshrink', _tanhshrink_k, _tanhshrink_grad,
-                     lambda g, x, out: g * np.tanh(x) ** 2)
+                     lambda g, x, out: g * np.tanh(x) ** 2, amp='black',
+                     paddle_names=('tanh_shrink',))
 
 
 tanhshrink_op.def_onnx(lambda g, x: g.op('Sub', x, g.op('Tanh', x)))
@@ -481,7 +492,7 @@ def _softmax_fast(g, x, out, axis):
 
 
 softmax_op = _act('softmax', _softmax_k, _softmax_grad, _softmax_fast,
-                  infer=meta.unchanged_float, save_inputs=False)
+                  infer=meta.unchanged_float, save_inputs=False, pattern='opaque', amp='black')
 
 
 softmax_op.def_onnx(lambda g, x, axis: g.op('Softmax', *g.cast_to_output(x), axis=axis))
@@ -502,7 +513,8 @@ def _log_softmax_fast(g, x, out, axis):
 
 
 log_softmax_op = _act('log_softmax', _log_softmax_k, _log_softmax_grad, _log_softmax_fast,
-                      infer=meta.unchanged_float, save_inputs=False)
+                      infer=meta.unchanged_float, save_inputs=False, pattern='opaque',
+                      amp='black')
 
 
 log_softmax_op.def_onnx(lambda g, x, axis: g.op('LogSoftmax', *g.cast_to_output(x), axis=axis))
@@ -515,7 +527,7 @@ def _rrelu_meta(x, lower=0.125, upper=1 / 3, is_test=False):
 
 
 @def_op('rrelu', _rrelu_meta, outputs=('out', 'noise'), nondiff_outputs=('noise',),
-        random=True, save_inputs=False)
+        effects=('random',), save_inputs=False, pattern='opaque')
 def rrelu_op(x, lower=0.125, upper=1 / 3, is_test=False):
     """Randomized leaky relu: negative inputs are scaled by a slope drawn from
     U(lower, upper) per element (training) or by (lower + upper) / 2 (test);
@@ -545,7 +557,8 @@ def _gumbel_meta(x, noise, temperature=1.0, hard=False, axis=-1):
     return Meta(meta.shape_of(x), meta.dtype_of(x))
 
 
-@def_op('gumbel_softmax', _gumbel_meta, no_grad_inputs=('noise',), save_inputs=False)
+@def_op('gumbel_softmax', _gumbel_meta, no_grad_inputs=('noise',), save_inputs=False,
+        pattern='opaque')
 def gumbel_softmax_op(x, noise, temperature=1.0, hard=False, axis=-1):
     """``softmax((x + noise) / temperature)`` along ``axis`` (``noise`` is Gumbel
     noise drawn by the caller); ``hard`` turns each result into the one-hot of
@@ -584,7 +597,7 @@ def _ccs_meta(label, num_classes=1, num_samples=1):
 
 
 @def_op('class_center_sample', _ccs_meta, outputs=('remapped_label', 'sampled_class_center'),
-        differentiable=False, random=True)
+        differentiable=False, effects=('random',), pattern='opaque')
 def class_center_sample_op(label, num_classes=1, num_samples=1):
     """The sorted classes present in ``label``, then randomly chosen absent
     classes up to ``num_samples`` centers; labels remapped to center indices."""
@@ -605,7 +618,7 @@ def _sequence_mask_meta(x, maxlen=-1, dtype='int64'):
     return Meta(tuple(meta.shape_of(x)) + (maxlen if maxlen >= 0 else -1,), dtype)
 
 
-@def_op('sequence_mask', _sequence_mask_meta, differentiable=False)
+@def_op('sequence_mask', _sequence_mask_meta, differentiable=False, pattern='opaque')
 def sequence_mask_op(x, maxlen=-1, dtype='int64'):
     """``out[..., j] = j < x[...]`` with ``maxlen`` columns (-1: ``max(x)``)."""
     if maxlen < 0:
@@ -631,7 +644,7 @@ def _gather_tree_meta(ids, parents):
     return Meta(meta.shape_of(ids), meta.dtype_of(ids))
 
 
-@def_op('gather_tree', _gather_tree_meta, differentiable=False)
+@def_op('gather_tree', _gather_tree_meta, differentiable=False, pattern='opaque')
 def gather_tree_op(ids, parents):
     """Full beam-search paths from per-step ids and parent beam indices, traced
     back from the last step: ``out[t, b, k]`` is the id at step t on the path
@@ -679,7 +692,7 @@ def _prelu_meta(x, weight, data_format='NCHW'):
     return Meta(xs, meta.dtype_of(x))
 
 
-@def_op('prelu', _prelu_meta)
+@def_op('prelu', _prelu_meta, pattern='opaque')
 def prelu_op(x, weight, data_format='NCHW'):
     w = weight.reshape(_prelu_wshape(x.ndim, weight.size, data_format))
     return np.where(x > 0, x, w * x).astype(x.dtype, copy=False)
@@ -736,6 +749,15 @@ def _bshape(ndim, ca, c):
     return s
 
 
+def _bn_flops(ins, outs, attrs):
+    return 2 * per_sample(outs['out'])
+
+
+def _bn_inference(inputs, outputs, attrs):
+    """The running statistics, not updated."""
+    return 'batch_norm', inputs, outputs, dict(attrs, use_global_stats=True)
+
+
 @def_op('batch_norm', _bn_meta,
         inputs=('x', 'running_mean', 'running_var', 'weight?', 'bias?'),
         outputs=('out', 'mean_out', 'variance_out', 'saved_mean', 'saved_inv_std'),
@@ -743,7 +765,9 @@ def _bshape(ndim, ca, c):
                'use_global_stats': False},
         nondiff_outputs=('mean_out', 'variance_out', 'saved_mean', 'saved_inv_std'),
         no_grad_inputs=('running_mean', 'running_var'),
-        inplace_map={'mean_out': 'running_mean', 'variance_out': 'running_var'})
+        inplace_map={'mean_out': 'running_mean', 'variance_out': 'running_var'},
+        effects=('stateful',), pattern='opaque', amp_inputs=('x',), flops=_bn_flops,
+        inference=_bn_inference)
 def batch_norm_op(x, running_mean, running_var, weight, bias, momentum, epsilon,
                   data_format, use_global_stats):
     """Batch normalisation over every axis but the channel axis.
@@ -925,7 +949,8 @@ def _ln_meta(x, weight, bias, begin_norm_axis=1, epsilon=1e-5):
     return Meta(xs, meta.dtype_of(x)), stat, stat
 
 
-@def_op('layer_norm', _ln_meta, inputs=('x', 'weight?', 'bias?'),
+@def_op('layer_norm', _ln_meta, inputs=('x', 'weight?', 'bias?'), pattern='opaque',
+        amp='black', amp_inputs=('x',),
         outputs=('out', 'mean', 'variance'),
         attrs={'begin_norm_axis': 1, 'epsilon': 1e-5},
         nondiff_outputs=('mean', 'variance'))
@@ -1041,7 +1066,8 @@ def _from_channel_first(a, data_format):
     return np.moveaxis(a, 1, -1) if data_format in _CHANNEL_LAST else a
 
 
-@def_op('group_norm', _gn_meta, inputs=('x', 'weight?', 'bias?'),
+@def_op('group_norm', _gn_meta, inputs=('x', 'weight?', 'bias?'), pattern='opaque',
+        amp='black',
         outputs=('out', 'mean', 'variance'),
         attrs={'groups': 1, 'epsilon': 1e-5, 'data_format': 'NCHW'},
         nondiff_outputs=('mean', 'variance'))
@@ -1139,7 +1165,7 @@ def _pnorm(x, p, axis):
     return (np.abs(x) ** p).sum(axis=axis, keepdims=True) ** (1.0 / p)
 
 
-@def_op('normalize', _normalize_meta)
+@def_op('normalize', _normalize_meta, pattern='opaque')
 def normalize_op(x, p=2.0, axis=1, epsilon=1e-12):
     """``x / max(||x||_p, epsilon)`` along ``axis``."""
     return x / np.maximum(_pnorm(x, p, axis), epsilon)
@@ -1195,8 +1221,18 @@ def _dropout_scale(p, mode):
     return 0.0 if p >= 1 else 1.0 / (1.0 - p)
 
 
+def _dropout_inference(inputs, outputs, attrs):
+    """upscale_in_train: the identity at inference; downscale_in_infer: x * (1 - p)."""
+    keep = 1.0 if attrs.get('mode', 'upscale_in_train') == 'upscale_in_train' \
+        else 1.0 - float(attrs.get('p', 0.5))
+    return ('scale', {'x': inputs['x']}, {'out': outputs['out']},
+            {'scale': keep, 'bias': 0.0, 'bias_after_scale': True,
+             'op_role': attrs.get('op_role', 'forward')})
+
+
 @def_op('dropout', _dropout_meta, outputs=('out', 'mask'), nondiff_outputs=('mask',),
-        random=True, save_inputs=False, attr_types={'axis': 'int|ints|None'})
+        effects=('random',), save_inputs=False, attr_types={'axis': 'int|ints|None'},
+        pattern='opaque', inference=_dropout_inference)
 def dropout_op(x, p=0.5, axis=None, mode='upscale_in_train'):
     """Training-time dropout; ``mask`` (uint8, 1 = kept) is broadcast over the
     axes not in ``axis``. Draws from ``framework.random.generator()``."""
@@ -1238,7 +1274,7 @@ def _alpha_coeffs(p):
 
 
 @def_op('alpha_dropout', _alpha_dropout_meta, outputs=('out', 'mask'),
-        nondiff_outputs=('mask',), random=True, save_inputs=False)
+        nondiff_outputs=('mask',), effects=('random',), save_inputs=False, pattern='opaque')
 def alpha_dropout_op(x, p=0.5):
     """Dropout that keeps SELU's self-normalising mean and variance: dropped
     units are set to the negative saturation value, then an affine fix-up."""
@@ -1280,7 +1316,8 @@ def _check_ids(ids, n, api):
                       % (api, bad, n, n))
 
 
-@def_op('embedding', _embedding_meta, no_grad_inputs=('ids',))
+@def_op('embedding', _embedding_meta, no_grad_inputs=('ids',), pattern='opaque',
+        amp='always_black', paddle_names=('lookup_table_v2', 'lookup_table'))
 def embedding_op(ids, weight, padding_idx=-1):
     """Rows of ``weight`` picked by ``ids``; rows for ``padding_idx`` (>= 0)
     are zero in the output and get no gradient (Paddle's lookup_table_v2)."""
@@ -1306,7 +1343,8 @@ def _embedding_grad_meta(g, ids, num_embeddings=0, padding_idx=-1):
     return Meta((num_embeddings, gs[-1]), meta.dtype_of(g))
 
 
-@def_op('embedding_grad', _embedding_grad_meta, no_grad_inputs=('ids',), save_inputs=False)
+@def_op('embedding_grad', _embedding_grad_meta, no_grad_inputs=('ids',), save_inputs=False,
+        pattern='opaque')
 def embedding_grad_op(g, ids, num_embeddings=0, padding_idx=-1):
     """Scatter-add of the output gradient into the rows of the table."""
     d = g.shape[-1]
@@ -1350,7 +1388,14 @@ def _linear_meta(x, weight, bias):
                 meta.same_dtype('linear', ('x', 'weight', 'bias'), x, weight, bias))
 
 
-@def_op('linear', _linear_meta, inputs=('x', 'weight', 'bias?'), attrs={})
+def _linear_flops(ins, outs, attrs):
+    """Paddle's matmul count, plus its separate bias add."""
+    n = ins['weight'][0] * per_sample(outs['out'])
+    return n + (per_sample(outs['out']) if ins['bias'] is not None else 0)
+
+
+@def_op('linear', _linear_meta, inputs=('x', 'weight', 'bias?'), attrs={}, pattern='opaque',
+        fresh=True, amp='white', paddle_names=('linear_v2',), flops=_linear_flops)
 @float32_compute
 def linear_op(x, weight, bias):
     """``x @ weight + bias`` with Paddle's weight layout [in_features, out_features]."""
@@ -1530,7 +1575,9 @@ _INTERP_TYPES = {'in_size': 'ints', 'out_size': 'ints', 'scales': 'float|floats|
 
 
 @def_op('interpolate', _interp_meta, inputs=('x',), attrs=_INTERP_ATTRS, save_inputs=False,
-        attr_types=_INTERP_TYPES)
+        attr_types=_INTERP_TYPES, pattern='opaque', amp='always_black',
+        paddle_names=('linear_interp_v2', 'nearest_interp_v2', 'bilinear_interp_v2',
+                      'bicubic_interp_v2', 'trilinear_interp_v2'))
 @float32_compute
 def interpolate_op(x, in_size, out_size, scales, mode, align_corners, align_mode, data_format,
                    antialias=False):
@@ -1563,7 +1610,7 @@ def _interpolate_onnx(g, x, in_size, out_size, scales, mode, align_corners, alig
 
 
 @def_op('interpolate_grad', _interp_grad_meta, inputs=('g',), attrs=_INTERP_ATTRS,
-        save_inputs=False, attr_types=_INTERP_TYPES)
+        save_inputs=False, attr_types=_INTERP_TYPES, pattern='opaque')
 @float32_compute
 def interpolate_grad_op(g, in_size, out_size, scales, mode, align_corners, align_mode,
                         data_format, antialias=False):

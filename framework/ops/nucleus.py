@@ -72,7 +72,8 @@ def _check_rows(name, value, rows):
 
 @def_op('top_p_sampling', _top_p_meta, inputs=('x', 'ps', 'threshold?', 'topp_seed?'),
         outputs=('out', 'ids', 'topk_scores', 'topk_ids'),
-        attrs={'seed': -1, 'k': 0, 'mode': 'truncated'}, random=True, differentiable=False)
+        attrs={'seed': -1, 'k': 0,
+               'mode': 'truncated'}, effects=('random',), differentiable=False, pattern='opaque')
 def top_p_sampling_op(x, ps, threshold=None, topp_seed=None, seed=-1, k=0, mode='truncated'):
     """Per row of x: the drawn probability and token id, and the k most
     probable ones."""

@@ -77,7 +77,8 @@ def _update_op(name, inputs, outputs, attrs, scalars=()):
     outs = tuple(o + '_out' for o in outputs)
     declare = def_op(name, _update_meta(inputs, outputs, scalars), inputs=inputs,
                      outputs=outs, attrs=attrs, differentiable=False,
-                     inplace_map={o + '_out': o for o in outputs})
+                     inplace_map={o + '_out': o for o in outputs}, effects=('stateful',),
+                     pattern='opaque')
     sources = tuple(inputs.index(o) for o in outputs)
     return lambda kernel: declare(_half_in_float32(kernel, sources))
 
@@ -428,7 +429,8 @@ def _asgd_meta(param, grad, learning_rate, d, y, m, batch_num=1):
 @def_op('asgd', _asgd_meta, inputs=('param', 'grad', 'learning_rate', 'd', 'y', 'm'),
         outputs=('param_out', 'd_out', 'y_out', 'm_out'), attrs={'batch_num': 1},
         differentiable=False,
-        inplace_map={'param_out': 'param', 'd_out': 'd', 'y_out': 'y', 'm_out': 'm'})
+        inplace_map={'param_out': 'param', 'd_out': 'd', 'y_out': 'y', 'm_out': 'm'},
+        effects=('stateful',), pattern='opaque')
 def asgd_op(param, grad, learning_rate, d, y, m, batch_num):
     """Stochastic average gradient (Schmidt et al.): ``y[i]`` is the gradient
     batch slot i = m % batch_num gave last time, ``d`` their sum; d += grad - y[i],
@@ -472,7 +474,7 @@ def _regularized_meta(grad, param, method, coeff):
                 meta.result_dtype(grad, param))
 
 
-@def_op('regularized_grad', _regularized_meta, differentiable=False)
+@def_op('regularized_grad', _regularized_meta, differentiable=False, pattern='opaque')
 def regularized_grad_op(grad, param, method='l2_decay', coeff=0.0):
     """Coupled weight decay: grad + coeff * param ('l2_decay') or
     grad + coeff * sign(param) ('l1_decay'). ``grad`` may be 0 to get the
@@ -494,7 +496,8 @@ def _norm_meta(x):
     return Meta((), _norm_dtype(meta.dtype_of(x)))
 
 
-@def_op('squared_l2_norm', _norm_meta)
+@def_op('squared_l2_norm', _norm_meta, pattern='opaque', amp='black',
+        paddle_names=('frobenius_norm',))
 def squared_l2_norm_op(x):
     """sum(x ** 2) as a 0-d tensor (the per-gradient term of global-norm clipping);
     float32 for half-precision x."""
@@ -513,7 +516,7 @@ def _squared_l2_norm_fast(g, x, out):
     return ((2.0 * g) * x).astype(x.dtype, copy=False)
 
 
-@def_op('clip_by_norm', meta.unchanged, differentiable=False)
+@def_op('clip_by_norm', meta.unchanged, differentiable=False, pattern='opaque')
 def clip_by_norm_op(x, max_norm=1.0):
     """x * max_norm / ||x|| when ||x|| > max_norm, else x (Paddle's clip_by_norm)."""
     norm = _l2(x)

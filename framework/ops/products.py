@@ -71,7 +71,8 @@ def _einsum_meta(operands, equation=''):
                                        *operands))
 
 
-@def_op('einsum', _einsum_meta, inputs=('operands*',), attrs={'equation': ''})
+@def_op('einsum', _einsum_meta, inputs=('operands*',), attrs={'equation': ''}, pattern='opaque',
+        amp='white')
 @float32_compute
 def einsum_op(operands, equation=''):
     """The contraction an explicit einsum equation describes (numpy's einsum;
@@ -227,7 +228,7 @@ def _trace_meta(x, offset=0, axis1=0, axis2=1):
     return Meta([d for i, d in enumerate(shape) if i not in (a1, a2)], meta.dtype_of(x))
 
 
-@def_op('trace', _trace_meta, save_inputs=False)
+@def_op('trace', _trace_meta, save_inputs=False, pattern='opaque')
 def trace_op(x, offset=0, axis1=0, axis2=1):
     """Sum of the ``offset`` diagonal of the (axis1, axis2) planes (0 when
     the diagonal is empty)."""
@@ -256,7 +257,8 @@ def _trace_adjoint_meta(g, x, offset=0, axis1=0, axis2=1):
     return Meta(meta.shape_of(x), meta.dtype_of(g))
 
 
-@def_op('trace_adjoint', _trace_adjoint_meta, no_grad_inputs=('x',), save_inputs=False)
+@def_op('trace_adjoint', _trace_adjoint_meta, no_grad_inputs=('x',), save_inputs=False,
+        pattern='opaque')
 def trace_adjoint_op(g, x, offset=0, axis1=0, axis2=1):
     """A zero tensor of x's shape with ``g`` on the ``offset`` diagonal of
     each (axis1, axis2) plane (the gradient of trace)."""

@@ -50,7 +50,8 @@ def _as_outputs(res, out_shapes, out_dtypes, func_id):
         attrs={'func_id': -1, 'out_shapes': (), 'out_dtypes': (), 'backward_id': -1,
                'keep': ()},
         save_inputs=True, attr_types={'out_shapes': 'value', 'out_dtypes': 'strs',
-                                      'keep': 'bools|ints'})
+                                      'keep': 'bools|ints'},
+        pattern='opaque', effects=('callback',))
 def py_func_op(xs, func_id=-1, out_shapes=(), out_dtypes=(), backward_id=-1, keep=()):
     """Call registered function ``func_id`` on the input arrays; its results
     (one array or a list) become the outputs, cast to ``out_dtypes``."""

@@ -23,13 +23,14 @@ def _float_input(x, api):
 
 # ---- ops ------------------------------------------------------------------------------
 
-@def_op('exponential_random_like', meta.unchanged, differentiable=False, random=True)
+@def_op('exponential_random_like', meta.unchanged, differentiable=False, effects=('random',),
+        pattern='opaque')
 def exponential_like_op(x, lam=1.0):
     """Exponential samples of rate ``lam`` with x's shape and dtype."""
     return _random.generator().exponential(1.0 / lam, np.shape(x)).astype(x.dtype)
 
 
-@def_op('randint_like', meta.unchanged, differentiable=False, random=True)
+@def_op('randint_like', meta.unchanged, differentiable=False, effects=('random',), pattern='opaque')
 def randint_like_op(x, low=0, high=1):
     """Integers uniform in [low, high) with x's shape, in x's dtype."""
     return _random.generator().integers(low, high, np.shape(x), dtype=np.int64,

@@ -99,7 +99,7 @@ def _expand_reduced_meta(x, target, axis=None, keepdim=False):
 
 
 @def_op('expand_reduced', _expand_reduced_meta, no_grad_inputs=('target',),
-        save_inputs=False, attr_types={'axis': 'int|ints|None'})
+        save_inputs=False, attr_types={'axis': 'int|ints|None'}, pattern='opaque')
 def expand_reduced(x, target, axis=None, keepdim=False):
     """Broadcast ``x``, the result of reducing ``target`` over ``axis``, back to
     ``target``'s shape (only the shape of ``target`` is read)."""
@@ -130,7 +130,7 @@ def _numel_meta(x, axis=None, dtype='int64'):
 
 
 @def_op('reduced_numel', _numel_meta, differentiable=False, save_inputs=False,
-        attr_types={'axis': 'int|ints|None'})
+        attr_types={'axis': 'int|ints|None'}, pattern='opaque')
 def numel_op(x, axis=None, dtype='int64'):
     """How many elements of ``x`` a reduction over ``axis`` combines (0-D);
     grad rules use it when the static shape is unknown."""
@@ -151,7 +151,8 @@ def _sum_meta(x, axis=None, keepdim=False, dtype=None):
 
 
 @def_op('sum', _sum_meta, save_inputs=False,
-        attr_types={'axis': 'int|ints|None', 'dtype': 'str|None'})
+        attr_types={'axis': 'int|ints|None', 'dtype': 'str|None'}, pattern='reduce', identity=0,
+        flops=None, amp='black', paddle_names=('reduce_sum',))
 def sum_op(x, axis=None, keepdim=False, dtype=None):
     """Sum over ``axis``; bool and int32 inputs give int64 (Paddle's rule)."""
     d = x.dtype
@@ -182,7 +183,8 @@ def _sum_onnx(g, x, axis, keepdim, dtype):
     return s if acc == out else g.op('Cast', s, to=g.tensor_type(out))
 
 
-@def_op('mean', _float_reduce_meta, save_inputs=False, attr_types={'axis': 'int|ints|None'})
+@def_op('mean', _float_reduce_meta, save_inputs=False, attr_types={'axis': 'int|ints|None'},
+        pattern='reduce', identity=None, flops=None, amp='black', paddle_names=('reduce_mean',))
 def mean_op(x, axis=None, keepdim=False):
     """Arithmetic mean over ``axis`` (integer inputs give the default float)."""
     x = _float(x)
@@ -214,7 +216,9 @@ def _extreme(name, ufunc, split):
     def kernel(x, axis=None, keepdim=False):
         return ufunc.reduce(x, _axis_tuple(axis), keepdims=keepdim)
     kernel.__doc__ = "%s over ``axis``." % name
-    op = def_op(name, meta.reduce, attr_types={'axis': 'int|ints|None'})(kernel)
+    # no identity: numpy refuses to reduce nothing (-inf would be one for floats only)
+    op = def_op(name, meta.reduce, attr_types={'axis': 'int|ints|None'}, pattern='reduce',
+                identity=None, flops=None)(kernel)
 
     @op.def_grad
     def grad(g, x, out, axis, keepdim):
@@ -247,7 +251,8 @@ for _op, _type in ((max_op, 'ReduceMax'), (min_op, 'ReduceMin'), (amax_op, 'Redu
 
 # ---- prod ------------------------------------------------------------------------
 
-@def_op('prod', meta.reduce, attr_types={'axis': 'int|ints|None'})
+@def_op('prod', meta.reduce, attr_types={'axis': 'int|ints|None'}, pattern='reduce', identity=1,
+        flops=None, amp='black', paddle_names=('reduce_prod',))
 def prod_op(x, axis=None, keepdim=False):
     """Product over ``axis`` (keeps the input dtype)."""
     return np.multiply.reduce(x, _axis_tuple(axis), x.dtype, keepdims=keepdim)
@@ -295,14 +300,14 @@ def _arg_meta(x, axis=None, keepdim=False, dtype='int64'):
 
 
 @def_op('argmax', _arg_meta, differentiable=False, save_inputs=False,
-        attr_types={'axis': 'int|None'})
+        attr_types={'axis': 'int|None'}, pattern='reduce', identity=None, flops=None)
 def argmax_op(x, axis=None, keepdim=False, dtype='int64'):
     """Index of the first maximum along ``axis`` (None: of the flattened input)."""
     return np.argmax(x, axis, keepdims=keepdim).astype(dtype, copy=False)
 
 
 @def_op('argmin', _arg_meta, differentiable=False, save_inputs=False,
-        attr_types={'axis': 'int|None'})
+        attr_types={'axis': 'int|None'}, pattern='reduce', identity=None, flops=None)
 def argmin_op(x, axis=None, keepdim=False, dtype='int64'):
     """Index of the first minimum along ``axis`` (None: of the flattened input)."""
     return np.argmin(x, axis, keepdims=keepdim).astype(dtype, copy=False)
@@ -327,7 +332,8 @@ argmin_op.def_onnx(_onnx_arg('ArgMin'))
 
 # ---- logsumexp, var, std -------------------------------------------------------------
 
-@def_op('logsumexp', _float_reduce_meta, attr_types={'axis': 'int|ints|None'})
+@def_op('logsumexp', _float_reduce_meta, attr_types={'axis': 'int|ints|None'}, pattern='reduce',
+        identity=None, flops=None)
 def logsumexp_op(x, axis=None, keepdim=False):
     """``log(sum(exp(x)))`` over ``axis``, shifted by the maximum for stability."""
     x = _float(x)
@@ -396,14 +402,16 @@ def _var_kernel(x, axis, keepdim, correction):
         return np.true_divide(s, _dof(n, correction), dtype=x.dtype)
 
 
-@def_op('var', _float_reduce_meta, attr_types={'axis': 'int|ints|None'})
+@def_op('var', _float_reduce_meta, attr_types={'axis': 'int|ints|None'}, pattern='reduce',
+        identity=None, flops=None, amp='black', paddle_names=('mean',))
 def var_op(x, axis=None, keepdim=False, correction=1.0):
     """Variance over ``axis``: squared deviations summed and divided by
     n - correction (1: the unbiased estimate, 0: the population variance)."""
     return _var_kernel(x, axis, keepdim, correction)
 
 
-@def_op('std', _float_reduce_meta, attr_types={'axis': 'int|ints|None'})
+@def_op('std', _float_reduce_meta, attr_types={'axis': 'int|ints|None'}, pattern='reduce',
+        identity=None, flops=None, amp='black', paddle_names=('mean',))
 def std_op(x, axis=None, keepdim=False, correction=1.0):
     """Standard deviation over ``axis`` (the square root of ``var``)."""
     out = _var_kernel(x, axis, keepdim, correction)
@@ -465,14 +473,16 @@ std_op.def_onnx(lambda g, x, axis, keepdim, correction: g.op(
 # ---- all / any ---------------------------------------------------------------------
 
 @def_op('all', meta.reduce_to_dtype(np.bool_), differentiable=False, save_inputs=False,
-        attr_types={'axis': 'int|ints|None'})
+        attr_types={'axis': 'int|ints|None'}, pattern='reduce',
+        identity=True, flops=None)
 def all_op(x, axis=None, keepdim=False):
     """True where every element over ``axis`` is nonzero."""
     return np.logical_and.reduce(x, _axis_tuple(axis), keepdims=keepdim)
 
 
 @def_op('any', meta.reduce_to_dtype(np.bool_), differentiable=False, save_inputs=False,
-        attr_types={'axis': 'int|ints|None'})
+        attr_types={'axis': 'int|ints|None'}, pattern='reduce',
+        identity=False, flops=None)
 def any_op(x, axis=None, keepdim=False):
     """True where some element over ``axis`` is nonzero."""
     return np.logical_or.reduce(x, _axis_tuple(axis), keepdims=keepdim)

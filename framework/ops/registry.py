@@ -41,6 +41,19 @@ An ``OpDef`` carries everything either mode needs:
                verifier); see
                ``static/control_flow.py``. Its sub-blocks are found from this
                declaration, never from attribute names (``static/sub_blocks.py``).
+* ``kernels``  ``{backend: kernel}``: ``'numpy'`` is ``kernel``, the
+               reference every other backend's kernel (``@op.def_kernel(name)``)
+               is tested against on the op's test cases.
+* what the op *is* (``ops/properties.py``): ``pattern`` (elementwise /
+               broadcast / reduce / view / opaque), ``effects`` (random,
+               stateful, io, collective, callback), ``ufunc``/``ufunc_on``,
+               ``identity``, ``passthrough``, ``kernel_into``, ``fresh``,
+               ``inference`` (the op's inference form), the AMP class
+               (``amp``, ``amp_inputs``, ``paddle_names``, ``amp_names``,
+               ``amp_rule``), ``flops`` and the code generator's ``lean``
+               specializer (``@op.def_lean``). Passes, the code generator,
+               the verifier, auto_cast and ``paddle.flops`` read these; nothing
+               outside the op keeps a table of op names.
 
 Calling an OpDef (``op(*inputs, *attrs)``) dispatches to whichever mode is
 active (``ops/modes.py``: the modes install their handlers there, so this
@@ -54,6 +67,7 @@ import threading
 import numpy as np
 
 from . import attr_types as _attr_types
+from . import properties as _props
 from .modes import handlers as _handlers
 from .modes import in_static_mode
 
@@ -115,14 +129,22 @@ class OpDef:
                  'save_inputs', 'doc', 'test_cases', 'eager_fn', 'variadic_out',
                  'value_from_meta', 'promote', 'attr_types', 'attr_ranges',
                  'undeclared_attrs', 'onnx', 'output_variadic', 'sub_blocks', 'emit',
-                 'block_grad', 'block_rules', 'plain_fast_grad')
+                 'block_grad', 'block_rules', 'plain_fast_grad', 'kernels',
+                 # what the op is (ops/properties.py)
+                 'pattern', 'effects', 'ufunc', 'ufunc_on', 'identity', 'passthrough',
+                 'kernel_into', 'fresh', 'inference', 'amp', 'amp_inputs', 'paddle_names',
+                 'amp_names', 'amp_rule', 'flops', 'lean')
 
     def __init__(self, name, kernel, infer_meta, inputs, outputs, attrs,
                  grad=None, fast_grad=None, differentiable=True,
-                 no_grad_inputs=(), nondiff_outputs=(), random=False,
+                 no_grad_inputs=(), nondiff_outputs=(),
                  inplace_map=None, save_inputs=True, value_from_meta=None, promote=(),
                  attr_types=None, attr_ranges=None, sub_blocks=(), emit=None,
-                 block_grad=None, block_rules=None):
+                 block_grad=None, block_rules=None, pattern=_props.UNDECLARED, effects=(),
+                 ufunc=_props.UNDECLARED, ufunc_on='any', identity=_props.UNDECLARED,
+                 passthrough=_props.UNDECLARED, kernel_into=None, fresh=None, inference=None,
+                 amp='gray', amp_inputs=None, paddle_names=(), amp_names=None, amp_rule=None,
+                 flops=_props.UNDECLARED):
         self.name = name
         self.input_names = tuple(n.rstrip('*?') for n in inputs)
         self.variadic = tuple(n.endswith('*') for n in inputs)
@@ -148,13 +170,13 @@ class OpDef:
             raise ValueError("op '%s': attr_ranges names attributes it does not have: %s"
                              % (name, ', '.join(sorted(unknown))))
         self.kernel = kernel
+        self.kernels = {'numpy': kernel}
         self.infer_meta = infer_meta
         self.no_grad_inputs = frozenset(no_grad_inputs)
         self.grad = self._adapt(grad)
         self.fast_grad = self._adapt(fast_grad)
         self.differentiable = differentiable and grad is not None
         self.nondiff_outputs = frozenset(nondiff_outputs)
-        self.random = random
         # {output_name: input_name} for ops whose output overwrites an input
         # (batch_norm's running statistics); static mode reuses the variable.
         self.inplace_map = dict(inplace_map or {})
@@ -180,6 +202,65 @@ class OpDef:
         self.sub_blocks = tuple(sub_blocks)
         self.emit = emit
         self.block_grad, self.block_rules = block_grad, block_rules
+        self.lean = None
+        self._declare(pattern, effects, ufunc, ufunc_on, identity, passthrough, kernel_into,
+                      fresh, inference, amp, amp_inputs, paddle_names, amp_names, amp_rule,
+                      flops)
+
+    def _declare(self, pattern, effects, ufunc, ufunc_on, identity, passthrough, kernel_into,
+                 fresh, inference, amp, amp_inputs, paddle_names, amp_names, amp_rule, flops):
+        """Check and set what the op is (``ops/properties.py``)."""
+        def bad(what):
+            return ValueError("op '%s': %s" % (self.name, what))
+        if pattern is not _props.UNDECLARED and pattern not in _props.PATTERNS:
+            raise bad("pattern must be one of %s, got %r" % (', '.join(_props.PATTERNS), pattern))
+        unknown = set(effects) - set(_props.EFFECTS)
+        if unknown:
+            raise bad("unknown effects %s (known: %s)" % (sorted(unknown),
+                                                          ', '.join(_props.EFFECTS)))
+        if self.inplace_map and 'stateful' not in effects:
+            raise bad("writes inputs in place (inplace_map) but does not declare effect 'stateful'")
+        if ufunc_on not in _props.UFUNC_DOMAINS:
+            raise bad("ufunc_on must be one of %s, got %r" % (_props.UFUNC_DOMAINS, ufunc_on))
+        if amp not in _props.AMP_CLASSES:
+            raise bad("amp must be one of %s, got %r" % (', '.join(_props.AMP_CLASSES), amp))
+        names = set(self.input_names)
+        for what, given in (('amp_inputs', amp_inputs or ()),
+                            ('identity', identity if isinstance(identity, dict) else ()),
+                            ('passthrough', [_passthrough_input(passthrough)]
+                             if _props.value(passthrough) else ())):
+            unknown = set(given) - names
+            if unknown:
+                raise bad("%s names inputs it does not have: %s" % (what,
+                                                                    ', '.join(sorted(unknown))))
+        self.pattern = pattern
+        self.effects = frozenset(effects)
+        self.random = 'random' in self.effects
+        self.ufunc, self.ufunc_on, self.identity = ufunc, ufunc_on, identity
+        self.passthrough = passthrough
+        u = _props.value(ufunc)
+        if kernel_into is None and u is not None and not self.n_attrs:
+            kernel_into = _props.ufunc_kernel_into(u, self.n_in, ufunc_on)
+        self.kernel_into = kernel_into
+        self.fresh = pattern in _props.FRESH_PATTERNS if fresh is None else bool(fresh)
+        self.inference = inference
+        self.amp = amp
+        self.amp_inputs = (tuple(self.input_names.index(n) for n in amp_inputs)
+                           if amp_inputs else None)
+        self.paddle_names = tuple(paddle_names)
+        self.amp_names, self.amp_rule = amp_names, amp_rule
+        self.flops = flops
+
+    @property
+    def pure(self):
+        """No effects: running it twice, earlier, or not at all (when nothing
+        reads it) changes nothing but its outputs."""
+        return not self.effects
+
+    @property
+    def kept(self):
+        """Has effects that make it run even when nothing reads its outputs."""
+        return not self.effects.isdisjoint(_props.KEPT_EFFECTS)
 
     def __call__(self, *args):
         """Run (eager) or append (static) the op: ``op(*inputs, *attrs)``."""
@@ -239,6 +320,24 @@ class OpDef:
         self.onnx = fn
         return fn
 
+    def def_kernel(self, backend):
+        """Decorator: the op's kernel for ``backend`` (``'numpy'`` is the
+        reference, set by ``def_op``); same signature as the numpy kernel."""
+        if backend == 'numpy':
+            raise ValueError("op '%s': the numpy kernel is the one def_op declares" % self.name)
+
+        def register(fn):
+            self.kernels[backend] = fn
+            return fn
+        return register
+
+    def def_lean(self, fn):
+        """Decorator: the code generator's specializer ``fn(call) -> Lean or
+        None`` (``static/lean.py``: the numpy call a plan makes instead of the
+        kernel call when the Program's dtypes and shapes allow)."""
+        self.lean = fn
+        return fn
+
     def _adapt(self, fn):
         """For a variadic output, callers pass ``*grads, *inputs, *outputs,
         *attrs`` flat; the rule receives ``grads`` and ``outputs`` as lists."""
@@ -260,8 +359,12 @@ class OpDef:
                                           ', '.join(self.output_names))
 
 
+def _passthrough_input(passthrough):
+    return passthrough[0] if isinstance(passthrough, tuple) else passthrough
+
+
 def def_block_op(name, inputs, outputs, attrs, sub_blocks, emit, doc,
-                 block_grad=None, block_rules=None, attr_types=None):
+                 block_grad=None, block_rules=None, attr_types=None, inference=None):
     """Declare an op that runs sub-blocks of a Program (``cond``, ``while``).
 
     It has no numpy kernel: the code generator calls ``emit(code, op)``,
@@ -276,7 +379,8 @@ def def_block_op(name, inputs, outputs, attrs, sub_blocks, emit, doc,
                       "directly: %s" % (name, doc.strip().splitlines()[0]))
     op = OpDef(name, outside_a_program, outside_a_program, inputs, outputs, attrs,
                differentiable=False, attr_types=attr_types, sub_blocks=sub_blocks, emit=emit,
-               block_grad=block_grad, block_rules=block_rules)
+               block_grad=block_grad, block_rules=block_rules, pattern='opaque',
+               amp='never', inference=inference)
     op.doc = doc
     return _register(op)
 

@@ -121,7 +121,7 @@ def _lstm_meta(x, h, c, weight_hh, bias=None):
 
 
 @def_op('lstm_cell', _lstm_meta, inputs=('x', 'h', 'c', 'weight_hh', 'bias?'),
-        outputs=('h_out', 'c_out', 'gates'), attrs={}, nondiff_outputs=('gates',))
+        outputs=('h_out', 'c_out', 'gates'), attrs={}, nondiff_outputs=('gates',), pattern='opaque')
 @float32_compute
 def lstm_cell_op(x, h, c, weight_hh, bias):
     """One LSTM step (see the module doc); returns (h', c', activated gates)."""
@@ -232,7 +232,7 @@ def _gru_meta(x, h, weight_hh, bias=None):
 
 @def_op('gru_cell', _gru_meta, inputs=('x', 'h', 'weight_hh', 'bias?'),
         outputs=('h_out', 'gates', 'hidden_c'), attrs={},
-        nondiff_outputs=('gates', 'hidden_c'))
+        nondiff_outputs=('gates', 'hidden_c'), pattern='opaque')
 @float32_compute
 def gru_cell_op(x, h, weight_hh, bias):
     """One GRU step (see the module doc); returns (h', gates [r, z, c], h_c)."""

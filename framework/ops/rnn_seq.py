@@ -218,7 +218,7 @@ def _sum_of_products(a, b):
         outputs=('y', 'h_n', 'c_n', 'gates', 'h_prev', 'c_prev', 'tanh_c'),
         attrs={'reverse': False, 'time_major': True},
         nondiff_outputs=('gates', 'h_prev', 'c_prev', 'tanh_c'),
-        no_grad_inputs=('sequence_length',))
+        no_grad_inputs=('sequence_length',), pattern='opaque')
 @float32_compute
 def lstm_seq_op(x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0, sequence_length,
                 reverse, time_major):
@@ -449,7 +449,7 @@ def _lstm_seq_grad_meta(gy, gh_n, gc_n, x, weight_ih, weight_hh, h0, c0, sequenc
         inputs=('gy', 'gh_n', 'gc_n', 'x', 'weight_ih', 'weight_hh', 'h0', 'c0',
                 'sequence_length?', 'gates', 'h_prev', 'c_prev', 'tanh_c'),
         outputs=('dx', 'dweight_ih', 'dweight_hh', 'dbias', 'dh0', 'dc0'),
-        attrs={'reverse': False, 'time_major': True}, differentiable=False)
+        attrs={'reverse': False, 'time_major': True}, differentiable=False, pattern='opaque')
 def lstm_seq_grad_op(gy, gh_n, gc_n, x, weight_ih, weight_hh, h0, c0, sequence_length, gates,
                      h_prev, c_prev, tanh_c, reverse, time_major):
     """The gradients of ``lstm_seq`` (one bias gradient: both biases get it)."""
@@ -522,7 +522,7 @@ def _onnx_output(g, y, time_major):
         outputs=('y', 'h_n', 'gates', 'hidden', 'h_prev'),
         attrs={'reverse': False, 'time_major': True},
         nondiff_outputs=('gates', 'hidden', 'h_prev'),
-        no_grad_inputs=('sequence_length',))
+        no_grad_inputs=('sequence_length',), pattern='opaque')
 @float32_compute
 def gru_seq_op(x, weight_ih, weight_hh, bias_ih, bias_hh, h0, sequence_length, reverse,
                time_major):
@@ -675,7 +675,7 @@ lstm_seq_grad_op.def_grad(_needs_known_steps('lstm_seq_grad'))
         inputs=('gy', 'gh_n', 'x', 'weight_ih', 'weight_hh', 'h0', 'sequence_length?', 'gates',
                 'hidden', 'h_prev'),
         outputs=('dx', 'dweight_ih', 'dweight_hh', 'dbias_ih', 'dbias_hh', 'dh0'),
-        attrs={'reverse': False, 'time_major': True}, differentiable=False)
+        attrs={'reverse': False, 'time_major': True}, differentiable=False, pattern='opaque')
 def gru_seq_grad_op(gy, gh_n, x, weight_ih, weight_hh, h0, sequence_length, gates, hidden,
                     h_prev, reverse, time_major):
     """The gradients of ``gru_seq``."""

@@ -29,8 +29,8 @@ def _float_dtype(x):
     return x.dtype if x.dtype.kind == 'f' else _dt.default_float()
 
 
-@def_op('standard_gamma', _float_param_meta, inputs=('x',), attrs={}, random=True,
-        differentiable=False)
+@def_op('standard_gamma', _float_param_meta, inputs=('x',), attrs={}, effects=('random',),
+        differentiable=False, pattern='opaque')
 def standard_gamma_op(x):
     """Gamma(x, 1) samples; a non-positive shape gives 0 (as Paddle)."""
     a = np.asarray(x, np.float64)
@@ -42,14 +42,14 @@ def standard_gamma_op(x):
 
 
 @def_op('standard_gamma_grad', meta.broadcast, inputs=('out', 'x'), attrs={},
-        differentiable=False, promote=('out', 'x'))
+        differentiable=False, promote=('out', 'x'), pattern='opaque')
 def standard_gamma_grad_op(out, x):
     """d out / d x of standard gamma samples ``out`` with shapes ``x``, at a fixed
     quantile of each sample."""
     return gamma_sample_grad(x, out).astype(out.dtype, copy=False)
 
 
-@def_op('poisson', meta.unchanged, inputs=('x',), attrs={}, random=True)
+@def_op('poisson', meta.unchanged, inputs=('x',), attrs={}, effects=('random',), pattern='opaque')
 def poisson_op(x):
     """Poisson(x) counts in x's dtype; a non-positive rate gives 0 (as Paddle)."""
     lam = np.asarray(x, np.float64)
@@ -69,7 +69,7 @@ def _binomial_meta(count, prob):
 
 
 @def_op('binomial', _binomial_meta, inputs=('count', 'prob'), attrs={},
-        differentiable=False, random=True)
+        differentiable=False, effects=('random',), pattern='opaque')
 def binomial_op(count, prob):
     """Binomial(count, prob) successes (int64); prob is clipped to [0, 1]."""
     p = np.asarray(prob, np.float64)

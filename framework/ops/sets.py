@@ -37,7 +37,7 @@ def _unique_meta(x, axis, dtype):
 
 
 @def_op('unique', _unique_meta, outputs=('out', 'index', 'inverse', 'counts'),
-        differentiable=False, attr_types={'axis': 'int|None'})
+        differentiable=False, attr_types={'axis': 'int|None'}, pattern='opaque')
 def unique_op(x, axis=None, dtype='int64'):
     """The sorted distinct values (or slices along ``axis``) of x, the index
     of each one's first occurrence, the inverse map and the counts."""
@@ -83,7 +83,7 @@ def _consecutive_meta(x, axis, dtype):
 
 
 @def_op('unique_consecutive', _consecutive_meta, outputs=('out', 'inverse', 'counts'),
-        differentiable=False, attr_types={'axis': 'int|None'})
+        differentiable=False, attr_types={'axis': 'int|None'}, pattern='opaque')
 def unique_consecutive_op(x, axis=None, dtype='int64'):
     """x with each run of equal consecutive values (or slices along ``axis``)
     kept once, the inverse map and the run lengths."""
@@ -134,7 +134,7 @@ def _searchsorted_meta(sorted_sequence, values, out_int32, right):
     return Meta(v, np.int32 if out_int32 else np.int64)
 
 
-@def_op('searchsorted', _searchsorted_meta, differentiable=False)
+@def_op('searchsorted', _searchsorted_meta, differentiable=False, pattern='opaque')
 def searchsorted_op(sorted_sequence, values, out_int32=False, right=False):
     """For each value, the index into the (innermost dim of the) sorted
     sequence where it would be inserted to keep it sorted: before equal
@@ -187,7 +187,7 @@ def _isin_meta(x, test_x, assume_unique, invert):
     return Meta(meta.shape_of(x), np.bool_)
 
 
-@def_op('isin', _isin_meta, differentiable=False)
+@def_op('isin', _isin_meta, differentiable=False, pattern='opaque')
 def isin_op(x, test_x, assume_unique=False, invert=False):
     """True where an element of x occurs in test_x (False with ``invert``)."""
     return np.isin(x, test_x, assume_unique=assume_unique, invert=invert)

@@ -46,7 +46,7 @@ def _frame_index(seq_len, frame_length, hop_length):
     return np.arange(frame_length)[:, None] + hop_length * np.arange(n)[None, :]
 
 
-@def_op('frame', _frame_meta, save_inputs=False)
+@def_op('frame', _frame_meta, save_inputs=False, pattern='opaque')
 def frame_op(x, frame_length=1, hop_length=1, axis=-1):
     """Overlapping frames: axis -1 gives [..., frame_length, num_frames], axis 0
     [num_frames, frame_length, ...]."""
@@ -85,7 +85,7 @@ def _overlap_add_meta(x, hop_length, axis):
     return Meta(out, meta.dtype_of(x))
 
 
-@def_op('overlap_add', _overlap_add_meta, save_inputs=False)
+@def_op('overlap_add', _overlap_add_meta, save_inputs=False, pattern='opaque')
 def overlap_add_op(x, hop_length=1, axis=-1):
     """Sums frames ([..., frame_length, num_frames] for axis -1) into a signal."""
     _overlap_add_meta(x, hop_length, axis)
@@ -102,7 +102,7 @@ def _frame_grad_meta(g, x, hop_length, axis):
     return Meta(meta.shape_of(x), meta.dtype_of(g))
 
 
-@def_op('frame_grad', _frame_grad_meta, no_grad_inputs=('x',), save_inputs=False)
+@def_op('frame_grad', _frame_grad_meta, no_grad_inputs=('x',), save_inputs=False, pattern='opaque')
 def frame_grad_op(g, x, hop_length=1, axis=-1):
     """The adjoint of ``frame``: frames summed back onto x's samples (x gives the
     length; samples no frame covers get 0)."""

@@ -96,7 +96,8 @@ def _lgamma64(x):
     return out
 
 
-@def_op('lgamma', _float_meta, inputs=('x',), attrs={})
+@def_op('lgamma', _float_meta, inputs=('x',), attrs={}, pattern='elementwise', ufunc=None,
+        flops=None)
 def lgamma_op(x):
     """log|Gamma(x)|; +inf at the poles 0, -1, -2, ..."""
     return _unary64(_lgamma64, x)
@@ -145,7 +146,8 @@ def _digamma64(x):
     return out
 
 
-@def_op('digamma', _float_meta, inputs=('x',), attrs={})
+@def_op('digamma', _float_meta, inputs=('x',), attrs={}, pattern='elementwise', ufunc=None,
+        flops=None)
 def digamma_op(x):
     """psi(x) = d/dx log Gamma(x)."""
     return _unary64(_digamma64, x)
@@ -217,7 +219,8 @@ def _polygamma_meta(x, n=0):
     return _float_meta(x)
 
 
-@def_op('polygamma', _polygamma_meta, inputs=('x',), attrs={'n': 0})
+@def_op('polygamma', _polygamma_meta, inputs=('x',), attrs={'n': 0}, pattern='elementwise',
+        ufunc=None, flops=None)
 def polygamma_op(x, n=0):
     """The n-th derivative of digamma (n = 0: digamma itself)."""
     return _unary64(_polygamma64, x, int(n))
@@ -401,7 +404,7 @@ def _gammainc_meta(x, y):
 
 
 @def_op('gammainc', _gammainc_meta, inputs=('x', 'y'), attrs={}, no_grad_inputs=('x',),
-        promote=('x', 'y'))
+        promote=('x', 'y'), pattern='broadcast', ufunc=None, identity=None, flops=None)
 def gammainc_op(x, y):
     """P(x, y): the regularized lower incomplete gamma function."""
     _check_gammainc_args(x, y, 'gammainc')
@@ -409,7 +412,7 @@ def gammainc_op(x, y):
 
 
 @def_op('gammaincc', _gammainc_meta, inputs=('x', 'y'), attrs={}, no_grad_inputs=('x',),
-        promote=('x', 'y'))
+        promote=('x', 'y'), pattern='broadcast', ufunc=None, identity=None, flops=None)
 def gammaincc_op(x, y):
     """Q(x, y) = 1 - P(x, y): the regularized upper incomplete gamma function."""
     _check_gammainc_args(x, y, 'gammaincc')

@@ -57,7 +57,7 @@ def _kth_meta(x, k=1, axis=-1):
     return _keep_meta(x, axis, np.int64)
 
 
-@def_op('kthvalue_index', _kth_meta, differentiable=False)
+@def_op('kthvalue_index', _kth_meta, differentiable=False, pattern='opaque')
 def kthvalue_index_op(x, k=1, axis=-1):
     """Index of the k-th smallest element along ``axis`` (keepdim shape)."""
     if x.ndim == 0:
@@ -66,7 +66,8 @@ def kthvalue_index_op(x, k=1, axis=-1):
     return np.take(order, [k - 1], axis=axis).astype(np.int64)
 
 
-@def_op('mode_index', lambda x, axis=-1: _keep_meta(x, axis, np.int64), differentiable=False)
+@def_op('mode_index', lambda x, axis=-1: _keep_meta(x, axis, np.int64), differentiable=False,
+        pattern='opaque')
 def mode_index_op(x, axis=-1):
     """Index of the most frequent value along ``axis`` (keepdim shape): the
     smallest of equally frequent values, at its last position (as Paddle)."""
@@ -93,7 +94,8 @@ def _median_index_meta(x, axis=-1, ignore_nan=False):
     return m, Meta(m.shape, np.int64)
 
 
-@def_op('median_index', _median_index_meta, outputs=('lower', 'upper'), differentiable=False)
+@def_op('median_index', _median_index_meta, outputs=('lower', 'upper'), differentiable=False,
+        pattern='opaque')
 def median_index_op(x, axis=-1, ignore_nan=False):
     """Indices of the two middle elements along ``axis`` (equal for an odd
     count). A slice holding NaN gives its first NaN's index, unless
@@ -130,7 +132,7 @@ def _take_tied_meta(x, indices, axis=-1):
     return _take_along_meta(x, indices, axis)
 
 
-@def_op('take_tied', _take_tied_meta, no_grad_inputs=('indices',))
+@def_op('take_tied', _take_tied_meta, no_grad_inputs=('indices',), pattern='opaque')
 def take_tied_op(x, indices, axis=-1):
     """``take_along_axis``, except that the gradient of each selected value
     is split evenly between all elements of its slice equal to it."""
@@ -167,7 +169,7 @@ def _bincount_meta(x, weights=None, minlength=0):
 
 
 @def_op('bincount', _bincount_meta, inputs=('x', 'weights?'), attrs={'minlength': 0},
-        differentiable=False)
+        differentiable=False, pattern='opaque')
 def bincount_op(x, weights=None, minlength=0):
     """How often each non-negative integer occurs in the 1-D ``x`` (summing
     ``weights`` instead of ones when given); length ``max(x) + 1`` or
@@ -205,7 +207,8 @@ def _histogram_meta(x, weight=None, bins=100, min=0.0, max=0.0, density=False): 
 
 
 @def_op('histogram', _histogram_meta, inputs=('x', 'weight?'),
-        attrs={'bins': 100, 'min': 0.0, 'max': 0.0, 'density': False}, differentiable=False)
+        attrs={'bins': 100, 'min': 0.0, 'max': 0.0,
+               'density': False}, differentiable=False, pattern='opaque')
 def histogram_op(x, weight=None, bins=100, min=0.0, max=0.0, density=False):  # noqa: A002
     """Counts (or summed weights, or densities) of ``x`` in ``bins`` equal
     bins over [min, max]; values outside are ignored, ``max`` falls in the
@@ -231,7 +234,7 @@ def _histogramdd_meta(x, weights, edges, density=False):
 
 
 @def_op('histogramdd', _histogramdd_meta, inputs=('x', 'weights?', 'edges*'),
-        differentiable=False)
+        differentiable=False, pattern='opaque')
 def histogramdd_op(x, weights, edges, density=False):
     """The D-dimensional histogram of the rows of ``x`` (shape [N, D]) over
     the given bin edges (numpy's binning: a value equal to the last edge

@@ -266,7 +266,8 @@ def _getitem_meta(x, indices, items):
 
 
 @def_op('getitem', _getitem_meta, inputs=('x', 'indices*'), attrs={'items': ()},
-        no_grad_inputs=('indices',), save_inputs=False, attr_types=_ITEM_TYPES)
+        no_grad_inputs=('indices',), save_inputs=False, attr_types=_ITEM_TYPES,
+        pattern='view', passthrough=None)
 def getitem_op(x, indices, items=()):
     """``x[index]`` with numpy semantics; ``items`` encode the index."""
     return x[_np_index(items, indices)]
@@ -317,6 +318,17 @@ def _getitem_onnx(g, x, indices, items):
         at = gather[0] - sum(1 for a in drop if a < gather[0])
         out = _onnx_move_first(g, out, at, width, axis - len(drop) - 1 + width)
     return _onnx_new_axes(g, out, items, width, moved, x)
+
+
+@getitem_op.def_lean
+def _getitem_lean(call):
+    """An index of constants only (ints, constant slices, None, ...): built once."""
+    x, indices = call.ins
+    items = call.attrs.get('items', ())
+    if indices or any(it[0] == 'tensor' or (it[0] == 'slice' and not all(
+            b is None or type(b) is int for b in it[1:])) for it in items):
+        return None
+    return call.Lean('%s[%s]' % (x, call.const(_np_index(items, []), 'index')))
 
 
 def _onnx_slices(g, x, bounds):
@@ -447,7 +459,7 @@ def _scatter_index_add(shape, g, items, indices):
 
 @def_op('getitem_grad', _getitem_grad_meta, inputs=('g', 'x', 'indices*'),
         attrs={'items': ()}, no_grad_inputs=('x', 'indices'), save_inputs=False,
-        attr_types=_ITEM_TYPES)
+        attr_types=_ITEM_TYPES, pattern='opaque')
 def getitem_grad_op(g, x, indices, items=()):
     """Zeros of x's shape with g added at ``x[index]`` (the grad of getitem)."""
     return _scatter_index_add(np.shape(x), g, items, indices)
@@ -484,7 +496,8 @@ def _set_value_meta(x, value, indices, items):
 
 
 @def_op('set_value', _set_value_meta, inputs=('x', 'value', 'indices*'), attrs={'items': ()},
-        no_grad_inputs=('indices',), save_inputs=False, attr_types=_ITEM_TYPES)
+        no_grad_inputs=('indices',), save_inputs=False, attr_types=_ITEM_TYPES,
+        pattern='opaque', amp='never')
 def set_value_op(x, value, indices, items=()):
     """A copy of x with ``x[index] = value`` (value broadcast to the region)."""
     out = np.array(x, copy=True)
@@ -537,7 +550,8 @@ def _written_meta(x, indices, items):
 
 
 @def_op('set_value_written', _written_meta, inputs=('x', 'indices*'), attrs={'items': ()},
-        differentiable=False, save_inputs=False, attr_types=_ITEM_TYPES)
+        differentiable=False, save_inputs=False, attr_types=_ITEM_TYPES,
+        pattern='opaque', amp='never')
 def set_value_written_op(x, indices, items=()):
     """The mask of ``x[index]`` whose elements ``x[index] = value`` really
     writes: a position named twice by an integer-array index takes one write."""

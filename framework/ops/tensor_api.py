@@ -204,7 +204,7 @@ def is_contiguous(self):
     return True if data is None else bool(data.flags.c_contiguous)
 
 
-@def_op('contiguous', meta.unchanged, save_inputs=False)
+@def_op('contiguous', meta.unchanged, save_inputs=False, pattern='view', passthrough='x')
 def contiguous_op(x):
     """x's values in a row-major (C-contiguous) array."""
     return np.ascontiguousarray(x) if np.ndim(x) else np.array(x, copy=True)

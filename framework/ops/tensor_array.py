@@ -21,7 +21,7 @@ def _append_meta(arr, x):
     return Meta((-1,) + tuple(xs), meta.dtype_of(x))
 
 
-@def_op('array_append', _append_meta, inputs=('arr?', 'x'), attrs={})
+@def_op('array_append', _append_meta, inputs=('arr?', 'x'), attrs={}, pattern='opaque', amp='never')
 def array_append_op(arr, x):
     """``arr`` with ``x`` added as its last item (``arr`` None = empty)."""
     item = np.asarray(x)[None]

@@ -7,7 +7,7 @@ from the inputs to the targets are pruned; and because grad ops are ordinary
 ops, calling ``gradients`` again on gradients gives higher-order derivatives.
 """
 from ..ops import registry
-from .codegen import kernel_attr
+from .operands import kernel_attrs
 from .program import Variable, op_role_guard, program_guard
 from .sub_blocks import outer_reads
 
@@ -83,8 +83,7 @@ def _call_grad_rule(block, op, grads, wanted):
         else:
             ins.append(block.var(names[0]) if names else None)
     outs = [block.var(n) for n in out_names]
-    attrs = [kernel_attr(op.attrs[n]) if n in op.attrs else d
-             for n, d in zip(opdef.attr_names, opdef.attr_defaults)]
+    attrs = kernel_attrs(opdef, op)
     res = opdef.grad(*gs, *ins, *outs, *attrs)
     if opdef.n_in == 1:
         res = (res,)

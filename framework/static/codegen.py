@@ -1,9 +1,9 @@
-"""Compile a Program into a plain Python function.
+"""Generate a plain Python function from a Program.
 
-``compile_program`` works on a copy of the program: prune to what the fetches
-and side effects need, run the optimisation passes, then generate one Python
-function in which every kernel and attribute is a pre-bound global, every
-variable a local, and each value is dropped after its last use.
+``generate`` turns the executor's copy of a program, after its passes
+(``executor.compile_program``), into one Python function in which every
+kernel and attribute is a pre-bound global, every variable a local, and each
+value is dropped after its last use.
 Control-flow ops (``cond``, ``while``) emit their own code, their sub-blocks
 inline (``if``, ``while`` statements), through their OpDef's ``emit`` hook.
 
@@ -27,95 +27,14 @@ import numpy as np
 from ..ops import registry
 from ..ops.registry import OpError
 from . import lean
-from .sub_blocks import outer_reads, sub_block_ids
+from .operands import kernel_attr, output_names
+from .passes.analysis import ShapeClasses, Usage, persistable_writes
 
 # helpers the generated code may call, by global name
 RUNTIME = {}
-# op type -> fn(*inputs, *attrs, out) computing the op into ``out``; used where
-# the inplace pass set attr ``op_inplace`` (the index of the input whose buffer
-# dies at this op). Attr ``op_free`` lists names whose last use is this op.
-INPLACE_KERNELS = {}
-# op types that must run even when nothing fetched depends on them
-SIDE_EFFECT_OPS = {'print', 'python_print', 'assert'}   # ops/control.py
-
-
-def kernel_attr(v):
-    """Attributes are stored as JSON lists; kernels get tuples (hashable, and
-    what numpy expects for axes)."""
-    if isinstance(v, list):
-        return tuple(kernel_attr(x) for x in v)
-    return v
-
-
-def output_names(opdef, op):
-    if opdef.variadic_out:
-        return list(op.outputs.get(opdef.output_names[0], []))
-    return [op.outputs.get(n, [None])[0] if op.outputs.get(n) else None
-            for n in opdef.output_names]
-
-
-# ---- pruning ------------------------------------------------------------------
-
-def has_side_effects(program, block, op):
-    """Prints, asserts and writes of persistable variables, also inside the
-    sub-blocks (branches, loop bodies) of a control-flow op."""
-    if op.type in SIDE_EFFECT_OPS:
-        return True
-    for n in op.output_arg_names:
-        v = block._find_var(n)
-        if v is not None and v.persistable:
-            return True
-    return any(has_side_effects(program, sub, o)
-               for sub in _sub_blocks(program, op) for o in sub.ops)
-
-
-def _sub_blocks(program, op):
-    return [program.block(i) for i in sub_block_ids(op)]
-
-
-def persistable_writes(program, op):
-    """Persistable variables written inside the sub-blocks of ``op``."""
-    names = set()
-    for sub in _sub_blocks(program, op):
-        for o in sub.ops:
-            for n in o.output_arg_names:
-                v = sub._find_var(n)
-                if v is not None and v.persistable:
-                    names.add(n)
-            names |= persistable_writes(program, o)
-    return names
-
-
-def _keeps_side_effects(side_effects, op):
-    """``side_effects``: True/False for all ops or none, or an op role:
-    'forward' (all but backward ops) or 'backward' (only backward ops)."""
-    if side_effects in (True, False):
-        return side_effects
-    backward = op.attrs.get('op_role') == 'backward'
-    return backward if side_effects == 'backward' else not backward
-
-
-def prune_block(program, block, needed, available=(), side_effects=True):
-    """Keep the ops that produce ``needed`` names, write persistable variables
-    or have side effects (of the kinds ``side_effects`` names, see
-    ``_keeps_side_effects``); returns the kept ops (in order). Names in
-    ``available`` are fed, so their producers are not needed for them; an op
-    updating a fed variable in place (reading and writing it: an optimizer
-    step on a fed parameter) is, when that variable is."""
-    available = set(available)
-    needed = set(needed)
-    kept = []
-    for op in reversed(block.ops):
-        outs = set(op.output_arg_names)
-        updated = outs & set(op.input_arg_names)
-        side = _keeps_side_effects(side_effects, op) and has_side_effects(program, block, op)
-        if available and not side and outs <= available and not updated:
-            continue
-        if side or needed & ((outs - available) | updated):
-            kept.append(op)
-            needed.update(outer_reads(program, op))
-    kept.reverse()
-    return kept
+# Where the inplace pass set attr ``op_inplace`` (the index of the input whose
+# buffer dies at this op), the op's ``kernel_into`` computes into that buffer.
+# Attr ``op_free`` lists names whose last use is this op.
 
 
 # ---- code generation ------------------------------------------------------------
@@ -162,10 +81,11 @@ class _Emitter:
     """The generated module: its lines, its globals (kernels as ``k_<op type>``,
     attributes, captured tensors) and the locals, each named after its variable."""
 
-    def __init__(self, program, captured, check_nan_inf=False, lean=False):
+    def __init__(self, program, captured, check_nan_inf=False, lean=None):
         self.program = program
         self.check_nan_inf = check_nan_inf
-        # numpy called directly where the Program's dtypes and shapes allow (lean.py)
+        # numpy called directly where the Program's dtypes and shapes allow
+        # (lean.py): the program's symbolic shapes, or None for kernel calls only
         self.lean = lean
         self.glb = {'np': np, '_load': _load, '_asarray': np.asarray,
                     '_check_finite': _check_finite}
@@ -309,9 +229,9 @@ class _BlockCode:
         return loc
 
     def emit_op(self, op):
-        if self.replay and op.type in SIDE_EFFECT_OPS:
-            return
         opdef = registry.lookup(op.type)
+        if self.replay and 'io' in opdef.effects:
+            return
         if opdef.emit is not None:
             # a parameter written in a branch or loop body is read again from its
             # storage afterwards (the local may hold a value of a path not taken)
@@ -338,13 +258,14 @@ class _BlockCode:
             parts.append(self.em.literal(value, '%s_%s' % (op.type, name)))
         outs = output_names(opdef, op)
         reuse = op.attrs.get('op_inplace')
-        code = self.lean_code(op, opdef, attrs, parts, outs, reuse) if self.em.lean else None
+        code = self.lean_code(op, opdef, attrs, parts, outs, reuse) \
+            if self.em.lean is not None else None
         if code is not None:
             self.emit_lean(op, code, outs)
         else:
             kernel = self.em.kernel(op.type, opdef.kernel)
             if reuse is not None:
-                kernel = self.em.kernel(op.type, INPLACE_KERNELS[op.type], '_inplace')
+                kernel = self.em.kernel(op.type, opdef.kernel_into, '_inplace')
                 parts.append(parts[reuse])
             self.emit_call(op, opdef, '%s(%s)' % (kernel, ', '.join(parts)), outs)
         if self.em.check_nan_inf:
@@ -380,7 +301,7 @@ class _BlockCode:
                 in_vars.append(self.block._find_var(names[0]) if names else None)
         out_vars = [self.block._find_var(n) if n is not None else None for n in outs]
         return lean.specialize(lean.Call(op, opdef, ins, in_vars, out_vars, attrs, parts,
-                                         self.em.const, self.em.kernel, reuse))
+                                         self.em.lean, self.em.const, self.em.kernel, reuse))
 
     def emit_lean(self, op, code, outs):
         if code.exprs is not None:
@@ -470,22 +391,17 @@ class Plan:
 _plan_counter = [0]
 
 
-def compile_program(program, feed_names, fetch_names, strategy=None, side_effects=True,
-                    check_nan_inf=False):
-    """A ``Plan`` computing ``fetch_names`` from ``feed_names`` (and the scope);
-    ``check_nan_inf``: every op's outputs are checked for NaN/Inf as it runs."""
-    from .passes import run_pipeline
-    work = program.clone()
-    work._captured = program._captured
-    gb = work.global_block()
-    for n in fetch_names:
-        if gb._find_var(n) is None and not any(b._find_var(n) is not None for b in work.blocks):
-            raise ValueError("fetch target '%s' is not a variable of the program" % n)
-    run_pipeline(work, feed_names, fetch_names, strategy, side_effects)
-    em = _Emitter(work, program._captured, check_nan_inf,
-                  lean=strategy is not None and getattr(strategy, 'specialize_kernels', True))
+def generate(program, feed_names, fetch_names, captured, check_nan_inf=False, lean=True):
+    """A ``Plan`` running ``program`` (the executor's copy, after its passes):
+    one generated Python function computing ``fetch_names`` from
+    ``feed_names`` (and the scope); ``check_nan_inf``: every op's outputs are
+    checked for NaN/Inf as it runs; ``lean``: numpy called directly where the
+    Program's dtypes and shapes allow (``lean.py``)."""
+    shapes = ShapeClasses(program, Usage(program, feed_names, fetch_names)) if lean else None
+    em = _Emitter(program, captured, check_nan_inf, lean=shapes)
     em.emit('# S: the scope values by name, F: the feeds by name; returns the fetches', 0)
     em.emit('def run(S, F):', 0)
+    gb = program.global_block()
     code = _BlockCode(em, gb, 1, feed_names)
     for op in gb.ops:
         code.emit_op(op)

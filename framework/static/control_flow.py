@@ -30,6 +30,7 @@ import numpy as np
 from ..ops import registry
 from ..ops.modes import in_static_mode
 from . import backward, codegen, verify
+from .passes.analysis import persistable_writes
 from .program import Variable, default_main_program
 from .sub_blocks import blocks_outer_reads
 
@@ -196,7 +197,7 @@ def _emit_cond(code, op):
         code.ref(n)
     outs = [code.new(n) for n in op.output('Out')]
     code.emit('if _pred(%s):' % pred, op)
-    written = codegen.persistable_writes(program, op)
+    written = persistable_writes(program, op)
     for side, last in (('true', False), ('false', True)):
         code.forget(written)        # what the other branch wrote does not hold here
         sub = code.sub(program.block(op.attr(side + '_block')))
@@ -413,7 +414,7 @@ def _emit_while(code, op):
     emit_cond(code)
     code.emit('while %s:' % flag)
     # parameters the body writes are loaded afresh in each iteration
-    code.forget(codegen.persistable_writes(program, op))
+    code.forget(persistable_writes(program, op))
     body = code.sub(program.block(op.attr('body_block')))
     if hist is not None:
         body.emit('%s.append((%s))' % (hist, ', '.join(ph_locs) + ','))
@@ -498,7 +499,7 @@ def _emit_while_grad(code, op):
         code.emit('%s = _zeros_like(%s)' % (loc, code.ref(n)))
     phs = [code.new(n) for n in op.attr('loop_vars')]
     code.emit('for __snap in reversed(%s):' % hist)
-    code.forget(codegen.persistable_writes(program, op))
+    code.forget(persistable_writes(program, op))
     body = code.sub(program.block(op.attr('body_block')), replay=True)
     body.emit('%s = __snap' % (', '.join(phs) + ','))
     body.emit_ops(body.block.ops)
@@ -642,8 +643,14 @@ registry.def_block_op(
         "on the predicate Cond; the grad of a cond is a cond whose branches first "
         "recompute the forward ones (true_fwd_block/false_fwd_block).")
 
+def _while_inference(inputs, outputs, attrs):
+    """No History of loop values for a backward that inference never runs."""
+    outputs = {k: v for k, v in outputs.items() if k != 'History'}
+    return 'while', inputs, outputs, dict(attrs, save_history=False)
+
+
 registry.def_block_op(
-    'while', inputs=('X*', 'Input*'), outputs=('Out*', 'History'),
+    'while', inputs=('X*', 'Input*'), outputs=('Out*', 'History'), inference=_while_inference,
     attrs=dict(dict.fromkeys(('cond_block', 'body_block', 'loop_vars', 'cond_out',
                               'body_outs')), save_history=False, is_test=False),
     attr_types=dict(_strs('loop_vars', 'body_outs'), cond_block='int', body_block='int',

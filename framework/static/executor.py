@@ -18,7 +18,30 @@ from .. import flags
 from ..ops import modes
 from ..dense_tensor import DenseTensor
 from . import codegen
+from .passes import run_pipeline
 from .program import Program, Variable, default_main_program
+
+
+# ---- compiling a program --------------------------------------------------------
+
+def compile_program(program, feed_names, fetch_names, strategy=None, side_effects=True,
+                    check_nan_inf=False):
+    """A ``codegen.Plan`` computing ``fetch_names`` from ``feed_names`` (and
+    the scope): a copy of ``program`` through the pass pipeline (``passes``;
+    only prune without a ``strategy``), then generated code.
+    ``side_effects``: which side effects prune keeps (``passes.prune``);
+    ``check_nan_inf``: every op's outputs are checked for NaN/Inf as it runs."""
+    work = program.clone()
+    work._captured = program._captured
+    for n in fetch_names:
+        if not any(b._find_var(n) is not None for b in work.blocks):
+            raise ValueError("fetch target '%s' is not a variable of the program" % n)
+    run_pipeline(work, feed_names, fetch_names, strategy, side_effects)
+    plan = codegen.generate(
+        work, feed_names, fetch_names, program._captured, check_nan_inf,
+        lean=strategy is not None and getattr(strategy, 'specialize_kernels', True))
+    plan.program = program           # the plan cache checks which program it is for
+    return plan
 
 
 # ---- scope --------------------------------------------------------------------
@@ -188,9 +211,8 @@ class Executor:
             self._cache.move_to_end(key)
             return plan
         # NaN/Inf checks name the first bad op, so no pass may fuse ops away
-        plan = codegen.compile_program(program, feed_names, fetch_names,
-                                       None if check_nan_inf else strategy,
-                                       check_nan_inf=check_nan_inf)
+        plan = compile_program(program, feed_names, fetch_names,
+                               None if check_nan_inf else strategy, check_nan_inf=check_nan_inf)
         self._cache[key] = plan
         if len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)

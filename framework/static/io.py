@@ -33,7 +33,7 @@ from .. import _files
 from ..ops import modes
 from . import params_file as _params
 from . import serialize, verify
-from .codegen import prune_block
+from .passes.prune import prune_block
 from .executor import global_scope
 from .program import Program, Variable, default_main_program
 

@@ -31,7 +31,8 @@ def _auc_meta(predict, label, stat_pos, stat_neg, weight, curve='ROC', num_thres
 @def_op('auc', _auc_meta, inputs=('predict', 'label', 'stat_pos', 'stat_neg', 'weight?'),
         outputs=('auc', 'stat_pos_out', 'stat_neg_out'),
         attrs={'curve': 'ROC', 'num_thresholds': 4095, 'slide_steps': 1}, differentiable=False,
-        inplace_map={'stat_pos_out': 'stat_pos', 'stat_neg_out': 'stat_neg'})
+        inplace_map={'stat_pos_out': 'stat_pos', 'stat_neg_out': 'stat_neg'},
+        effects=('stateful',), pattern='opaque')
 def auc_op(predict, label, stat_pos, stat_neg, weight, curve, num_thresholds, slide_steps):
     """Add the batch to the bucket counts and give the AUC over them.
 

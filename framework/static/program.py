@@ -23,7 +23,6 @@ from ..ops.grad_utils import scalar_array
 from ..size import Size
 from ..ops.promotion import is_number, promote_inputs
 from ..ops.registry import OpError
-from .codegen import SIDE_EFFECT_OPS
 
 _SCALARS = (bool, int, float)
 
@@ -620,22 +619,17 @@ TRAINING_ROLES = ('backward', 'optimize', 'lr_sched')
 
 
 def _inference_op(block, op):
-    """The inference form of a training-only op (None: keep it as it is)."""
-    if op.type == 'dropout':
-        # upscale_in_train: identity at inference; downscale_in_infer: x * (1 - p)
-        keep = 1.0 if op.attrs.get('mode', 'upscale_in_train') == 'upscale_in_train' \
-            else 1.0 - float(op.attrs.get('p', 0.5))
-        return Operator(block, 'scale', {'x': op.inputs['x']}, {'out': op.outputs['out']},
-                        {'scale': keep, 'bias': 0.0, 'bias_after_scale': True,
-                         'op_role': op.attrs.get('op_role', 'forward')})
-    if op.type == 'batch_norm':
-        op.attrs['use_global_stats'] = True       # running statistics, no update
-    elif op.type == 'while':
-        op.attrs['save_history'] = False
-        op.outputs.pop('History', None)
+    """The inference form of ``op``: what its OpDef's ``inference`` rule makes
+    of it (dropout becomes scale, batch norm reads its running statistics),
+    with any ``is_test`` attribute set."""
+    opdef = registry.lookup(op.type) if registry.has_op(op.type) else None
+    if opdef is not None and opdef.inference is not None:
+        form = opdef.inference(dict(op.inputs), dict(op.outputs), dict(op.attrs))
+        if form is not None:
+            op = Operator(block, *form)
     if 'is_test' in op.attrs:
         op.attrs['is_test'] = True
-    return None
+    return op
 
 
 def _make_inference(program, drop_training_ops=True):
@@ -647,7 +641,7 @@ def _make_inference(program, drop_training_ops=True):
         for op in b.ops:
             if drop_training_ops and op.attrs.get('op_role', 'forward') in TRAINING_ROLES:
                 continue
-            ops.append(_inference_op(b, op) or op)
+            ops.append(_inference_op(b, op))
         b.ops = ops
     program._is_test = True
     program._bump()
@@ -855,8 +849,8 @@ def _small(metas):
 def _fold_constants(op, in_vars, attrs, metas, out_vars):
     """Give the outputs of ``op`` their build-time values when all its inputs
     have one (or, for ops that read only shapes, when the shapes are known)."""
-    if op.random or op.inplace_map or op.name in SIDE_EFFECT_OPS or not _small(metas):
-        return      # (a print or assert happens when the program runs, not now)
+    if not op.pure or not _small(metas):
+        return      # (a random draw, a print or an assert happens when the program runs)
     if op.value_from_meta is not None:
         if not all(isinstance(v, Variable) and all(d >= 0 for d in v._shape) for v in in_vars):
             return

@@ -43,6 +43,7 @@ import collections
 import numpy as np
 
 from ..ops import attr_types, registry
+from .operands import input_args, kernel_attrs, output_names
 
 # the known part of a variable's size, in elements (2**28 float32 = 1 GiB):
 # raise it to load a model with bigger fixed-size tensors
@@ -170,13 +171,13 @@ def _registry_slots(opdef):
 def _check_executor_attr(where, op, name, value):
     """``op_inplace``: the index of a single-name input whose buffer the op's
     in-place kernel overwrites; ``op_free``: names whose last use the op is."""
-    from .codegen import INPLACE_KERNELS
     if name == 'op_free':
         if not (isinstance(value, list) and all(isinstance(n, str) and n for n in value)):
             _fail(where, 'attribute op_free: expected a list of variable names, got %r' % (value,))
         return
-    slots = list(registry.lookup(op.type).input_names)
-    if op.type not in INPLACE_KERNELS or type(value) is not int or \
+    opdef = registry.lookup(op.type)
+    slots = list(opdef.input_names)
+    if opdef.kernel_into is None or type(value) is not int or \
             not 0 <= value < len(slots) or len(op.inputs.get(slots[value], ())) != 1:
         _fail(where, 'attribute op_inplace: %r names no input the op can overwrite in place'
               % (value,))
@@ -254,20 +255,8 @@ def _check_same_meta(where, program, op, rules):
 def meta_args(program, opdef, op):
     """``opdef.infer_meta``'s arguments for ``op``: its input Variables, then
     its attributes (defaults where the op has none)."""
-    from .codegen import kernel_attr
-
-    def var(n):
-        return program_var(program, n)
-    args = []
-    for name, variadic in zip(opdef.input_names, opdef.variadic):
-        names = op.inputs.get(name, [])
-        if variadic:
-            args.append([var(n) for n in names])
-        else:
-            args.append(var(names[0]) if names else None)
-    for name, default in zip(opdef.attr_names, opdef.attr_defaults):
-        args.append(kernel_attr(op.attrs[name]) if name in op.attrs else default)
-    return args
+    return (input_args(opdef, op, lambda n: program_var(program, n))
+            + kernel_attrs(opdef, op))
 
 
 def program_var(program, name):
@@ -287,7 +276,6 @@ def _check_meta(where, program, op, opdef):
         _fail(where, 'its inputs and attributes do not fit the op: %s: %s'
               % (type(e).__name__, e))
     metas = list(metas) if isinstance(metas, (list, tuple)) else [metas]
-    from .codegen import output_names
     names = output_names(opdef, op)
     if opdef.variadic_out and len(names) != len(metas):
         _fail(where, 'it computes %d outputs but names %d' % (len(metas), len(names)))
@@ -419,16 +407,13 @@ def verify_program(program, defined=None, check_meta=True, fetch_names=(),
     return program
 
 
-# ops that call Python objects registered in the process that built the
-# program (py_func's func_id): a program read from a file must not reach the
-# loading process's callables
-PROCESS_LOCAL_OPS = frozenset({'py_func'})
-
-
 def refuse_process_local_ops(program):
-    """Raise ``VerifyError`` if a loaded ``program`` holds a process-local op."""
+    """Raise ``VerifyError`` if a loaded ``program`` holds an op that calls
+    Python objects registered in the process that built it (effect
+    ``'callback'``: py_func's func_id): a program read from a file must not
+    reach the loading process's callables."""
     for block in program.blocks:
         for i, op in enumerate(block.ops):
-            if op.type in PROCESS_LOCAL_OPS:
+            if registry.has_op(op.type) and 'callback' in registry.lookup(op.type).effects:
                 _fail(_where(block, i, op), "calls a Python function of the process that built "
                       "the program; a program loaded from a file cannot hold '%s' ops" % op.type)

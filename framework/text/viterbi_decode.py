@@ -20,7 +20,8 @@ def _viterbi_meta(potentials, transition_params, lengths, include_bos_eos_tag=Tr
     return Meta((batch,), potentials.dtype), Meta((batch, -1), np.int64)
 
 
-@def_op('viterbi_decode', _viterbi_meta, outputs=('scores', 'path'), differentiable=False)
+@def_op('viterbi_decode', _viterbi_meta, outputs=('scores', 'path'), differentiable=False,
+        pattern='opaque')
 def viterbi_decode_op(potentials, transition_params, lengths, include_bos_eos_tag=True):
     """Best tag sequence per batch row: ``scores`` [B] and ``path`` [B, max(lengths)]
     (positions past a row's length are 0). With ``include_bos_eos_tag`` the last

@@ -25,9 +25,10 @@ import numpy as np
 
 
 from ... import dtype as _dt
-from .. import meta
+from .. import lib, meta
 from ..grad_utils import is_value, wants
 from ..lowp import float32_compute
+from ..properties import numel, per_sample
 from ..registry import Meta, OpError, add_test_case, def_op
 from . import algorithms as algos
 from . import depth
@@ -218,7 +219,50 @@ def _conv_meta(x, w, bias, stride, padding, dilation, groups, data_format):
     return Meta(_out_shape(xs[0], ws[0], spatial, data_format), _float_dtype('conv', _XWB, x, w, bias))
 
 
-@def_op('conv', _conv_meta, inputs=('x', 'weight', 'bias?'), attrs=_CONV_ATTRS)
+def _paddle_conv_names(transpose):
+    """Paddle's op name for one call of conv / conv_transpose (auto_cast's
+    lists name them): conv2d (1-D and 2-D: Paddle runs conv1d as conv2d),
+    depthwise_conv2d (groups equal to the input channels, more than one,
+    dividing the output channels) or conv3d."""
+    suffix = '_transpose' if transpose else ''
+
+    def names(x, weight, bias=None, *attrs):
+        if len(x.shape) == 5:
+            return ('conv3d' + suffix,)
+        if not transpose:
+            groups = attrs[3] if len(attrs) > 3 else _CONV_ATTRS['groups']
+            if groups != 1 and weight.shape[1] == 1 and weight.shape[0] % groups == 0:
+                return ('depthwise_conv2d',)
+        return ('conv2d' + suffix,)
+    return names
+
+
+def _conv_amp(ctx, ins, attrs, dst):
+    """Paddle's conv2d has no bias: F.conv2d adds it with a separate ``add``, a
+    gray op, which computes in float32 for a float32 bias. Same here: the conv
+    in ``dst``, then the bias added by ``add`` under auto_cast's gray rule."""
+    x, w, b = ins
+    if b is None:
+        return None
+    out = ctx.run(conv_op, (ctx.cast(x, dst), ctx.cast(w, dst), None) + tuple(attrs))
+    data_format = attrs[conv_op.attr_names.index('data_format')]
+    shape = [1] * len(x.shape)
+    shape[1 if data_format[1] == 'C' else -1] = -1
+    return lib.add(out, lib.reshape(b, shape))
+
+
+def _conv_flops(ins, outs, attrs):
+    """Paddle counts conv1d/conv2d only: per output element, one multiply-add
+    per weight element of a group, plus the bias."""
+    w = ins['weight']
+    if len(w) not in (3, 4):
+        return 0
+    return per_sample(outs['out']) * (numel(w[1:]) + (1 if ins['bias'] is not None else 0))
+
+
+@def_op('conv', _conv_meta, inputs=('x', 'weight', 'bias?'), attrs=_CONV_ATTRS, pattern='opaque',
+        amp='white', paddle_names=('conv2d',), amp_names=_paddle_conv_names(False),
+        amp_rule=_conv_amp, flops=_conv_flops)
 @float32_compute
 def conv_op(x, weight, bias, stride, padding, dilation, groups, data_format):
     """N-D convolution (cross-correlation), Paddle's conv1d/conv2d."""
@@ -296,7 +340,8 @@ def _transpose_meta(x, w, bias, stride, padding, output_padding, dilation, group
 
 
 @def_op('conv_transpose', _transpose_meta, inputs=('x', 'weight', 'bias?'),
-        attrs=_TRANSPOSE_ATTRS)
+        attrs=_TRANSPOSE_ATTRS, pattern='opaque', paddle_names=('conv2d_transpose',),
+        amp_names=_paddle_conv_names(True))
 @float32_compute
 def conv_transpose_op(x, weight, bias, stride, padding, output_padding, dilation, groups,
                       data_format):
@@ -363,7 +408,8 @@ def _filter_meta(x, out_grad, kernel_size, stride, padding, dilation, groups, da
                 _float_dtype('conv_filter_grad', ('x', 'out_grad'), x, out_grad))
 
 
-@def_op('conv_filter_grad', _filter_meta, inputs=('x', 'out_grad'), attrs=_FILTER_ATTRS)
+@def_op('conv_filter_grad', _filter_meta, inputs=('x', 'out_grad'), attrs=_FILTER_ATTRS,
+        pattern='opaque')
 @float32_compute
 def conv_filter_grad_op(x, out_grad, kernel_size, stride, padding, dilation, groups,
                         data_format):
@@ -407,7 +453,7 @@ def _bias_grad_meta(g, data_format):
     return Meta([P.channels_of(meta.shape_of(g), data_format)], meta.dtype_of(g))
 
 
-@def_op('conv_bias_grad', _bias_grad_meta, save_inputs=False)
+@def_op('conv_bias_grad', _bias_grad_meta, save_inputs=False, pattern='opaque')
 def conv_bias_grad_op(g, data_format='NCHW'):
     """Sum over every axis except the channel axis of ``data_format``."""
     return np.asarray(_bias_grad(g, data_format))
@@ -422,7 +468,8 @@ def _bias_expand_meta(b, target, data_format):
     return Meta(meta.shape_of(target), meta.dtype_of(b))
 
 
-@def_op('conv_bias_expand', _bias_expand_meta, no_grad_inputs=('target',), save_inputs=False)
+@def_op('conv_bias_expand', _bias_expand_meta, no_grad_inputs=('target',), save_inputs=False,
+        pattern='opaque')
 def conv_bias_expand_op(b, target, data_format='NCHW'):
     """Broadcast a per-channel vector to ``target``'s shape along its channel axis."""
     shape = np.shape(target)

@@ -22,6 +22,7 @@ import numpy as np
 from ... import random as _random
 from .. import lib, meta
 from ..lowp import float32_compute
+from ..properties import per_sample
 from ..registry import Meta, OpError, add_test_case, def_op
 from . import params as P
 from . import reference as ref
@@ -255,6 +256,18 @@ def _tap_to_index(tid, g):
     return idx
 
 
+def _pool_flops(ins, outs, attrs):
+    """Paddle counts 2-D pools (NCHW): (kernel elements + 1) per output element,
+    the kernel taken as the input/output size ratio."""
+    x, out = ins['x'], outs['out']
+    if len(x) != 4:
+        return 0
+    kernel = 1
+    for a, b in zip(x[2:], out[2:]):
+        kernel *= a // b
+    return (kernel + 1) * per_sample(out)
+
+
 _POOL_ATTRS = {'kernel_size': [1, 1], 'stride': [1, 1], 'padding': [0, 0, 0, 0],
                'ceil_mode': False, 'data_format': 'NCHW'}
 
@@ -266,7 +279,8 @@ def _max_pool_meta(x, kernel_size, stride, padding, ceil_mode, data_format):
 
 
 @def_op('max_pool', _max_pool_meta, inputs=('x',), attrs=_POOL_ATTRS,
-        outputs=('out', 'mask'), nondiff_outputs=('mask',))
+        outputs=('out', 'mask'), nondiff_outputs=('mask',), pattern='opaque',
+        flops=_pool_flops)
 def max_pool_op(x, kernel_size, stride, padding, ceil_mode, data_format):
     """Max pooling; ``mask`` is the flat argmax index into each input plane."""
     x4 = P.to_nchw(x, data_format)
@@ -345,7 +359,7 @@ def _scatter_meta(g, mask, target, data_format, overlapping):
     return Meta(meta.shape_of(target), meta.dtype_of(g))
 
 
-@def_op('pool_scatter', _scatter_meta, no_grad_inputs=('mask', 'target'))
+@def_op('pool_scatter', _scatter_meta, no_grad_inputs=('mask', 'target'), pattern='opaque')
 def pool_scatter_op(g, mask, target, data_format='NCHW', overlapping=True):
     """Zeros of ``target``'s shape with ``g`` added at the pooled ``mask`` positions
     (``overlapping=False`` promises distinct positions: a faster plain store)."""
@@ -361,7 +375,7 @@ def _gather_meta(x, mask, data_format):
     return Meta(meta.shape_of(mask), meta.dtype_of(x))
 
 
-@def_op('pool_gather', _gather_meta, no_grad_inputs=('mask',))
+@def_op('pool_gather', _gather_meta, no_grad_inputs=('mask',), pattern='opaque')
 def pool_gather_op(x, mask, data_format='NCHW'):
     """``x`` read at the pooled ``mask`` positions (one value per output pixel)."""
     return _gather_np(x, mask, data_format)
@@ -420,7 +434,8 @@ def _avg_meta(x, kernel_size, stride, padding, ceil_mode, exclusive, divisor, da
                                  data_format), meta.dtype_of(x))
 
 
-@def_op('avg_pool', _avg_meta, inputs=('x',), attrs=_AVG_ATTRS, save_inputs=False)
+@def_op('avg_pool', _avg_meta, inputs=('x',), attrs=_AVG_ATTRS, save_inputs=False, pattern='opaque',
+        flops=_pool_flops)
 @float32_compute
 def avg_pool_op(x, kernel_size, stride, padding, ceil_mode, exclusive, divisor, data_format):
     """Average pooling (``exclusive``: padding is not counted; ``divisor`` > 0 overrides)."""
@@ -487,7 +502,7 @@ def _avg_grad_meta(g, target, *attrs):
 
 
 @def_op('avg_pool_grad', _avg_grad_meta, inputs=('g', 'target'), attrs=_AVG_ATTRS,
-        no_grad_inputs=('target',), save_inputs=False)
+        no_grad_inputs=('target',), save_inputs=False, pattern='opaque')
 @float32_compute
 def avg_pool_grad_op(g, target, kernel_size, stride, padding, ceil_mode, exclusive, divisor,
                      data_format):
@@ -531,7 +546,8 @@ def _adaptive_meta(x, output_size, data_format):
 
 
 @def_op('adaptive_avg_pool', _adaptive_meta, inputs=('x',),
-        attrs={'output_size': [1, 1], 'data_format': 'NCHW'}, save_inputs=False)
+        attrs={'output_size': [1, 1], 'data_format': 'NCHW'}, save_inputs=False, pattern='opaque',
+        flops=_pool_flops)
 @float32_compute
 def adaptive_avg_pool_op(x, output_size, data_format):
     """Average over adaptive windows [floor(i*H/OH), ceil((i+1)*H/OH)); separable,
@@ -617,7 +633,8 @@ def _adaptive_avg_onnx(g, x, output_size, data_format):
 
 
 @def_op('adaptive_avg_pool_grad', _avg_grad_meta, inputs=('g', 'target'),
-        attrs={'data_format': 'NCHW'}, no_grad_inputs=('target',), save_inputs=False)
+        attrs={'data_format': 'NCHW'}, no_grad_inputs=('target',), save_inputs=False,
+        pattern='opaque')
 @float32_compute
 def adaptive_avg_pool_grad_op(g, target, data_format):
     """Adjoint of ``adaptive_avg_pool`` (output size read from ``g``)."""
@@ -686,7 +703,7 @@ def _adaptive_max_meta(x, output_size, data_format):
 
 @def_op('adaptive_max_pool', _adaptive_max_meta, inputs=('x',),
         attrs={'output_size': [1, 1], 'data_format': 'NCHW'}, outputs=('out', 'mask'),
-        nondiff_outputs=('mask',))
+        nondiff_outputs=('mask',), pattern='opaque', flops=_pool_flops)
 def adaptive_max_pool_op(x, output_size, data_format):
     """Max over adaptive windows, with the flat argmax ``mask``."""
     x4 = P.to_nchw(x, data_format)
@@ -746,7 +763,7 @@ def _fractional_meta(x, output_size, kernel_size, random_u):
 
 @def_op('fractional_max_pool', _fractional_meta, inputs=('x',),
         attrs={'output_size': [1, 1], 'kernel_size': [0, 0], 'random_u': 0.0},
-        outputs=('out', 'mask'), nondiff_outputs=('mask',), random=True)
+        outputs=('out', 'mask'), nondiff_outputs=('mask',), effects=('random',), pattern='opaque')
 def fractional_max_pool_op(x, output_size, kernel_size, random_u):
     """Fractional max pooling of NCHW / NCDHW ``x``: pseudo-random windows (a
     kernel size of 0 means windows that tile the input); ``random_u`` in (0, 1)
@@ -787,7 +804,7 @@ def _unpool_meta(x, indices, output_size, data_format):
 
 @def_op('max_unpool', _unpool_meta, inputs=('x', 'indices'),
         attrs={'output_size': [1, 1], 'data_format': 'NCHW'}, no_grad_inputs=('indices',),
-        save_inputs=False)
+        save_inputs=False, pattern='opaque')
 def max_unpool_op(x, indices, output_size, data_format):
     """Zeros of spatial size ``output_size`` with each ``x`` value stored at its
     flat ``indices`` position in its plane (a later value wins a repeated index).

@@ -49,7 +49,7 @@ def _unfold_meta(x, kernel_sizes, strides, paddings, dilations):
     return Meta([xs[0], c, oh * ow if oh >= 0 and ow >= 0 else -1], meta.dtype_of(x))
 
 
-@def_op('unfold', _unfold_meta, inputs=('x',), attrs=_ATTRS, save_inputs=False)
+@def_op('unfold', _unfold_meta, inputs=('x',), attrs=_ATTRS, save_inputs=False, pattern='opaque')
 def unfold_op(x, kernel_sizes, strides, paddings, dilations):
     """Sliding blocks of ``x`` as columns ``[N, C*KH*KW, OH*OW]``."""
     n, c, h, w = x.shape
@@ -105,7 +105,7 @@ def _fold_meta(x, output_sizes, kernel_sizes, strides, paddings, dilations):
 
 
 @def_op('fold', _fold_meta, inputs=('x',), attrs=dict({'output_sizes': [1, 1]}, **_ATTRS),
-        save_inputs=False)
+        save_inputs=False, pattern='opaque')
 def fold_op(x, output_sizes, kernel_sizes, strides, paddings, dilations):
     """Columns ``[N, C*KH*KW, L]`` summed back into images ``[N, C, *output_sizes]``."""
     _fold_meta(x, output_sizes, kernel_sizes, strides, paddings, dilations)

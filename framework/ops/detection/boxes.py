@@ -86,7 +86,7 @@ def _nms_meta(boxes, scores, category_idxs, iou_threshold, categories, top_k):
 
 @def_op('nms', _nms_meta, inputs=('boxes', 'scores?', 'category_idxs?'),
         attrs={'iou_threshold': 0.3, 'categories': (), 'top_k': -1}, differentiable=False,
-        attr_types={'categories': 'ints'})
+        attr_types={'categories': 'ints'}, pattern='opaque')
 def nms_op(boxes, scores, category_idxs, iou_threshold, categories, top_k):
     """Indices of the boxes non-maximum suppression keeps, as ``paddle.vision.ops.nms``:
     in box order without scores; by descending score with them; per category
@@ -179,7 +179,8 @@ def _center_size(boxes, offset):
 
 @def_op('box_coder', _coder_meta, inputs=('prior_box', 'prior_box_var?', 'target_box'),
         attrs={'code_type': 'encode_center_size', 'box_normalized': True, 'axis': 0,
-               'variance': ()}, differentiable=False, attr_types={'variance': 'floats'})
+               'variance': ()}, differentiable=False, attr_types={'variance': 'floats'},
+        pattern='opaque')
 def box_coder_op(prior_box, prior_box_var, target_box, code_type, box_normalized, axis,
                  variance):
     """Encode target boxes [N, 4] against priors [M, 4] (-> [N, M, 4] center/size
@@ -338,7 +339,7 @@ def _prior_from_meta(input, image, *attrs):
                'step_w': 0.0, 'step_h': 0.0, 'offset': 0.5,
                'min_max_aspect_ratios_order': False},
         differentiable=False, value_from_meta=_prior_from_meta,
-        attr_types={'min_sizes': 'floats', 'max_sizes': 'floats'})
+        attr_types={'min_sizes': 'floats', 'max_sizes': 'floats'}, pattern='opaque')
 def prior_box_op(input, image, min_sizes, max_sizes, aspect_ratios, variances, flip, clip,
                  step_w, step_h, offset, min_max_aspect_ratios_order):
     """SSD prior boxes [H, W, num_priors, 4] (normalised by the image size) for
@@ -436,7 +437,7 @@ def _matrix_nms_meta(bboxes, scores, score_threshold, nms_top_k, keep_top_k, pos
         outputs=('out', 'index', 'rois_num'),
         attrs={'score_threshold': 0.0, 'nms_top_k': -1, 'keep_top_k': -1,
                'post_threshold': 0.0, 'use_gaussian': False, 'gaussian_sigma': 2.0,
-               'background_label': 0, 'normalized': True}, differentiable=False)
+               'background_label': 0, 'normalized': True}, differentiable=False, pattern='opaque')
 def matrix_nms_op(bboxes, scores, score_threshold, nms_top_k, keep_top_k, post_threshold,
                   use_gaussian, gaussian_sigma, background_label, normalized):
     """Matrix NMS (SOLOv2): per class, scores decayed by the IoU with higher-scored
@@ -597,7 +598,8 @@ def _proposals_meta(scores, bbox_deltas, img_size, anchors, variances, *attrs):
         inputs=('scores', 'bbox_deltas', 'img_size', 'anchors', 'variances'),
         outputs=('rpn_rois', 'rpn_roi_probs', 'rpn_rois_num'),
         attrs={'pre_nms_top_n': 6000, 'post_nms_top_n': 1000, 'nms_thresh': 0.5,
-               'min_size': 0.1, 'eta': 1.0, 'pixel_offset': False}, differentiable=False)
+               'min_size': 0.1, 'eta': 1.0, 'pixel_offset': False}, differentiable=False,
+        pattern='opaque')
 def generate_proposals_op(scores, bbox_deltas, img_size, anchors, variances, pre_nms_top_n,
                           post_nms_top_n, nms_thresh, min_size, eta, pixel_offset):
     """RPN proposals per image: the top-scored anchors decoded by their deltas,
@@ -671,7 +673,7 @@ def _fpn_meta(fpn_rois, rois_num, min_level, max_level, refer_level, refer_scale
 @def_op('distribute_fpn_proposals', _fpn_meta, inputs=('fpn_rois', 'rois_num?'),
         outputs=('outs*',), attrs={'min_level': 2, 'max_level': 5, 'refer_level': 4,
                                    'refer_scale': 224, 'pixel_offset': False},
-        differentiable=False)
+        differentiable=False, pattern='opaque')
 def distribute_fpn_proposals_op(fpn_rois, rois_num, min_level, max_level, refer_level,
                                 refer_scale, pixel_offset):
     """The RoIs of each FPN level (image by image, in order), the index that

@@ -98,7 +98,7 @@ def _align_meta(x, boxes, boxes_num, pooled_height, pooled_width, spatial_scale,
 
 
 @def_op('roi_align', _align_meta, inputs=('x', 'boxes', 'boxes_num'),
-        no_grad_inputs=('boxes', 'boxes_num'), attrs=_ALIGN_ATTRS)
+        no_grad_inputs=('boxes', 'boxes_num'), attrs=_ALIGN_ATTRS, pattern='opaque')
 def roi_align_op(x, boxes, boxes_num, pooled_height, pooled_width, spatial_scale,
                  sampling_ratio, aligned):
     """RoIAlign: [R, C, pooled_height, pooled_width] bin averages of bilinear samples."""
@@ -125,7 +125,7 @@ def _align_grad_meta(g, boxes, boxes_num, x, *attrs):
 
 
 @def_op('roi_align_grad', _align_grad_meta, inputs=('out_grad', 'boxes', 'boxes_num', 'x'),
-        no_grad_inputs=('boxes', 'boxes_num', 'x'), attrs=_ALIGN_ATTRS)
+        no_grad_inputs=('boxes', 'boxes_num', 'x'), attrs=_ALIGN_ATTRS, pattern='opaque')
 def roi_align_grad_op(out_grad, boxes, boxes_num, x, pooled_height, pooled_width,
                       spatial_scale, sampling_ratio, aligned):
     """The adjoint of ``roi_align`` in x: each bin's gradient spread back onto the
@@ -194,7 +194,7 @@ def _ps_meta(x, boxes, boxes_num, pooled_height, pooled_width, output_channels,
 
 
 @def_op('psroi_pool', _ps_meta, inputs=('x', 'boxes', 'boxes_num'),
-        no_grad_inputs=('boxes', 'boxes_num'), attrs=_PS_ATTRS)
+        no_grad_inputs=('boxes', 'boxes_num'), attrs=_PS_ATTRS, pattern='opaque')
 def psroi_pool_op(x, boxes, boxes_num, pooled_height, pooled_width, output_channels,
                   spatial_scale):
     """Position-sensitive RoI average pooling: bin (i, j) of output channel c
@@ -223,7 +223,7 @@ def _ps_grad_meta(g, boxes, boxes_num, x, *attrs):
 
 
 @def_op('psroi_pool_grad', _ps_grad_meta, inputs=('out_grad', 'boxes', 'boxes_num', 'x'),
-        no_grad_inputs=('boxes', 'boxes_num', 'x'), attrs=_PS_ATTRS)
+        no_grad_inputs=('boxes', 'boxes_num', 'x'), attrs=_PS_ATTRS, pattern='opaque')
 def psroi_pool_grad_op(out_grad, boxes, boxes_num, x, pooled_height, pooled_width,
                        output_channels, spatial_scale):
     """The adjoint of ``psroi_pool`` in x (``x`` only gives the shape)."""
@@ -269,7 +269,7 @@ def _pool_meta(x, boxes, boxes_num, pooled_height, pooled_width, spatial_scale):
 
 @def_op('roi_pool', _pool_meta, outputs=('out', 'argmax'), nondiff_outputs=('argmax',),
         inputs=('x', 'boxes', 'boxes_num'), no_grad_inputs=('boxes', 'boxes_num'),
-        attrs=_POOL_ATTRS)
+        attrs=_POOL_ATTRS, pattern='opaque')
 def roi_pool_op(x, boxes, boxes_num, pooled_height, pooled_width, spatial_scale):
     """RoI max pooling: the maximum of each bin (0 for an empty bin) and its
     position, a flat index into ``x`` (-1 for an empty bin)."""

@@ -77,7 +77,8 @@ def _sample_meta(x, py, px, dy, dx):
     return Meta([xs[0], xs[1], meta.shape_of(py)[1]], meta.dtype_of(x))
 
 
-@def_op('bilinear_sample', _sample_meta, inputs=('x', 'py', 'px'), attrs={'dy': 0, 'dx': 0})
+@def_op('bilinear_sample', _sample_meta, inputs=('x', 'py', 'px'), attrs={'dy': 0, 'dx': 0},
+        pattern='opaque')
 def bilinear_sample_op(x, py, px, dy, dx):
     """``x`` [B, C, H, W] read at the positions (py, px) [B, P]: [B, C, P]."""
     _check('bilinear_sample', x, py, px)
@@ -109,7 +110,7 @@ def _scatter_meta(g, py, px, x, dy, dx):
 
 
 @def_op('bilinear_sample_grad', _scatter_meta, inputs=('out_grad', 'py', 'px', 'x'),
-        attrs={'dy': 0, 'dx': 0}, no_grad_inputs=('x',))
+        attrs={'dy': 0, 'dx': 0}, no_grad_inputs=('x',), pattern='opaque')
 def bilinear_sample_grad_op(out_grad, py, px, x, dy, dx):
     """The adjoint of ``bilinear_sample`` in x: ``out_grad`` [B, C, P] added
     onto the pixels each position read (``x`` only gives the shape)."""

@@ -64,7 +64,8 @@ def _yolo_box_meta(x, img_size, anchors, class_num, conf_thresh, downsample_rati
 @def_op('yolo_box', _yolo_box_meta, inputs=('x', 'img_size'), outputs=('boxes', 'scores'),
         attrs={'anchors': (), 'class_num': 1, 'conf_thresh': 0.01, 'downsample_ratio': 32,
                'clip_bbox': True, 'scale_x_y': 1.0, 'iou_aware': False,
-               'iou_aware_factor': 0.5}, differentiable=False, attr_types={'anchors': 'ints'})
+               'iou_aware_factor': 0.5}, differentiable=False, attr_types={'anchors': 'ints'},
+        pattern='opaque')
 def yolo_box_op(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, clip_bbox,
                 scale_x_y, iou_aware, iou_aware_factor):
     """Boxes [N, A * H * W, 4] (x1, y1, x2, y2 in image pixels) and class scores
@@ -181,7 +182,7 @@ def _targets_meta(x, gt_box, gt_label, gt_score, anchors, anchor_mask, class_num
         attrs={'anchors': (), 'anchor_mask': (), 'class_num': 1, 'ignore_thresh': 0.7,
                'downsample_ratio': 32, 'use_label_smooth': True, 'scale_x_y': 1.0},
         differentiable=False, attr_types={'anchors': 'ints', 'anchor_mask': 'ints'},
-        attr_ranges={'anchor_mask': (0, None)})
+        attr_ranges={'anchor_mask': (0, None)}, pattern='opaque')
 def yolo_loss_targets_op(x, gt_box, gt_label, gt_score, anchors, anchor_mask, class_num,
                          ignore_thresh, downsample_ratio, use_label_smooth, scale_x_y):
     """What YOLOv3's loss compares x with, as Paddle's kernel decides it:

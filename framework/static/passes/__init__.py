@@ -17,21 +17,12 @@ changed it; a program a pass broke raises ``PassVerifyError`` naming that pass.
 import collections
 
 from ... import flags
-from .. import codegen, verify
+from .. import verify
 from . import batch, constant_fold, cse, dce, fuse, hoist, identity, inplace
+from .prune import prune
 
 # ``switch``: the BuildStrategy attribute that turns the pass on (None: always)
 Pass = collections.namedtuple('Pass', 'name switch fn')
-
-
-def prune(program, feed_names, fetch_names, side_effects=True):
-    """Keep the global block's ops the fetches and side effects need
-    (``codegen.prune_block``); ops producing only fed names go."""
-    gb = program.global_block()
-    kept = codegen.prune_block(program, gb, fetch_names, feed_names, side_effects)
-    changed = len(kept) != len(gb.ops)
-    gb.ops = kept
-    return changed
 
 
 PIPELINE = (
@@ -100,7 +91,7 @@ def run_pipeline(program, feed_names, fetch_names, strategy=None, side_effects=T
     """Run ``pipeline`` (default ``PIPELINE``) on ``program`` (the executor's
     copy) in order: passes without a switch always, the others when
     ``strategy`` turns them on.
-    ``side_effects``: which side effects prune keeps (``codegen.prune_block``).
+    ``side_effects``: which side effects prune keeps (``prune.prune_block``).
     Returns ``[(pass name, changed), ...]`` for the passes that ran."""
     check = _verifier(program, feed_names, fetch_names)
     if check is not None:

@@ -13,17 +13,20 @@ import collections
 import numpy as np
 
 from ...ops import registry
-from .. import codegen
+from ...ops.meta import Sym, same_dim
+from ..operands import input_args, kernel_attrs, output_names
 from ..sub_blocks import runs_sub_blocks, sub_block_ids
-
-# ops whose outputs are constants built from attributes alone
-CONSTANT_OPS = ('assign_value', 'full')
 
 
 def is_structural(op):
     """Control flow (an op declaring sub-blocks) and anything the kernel
     registry does not know."""
     return runs_sub_blocks(op) or not registry.has_op(op.type)
+
+
+def sub_blocks(program, op):
+    """The blocks ``op`` runs (none for an op without sub-blocks)."""
+    return [program.block(i) for i in sub_block_ids(op)]
 
 
 def attr_strings(v):
@@ -44,10 +47,47 @@ def all_vars(program):
 def is_pure(op):
     """A registered, deterministic op without side effects: running it twice,
     earlier, or not at all (when nothing reads it) changes nothing else."""
-    if is_structural(op) or op.type in codegen.SIDE_EFFECT_OPS:
-        return False
-    opdef = registry.lookup(op.type)
-    return not opdef.random and not opdef.inplace_map
+    return not is_structural(op) and registry.lookup(op.type).pure
+
+
+# ---- side effects --------------------------------------------------------------
+
+def has_side_effects(program, block, op):
+    """Ops that must run even when nothing reads their outputs (prints,
+    asserts, collectives: ``OpDef.kept``) and writes of persistable
+    variables, also inside the sub-blocks (branches, loop bodies) of a
+    control-flow op."""
+    if registry.has_op(op.type) and registry.lookup(op.type).kept:
+        return True
+    for n in op.output_arg_names:
+        v = block._find_var(n)
+        if v is not None and v.persistable:
+            return True
+    return any(has_side_effects(program, sub, o)
+               for sub in sub_blocks(program, op) for o in sub.ops)
+
+
+def sub_blocks(program, op):
+    return [program.block(i) for i in sub_block_ids(op)]
+
+
+def persistable_writes(program, op):
+    """Persistable variables written inside the sub-blocks of ``op``."""
+    names = set()
+    for sub in sub_blocks(program, op):
+        for o in sub.ops:
+            for n in o.output_arg_names:
+                v = sub._find_var(n)
+                if v is not None and v.persistable:
+                    names.add(n)
+            names |= persistable_writes(program, o)
+    return names
+
+
+def is_constant_op(op):
+    """A pure op without inputs: its outputs are constants built from its
+    attributes alone (``full``, ``assign_value``, ``arange``, ...)."""
+    return is_pure(op) and registry.lookup(op.type).n_in == 0
 
 
 class Usage:
@@ -145,17 +185,10 @@ def dominated(small, big):
     return True
 
 
-def op_attr_values(opdef, op):
-    """The op's attributes in kernel order (defaults filled), as stored (lists)."""
-    return [op.attrs[n] if n in op.attrs else d
-            for n, d in zip(opdef.attr_names, opdef.attr_defaults)]
-
-
 def constant_value(op):
-    """Evaluate a constant op (``assign_value``/``full``) at compile time."""
+    """Evaluate a constant op (``is_constant_op``) at compile time."""
     opdef = registry.lookup(op.type)
-    args = [codegen.kernel_attr(a) for a in op_attr_values(opdef, op)]
-    return np.asarray(opdef.kernel(*args))
+    return np.asarray(opdef.kernel(*kernel_attrs(opdef, op)))
 
 
 class Constants:
@@ -175,10 +208,11 @@ class Constants:
                 or name in u.captured:
             return None
         defs = u.defs.get(name, ())
-        if len(defs) != 1 or defs[0].type not in CONSTANT_OPS:
+        if len(defs) != 1 or not is_constant_op(defs[0]) or len(defs[0].output_arg_names) != 1:
             return None
         op = defs[0]
-        if op.type == 'full' and _numel(op.attrs.get('shape', ())) > self.max_elements:
+        out = u.var(name)
+        if out is None or not shape_known(out._shape) or _numel(out._shape) > self.max_elements:
             return None
         try:
             value = constant_value(op)
@@ -198,32 +232,22 @@ def _numel(shape):
     return n
 
 
-# ops computing elementwise with broadcasting (besides the fusable ones)
-_BROADCASTING = ('assign', 'cast', 'full_like', 'print', 'equal', 'not_equal', 'less_than',
-                 'less_equal', 'greater_than', 'greater_equal', 'logical_and', 'logical_or',
-                 'logical_xor', 'logical_not', 'isnan', 'isinf', 'isfinite', 'where',
-                 'floor_divide', 'remainder', 'lerp', 'clip', 'sign', 'floor', 'ceil', 'round',
-                 'trunc')
-# ops whose output has the run-time shape of their ``target`` input
-_SHAPE_OF_TARGET = ('reduce_as', 'expand_as', 'reshape_as', 'expand_reduced')
-_REDUCTIONS = ('sum', 'mean', 'max', 'min', 'prod', 'amax', 'amin', 'logsumexp', 'all', 'any')
-
-
 class ShapeClasses:
     """Symbolic run-time shapes: which stable names provably have equal shapes
     (or broadcast into each other) even where static dims are unknown (-1).
 
-    Each dim is a known int or a symbol; an unknown dim of a feed or of an op
-    without a rule gets a fresh symbol, and rules for broadcasting elementwise
-    ops, ``reduce_as``/``expand_as`` (the target's dims), ``matmul``,
-    reductions and ``transpose`` carry symbols from inputs to outputs. Equal
-    symbols mean equal sizes at run time (given the build-time checks held).
+    Each dim is a known int or a named unknown (``ops/meta.py``: ``Sym``).
+    An unknown dim of a feed, or one an op's ``infer_meta`` does not carry
+    through, gets a fresh name; every op's own ``infer_meta``, run on its
+    inputs' symbolic dims, carries names from inputs to outputs (elementwise
+    and broadcasting ops, reductions, transposes, matmul, views,
+    ``reduce_as``/``expand_as``...). Equal names mean equal sizes at run
+    time (given the build-time checks held): the ops declare their shape rule
+    once, for building programs and for the passes alike.
     """
 
     def __init__(self, program, usage):
-        from ...ops import fused
         self.usage = usage
-        self.broadcasting = set(_BROADCASTING) | fused.elementwise_ops()
         self.table = {}
         for op in _program_order(program, program.global_block(), set()):
             self._visit(op)
@@ -234,63 +258,45 @@ class ShapeClasses:
         v = self.usage.var(name)
         if v is None or not self.usage.stable(name):
             return None
-        d = tuple(x if x >= 0 else ('sym', name, i) for i, x in enumerate(v._shape))
+        d = tuple(x if x >= 0 else Sym((name, i)) for i, x in enumerate(v._shape))
         self.table[name] = d
         return d
 
+    def _meta(self, name):
+        dims = self.dims(name)
+        if dims is None:
+            raise KeyError(name)
+        return registry.Meta(dims, self.usage.var(name).dtype)
+
     def _visit(self, op):
-        outs = op.output_arg_names
-        if len(outs) != 1 or not self.usage.stable(outs[0]) or sub_block_ids(op):
+        if sub_block_ids(op) or not registry.has_op(op.type):
             return
-        out = self.usage.var(outs[0])
-        if out is None:
+        opdef = registry.lookup(op.type)
+        outs = output_names(opdef, op)
+        if not any(n is not None and self.usage.stable(n) for n in outs):
             return
         try:
-            d = self._rule(op)
-        except (KeyError, IndexError, TypeError, ValueError):
-            d = None
-        if d is None or len(d) != len(out._shape):
+            metas = opdef.infer_meta(*input_args(opdef, op, self._meta),
+                                     *kernel_attrs(opdef, op))
+        except Exception:      # noqa: BLE001 - no rule for these inputs: fresh names
             return
-        # static knowledge wins over symbols
-        self.table[outs[0]] = tuple(s if s >= 0 else t for s, t in zip(out._shape, d))
-
-    def _rule(self, op):
-        t = op.type
-        if t in _SHAPE_OF_TARGET:
-            return self.dims(op.input('target')[0])
-        if t in self.broadcasting:
-            ds = [self.dims(n) for n in op.input_arg_names]
-            return None if None in ds else _broadcast_dims(ds)
-        if t == 'matmul':
-            return self._matmul(op)
-        if t in _REDUCTIONS:
-            x = self.dims(op.input('x')[0])
-            if x is None:
-                return None
-            axis = op.attrs.get('axis')
-            axes = set(range(len(x))) if axis is None or axis == [] else {
-                a % len(x) for a in (axis if isinstance(axis, list) else [axis])}
-            if op.attrs.get('keepdim'):
-                return tuple(1 if i in axes else d for i, d in enumerate(x))
-            return tuple(d for i, d in enumerate(x) if i not in axes)
-        if t == 'transpose':
-            x = self.dims(op.input('x')[0])
-            return None if x is None else tuple(x[p] for p in op.attrs['perm'])
-        return None
-
-    def _matmul(self, op):
-        x, y = self.dims(op.input('x')[0]), self.dims(op.input('y')[0])
-        if x is None or y is None or len(x) < 2 or len(y) < 2:
-            return None
-        if op.attrs.get('transpose_x'):
-            x = x[:-2] + (x[-1], x[-2])
-        if op.attrs.get('transpose_y'):
-            y = y[:-2] + (y[-1], y[-2])
-        return _broadcast_dims([x[:-2], y[:-2]]) + (x[-2], y[-1])
+        metas = list(metas) if isinstance(metas, (list, tuple)) else [metas]
+        for n, m in zip(outs, metas):
+            out = self.usage.var(n) if n is not None else None
+            if out is None or not self.usage.stable(n) or n in self.table:
+                continue
+            d = tuple(getattr(m, 'shape', ()))
+            if len(d) != len(out._shape):
+                continue
+            # static knowledge wins over symbols; an unknown the rule did not
+            # name gets a fresh name
+            self.table[n] = tuple(s if s >= 0 else t if isinstance(t, Sym) or t >= 0
+                                  else Sym((n, i)) for i, (s, t) in enumerate(zip(out._shape, d)))
 
     def same(self, a, b):
-        da = self.dims(a)
-        return da is not None and da == self.dims(b)
+        da, db = self.dims(a), self.dims(b)
+        return da is not None and db is not None and len(da) == len(db) and all(
+            same_dim(x, y) for x, y in zip(da, db))
 
     def covers(self, big, small):
         """Broadcasting ``small`` into ``big`` provably keeps ``big``'s shape."""
@@ -298,34 +304,9 @@ class ShapeClasses:
         if db is None or ds is None or len(ds) > len(db):
             return False
         for s, b in zip(reversed(ds), reversed(db)):
-            if not (s == 1 or s == b or (not isinstance(s, int) and isinstance(b, int) and b > 1)):
+            if not (s == 1 or same_dim(s, b) or (s < 0 and b > 1)):
                 return False
         return True
-
-
-_fresh = [0]
-
-
-def _broadcast_dims(ds):
-    n = max((len(d) for d in ds), default=0)
-    out = []
-    for i in range(n):
-        toks = [d[len(d) - n + i] for d in ds if len(d) - n + i >= 0]
-        toks = [t for t in toks if t != 1]
-        known = {t for t in toks if isinstance(t, int)}
-        syms = {t for t in toks if not isinstance(t, int)}
-        if len(known) > 1:
-            raise ValueError('incompatible dims')
-        if known:
-            out.append(known.pop())
-        elif len(syms) == 1:
-            out.append(syms.pop())
-        elif not syms:
-            out.append(1)
-        else:
-            _fresh[0] += 1
-            out.append(('sym', '#broadcast', _fresh[0]))
-    return tuple(out)
 
 
 def _program_order(program, block, seen):

@@ -20,15 +20,17 @@ reader, not fetched or persistable) and whose reader's output is stable and
 not persistable are batched. The batched op sits where the first of the ops
 it replaces was, so every reader of their outputs still comes after it.
 """
-from ...ops import fused, registry
-from .analysis import Usage, op_attr_values
+from ...ops import registry
+from ...ops.properties import unary_fusable
+from ..operands import stored_attrs
+from .analysis import Usage
 from .fuse import _location, _sole_reader
 
 
 def _unary_reader(usage, name, block_idx):
     """The unary elementwise op that alone reads ``name``, or None."""
     r = _sole_reader(usage, name, block_idx)
-    if r is None or r.type not in fused.ELEMENTWISE_UNARY or not registry.has_op(r.type):
+    if r is None or not registry.has_op(r.type) or not unary_fusable(registry.lookup(r.type)):
         return None
     outs = r.output_arg_names
     if r.input_arg_names != [name] or len(outs) != 1:
@@ -73,7 +75,7 @@ def _batch_split(block, op, usage, drop, at):
         return False
     ax, sizes = found
     readers = [_unary_reader(usage, n, block.idx) for n in outs]
-    keys = [(r.type, repr(op_attr_values(registry.lookup(r.type), r)))
+    keys = [(r.type, repr(stored_attrs(registry.lookup(r.type), r)))
             if r is not None else None for r in readers]
     runs = _runs(keys)
     if not runs:

@@ -16,9 +16,9 @@ hit a floating-point error (the run keeps reporting it where it happens).
 import numpy as np
 
 from ...ops import registry
-from .. import codegen
+from ..operands import kernel_attrs, output_names
 from ..sub_blocks import sub_block_ids
-from .analysis import CONSTANT_OPS, Constants, Usage, is_pure, op_attr_values
+from .analysis import Constants, Usage, is_constant_op, is_pure
 
 MAX_ELEMENTS = 1_000_000
 # a non-uniform result may be this many times larger than its constant inputs
@@ -81,13 +81,13 @@ def _size(args):
 
 def _evaluate(opdef, op, args):
     """The op's outputs as arrays, or None when folding is not allowed."""
-    attrs = [codegen.kernel_attr(a) for a in op_attr_values(opdef, op)]
+    attrs = kernel_attrs(opdef, op)
     try:
         with np.errstate(all='raise'):
             out = opdef.kernel(*args, *attrs)
     except Exception:
         return None
-    names = codegen.output_names(opdef, op)
+    names = output_names(opdef, op)
     values = list(out) if (opdef.variadic_out or len(names) > 1) else [out]
     values = [np.asarray(v) for v in values]
     if len(values) != len(names) or any(v.dtype.kind not in 'biuf' for v in values):
@@ -129,7 +129,7 @@ def fold_block(program, block, usage, consts):
 
 
 def _try_fold(op, usage, consts):
-    if op.type in CONSTANT_OPS or not is_pure(op):
+    if is_constant_op(op) or not is_pure(op):
         return None
     opdef = registry.lookup(op.type)
     if opdef.n_in == 0:

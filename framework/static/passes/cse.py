@@ -11,14 +11,15 @@ private (not fetched, persistable or named in attributes).
 import json
 
 from ...ops import registry
+from ..operands import stored_attrs
 from ..sub_blocks import sub_block_ids
-from .analysis import Usage, is_pure, op_attr_values, rename_uses
+from .analysis import Usage, is_pure, rename_uses
 
 
 def _key(op):
     opdef = registry.lookup(op.type)
     ins = tuple((slot, tuple(op.inputs.get(slot, ()))) for slot in opdef.input_names)
-    attrs = json.dumps(op_attr_values(opdef, op), sort_keys=True, default=repr)
+    attrs = json.dumps(stored_attrs(opdef, op), sort_keys=True, default=repr)
     return (op.type, ins, attrs)
 
 

@@ -6,18 +6,16 @@ An op is removed, in every block, when none of its outputs is read by any op
 (sub-blocks included), fetched, persistable, captured, or named in some op's
 attributes (loop placeholders, branch outputs), and it has no side effects:
 ``print``/``assert``, ops that write an input in place, and control-flow ops
-stay. Random ops whose outputs are unused go, as the initial prune does.
+stay (every effect but ``'random'``: ``OpDef.kept``, ``ops/properties.py``).
+Random ops whose outputs are unused go, as the initial prune does.
 Removal repeats until nothing changes, so whole dead chains disappear.
 """
 from ...ops import registry
-from .. import codegen
 from .analysis import Usage, is_structural
 
 
 def _removable(op, usage):
-    if is_structural(op) or op.type in codegen.SIDE_EFFECT_OPS:
-        return False
-    if registry.lookup(op.type).inplace_map:
+    if is_structural(op) or registry.lookup(op.type).kept:
         return False
     for n in op.output_arg_names:
         if usage.readers.get(n) or usage.external(n) or n in usage.pinned:

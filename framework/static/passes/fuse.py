@@ -1,11 +1,11 @@
 """Fusion passes: fewer, bigger ops, fewer temporaries.
 
-``fuse_matmul_add_act``: ``matmul`` (+ ``add`` of a bias) (+ ``relu``/``tanh``/
-``sigmoid``/``gelu``) becomes one ``fused_matmul_bias_act``, which adds the
-bias into the product's own buffer.
+``fuse_matmul_add_act``: ``matmul`` (+ ``add`` of a bias) (+ a one-input
+elementwise op: ``relu``, ``tanh``, ``sigmoid``, ``gelu``...) becomes one
+``fused_matmul_bias_act``, which adds the bias into the product's own buffer.
 
-``fuse_elewise_add_act_ops``: trees of elementwise ops (unary math and
-activations, broadcasting binary ops) become one ``fused_elementwise`` whose
+``fuse_elewise_add_act_ops``: trees of fusable ops (declared elementwise or
+broadcast and pure, ``ops/properties.py``) become one ``fused_elementwise`` whose
 ``expr`` attribute lists the original ops; its kernel runs the same kernels
 and overwrites temporaries instead of allocating.
 
@@ -16,7 +16,9 @@ its group was; inputs read earlier by the group must therefore be stable (not
 rewritten in between).
 """
 from ...ops import fused, registry
-from .analysis import ShapeClasses, Usage, op_attr_values
+from ...ops.properties import unary_fusable
+from ..operands import stored_attrs
+from .analysis import ShapeClasses, Usage
 
 MAX_GROUP = 64
 # smaller groups cost more in the fused op's own call than they save (the
@@ -87,7 +89,7 @@ def _matmul_chain(op, usage, shapes, bidx):
             chain.append(r)
             cur = r.output_arg_names[0]
             r = _sole_reader(usage, cur, bidx)
-    if r is not None and r.type in fused.MATMUL_ACTS and registry.has_op(r.type):
+    if r is not None and registry.has_op(r.type) and unary_fusable(registry.lookup(r.type)):
         av, cv = usage.var(r.output_arg_names[0]), usage.var(cur)
         if av is not None and cv is not None and av.dtype == cv.dtype and cv.dtype.kind == 'f':
             chain.append(r)
@@ -116,7 +118,7 @@ def fuse_matmul_block(program, block, usage, shapes):
         attrs = {'transpose_x': bool(op.attrs.get('transpose_x', False)),
                  'transpose_y': bool(op.attrs.get('transpose_y', False)),
                  'act': act.type if act is not None else '',
-                 'act_attrs': (op_attr_values(registry.lookup(act.type), act)
+                 'act_attrs': (stored_attrs(registry.lookup(act.type), act)
                                if act is not None else []),
                  'op_role': chain[-1].attrs.get('op_role', 'forward'), **_location(op)}
         new = type(op)(block, 'fused_matmul_bias_act',
@@ -190,7 +192,7 @@ def _expression(ops):
                 if name not in inputs:
                     inputs.append(name)
                 refs.append(inputs.index(name))
-        expr.append([op.type, refs, op_attr_values(opdef, op)])
+        expr.append([op.type, refs, stored_attrs(opdef, op)])
         produced[op.output_arg_names[0]] = j
     return inputs, expr
 

@@ -21,19 +21,16 @@ deletes the locals whose last use that op was, so large intermediates are
 freed as soon as possible instead of when the run returns.
 
 Both mark ops with attributes the code generator reads (``op_inplace``,
-``op_free``; see ``codegen.INPLACE_KERNELS``).
+``op_free``). Which kernels return new arrays (``fresh``) and which ops can
+compute into a buffer (``kernel_into``) the ops declare (``ops/properties.py``).
 """
-from ...ops import fused, registry
-from .. import codegen
+from ...ops import registry
 from .analysis import ShapeClasses, Usage, is_structural
 
-FRESH_OPS = frozenset(fused.ELEMENTWISE_UNARY + fused.ELEMENTWISE_BINARY +
-                      ('matmul', 'fused_elementwise', 'fused_matmul_bias_act'))
 
-for _t in fused.ELEMENTWISE_UNARY + fused.ELEMENTWISE_BINARY:
-    _k = fused.inplace_kernel(_t)
-    if _k is not None:
-        codegen.INPLACE_KERNELS[_t] = _k
+def _fresh(op):
+    """The op's kernel always returns a new array (never an input or a view)."""
+    return registry.has_op(op.type) and registry.lookup(op.type).fresh
 
 
 def _last_reads(block, usage):
@@ -58,9 +55,9 @@ def _owned(name, usage, pos):
     if usage.external(name) or name in usage.pinned or not usage.private(name):
         return False
     p = usage.defs[name][0]
-    if p.type not in FRESH_OPS or id(p) not in pos:
+    if not _fresh(p) or id(p) not in pos:
         return False
-    return all(r.type in FRESH_OPS for r in usage.readers.get(name, ()))
+    return all(_fresh(r) for r in usage.readers.get(name, ()))
 
 
 def _fits(op, slot, usage, shapes):
@@ -69,10 +66,8 @@ def _fits(op, slot, usage, shapes):
     x, out = usage.var(name), usage.var(op.output_arg_names[0])
     if x is None or out is None or x.dtype != out.dtype or not x._shape:
         return False
-    if op.type in fused.UNARY_UFUNCS or op.type == 'relu' or \
-            op.type in fused.FLOAT_BINARY_UFUNCS:
-        if x.dtype.kind != 'f':
-            return False
+    if opdef.ufunc_on == 'float' and (x.dtype.kind not in 'fc' or x.dtype.itemsize < 4):
+        return False      # the kernel computes other dtypes (ints, half) its own way
     if opdef.n_in == 1:
         return True
     return shapes.covers(name, op.inputs[opdef.input_names[1 - slot]][0])
@@ -83,10 +78,10 @@ def mark_inplace(program, block, usage):
     shapes = ShapeClasses(program, usage)
     marked = 0
     for i, op in enumerate(block.ops):
-        if op.type not in codegen.INPLACE_KERNELS or 'op_inplace' in op.attrs:
+        if is_structural(op) or 'op_inplace' in op.attrs:
             continue
         opdef = registry.lookup(op.type)
-        if any(opdef.variadic) or len(op.output_arg_names) != 1:
+        if opdef.kernel_into is None or any(opdef.variadic) or len(op.output_arg_names) != 1:
             continue
         for slot, iname in enumerate(opdef.input_names):
             names = op.inputs.get(iname, [])

@@ -25,10 +25,10 @@ def _read_meta(filename):
     return Meta([-1], np.uint8)
 
 
-# random=True: the value is the file's content when the op runs, not a function
+# effect 'io': the value is the file's content when the op runs, not a function
 # of its (absent) inputs, so no pass may fold it into a constant or merge two reads
 @def_op('read_file', _read_meta, inputs=(), attrs={'filename': ''}, differentiable=False,
-        random=True)
+        pattern='opaque', effects=('io',))
 def read_file_op(filename):
     """The bytes of the file ``filename``: [size] uint8."""
     try:
@@ -50,7 +50,7 @@ def _decode_meta(x, mode):
 
 
 @def_op('decode_jpeg', _decode_meta, inputs=('x',), attrs={'mode': 'unchanged'},
-        differentiable=False)
+        differentiable=False, pattern='opaque')
 def decode_jpeg_op(x, mode):
     """The pixels [channels, H, W] uint8 of the JPEG file whose bytes are ``x``."""
     _decode_meta(Meta(x.shape, x.dtype), mode)
