@@ -1,14 +1,13 @@
 """``framework.autograd`` (Paddle's ``paddle.autograd``): ``backward``,
-custom ops in Python (``PyLayer``) and Jacobian/Hessian objects; ``vjp`` and
-``jvp`` are the functional forms from ``framework.incubate.autograd``.
+custom ops in Python (``PyLayer``), Jacobian/Hessian objects and the
+functional forms ``vjp`` and ``jvp`` (``framework.incubate.autograd``'s too).
 ``grad`` (``paddle.grad``) is here because it serves both modes: the eager
 engine (``dygraph/autograd.py``) and ``static.gradients`` know nothing of
 each other."""
 from ..dygraph import autograd as _eager
-from ..incubate.autograd.functional import jvp, vjp
 from ..ops.modes import is_static_var
 from ..static.backward import gradients as _static_gradients
-from .functional import hessian, jacobian
+from .functional import hessian, jacobian, jvp, vjp
 from .py_layer import PyLayer, PyLayerContext
 from .saved_tensors_hooks import saved_tensors_hooks
 
