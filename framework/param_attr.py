@@ -92,9 +92,19 @@ class WeightNormParamAttr(ParamAttr):
         self.dim = dim
 
 
+# nn.initializer's Initializer base class, installed by that module at its import
+# (nn imports this module, not the other way round); no object is an Initializer
+# before it exists
+_initializer_type = ()
+
+
+def install_initializer_type(cls):
+    global _initializer_type
+    _initializer_type = cls
+
+
 def _is_initializer(obj):
-    from .nn.initializer import Initializer
-    return isinstance(obj, Initializer)
+    return isinstance(obj, _initializer_type)
 
 
 def _is_regularizer(obj):

@@ -2,6 +2,7 @@
 written for Paddle runs unchanged and gets the answers Paddle's CPU build gives
 (``CUDAPlace(0)`` raises, ``set_device('gpu')`` raises, ``is_compiled_with_cuda()``
 is False)."""
+import re
 
 
 class CPUPlace:
@@ -78,13 +79,6 @@ class CustomPlace:
 _CPU = CPUPlace()
 
 
-def set_device(device):
-    """Select the device ops run on: only the CPU exists (``'cpu'``, index 0 or a
-    CPUPlace); 'gpu', 'xpu', ... raise as in Paddle's CPU build."""
-    from .device import set_device as _set
-    return _set(device)
-
-
 def get_device():
     return 'cpu'
 
@@ -95,6 +89,42 @@ def is_compiled_with_cuda():
 
 def cpu_place():
     return _CPU
+
+
+def _device_string(device):
+    """'cpu' for every spelling of the CPU; a clear ValueError otherwise."""
+    if isinstance(device, CPUPlace):
+        return 'cpu'
+    if isinstance(device, int) and not isinstance(device, bool):
+        if device != 0:
+            raise ValueError("CPU device only supports index 0, got %d" % device)
+        return 'cpu'
+    if not isinstance(device, str):
+        raise ValueError("The device must be a string, an int or a Place, got %s"
+                         % type(device).__name__)
+    name = device.strip().lower()
+    if name == 'cpu':
+        return 'cpu'
+    kind = re.match(r'(gpu|dcu|cuda|xpu|npu|ipu)(:\d+)?$', name)
+    if kind:
+        build = 'XPU' if kind.group(1) == 'xpu' else 'IPU' if kind.group(1) == 'ipu' else 'CUDA'
+        raise ValueError("The device should not be %r, since PaddlePaddle is not compiled "
+                         "with %s (this framework runs on the CPU only)" % (device, build))
+    raise ValueError("The device must be a string which is like 'cpu', 'gpu', 'gpu:x', "
+                     "'dcu', 'dcu:x', 'xpu', 'xpu:x', 'npu', 'npu:x'; got %r" % (device,))
+
+
+def set_device(device):
+    """Select the device ops run on (``paddle.set_device``, ``paddle.device.set_device``):
+    only the CPU exists (``'cpu'``, index 0 or a CPUPlace); 'gpu', 'xpu', ... raise
+    as in Paddle's CPU build. Returns its Place.
+
+    >>> import framework as paddle
+    >>> paddle.device.set_device('cpu')
+    Place(cpu)
+    """
+    _device_string(device)
+    return cpu_place()
 
 
 _ACCELERATORS = ('gpu', 'cuda', 'xpu', 'npu', 'ipu', 'mlu', 'custom')

@@ -1,14 +1,13 @@
 """``framework.autograd`` (Paddle's ``paddle.autograd``): ``backward``,
-custom ops in Python (``PyLayer``) and Jacobian/Hessian objects; ``vjp`` and
-``jvp`` are the functional forms from ``framework.incubate.autograd``.
+custom ops in Python (``PyLayer``), Jacobian/Hessian objects and the
+functional forms ``vjp`` and ``jvp`` (``framework.incubate.autograd``'s too).
 ``grad`` (``paddle.grad``) is here because it serves both modes: the eager
 engine (``dygraph/autograd.py``) and ``static.gradients`` know nothing of
 each other."""
 from ..dygraph import autograd as _eager
-from ..incubate.autograd.functional import jvp, vjp
 from ..ops.modes import is_static_var
 from ..static.backward import gradients as _static_gradients
-from .functional import hessian, jacobian
+from .functional import hessian, jacobian, jvp, vjp
 from .py_layer import PyLayer, PyLayerContext
 from .saved_tensors_hooks import saved_tensors_hooks
 
@@ -54,7 +53,7 @@ def backward(tensors, grad_tensors=None, retain_graph=False, *, dump_backward_gr
             raise ValueError("autograd.backward: grad_tensor must be None or a Tensor of the "
                              "tensor's shape %s, got %s" % (t.shape, getattr(g, 'shape', g)))
     if dump_backward_graph_path is not None:
-        _dump_backward_graph(tensors, dump_backward_graph_path)
+        _eager.dump_backward_graph(tensors, dump_backward_graph_path)
     _backward(tensors, grad_tensors, retain_graph)
 
 
@@ -105,33 +104,3 @@ def _static_grad(outputs, inputs, grad_outputs, allow_unused, no_grad_vars):
                     "grad: input '%s' (shape %s) is not used to compute the outputs; "
                     "pass allow_unused=True to get None for it" % (x.name, x.shape))
     return grads
-
-
-def _dump_backward_graph(tensors, path):
-    """The grad nodes reachable from ``tensors``, as text (op name, inputs' shapes)."""
-    from ..dygraph.autograd import GradNode, edge_node
-    seen, order = set(), []
-    stack = [edge_node(t._grad_node) for t in tensors if t._grad_node is not None]
-
-    def push(edge):
-        """An input edge: None, a leaf Tensor, a node, (node, index) or a tuple of those."""
-        if type(edge) is GradNode:
-            stack.append(edge)
-        elif isinstance(edge, tuple):
-            if len(edge) == 2 and type(edge[0]) is GradNode and isinstance(edge[1], int):
-                stack.append(edge[0])
-            else:
-                for sub in edge:
-                    push(sub)
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        order.append(node)
-        for e in node.edge_list():
-            push(e)
-    with open(path, 'w') as f:
-        for node in order:
-            shapes = [list(a.shape) for a in (node.outs or ())]
-            f.write('%s_grad  outputs=%s\n' % (node.op.name, shapes))

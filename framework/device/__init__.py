@@ -11,13 +11,12 @@ streams and events need an accelerator and raise saying so, as in Paddle.
 >>> paddle.device.get_device(), paddle.device.cuda.device_count()
 ('cpu', 0)
 """
-import re
 import sys
 import types
 
 from .. import random as _random
 from .. import place as _place
-from ..place import CPUPlace, cpu_place
+from ..place import CPUPlace, cpu_place, set_device  # noqa: F401  (paddle.device.set_device)
 from .tensor_types import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor,  # noqa: F401
                            DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
                            ShortTensor)
@@ -115,40 +114,6 @@ def device_count():
 
 
 # ---- the current device ------------------------------------------------------
-
-def _device_string(device):
-    """'cpu' for every spelling of the CPU; a clear ValueError otherwise."""
-    if isinstance(device, CPUPlace):
-        return 'cpu'
-    if isinstance(device, int) and not isinstance(device, bool):
-        if device != 0:
-            raise ValueError("CPU device only supports index 0, got %d" % device)
-        return 'cpu'
-    if not isinstance(device, str):
-        raise ValueError("The device must be a string, an int or a Place, got %s"
-                         % type(device).__name__)
-    name = device.strip().lower()
-    if name == 'cpu':
-        return 'cpu'
-    kind = re.match(r'(gpu|dcu|cuda|xpu|npu|ipu)(:\d+)?$', name)
-    if kind:
-        build = 'XPU' if kind.group(1) == 'xpu' else 'IPU' if kind.group(1) == 'ipu' else 'CUDA'
-        raise ValueError("The device should not be %r, since PaddlePaddle is not compiled "
-                         "with %s (this framework runs on the CPU only)" % (device, build))
-    raise ValueError("The device must be a string which is like 'cpu', 'gpu', 'gpu:x', "
-                     "'dcu', 'dcu:x', 'xpu', 'xpu:x', 'npu', 'npu:x'; got %r" % (device,))
-
-
-def set_device(device):
-    """Select the device ops run on; returns its Place (always the CPU here).
-
-    >>> import framework as paddle
-    >>> paddle.device.set_device('cpu')
-    Place(cpu)
-    """
-    _device_string(device)
-    return cpu_place()
-
 
 def get_device(input=None):
     """``'cpu'``; for a tensor, its device id: -1 for one on the CPU."""

@@ -1,12 +1,12 @@
 """Typed tensor constructors (``paddle.device.FloatTensor([1, 2])``, PyTorch's
 spelling): a list gives a tensor of that data, integers a shape (uninitialised
 values, as ``paddle.empty``), nothing an empty 1-D tensor."""
+from ..dygraph import Tensor
+from ..ops.creation import empty, to_tensor
 
 
 def _factory(name, dtype):
     def __new__(cls, *args, **kwargs):
-        from .. import empty, to_tensor
-        from ..dygraph import Tensor
         if not args:
             return empty([0], dtype=dtype)
         if len(args) == 1 and isinstance(args[0], (list, tuple)):

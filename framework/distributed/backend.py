@@ -27,6 +27,8 @@ import zlib
 
 import numpy as np
 
+from .._launch_env import env_local_rank, env_rank, env_world_size  # noqa: F401  (env.py uses)
+
 INSTALL_HINT = ("install the distributed extra: pip install 'framework[distributed]' "
                 "(mpi4py and Open MPI; or pip install mpi4py next to a system MPI)")
 DEFAULT_TIMEOUT = float(os.environ.get('FRAMEWORK_DIST_TIMEOUT', 1800))
@@ -54,33 +56,6 @@ class CommunicationTimeout(CommunicationError, TimeoutError):
 def launched_by_mpi():
     return os.environ.get('FRAMEWORK_DIST_BACKEND') == 'mpi' or any(
         v in os.environ for v in _LAUNCHER_VARS)
-
-
-def _env_int(names, default):
-    for name in names:
-        v = os.environ.get(name)
-        if v not in (None, ''):
-            try:
-                return int(v)
-            except ValueError:
-                pass
-    return default
-
-
-def env_rank():
-    """This process's rank as the launcher's environment tells (before init)."""
-    return _env_int(('OMPI_COMM_WORLD_RANK', 'PMI_RANK', 'PMIX_RANK', 'MV2_COMM_WORLD_RANK',
-                     'PADDLE_TRAINER_ID'), 0)
-
-
-def env_world_size():
-    return _env_int(('OMPI_COMM_WORLD_SIZE', 'PMI_SIZE', 'MV2_COMM_WORLD_SIZE',
-                     'PADDLE_TRAINERS_NUM'), 1)
-
-
-def env_local_rank():
-    return _env_int(('OMPI_COMM_WORLD_LOCAL_RANK', 'MPI_LOCALRANKID', 'MV2_COMM_WORLD_LOCAL_RANK',
-                     'PADDLE_RANK_IN_NODE'), env_rank())
 
 
 def mpi():

@@ -65,7 +65,7 @@ def gradients_of(y, xs):
     from ..ops.reduce import sum as _sum
     total = _sum(y)
     if not in_static_mode():
-        from .. import grad
+        from ..autograd import grad
         return grad([total], xs, create_graph=True)
     from ..static import gradients
     return gradients([total], xs)

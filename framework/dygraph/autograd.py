@@ -775,8 +775,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             raise RuntimeError("grad: an output has stop_gradient=True, so it does not "
                                "depend on any input that requires a gradient")
     if dump_backward_graph_path is not None:
-        from ..autograd import _dump_backward_graph
-        _dump_backward_graph(outputs, dump_backward_graph_path)
+        dump_backward_graph(outputs, dump_backward_graph_path)
     capture = {}
     keys = []
     for t in inputs:
@@ -804,3 +803,32 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             g = Tensor(np.asarray(g).astype(t.data.dtype, copy=False))
         result.append(g)
     return result
+
+
+def dump_backward_graph(tensors, path):
+    """The grad nodes reachable from ``tensors``, as text (op name, inputs' shapes)."""
+    seen, order = set(), []
+    stack = [edge_node(t._grad_node) for t in tensors if t._grad_node is not None]
+
+    def push(edge):
+        """An input edge: None, a leaf Tensor, a node, (node, index) or a tuple of those."""
+        if type(edge) is GradNode:
+            stack.append(edge)
+        elif isinstance(edge, tuple):
+            if len(edge) == 2 and type(edge[0]) is GradNode and isinstance(edge[1], int):
+                stack.append(edge[0])
+            else:
+                for sub in edge:
+                    push(sub)
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        order.append(node)
+        for e in node.edge_list():
+            push(e)
+    with open(path, 'w') as f:
+        for node in order:
+            shapes = [list(a.shape) for a in (node.outs or ())]
+            f.write('%s_grad  outputs=%s\n' % (node.op.name, shapes))

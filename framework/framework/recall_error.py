@@ -8,7 +8,7 @@ LOSS_INF_ERROR = "PaddleRecall error(104): LossInf"
 
 def check_naninf(tensor):
     """None when ``tensor`` is finite, else LOSS_NAN_ERROR or LOSS_INF_ERROR."""
-    from .. import isfinite, isnan
+    from ..ops.math import isfinite, isnan
     if isfinite(tensor).all().item():
         return None
     return LOSS_NAN_ERROR if isnan(tensor).any().item() else LOSS_INF_ERROR

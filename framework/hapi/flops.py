@@ -76,7 +76,7 @@ def flops(net, input_size, custom_ops=None, print_detail=False):
     ``print_detail``)."""
     from ..static import Program
     if isinstance(net, nn.Layer):
-        from .. import randn
+        from ..ops.creation import randn
         return _layer_flops(net, randn(list(input_size)), custom_ops or {}, print_detail)
     if isinstance(net, Program):
         return _program_flops(net, print_detail)

@@ -62,7 +62,7 @@ def get_num_bytes_of_data_type(dtype):
 
 def get_version():
     """The inference library's version text."""
-    from .. import __version__
+    from .._version import __version__
     return 'version: %s\ncommit: (framework)\nbranch: (framework)\n' % __version__
 
 

@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from .. import random as _random
+from .._launch_env import env_rank, env_world_size
 from ..dygraph import Tensor
 from .dataset import IterableDataset
 
@@ -202,11 +203,6 @@ class BatchSampler(Sampler):
         return (n + (0 if self.drop_last else self.batch_size - 1)) // self.batch_size
 
 
-def _distributed():
-    from .. import distributed     # (io is imported before distributed)
-    return distributed
-
-
 class DistributedBatchSampler(BatchSampler):
     """The share of ``dataset`` that this replica (``rank`` of ``num_replicas``) loads.
 
@@ -226,10 +222,10 @@ class DistributedBatchSampler(BatchSampler):
         self.shuffle = _check_bool(shuffle, 'DistributedBatchSampler: shuffle')
         self.drop_last = _check_bool(drop_last, 'DistributedBatchSampler: drop_last')
         if num_replicas is None:
-            num_replicas = _distributed().ParallelEnv().nranks
+            num_replicas = env_world_size()
         self.nranks = _check_positive_int(num_replicas, 'DistributedBatchSampler: num_replicas')
         if rank is None:
-            rank = _distributed().ParallelEnv().rank
+            rank = env_rank()
         if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or rank < 0:
             raise ValueError("DistributedBatchSampler: rank should be a non-negative integer, "
                              "but got %r" % (rank,))

@@ -15,16 +15,10 @@ appends clip ops to a static program.
 >>> g.numpy().tolist()
 [0.6000000000000001, 0.8]
 """
+from ..ops import manipulation as _manip, math as _math
 from ..ops.optim import clip_by_norm_op, squared_l2_norm_op
 
 __all__ = ['ClipGradBase', 'ClipGradByValue', 'ClipGradByNorm', 'ClipGradByGlobalNorm']
-
-
-def _ops():
-    """The framework's public functions, imported late (they are defined by
-    modules that import ``nn``)."""
-    import framework
-    return framework
 
 
 def _float(value, what, api):
@@ -75,12 +69,11 @@ class ClipGradByValue(ClipGradBase):
         self.min = min_v
 
     def _clip(self, params_grads):
-        F = _ops()
         out = []
         for p, g in params_grads:
             if g is None:
                 continue
-            out.append((p, F.clip(g, min=self.min, max=self.max) if _clipped(p) else g))
+            out.append((p, _math.clip(g, min=self.min, max=self.max) if _clipped(p) else g))
         return out
 
     def __str__(self):
@@ -133,10 +126,9 @@ class ClipGradByGlobalNorm(ClipGradBase):
         for g in grads:
             sq = squared_l2_norm_op(g)
             total = sq if total is None else total + sq
-        return _ops().sqrt(total)
+        return _math.sqrt(total)
 
     def _clip(self, params_grads):
-        F = _ops()
         kept = [(p, g) for p, g in params_grads if g is not None]
         grads = [g for p, g in kept if _clipped(p)]
         if not grads:
@@ -147,11 +139,11 @@ class ClipGradByGlobalNorm(ClipGradBase):
                 return kept
             scale = self.clip_norm / norm
         else:
-            scale = self.clip_norm / F.maximum(norm, self.clip_norm)
+            scale = self.clip_norm / _math.maximum(norm, self.clip_norm)
         out = []
         for p, g in kept:
             if _clipped(p):
-                s = scale if scale.dtype == g.dtype else F.cast(scale, g.dtype)
+                s = scale if scale.dtype == g.dtype else _manip.cast(scale, g.dtype)
                 g = g * s
             out.append((p, g))
         return out

@@ -12,15 +12,14 @@ import warnings
 
 import numpy as np
 
+from .. import dtype as _dt
+from .._nest import flatten, map_structure, pack_sequence_as
+from ..ops import creation as _creation, manipulation as _manip, math as _math, reduce as _reduce
 from ..ops.modes import in_static_mode
-from ..utils.layers_utils import flatten, map_structure, pack_sequence_as
+from ..static.control_flow import while_loop
+from . import functional as F
 
 __all__ = ['Decoder', 'BeamSearchDecoder', 'dynamic_decode']
-
-
-def _ops():
-    import framework
-    return framework
 
 
 class Decoder:
@@ -82,84 +81,78 @@ class BeamSearchDecoder(Decoder):
     def tile_beam_merge_with_batch(x, beam_size):
         """``[batch, ...]`` -> ``[batch * beam_size, ...]``, each entry repeated
         ``beam_size`` times in a row."""
-        ops = _ops()
-        x = ops.unsqueeze(x, [1])
+        x = _manip.unsqueeze(x, [1])
         times = [1] * len(x.shape)
         times[1] = beam_size
-        x = ops.tile(x, times)
-        return ops.reshape(x, [-1] + list(x.shape[2:]))
+        x = _manip.tile(x, times)
+        return _manip.reshape(x, [-1] + list(x.shape[2:]))
 
     def _split_batch_beams(self, x):
-        return _ops().reshape(x, [-1, self.beam_size] + list(x.shape[1:]))
+        return _manip.reshape(x, [-1, self.beam_size] + list(x.shape[1:]))
 
     def _merge_batch_beams(self, x):
-        return _ops().reshape(x, [-1] + list(x.shape[2:]))
+        return _manip.reshape(x, [-1] + list(x.shape[2:]))
 
     def _expand_to_beam_size(self, x):
-        ops = _ops()
-        x = ops.unsqueeze(x, [1])
+        x = _manip.unsqueeze(x, [1])
         times = [1] * len(x.shape)
         times[1] = self.beam_size
-        return ops.tile(x, times)
+        return _manip.tile(x, times)
 
     def _mask_probs(self, probs, finished):
         """Finished beams may only continue with ``end_token``, at log-prob 0."""
-        ops = _ops()
-        f = ops.unsqueeze(ops.cast(finished, probs.dtype), [2])
+        f = _manip.unsqueeze(_manip.cast(finished, probs.dtype), [2])
         return f * self.noend_mask_tensor + probs * (1 - f)
 
     def _gather(self, x, indices, batch_size):
         """``x[b, indices[b, k]]`` for every batch entry ``b`` and beam ``k``."""
-        ops = _ops()
-        idx = ops.cast(indices, 'int64')
-        rows = ops.tile(ops.unsqueeze(ops.arange(0, batch_size, 1, dtype='int64'), [1]),
-                        [1, self.beam_size])
-        coords = ops.stack([rows, idx], axis=2)
+        idx = _manip.cast(indices, 'int64')
+        rows = _manip.tile(_manip.unsqueeze(_creation.arange(0, batch_size, 1, dtype='int64'), [1]),
+                           [1, self.beam_size])
+        coords = _manip.stack([rows, idx], axis=2)
         coords.stop_gradient = True
-        return ops.gather_nd(x, coords)
+        return _manip.gather_nd(x, coords)
 
     def initialize(self, initial_cell_states):
-        ops = _ops()
         state = flatten(initial_cell_states)[0]
         self.batch_size = state.shape[0]
         if self.batch_size is None or self.batch_size < 0:
             raise ValueError("BeamSearchDecoder: the batch size of the initial states must be "
                              "known (got shape %s)" % list(state.shape))
-        float_dtype = 'float64' if str(ops.get_default_dtype()) == 'float64' else 'float32'
+        float_dtype = 'float64' if str(_dt.get_default_dtype()) == 'float64' else 'float32'
         cell_states = map_structure(self._expand_to_beam_size, initial_cell_states)
-        inputs = ops.full([self.batch_size, self.beam_size], self.start_token, 'int64')
+        inputs = _creation.full([self.batch_size, self.beam_size], self.start_token, 'int64')
         first = np.array([[0.0] + [-self.kinf] * (self.beam_size - 1)], float_dtype)
-        log_probs = ops.tile(ops.to_tensor(first), [self.batch_size, 1])
-        finished = ops.full([self.batch_size, self.beam_size], False, 'bool')
-        lengths = ops.zeros_like(inputs)
+        log_probs = _manip.tile(_creation.to_tensor(first), [self.batch_size, 1])
+        finished = _creation.full([self.batch_size, self.beam_size], False, 'bool')
+        lengths = _creation.zeros_like(inputs)
         if self.embedding_fn:
             inputs = self.embedding_fn(inputs)
         return inputs, self.StateWrapper(cell_states, log_probs, finished, lengths), finished
 
     def _beam_search_step(self, time, logits, next_cell_states, beam_state):
-        ops = _ops()
         vocab = logits.shape[-1]
         self.vocab_size = vocab
         noend = np.full(vocab, -self.kinf, str(np.dtype(logits.dtype)))
         noend[self.end_token] = 0
-        self.noend_mask_tensor = ops.to_tensor(noend)
-        step_log_probs = ops.log(ops.nn.functional.softmax(logits))
+        self.noend_mask_tensor = _creation.to_tensor(noend)
+        step_log_probs = _math.log(F.softmax(logits))
         step_log_probs = self._mask_probs(step_log_probs, beam_state.finished)
-        log_probs = step_log_probs + ops.unsqueeze(beam_state.log_probs, [2])
-        scores = ops.reshape(log_probs, [-1, self.beam_size * vocab])
-        topk_scores, topk_indices = ops.topk(scores, k=self.beam_size)
-        beam_indices = ops.floor_divide(topk_indices, ops.full_like(topk_indices, vocab))
-        token_indices = ops.remainder(topk_indices, ops.full_like(topk_indices, vocab))
+        log_probs = step_log_probs + _manip.unsqueeze(beam_state.log_probs, [2])
+        scores = _manip.reshape(log_probs, [-1, self.beam_size * vocab])
+        topk_scores, topk_indices = _manip.topk(scores, k=self.beam_size)
+        beam_indices = _math.floor_divide(topk_indices, _creation.full_like(topk_indices, vocab))
+        token_indices = _math.remainder(topk_indices, _creation.full_like(topk_indices, vocab))
         next_log_probs = self._gather(scores, topk_indices, self.batch_size)
         next_cell_states = map_structure(
             lambda x: self._gather(x, beam_indices, self.batch_size), next_cell_states)
         next_finished = self._gather(beam_state.finished, beam_indices, self.batch_size)
         next_lengths = self._gather(beam_state.lengths, beam_indices, self.batch_size)
-        next_lengths = next_lengths + ops.cast(ops.logical_not(next_finished),
-                                               beam_state.lengths.dtype)
-        next_finished = ops.logical_or(
-            next_finished, ops.equal(token_indices, ops.full_like(token_indices,
-                                                                  self.end_token)))
+        next_lengths = next_lengths + _manip.cast(_math.logical_not(next_finished),
+                                                  beam_state.lengths.dtype)
+        next_finished = _math.logical_or(
+            next_finished, _math.equal(token_indices,
+                                       _creation.full_like(token_indices, self.end_token)))
         return (self.OutputWrapper(topk_scores, token_indices, beam_indices),
                 self.StateWrapper(next_cell_states, next_log_probs, next_finished,
                                   next_lengths))
@@ -180,9 +173,8 @@ class BeamSearchDecoder(Decoder):
 
     def finalize(self, outputs, final_states, sequence_lengths):
         """Back-trace the beams: the full token sequence of every final beam."""
-        ops = _ops()
-        ids = ops.nn.functional.gather_tree(outputs.predicted_ids, outputs.parent_ids)
-        return ops.cast(ids, outputs.predicted_ids.dtype), final_states
+        ids = F.gather_tree(outputs.predicted_ids, outputs.parent_ids)
+        return _manip.cast(ids, outputs.predicted_ids.dtype), final_states
 
     @property
     def tracks_own_finished(self):
@@ -203,27 +195,25 @@ def _like(template, value):
 
 def _maybe_copy(state, new_state, step_mask):
     """``state`` where ``step_mask`` (finished) is set, ``new_state`` elsewhere."""
-    ops = _ops()
     dtype = state.dtype
     is_bool = str(dtype).endswith('bool')
     if is_bool:
-        state, new_state = ops.cast(state, 'float32'), ops.cast(new_state, 'float32')
-    mask = ops.cast(step_mask, state.dtype)
-    mask = ops.reshape(mask, list(mask.shape) + [1] * (len(state.shape) - len(mask.shape)))
+        state, new_state = _manip.cast(state, 'float32'), _manip.cast(new_state, 'float32')
+    mask = _manip.cast(step_mask, state.dtype)
+    mask = _manip.reshape(mask, list(mask.shape) + [1] * (len(state.shape) - len(mask.shape)))
     mask.stop_gradient = True
     out = state * mask + new_state * (1 - mask)
-    return ops.cast(out, dtype) if is_bool else out
+    return _manip.cast(out, dtype) if is_bool else out
 
 
 def _decode_step(decoder, step, inputs, states, finished, lengths, impute_finished, kwargs):
     """One decoder step with ``dynamic_decode``'s bookkeeping of the finished
     flags and sequence lengths."""
-    ops = _ops()
     outputs, next_states, next_inputs, next_finished = decoder.step(step, inputs, states,
                                                                     **kwargs)
     if not decoder.tracks_own_finished:
-        next_finished = ops.logical_or(next_finished, finished)
-        next_lengths = lengths + ops.cast(ops.logical_not(finished), lengths.dtype)
+        next_finished = _math.logical_or(next_finished, finished)
+        next_lengths = lengths + _manip.cast(_math.logical_not(finished), lengths.dtype)
         if impute_finished:
             next_states = _like(next_states, map_structure(
                 lambda old, new: _maybe_copy(old, new, finished), states, next_states))
@@ -236,27 +226,25 @@ def _decode_step(decoder, step, inputs, states, finished, lengths, impute_finish
 
 
 def _finish(decoder, outputs, states, lengths, output_time_major, return_length):
-    ops = _ops()
     try:
         outputs, states = decoder.finalize(outputs, states, lengths)
     except NotImplementedError:
         pass
     if not output_time_major:
         outputs = map_structure(
-            lambda x: ops.transpose(x, [1, 0] + list(range(2, len(x.shape)))), outputs)
+            lambda x: _manip.transpose(x, [1, 0] + list(range(2, len(x.shape)))), outputs)
     return (outputs, states, lengths) if return_length else (outputs, states)
 
 
 def _decode_eager(decoder, inits, max_step_num, output_time_major, impute_finished,
                   return_length, kwargs):
-    ops = _ops()
     inputs, states, finished = decoder.initialize(inits)
-    lengths = ops.cast(ops.zeros_like(finished), 'int64')
+    lengths = _manip.cast(_creation.zeros_like(finished), 'int64')
     steps = []
     step = 0
-    while not bool(ops.all(finished)):
+    while not bool(_reduce.all(finished)):
         out, states, inputs, finished, lengths = _decode_step(
-            decoder, ops.full([1], step, 'int64'), inputs, states, finished, lengths,
+            decoder, _creation.full([1], step, 'int64'), inputs, states, finished, lengths,
             impute_finished, kwargs)
         steps.append(out)
         step += 1
@@ -265,7 +253,7 @@ def _decode_eager(decoder, inits, max_step_num, output_time_major, impute_finish
     if not steps:
         raise ValueError("dynamic_decode: every sequence is finished before the first step")
     leaves = [flatten(o) for o in steps]
-    stacked = [ops.stack([leaf[i] for leaf in leaves], axis=0) for i in range(len(leaves[0]))]
+    stacked = [_manip.stack([leaf[i] for leaf in leaves], axis=0) for i in range(len(leaves[0]))]
     outputs = _like(steps[0], pack_sequence_as(steps[0], stacked))
     return _finish(decoder, outputs, states, lengths, output_time_major, return_length)
 
@@ -273,29 +261,27 @@ def _decode_eager(decoder, inits, max_step_num, output_time_major, impute_finish
 def _decode_static(decoder, inits, max_step_num, output_time_major, impute_finished,
                    is_test, return_length, kwargs):
     """The first step, then a ``while`` op appending each step's outputs."""
-    ops = _ops()
-    from ..static.nn import while_loop
     inputs, states, finished = decoder.initialize(inits)
-    lengths = ops.cast(ops.zeros_like(finished), 'int64')
-    step = ops.full([1], 0, 'int64')
+    lengths = _manip.cast(_creation.zeros_like(finished), 'int64')
+    step = _creation.full([1], 0, 'int64')
     out, states, inputs, finished, lengths = _decode_step(
         decoder, step, inputs, states, finished, lengths, impute_finished, kwargs)
-    arrays = [ops.unsqueeze(leaf, 0) for leaf in flatten(out)]
+    arrays = [_manip.unsqueeze(leaf, 0) for leaf in flatten(out)]
     step = step + 1
-    limit = ops.full([1], max_step_num if max_step_num is not None else np.iinfo(np.int64).max,
-                     'int64')
+    limit = _creation.full(
+        [1], max_step_num if max_step_num is not None else np.iinfo(np.int64).max, 'int64')
 
     input_like, state_like = inputs, states
 
     def cond(step, inputs, states, finished, lengths, arrays):
-        return ops.logical_and(ops.logical_not(ops.all(finished)),
-                               ops.all(ops.less_equal(step, limit)))
+        return _math.logical_and(_math.logical_not(_reduce.all(finished)),
+                                 _reduce.all(_math.less_equal(step, limit)))
 
     def body(step, inputs, states, finished, lengths, arrays):
         o, s, i, f, ln = _decode_step(decoder, step, _like(input_like, inputs),
                                       _like(state_like, states), finished, lengths,
                                       impute_finished, kwargs)
-        grown = [ops.concat([a, ops.unsqueeze(leaf, 0)], axis=0)
+        grown = [_manip.concat([a, _manip.unsqueeze(leaf, 0)], axis=0)
                  for a, leaf in zip(arrays, flatten(o))]
         return step + 1, i, s, f, ln, grown
 

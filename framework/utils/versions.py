@@ -12,7 +12,7 @@ def _parts(version):
 def require_version(min_version, max_version=None):
     """Raise if the installed version is outside ``[min_version, max_version]``.
     The development version ``0.0.0`` satisfies every requirement, as in Paddle."""
-    from .. import __version__
+    from .._version import __version__
     if not isinstance(min_version, str) or (max_version is not None
                                             and not isinstance(max_version, str)):
         raise TypeError("require_version: versions must be strings like '2.1.0', got %r, %r"

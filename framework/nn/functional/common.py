@@ -5,8 +5,7 @@ import warnings
 
 import numpy as np
 
-from ...ops import manipulation as _manip
-from ...ops import nn as _nn
+from ...ops import manipulation as _manip, math as _math, nn as _nn, reduce as _reduce
 from ...ops.conv import fold, unfold  # noqa: F401
 from ...ops.nn import (alpha_dropout, cosine_similarity, dropout, dropout2d,  # noqa: F401
                        dropout3d, interpolate, label_smooth, linear, upsample)
@@ -62,13 +61,12 @@ def bilinear(x1, x2, weight, bias=None, name=None):
     >>> F.bilinear(paddle.ones([2, 3]), paddle.ones([2, 4]), paddle.ones([5, 3, 4])).shape
     [2, 5]
     """
-    import framework as ops
     s1, s2, sw = list(x1.shape), list(x2.shape), list(weight.shape)
     if len(s1) != 2 or len(s2) != 2 or len(sw) != 3 or s1[1] != sw[1] or s2[1] != sw[2]:
         raise OpError("bilinear: expects x1 [N, in1], x2 [N, in2] and weight [out, in1, in2], "
                       "got x1 %s, x2 %s, weight %s" % (s1, s2, sw))
     # [out, N, in2] = x1 [N, in1] @ W [out, in1, in2], then contract with x2
-    out = ops.transpose(ops.sum(ops.matmul(x1, weight) * x2, axis=-1), [1, 0])
+    out = _manip.transpose(_reduce.sum(_math.matmul(x1, weight) * x2, axis=-1), [1, 0])
     return out if bias is None else out + bias
 
 

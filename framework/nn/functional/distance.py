@@ -1,4 +1,5 @@
 """Distances (Paddle's ``paddle.nn.functional.distance``)."""
+from ...ops import creation as _creation, linalg_api as _linalg, manipulation as _manip
 from ...ops.registry import OpError
 
 __all__ = ['pairwise_distance', 'pdist']
@@ -14,14 +15,13 @@ def pairwise_distance(x, y, p=2.0, epsilon=1e-6, keepdim=False, name=None):
     ...                     epsilon=0.0).numpy().tolist()
     [5.0]
     """
-    import framework as ops
     if not isinstance(p, (int, float)):
         raise OpError("pairwise_distance: p must be a number, got %r" % (p,))
     diff = x - y
     if epsilon != 0.0:
         diff = diff + epsilon
     axis = -1 if len(diff.shape) else None
-    return ops.linalg.norm(diff, p=float(p), axis=axis, keepdim=keepdim)
+    return _linalg.norm(diff, p=float(p), axis=axis, keepdim=keepdim)
 
 
 def pdist(x, p=2.0, name=None):
@@ -34,10 +34,9 @@ def pdist(x, p=2.0, name=None):
     [5.0, 1.0, 4.242640495300293]
     """
     import numpy as np
-    import framework as ops
     if len(x.shape) != 2:
         raise OpError("pdist: x must be 2-D [N, M], got shape %s" % list(x.shape))
     n = x.shape[0]
     i, j = np.triu_indices(n, 1)
-    diff = ops.gather(x, ops.to_tensor(i)) - ops.gather(x, ops.to_tensor(j))
-    return ops.linalg.norm(diff, p=float(p), axis=-1)
+    diff = _manip.gather(x, _creation.to_tensor(i)) - _manip.gather(x, _creation.to_tensor(j))
+    return _linalg.norm(diff, p=float(p), axis=-1)

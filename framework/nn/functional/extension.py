@@ -1,5 +1,6 @@
 """Sequence helpers (Paddle's ``paddle.nn.functional.extension``)."""
 from ... import dtype as _dt
+from ...ops import creation as _creation, manipulation as _manip, math as _math
 from ...ops import nn as _nn
 from ...ops.registry import OpError
 
@@ -44,7 +45,6 @@ def temporal_shift(x, seg_num, shift_ratio=0.25, name=None, data_format='NCHW'):
     >>> F.temporal_shift(paddle.ones([4, 4, 1, 1]), 2).shape
     [4, 4, 1, 1]
     """
-    import framework as ops
     if data_format not in ('NCHW', 'NHWC'):
         raise ValueError("temporal_shift: data_format must be 'NCHW' or 'NHWC', got %r"
                          % (data_format,))
@@ -56,15 +56,15 @@ def temporal_shift(x, seg_num, shift_ratio=0.25, name=None, data_format='NCHW'):
     if len(x.shape) != 4:
         raise OpError("temporal_shift: x must be 4-D, got shape %s" % list(x.shape))
     if data_format == 'NHWC':
-        x = ops.transpose(x, [0, 3, 1, 2])
+        x = _manip.transpose(x, [0, 3, 1, 2])
     _, c, h, w = x.shape
-    v = ops.reshape(x, [-1, seg_num, c, h, w])
+    v = _manip.reshape(x, [-1, seg_num, c, h, w])
     c1, c2 = int(c * shift_ratio), int(c * 2 * shift_ratio)
-    zero = ops.zeros_like(v[:, :1])
-    back = ops.concat([zero[:, :, :c1], v[:, :-1, :c1]], axis=1)          # from t - 1
-    fwd = ops.concat([v[:, 1:, c1:c2], zero[:, :, c1:c2]], axis=1)        # from t + 1
-    out = ops.reshape(ops.concat([back, fwd, v[:, :, c2:]], axis=2), [-1, c, h, w])
-    return ops.transpose(out, [0, 2, 3, 1]) if data_format == 'NHWC' else out
+    zero = _creation.zeros_like(v[:, :1])
+    back = _manip.concat([zero[:, :, :c1], v[:, :-1, :c1]], axis=1)          # from t - 1
+    fwd = _manip.concat([v[:, 1:, c1:c2], zero[:, :, c1:c2]], axis=1)        # from t + 1
+    out = _manip.reshape(_manip.concat([back, fwd, v[:, :, c2:]], axis=2), [-1, c, h, w])
+    return _manip.transpose(out, [0, 2, 3, 1]) if data_format == 'NHWC' else out
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002
@@ -76,7 +76,6 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002
     [[1.0, 0.0], [0.0, 2.0]]
     """
     import numpy as np
-    import framework as ops
     nd = len(input.shape) + 1
     d1, d2 = dim1 % nd, dim2 % nd
     if d1 == d2:
@@ -87,12 +86,12 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002
     sel = np.zeros((n, size, size), np.dtype(input.dtype))
     k = np.arange(n)
     sel[k, k + max(-offset, 0), k + max(offset, 0)] = 1
-    out = ops.matmul(ops.unsqueeze(input, -2),
-                     ops.reshape(ops.to_tensor(sel), [n, size * size]))
-    out = ops.reshape(out, list(input.shape[:-1]) + [size, size])
+    out = _math.matmul(_manip.unsqueeze(input, -2),
+                       _manip.reshape(_creation.to_tensor(sel), [n, size * size]))
+    out = _manip.reshape(out, list(input.shape[:-1]) + [size, size])
     # the two new axes are last; move them to (dim1, dim2)
     rest = [a for a in range(nd) if a not in (d1, d2)]
     perm = [0] * nd
     for src, dst in enumerate(rest + [d1, d2]):
         perm[dst] = src
-    return ops.transpose(out, perm)
+    return _manip.transpose(out, perm)

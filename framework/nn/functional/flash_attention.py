@@ -5,6 +5,7 @@ Paddle's CPU build answers ``flash_attn_qkvpacked`` with its math attention
 CUDA ``flash_attn`` kernels, which a CPU build does not register, so they
 raise the RuntimeError Paddle's CPU build raises.
 """
+from ...ops import manipulation as _manip
 from .sdpa import math_attention
 
 # ``flash_attention`` stays in this module only: ``F.flash_attention`` is the module, as in
@@ -31,10 +32,9 @@ def flash_attn_qkvpacked(qkv, dropout=0.0, causal=False, return_softmax=False, *
                          fixed_seed_offset=None, rng_name='', training=True, name=None):
     """Attention of a packed ``qkv`` ``[batch, seq, groups + 2, heads_k, dim]``
     (the query heads first, then key and value): ``(out, softmax or None)``."""
-    import framework as ops
     d = qkv.shape[-1]
     b, s = qkv.shape[0], qkv.shape[1]
-    query = ops.reshape(qkv[:, :, :-2], [b, s, -1, d])
+    query = _manip.reshape(qkv[:, :, :-2], [b, s, -1, d])
     return math_attention(query, qkv[:, :, -2], qkv[:, :, -1], None, dropout, causal,
                           return_softmax, training)
 

@@ -1,5 +1,5 @@
 """Normalisation (Paddle's ``paddle.nn.functional.norm``)."""
-from ...ops import nn as _nn
+from ...ops import manipulation as _manip, math as _math, nn as _nn, reduce as _reduce
 from ...ops.nn import (batch_norm, group_norm, instance_norm, layer_norm,  # noqa: F401
                        local_response_norm)
 from ...ops.registry import OpError
@@ -25,7 +25,6 @@ def rms_norm(input, normalized_shape, weight=None, eps=1e-5, name=None):  # noqa
     >>> round(float(invvar[0]) ** -2, 4)
     12.5
     """
-    import framework as ops
     if isinstance(normalized_shape, int):
         normalized_shape = [normalized_shape]
     shape, k = list(input.shape), len(normalized_shape)
@@ -33,11 +32,11 @@ def rms_norm(input, normalized_shape, weight=None, eps=1e-5, name=None):  # noqa
         raise OpError("rms_norm: normalized_shape %s must match the trailing dims of input "
                       "shape %s" % (list(normalized_shape), shape))
     axes = list(range(len(shape) - k, len(shape)))
-    invvar = ops.rsqrt(ops.mean(input * input, axis=axes, keepdim=True) + eps)
+    invvar = _math.rsqrt(_reduce.mean(input * input, axis=axes, keepdim=True) + eps)
     out = input * invvar
     if weight is not None:
         if list(weight.shape) != list(normalized_shape):
             raise OpError("rms_norm: weight shape %s must equal normalized_shape %s"
                           % (list(weight.shape), list(normalized_shape)))
         out = out * weight
-    return out, ops.cast(ops.reshape(invvar, shape[:len(shape) - k]), 'float32')
+    return out, _manip.cast(_manip.reshape(invvar, shape[:len(shape) - k]), 'float32')

@@ -5,14 +5,14 @@ with registered ops: ``softmax(q k^T * scale + mask) v`` on
 ``[batch, seq, heads, head_dim]`` tensors, the causal mask being ``-1e4``
 above the diagonal, as in Paddle's kernel.
 """
+from ...ops import creation as _creation, manipulation as _manip, math as _math
 from ...ops.registry import OpError
 
 __all__ = ['scaled_dot_product_attention']
 
 
 def _causal_mask(scores):
-    import framework as ops
-    mask = ops.triu(ops.full_like(scores, -1e4), diagonal=1)
+    mask = _creation.triu(_creation.full_like(scores, -1e4), diagonal=1)
     mask.stop_gradient = True
     return mask
 
@@ -20,12 +20,11 @@ def _causal_mask(scores):
 def math_attention(query, key, value, mask=None, dropout_rate=0.0, causal=False,
                    return_softmax=False, training=True, scale=None):
     """``(out, weights or None)`` of attention on ``[batch, seq, heads, dim]``."""
-    import framework as ops
     from ...ops.nn import dropout, softmax
     head_dim = query.shape[-1]
-    q, k, v = (ops.transpose(t, [0, 2, 1, 3]) for t in (query, key, value))
+    q, k, v = (_manip.transpose(t, [0, 2, 1, 3]) for t in (query, key, value))
     scale = scale or (head_dim ** -0.5 if head_dim else 1.0)
-    scores = ops.matmul(q * scale, k, transpose_y=True)
+    scores = _math.matmul(q * scale, k, transpose_y=True)
     if causal:
         scores = scores + _causal_mask(scores)
     elif mask is not None:
@@ -33,20 +32,19 @@ def math_attention(query, key, value, mask=None, dropout_rate=0.0, causal=False,
     weights = softmax(scores)
     if dropout_rate > 0.0:
         weights = dropout(weights, dropout_rate, training=training, mode='upscale_in_train')
-    out = ops.transpose(ops.matmul(weights, v), [0, 2, 1, 3])
+    out = _manip.transpose(_math.matmul(weights, v), [0, 2, 1, 3])
     return out, (weights if return_softmax else None)
 
 
 def _repeat_kv(key, value, repeats):
     """Grouped-query attention: each key/value head serves ``repeats`` query heads."""
-    import framework as ops
     if repeats == 1:
         return key, value
     b, s, h, d = key.shape
-    key = ops.reshape(ops.expand(ops.unsqueeze(key, 3), [b, s, h, repeats, d]),
-                      [b, s, h * repeats, d])
-    value = ops.reshape(ops.expand(ops.unsqueeze(value, 3), [b, s, h, repeats, d]),
-                        [b, s, h * repeats, d])
+    key = _manip.reshape(_manip.expand(_manip.unsqueeze(key, 3), [b, s, h, repeats, d]),
+                         [b, s, h * repeats, d])
+    value = _manip.reshape(_manip.expand(_manip.unsqueeze(value, 3), [b, s, h, repeats, d]),
+                           [b, s, h * repeats, d])
     return key, value
 
 
@@ -64,13 +62,12 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     >>> F.scaled_dot_product_attention(q, q, q, is_causal=True).shape
     [2, 4, 2, 8]
     """
-    import framework as ops
     batched = len(query.shape) == 4
     if not batched:
         if len(query.shape) != 3:
             raise OpError("scaled_dot_product_attention: query must be 3-D or 4-D "
                           "[batch, seq, heads, dim], got shape %s" % list(query.shape))
-        query, key, value = (ops.unsqueeze(t, 0) for t in (query, key, value))
+        query, key, value = (_manip.unsqueeze(t, 0) for t in (query, key, value))
     q_heads, k_heads, v_heads = query.shape[2], key.shape[2], value.shape[2]
     if enable_gqa:
         if k_heads and q_heads % k_heads:
@@ -85,9 +82,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                       "number of heads without enable_gqa, got %d, %d, %d"
                       % (q_heads, k_heads, v_heads))
     if attn_mask is not None and str(attn_mask.dtype).endswith('bool'):
-        zero = ops.zeros([], query.dtype)
-        attn_mask = ops.where(attn_mask, zero, ops.full([], -float('inf'), query.dtype))
+        zero = _creation.zeros([], query.dtype)
+        attn_mask = _manip.where(attn_mask, zero, _creation.full([], -float('inf'), query.dtype))
     key, value = _repeat_kv(key, value, q_heads // k_heads if k_heads else 1)
     out = math_attention(query, key, value, attn_mask, dropout_p, is_causal, False,
                          training, scale)[0]
-    return out if batched else ops.squeeze(out, 0)
+    return out if batched else _manip.squeeze(out, 0)

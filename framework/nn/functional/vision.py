@@ -4,14 +4,11 @@ registered ops (so gradients, including with respect to the sampling grid,
 come from the ops' rules)."""
 import itertools
 
+from ...ops import creation as _creation, indexing as _indexing, manipulation as _manip
+from ...ops import math as _math
 from ...ops.registry import OpError
 
 __all__ = ['affine_grid', 'channel_shuffle', 'grid_sample', 'pixel_shuffle', 'pixel_unshuffle']
-
-
-def _ops():
-    import framework
-    return framework
 
 
 def _check_4d(api, x, data_format):
@@ -28,7 +25,7 @@ def pixel_shuffle(x, upscale_factor, data_format='NCHW', name=None):
     >>> F.pixel_shuffle(paddle.ones([1, 8, 2, 3]), 2).shape
     [1, 2, 4, 6]
     """
-    ops, r = _ops(), int(upscale_factor)
+    r = int(upscale_factor)
     _check_4d('pixel_shuffle', x, data_format)
     if data_format == 'NCHW':
         _, c, h, w = x.shape
@@ -39,10 +36,10 @@ def pixel_shuffle(x, upscale_factor, data_format='NCHW', name=None):
                          "upscale_factor**2 = %d" % (c, r * r))
     oc = c // (r * r)
     if data_format == 'NCHW':
-        y = ops.transpose(ops.reshape(x, [-1, oc, r, r, h, w]), [0, 1, 4, 2, 5, 3])
-        return ops.reshape(y, [-1, oc, h * r, w * r])
-    y = ops.transpose(ops.reshape(x, [-1, h, w, oc, r, r]), [0, 1, 4, 2, 5, 3])
-    return ops.reshape(y, [-1, h * r, w * r, oc])
+        y = _manip.transpose(_manip.reshape(x, [-1, oc, r, r, h, w]), [0, 1, 4, 2, 5, 3])
+        return _manip.reshape(y, [-1, oc, h * r, w * r])
+    y = _manip.transpose(_manip.reshape(x, [-1, h, w, oc, r, r]), [0, 1, 4, 2, 5, 3])
+    return _manip.reshape(y, [-1, h * r, w * r, oc])
 
 
 def pixel_unshuffle(x, downscale_factor, data_format='NCHW', name=None):
@@ -53,7 +50,7 @@ def pixel_unshuffle(x, downscale_factor, data_format='NCHW', name=None):
     >>> F.pixel_unshuffle(paddle.ones([1, 2, 4, 6]), 2).shape
     [1, 8, 2, 3]
     """
-    ops, r = _ops(), int(downscale_factor)
+    r = int(downscale_factor)
     _check_4d('pixel_unshuffle', x, data_format)
     if r <= 0:
         raise ValueError("pixel_unshuffle: downscale_factor must be positive, got %d" % r)
@@ -66,10 +63,10 @@ def pixel_unshuffle(x, downscale_factor, data_format='NCHW', name=None):
                          "downscale_factor %d" % (h, w, r))
     oh, ow = h // r, w // r
     if data_format == 'NCHW':
-        y = ops.transpose(ops.reshape(x, [-1, c, oh, r, ow, r]), [0, 1, 3, 5, 2, 4])
-        return ops.reshape(y, [-1, c * r * r, oh, ow])
-    y = ops.transpose(ops.reshape(x, [-1, oh, r, ow, r, c]), [0, 1, 3, 5, 2, 4])
-    return ops.reshape(y, [-1, oh, ow, c * r * r])
+        y = _manip.transpose(_manip.reshape(x, [-1, c, oh, r, ow, r]), [0, 1, 3, 5, 2, 4])
+        return _manip.reshape(y, [-1, c * r * r, oh, ow])
+    y = _manip.transpose(_manip.reshape(x, [-1, oh, r, ow, r, c]), [0, 1, 3, 5, 2, 4])
+    return _manip.reshape(y, [-1, oh, ow, c * r * r])
 
 
 def channel_shuffle(x, groups, data_format='NCHW', name=None):
@@ -81,7 +78,6 @@ def channel_shuffle(x, groups, data_format='NCHW', name=None):
     >>> F.channel_shuffle(x, 2).numpy().ravel().tolist()
     [0.0, 2.0, 1.0, 3.0]
     """
-    ops = _ops()
     _check_4d('channel_shuffle', x, data_format)
     if not isinstance(groups, int) or groups <= 0:
         raise ValueError("channel_shuffle: groups must be a positive int, got %r" % (groups,))
@@ -94,18 +90,17 @@ def channel_shuffle(x, groups, data_format='NCHW', name=None):
                          % (c, groups))
     k = c // groups
     if data_format == 'NCHW':
-        y = ops.transpose(ops.reshape(x, [-1, groups, k, h, w]), [0, 2, 1, 3, 4])
-        return ops.reshape(y, [-1, c, h, w])
-    y = ops.transpose(ops.reshape(x, [-1, h, w, groups, k]), [0, 1, 2, 4, 3])
-    return ops.reshape(y, [-1, h, w, c])
+        y = _manip.transpose(_manip.reshape(x, [-1, groups, k, h, w]), [0, 2, 1, 3, 4])
+        return _manip.reshape(y, [-1, c, h, w])
+    y = _manip.transpose(_manip.reshape(x, [-1, h, w, groups, k]), [0, 1, 2, 4, 3])
+    return _manip.reshape(y, [-1, h, w, c])
 
 
 def _linspace(n, align_corners, dtype):
     """The normalized coordinates of ``n`` pixel centres (corners when aligned)."""
-    ops = _ops()
     if n <= 1:
-        return ops.zeros([max(n, 0)], dtype)
-    grid = ops.linspace(-1.0, 1.0, n, dtype=dtype)
+        return _creation.zeros([max(n, 0)], dtype)
+    grid = _creation.linspace(-1.0, 1.0, n, dtype=dtype)
     return grid if align_corners else grid * ((n - 1) / n)
 
 
@@ -120,7 +115,6 @@ def affine_grid(theta, out_shape, align_corners=True, name=None):
     >>> F.affine_grid(theta, [1, 1, 2, 3]).shape
     [1, 2, 3, 2]
     """
-    ops = _ops()
     if hasattr(out_shape, 'numpy') and not isinstance(out_shape, (list, tuple)):
         out_shape = out_shape.numpy().tolist()
     out_shape = [int(getattr(s, 'item', lambda: s)()) for s in out_shape]
@@ -136,11 +130,11 @@ def affine_grid(theta, out_shape, align_corners=True, name=None):
     spatial = out_shape[2:]
     # coordinates in (x, y, z) order: x runs along the last dim
     axes = [_linspace(n, align_corners, dtype) for n in reversed(spatial)]
-    mesh = ops.meshgrid(*reversed(axes))          # each of shape spatial
-    coords = list(reversed(mesh)) + [ops.ones(spatial, dtype)]
-    base = ops.reshape(ops.stack(coords, axis=-1), [1, -1, nd + 1])     # [1, P, nd+1]
-    grid = ops.matmul(base, theta, transpose_y=True)                    # [N, P, nd]
-    return ops.reshape(grid, [out_shape[0]] + spatial + [nd])
+    mesh = _creation.meshgrid(*reversed(axes))          # each of shape spatial
+    coords = list(reversed(mesh)) + [_creation.ones(spatial, dtype)]
+    base = _manip.reshape(_manip.stack(coords, axis=-1), [1, -1, nd + 1])     # [1, P, nd+1]
+    grid = _math.matmul(base, theta, transpose_y=True)                    # [N, P, nd]
+    return _manip.reshape(grid, [out_shape[0]] + spatial + [nd])
 
 
 # ---- grid_sample ----------------------------------------------------------------------
@@ -153,52 +147,49 @@ def _unnormalize(g, size, align_corners):
 
 def _reflect(coord, twice_low, twice_high):
     """Reflect coordinates into [twice_low/2, twice_high/2] (mirror at the ends)."""
-    ops = _ops()
     if twice_low == twice_high:
-        return ops.zeros_like(coord)
+        return _creation.zeros_like(coord)
     low, span = twice_low / 2.0, (twice_high - twice_low) / 2.0
-    c = ops.abs(coord - low)
-    flips = ops.floor(c / span)
+    c = _math.abs(coord - low)
+    flips = _math.floor(c / span)
     extra = c - flips * span
-    even = ops.equal(ops.remainder(flips, ops.full_like(flips, 2.0)), ops.zeros_like(flips))
-    return ops.where(even, extra + low, span - extra + low)
+    even = _math.equal(_math.remainder(flips, _creation.full_like(flips, 2.0)),
+                       _creation.zeros_like(flips))
+    return _manip.where(even, extra + low, span - extra + low)
 
 
 def _source_coord(g, size, padding_mode, align_corners):
-    ops = _ops()
     c = _unnormalize(g, size, align_corners)
     if padding_mode == 'border':
-        c = ops.clip(c, 0.0, size - 1.0)
+        c = _math.clip(c, 0.0, size - 1.0)
     elif padding_mode == 'reflection':
         c = _reflect(c, 0, 2 * (size - 1)) if align_corners else _reflect(c, -1, 2 * size - 1)
-        c = ops.clip(c, 0.0, size - 1.0)
+        c = _math.clip(c, 0.0, size - 1.0)
     return c
 
 
 def _round_half_even(v):
     """Paddle's nearest mode rounds half-way coordinates to even (nearbyint)."""
-    ops = _ops()
-    r = ops.floor(v + 0.5)
-    tie = ops.equal(r - v, ops.full_like(v, 0.5))
-    odd = ops.equal(ops.remainder(r, ops.full_like(r, 2.0)), ops.ones_like(r))
-    return r - ops.cast(ops.logical_and(tie, odd), v.dtype)
+    r = _math.floor(v + 0.5)
+    tie = _math.equal(r - v, _creation.full_like(v, 0.5))
+    odd = _math.equal(_math.remainder(r, _creation.full_like(r, 2.0)), _creation.ones_like(r))
+    return r - _manip.cast(_math.logical_and(tie, odd), v.dtype)
 
 
 def _gather_corner(flat, idx, valid, c):
     """``flat [N, C, P]`` read at the integer positions ``idx`` (``[N, Q]`` per
     spatial axis, x first), zero where not ``valid``."""
-    ops = _ops()
     sizes = flat.sizes
     lin = None
     for axis, i in enumerate(reversed(idx)):                  # slowest axis first
         n = sizes[axis]
-        i = ops.clip(i, 0, n - 1)
+        i = _math.clip(i, 0, n - 1)
         lin = i if lin is None else lin * n + i
-    lin = ops.cast(lin, 'int64')
+    lin = _manip.cast(lin, 'int64')
     n_q = lin.shape[-1]
-    picked = ops.take_along_axis(flat.t, ops.expand(ops.unsqueeze(lin, 1),
-                                                    [lin.shape[0], c, n_q]), axis=2)
-    return picked * ops.unsqueeze(ops.cast(valid, flat.t.dtype), 1)
+    picked = _indexing.take_along_axis(flat.t, _manip.expand(_manip.unsqueeze(lin, 1),
+                                                             [lin.shape[0], c, n_q]), axis=2)
+    return picked * _manip.unsqueeze(_manip.cast(valid, flat.t.dtype), 1)
 
 
 class _Flat:
@@ -221,7 +212,6 @@ def grid_sample(x, grid, mode='bilinear', padding_mode='zeros', align_corners=Tr
     >>> F.grid_sample(x, paddle.zeros([1, 1, 1, 2])).numpy().ravel().tolist()
     [1.5]
     """
-    ops = _ops()
     if mode not in ('bilinear', 'nearest'):
         raise ValueError("grid_sample: mode must be 'bilinear' or 'nearest', got %r" % (mode,))
     if padding_mode not in ('zeros', 'border', 'reflection'):
@@ -234,28 +224,28 @@ def grid_sample(x, grid, mode='bilinear', padding_mode='zeros', align_corners=Tr
     n, c = x.shape[0], x.shape[1]
     spatial = list(x.shape[2:])
     out_spatial = list(grid.shape[1:-1])
-    g = ops.reshape(ops.cast(grid, x.dtype), [n, -1, nd])
+    g = _manip.reshape(_manip.cast(grid, x.dtype), [n, -1, nd])
     sizes_xyz = list(reversed(spatial))                     # x is the last dim
     coords = [_source_coord(g[:, :, k], sizes_xyz[k], padding_mode, align_corners)
               for k in range(nd)]
-    flat = _Flat(ops.reshape(x, [n, c, -1]), spatial)
+    flat = _Flat(_manip.reshape(x, [n, c, -1]), spatial)
 
     def inside(i, size):
-        return ops.logical_and(ops.greater_equal(i, ops.zeros_like(i)),
-                               ops.less_equal(i, ops.full_like(i, size - 1.0)))
+        return _math.logical_and(_math.greater_equal(i, _creation.zeros_like(i)),
+                                 _math.less_equal(i, _creation.full_like(i, size - 1.0)))
 
     def valid_of(idx):
         v = None
         for i, size in zip(idx, sizes_xyz):
             ok = inside(i, size)
-            v = ok if v is None else ops.logical_and(v, ok)
+            v = ok if v is None else _math.logical_and(v, ok)
         return v
 
     if mode == 'nearest':
         idx = [_round_half_even(cd) for cd in coords]
         out = _gather_corner(flat, idx, valid_of(idx), c)
     else:
-        lows = [ops.floor(cd) for cd in coords]
+        lows = [_math.floor(cd) for cd in coords]
         fracs = [cd - lo for cd, lo in zip(coords, lows)]
         out = None
         for corner in itertools.product((0, 1), repeat=nd):
@@ -264,6 +254,6 @@ def grid_sample(x, grid, mode='bilinear', padding_mode='zeros', align_corners=Tr
             for fr, b in zip(fracs, corner):
                 wk = fr if b else 1 - fr
                 w = wk if w is None else w * wk
-            term = _gather_corner(flat, idx, valid_of(idx), c) * ops.unsqueeze(w, 1)
+            term = _gather_corner(flat, idx, valid_of(idx), c) * _manip.unsqueeze(w, 1)
             out = term if out is None else out + term
-    return ops.reshape(out, [n, c] + out_spatial)
+    return _manip.reshape(out, [n, c] + out_spatial)

@@ -8,6 +8,7 @@ from ... import dtype as _dt
 from ...dygraph.state import no_grad
 from ...dygraph.tensor import Tensor
 from ...ops import creation as _creation
+from ...param_attr import install_initializer_type
 
 __all__ = ['Initializer', 'calculate_gain', 'compute_fans']
 
@@ -38,6 +39,9 @@ class Initializer:
         fields = ', '.join('%s=%r' % (k, v) for k, v in vars(self).items()
                            if not k.startswith('_'))
         return '%s(%s)' % (type(self).__name__, fields)
+
+
+install_initializer_type(Initializer)   # ParamAttr._to_attr tells initializers apart by it
 
 
 def _dtype_str(dtype):

@@ -1,6 +1,7 @@
 """Common layers: Linear, Embedding, Dropout, Flatten, Identity, padding, upsampling."""
 from ... import dtype as _dt
 from ...dygraph.state import no_grad
+from ...ops import manipulation as _manip, math as _math, reduce as _reduce
 from ...ops.modes import in_static_mode
 from .. import functional as F
 from .layers import Layer
@@ -14,11 +15,6 @@ __all__ = ['Linear', 'Bilinear', 'Embedding', 'Dropout', 'Dropout2D', 'Dropout3D
            'CircularPad1D', 'CircularPad2D', 'CircularPad3D', 'Upsample',
            'UpsamplingNearest2D', 'UpsamplingBilinear2D',
            'CosineSimilarity', 'Unfold', 'Fold']
-
-
-def _ops():
-    import framework
-    return framework
 
 
 class Linear(Layer):
@@ -70,10 +66,9 @@ class Bilinear(Layer):
                                           is_bias=True)
 
     def forward(self, x1, x2):
-        ops = _ops()
         # [out, N, in2] = x1 [N, in1] @ W [out, in1, in2], then contract with x2
-        t = ops.matmul(x1, self.weight)
-        out = ops.transpose(ops.sum(t * x2, axis=-1), [1, 0])
+        t = _math.matmul(x1, self.weight)
+        out = _manip.transpose(_reduce.sum(t * x2, axis=-1), [1, 0])
         return out if self.bias is None else out + self.bias
 
     def extra_repr(self):
@@ -257,7 +252,7 @@ class Flatten(Layer):
         self.stop_axis = stop_axis
 
     def forward(self, input):
-        return _ops().flatten(input, start_axis=self.start_axis, stop_axis=self.stop_axis)
+        return _manip.flatten(input, start_axis=self.start_axis, stop_axis=self.stop_axis)
 
     def extra_repr(self):
         return 'start_axis=%d, stop_axis=%d' % (self.start_axis, self.stop_axis)
@@ -274,7 +269,7 @@ class Unflatten(Layer):
     def forward(self, input):
         axis = self.axis % input.ndim
         shape = list(input.shape)
-        return _ops().reshape(input, shape[:axis] + self.shape + shape[axis + 1:])
+        return _manip.reshape(input, shape[:axis] + self.shape + shape[axis + 1:])
 
     def extra_repr(self):
         return 'axis=%d, shape=%s' % (self.axis, self.shape)

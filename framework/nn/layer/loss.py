@@ -6,6 +6,7 @@
 2.0
 """
 from ... import dtype as _dt
+from ...ops import manipulation as _manip, reduce as _reduce
 from .. import functional as F
 from .layers import Layer
 
@@ -397,7 +398,6 @@ class AdaptiveLogSoftmaxWithLoss(Layer):
                                                 self.head_bias)
 
     def _full_log_prob(self, input, head_output):
-        import framework as ops
         head_lp = F.log_softmax(head_output, axis=1)
         parts = [head_lp[:, :self.shortlist_size]]
         for i in range(self.n_clusters):
@@ -405,7 +405,7 @@ class AdaptiveLogSoftmaxWithLoss(Layer):
                                self.tail_weights[i][1])
             parts.append(F.log_softmax(cluster, axis=1)
                          + head_lp[:, self.shortlist_size + i:self.shortlist_size + i + 1])
-        return ops.concat(parts, axis=1)
+        return _manip.concat(parts, axis=1)
 
     def log_prob(self, input):
         """Log-probabilities of all ``n_classes`` classes, ``[N, n_classes]``."""
@@ -414,16 +414,15 @@ class AdaptiveLogSoftmaxWithLoss(Layer):
     def predict(self, input):
         """The most likely class per sample (float32 when every head's choice is
         a shortlist class, as Paddle returns it)."""
-        import framework as ops
         head = F.linear(input, self.head_weight, self.head_bias)
-        choice = ops.cast(ops.argmax(head, axis=1), 'float32')
+        choice = _manip.cast(_reduce.argmax(head, axis=1), 'float32')
         outside = choice >= self.shortlist_size
-        if not bool(ops.any(outside)):
+        if not bool(_reduce.any(outside)):
             return choice
-        best = ops.argmax(self._full_log_prob(input, head), axis=1)
-        if bool(ops.all(outside)):
+        best = _reduce.argmax(self._full_log_prob(input, head), axis=1)
+        if bool(_reduce.all(outside)):
             return best
-        return ops.where(outside, ops.cast(best, 'float32'), choice)
+        return _manip.where(outside, _manip.cast(best, 'float32'), choice)
 
     def extra_repr(self):
         return 'in_features=%d, n_classes=%d, cutoffs=%s' % (

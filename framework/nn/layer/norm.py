@@ -10,6 +10,7 @@ in place while training:
 import numpy as np
 
 from ... import dtype as _dt
+from ...ops import manipulation as _manip, math as _math, reduce as _reduce
 from ...param_attr import ParamAttr
 from .. import functional as F
 from ..initializer import Constant
@@ -410,18 +411,17 @@ def spectral_normalize(weight, u, v, dim, power_iters, eps):
     ``u`` ``[shape[dim]]`` and ``v`` ``[rest]``. The iteration runs on copies
     without gradient (Paddle's kernel keeps U and V unchanged and treats them
     as constants), normalising by ``norm + eps`` as that kernel does."""
-    import framework as ops
     from ...dygraph.state import no_grad
     nd = len(weight.shape)
     perm = [dim] + [d for d in range(nd) if d != dim]
-    mat = ops.reshape(ops.transpose(weight, perm) if dim else weight,
-                      [weight.shape[dim], -1])
+    mat = _manip.reshape(_manip.transpose(weight, perm) if dim else weight,
+                         [weight.shape[dim], -1])
     with no_grad():
         m = mat.detach()
         for _ in range(power_iters):
-            v = ops.matmul(m, u, transpose_x=True)
-            v = v / (ops.sqrt(ops.sum(v * v)) + eps)
-            u = ops.matmul(m, v)
-            u = u / (ops.sqrt(ops.sum(u * u)) + eps)
-    sigma = ops.dot(u, ops.matmul(mat, v))
+            v = _math.matmul(m, u, transpose_x=True)
+            v = v / (_math.sqrt(_reduce.sum(v * v)) + eps)
+            u = _math.matmul(m, v)
+            u = u / (_math.sqrt(_reduce.sum(u * u)) + eps)
+    sigma = _math.dot(u, _math.matmul(mat, v))
     return weight / sigma

@@ -3,15 +3,12 @@
 weight (as a ``[shape[dim], -1]`` matrix), estimated by power iteration on
 the buffers ``<name>_u`` / ``<name>_v`` (updated while training)."""
 from ...dygraph.state import no_grad
+from ...ops import creation as _creation, manipulation as _manip, math as _math
+from ..functional.norm import normalize
 from ..layer.common import Linear
 from ..layer.conv import Conv1DTranspose, Conv2DTranspose, Conv3DTranspose
 
 __all__ = ['spectral_norm']
-
-
-def _ops():
-    import framework
-    return framework
 
 
 class SpectralNorm:
@@ -27,16 +24,13 @@ class SpectralNorm:
         self.eps = eps
 
     def reshape_weight_to_matrix(self, weight):
-        ops = _ops()
         mat = weight
         if self.dim != 0:
             perm = [self.dim] + [d for d in range(len(weight.shape)) if d != self.dim]
-            mat = ops.transpose(mat, perm)
-        return ops.reshape(mat, [mat.shape[0], -1])
+            mat = _manip.transpose(mat, perm)
+        return _manip.reshape(mat, [mat.shape[0], -1])
 
     def compute_weight(self, layer, do_power_iteration):
-        ops = _ops()
-        normalize = ops.nn.functional.normalize
         weight = getattr(layer, self.name + '_orig')
         u = getattr(layer, self.name + '_u')
         v = getattr(layer, self.name + '_v')
@@ -44,11 +38,11 @@ class SpectralNorm:
         if do_power_iteration:
             with no_grad():
                 for _ in range(self.n_power_iterations):
-                    ops.assign(normalize(ops.matmul(mat, u, transpose_x=True), axis=0,
-                                         epsilon=self.eps), v)
-                    ops.assign(normalize(ops.matmul(mat, v), axis=0, epsilon=self.eps), u)
+                    _manip.assign(normalize(_math.matmul(mat, u, transpose_x=True), axis=0,
+                                            epsilon=self.eps), v)
+                    _manip.assign(normalize(_math.matmul(mat, v), axis=0, epsilon=self.eps), u)
             u, v = u.clone(), v.clone()
-        sigma = ops.dot(u, ops.matmul(mat, v))
+        sigma = _math.dot(u, _math.matmul(mat, v))
         return weight / sigma
 
     def __call__(self, layer, inputs):
@@ -56,7 +50,6 @@ class SpectralNorm:
 
     @staticmethod
     def apply(layer, name, n_power_iterations, dim, eps):
-        ops = _ops()
         for hook in layer._forward_pre_hooks.values():
             if isinstance(hook, SpectralNorm) and hook.name == name:
                 raise RuntimeError("Cannot register two spectral_norm hooks on the same "
@@ -65,9 +58,10 @@ class SpectralNorm:
         weight = layer._parameters[name]
         with no_grad():
             h, w = fn.reshape_weight_to_matrix(weight).shape
-            normalize = ops.nn.functional.normalize
-            u = normalize(ops.normal(0.0, 1.0, [h]).astype(weight.dtype), axis=0, epsilon=eps)
-            v = normalize(ops.normal(0.0, 1.0, [w]).astype(weight.dtype), axis=0, epsilon=eps)
+            u = normalize(_creation.normal(0.0, 1.0, [h]).astype(weight.dtype), axis=0,
+                          epsilon=eps)
+            v = normalize(_creation.normal(0.0, 1.0, [w]).astype(weight.dtype), axis=0,
+                          epsilon=eps)
         del layer._parameters[name]
         layer.add_parameter(name + '_orig', weight)
         setattr(layer, name, weight * 1.0)

@@ -3,6 +3,7 @@ import numpy as np
 
 from ...dygraph.state import no_grad
 from ...dygraph.tensor import Tensor
+from ...ops import manipulation as _manip
 from ._common import _param_list
 
 __all__ = ['parameters_to_vector', 'vector_to_parameters']
@@ -10,11 +11,10 @@ __all__ = ['parameters_to_vector', 'vector_to_parameters']
 
 def parameters_to_vector(parameters, name=None):
     """All parameters flattened and concatenated into one 1-D tensor (differentiable)."""
-    import framework as F
     params = _param_list(parameters, 'parameters_to_vector')
     if not params:
         raise ValueError("parameters_to_vector: got no parameters")
-    return F.concat([F.reshape(p, [-1]) for p in params])
+    return _manip.concat([_manip.reshape(p, [-1]) for p in params])
 
 
 def vector_to_parameters(vec, parameters, name=None):

@@ -2,42 +2,38 @@
 the norm taken over every dim but ``dim``; ``g`` and ``v`` become the
 layer's parameters and a forward pre-hook recomputes ``weight`` from them."""
 from ...dygraph.state import no_grad
+from ...ops import manipulation as _manip, math as _math, reduce as _reduce
+from ..functional.norm import normalize
 
 __all__ = ['weight_norm', 'remove_weight_norm']
-
-
-def _ops():
-    import framework
-    return framework
 
 
 def _to_front(t, dim):
     """``t`` with axis ``dim`` first, and the permutation (its own inverse)."""
     perm = list(range(len(t.shape)))
     perm[0], perm[dim] = perm[dim], perm[0]
-    return (_ops().transpose(t, perm) if dim else t), perm
+    return (_manip.transpose(t, perm) if dim else t), perm
 
 
 def norm_except_dim(w, dim):
     """The 2-norm of ``w`` over every dim but ``dim`` (all of them for -1)."""
-    ops = _ops()
     if dim == -1:
-        return ops.sqrt(ops.sum(ops.square(w)) + 1e-12)
+        return _math.sqrt(_reduce.sum(_math.square(w)) + 1e-12)
     front, _ = _to_front(w, dim)
-    return ops.sqrt(ops.sum(ops.square(ops.reshape(front, [front.shape[0], -1])), axis=1))
+    flat = _manip.reshape(front, [front.shape[0], -1])
+    return _math.sqrt(_reduce.sum(_math.square(flat), axis=1))
 
 
 def _weight(v, g, dim):
-    ops = _ops()
     if dim == -1:
-        return v / (ops.sqrt(ops.sum(ops.square(v))) + 1e-12) * g
+        return v / (_math.sqrt(_reduce.sum(_math.square(v))) + 1e-12) * g
     front, perm = _to_front(v, dim)
-    mat = ops.reshape(front, [front.shape[0], -1])
-    unit = ops.reshape(ops.nn.functional.normalize(mat, axis=1), front.shape)
+    mat = _manip.reshape(front, [front.shape[0], -1])
+    unit = _manip.reshape(normalize(mat, axis=1), front.shape)
     shape = [1] * len(v.shape)
     shape[0] = -1
-    scaled = unit * ops.reshape(g, shape)
-    return ops.transpose(scaled, perm) if dim else scaled
+    scaled = unit * _manip.reshape(g, shape)
+    return _manip.transpose(scaled, perm) if dim else scaled
 
 
 class WeightNorm:
