@@ -72,7 +72,7 @@ __version__ = '0.1.0'
 from . import static  # noqa: E402
 static.install_methods()
 from . import inference  # noqa: E402
-from .static.mode import disable_static, enable_static, in_dynamic_mode  # noqa: E402
+from .graph.mode import disable_static, enable_static, in_dynamic_mode  # noqa: E402
 from . import nn  # noqa: E402  (layers use the ops above)
 from . import io, vision  # noqa: E402
 from . import text  # noqa: E402  (paddle.text: data sets, viterbi_decode)

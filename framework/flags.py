@@ -11,7 +11,7 @@ _FLAGS = {
     'FLAGS_eager_delete_tensor_gb': 0.0,
     'FLAGS_use_mkldnn': False,
     # the IR verifier checks the executor's program after every pass that changed
-    # it (static/passes/__init__.py), naming a pass that broke it
+    # it (graph/passes/__init__.py), naming a pass that broke it
     'FLAGS_verify_passes': False,
 }
 

@@ -98,13 +98,22 @@ def numpy_generator(gen):
     return gen._gen if isinstance(gen, Generator) else gen
 
 
+# who else takes a program seed: the static core installs the seeding of its
+# default programs at import (a layer below may not import it)
+_program_seeders = []
+
+
+def install_program_seeder(fn):
+    """``fn(n)`` runs on every ``_manual_program_seed(n)``."""
+    _program_seeders.append(fn)
+
+
 def _manual_program_seed(n):
     """Seed the random ops of the default static programs (Paddle's
     ``paddle.framework.random._manual_program_seed``; eager draws are seeded
     by ``seed``)."""
-    from .static.program import default_main_program, default_startup_program
-    default_main_program().random_seed = int(n)
-    default_startup_program().random_seed = int(n)
+    for seed_programs in _program_seeders:
+        seed_programs(int(n))
 
 
 def generator():

@@ -519,7 +519,7 @@ def _load_prefix(path, return_numpy):
     """``load('dir/model')`` where ``jit.save`` / ``save_inference_model`` wrote
     ``dir/model.pdmodel``: that model's parameters as {name: Tensor} (Paddle
     2.x), keyed by the saved layer's ``state_dict`` keys when they are known."""
-    from .static import io as _static_io
+    from .graph import model_files as _static_io
     if os.path.exists(path + _static_io.MODEL_SUFFIX):
         if os.path.isdir(path):
             raise ValueError("framework.load: both %s%s and the directory %s exist; rename one "

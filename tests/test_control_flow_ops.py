@@ -14,9 +14,9 @@ import pytest
 import framework as paddle
 from framework import static
 from framework.ops import registry
-from framework.static import verify
-from framework.static.sub_blocks import (blocks_outer_reads, nested_ops, outer_reads,
-                                         runs_sub_blocks, sub_block_ids)
+from framework.graph import verify
+from framework.graph.sub_blocks import (blocks_outer_reads, nested_ops, outer_reads,
+                                        runs_sub_blocks, sub_block_ids)
 
 # test_ops_generated.py checks that every op declaring sub-blocks is listed here
 TESTED_BLOCK_OPS = ('cond', 'while', 'while_grad')

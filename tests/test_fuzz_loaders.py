@@ -46,7 +46,7 @@ import framework.nn.functional as F
 from framework import nn, static
 from framework.inference import Config, create_predictor
 from framework.serialization import MAGIC, CheckpointError
-from framework.static.io import ModelFormatError
+from framework.graph.model_files import ModelFormatError
 from framework.static.input_spec import InputSpec
 
 CI_CASES = 100
@@ -100,7 +100,7 @@ def _save_loop_model(prefix):
 def small_size_bound(monkeypatch):
     """Sizes a loaded program may fix stay far below the memory bound here
     (the default, 2**28 elements, is meant for real models)."""
-    from framework.static import verify
+    from framework.graph import verify
     monkeypatch.setattr(verify, 'MAX_NUMEL', 2 ** 20)
 
 

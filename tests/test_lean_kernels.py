@@ -1,4 +1,4 @@
-"""Lean kernel calls in generated code (static/lean.py).
+"""Lean kernel calls in generated code (graph/lean.py).
 
 Where the Program's dtypes and shapes prove what a kernel would check, the
 generated code calls numpy itself. Each specialised op must give exactly the

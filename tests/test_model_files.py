@@ -23,7 +23,7 @@ from framework import static
 from framework.inference import Config, create_predictor
 from framework.ops import fused
 from framework.ops.registry import OpError
-from framework.static.io import ModelFormatError, read_model
+from framework.graph.model_files import ModelFormatError, read_model
 
 X = np.linspace(-1, 1, 8, dtype='float32').reshape(2, 4)
 

@@ -22,7 +22,7 @@ ort = pytest.importorskip('onnxruntime', reason="the 'onnx' extra is not install
 
 from framework.onnx import OnnxExportError, program_to_model  # noqa: E402
 from framework.onnx.graph import missing_lowerings  # noqa: E402
-from framework.static.io import inference_program  # noqa: E402
+from framework.graph.model_files import inference_program  # noqa: E402
 
 CASES = [(name, k) for name, op in sorted(registry.all_ops().items()) if op.onnx is not None
          for k in range(len(op.test_cases))]

@@ -1,4 +1,4 @@
-"""The executor's pass pipeline (static/passes/__init__.py): one ordered list,
+"""The executor's pass pipeline (graph/passes/__init__.py): one ordered list,
 passes that say whether they changed the program, and the IR verifier after
 each of them (``FLAGS_verify_passes``), naming the pass that broke a program."""
 import json
@@ -8,9 +8,9 @@ import pytest
 
 import framework as paddle
 from framework import static
-from framework.static import passes, serialize, verify
-from framework.static.passes import PIPELINE, Pass, PassVerifyError, run_pipeline
-from framework.static.sub_blocks import sub_block_ids
+from framework.graph import passes, serialize, verify
+from framework.graph.passes import PIPELINE, Pass, PassVerifyError, run_pipeline
+from framework.graph.sub_blocks import sub_block_ids
 
 
 pytestmark = pytest.mark.usefixtures('static_mode')   # (tests/conftest.py)

@@ -15,8 +15,8 @@ import pytest
 import framework as paddle
 from framework import static
 from framework.ops import fused, registry
-from framework.static import codegen, serialize
-from framework.static.passes import PASSES, constant_fold, dce, hoist
+from framework.graph import codegen, serialize
+from framework.graph.passes import PASSES, constant_fold, dce, hoist
 
 SWITCHES = [s for s, _ in PASSES]
 F = paddle.nn.functional

@@ -315,7 +315,7 @@ def test_save_and_load_inference_model_in_fresh_processes(tmp_path):
 def test_corrupted_or_foreign_model_files_give_clear_errors(tmp_path):
     prefix = str(tmp_path / 'net')
     _run(SAVE_SCRIPT, prefix)
-    from framework.static.io import ModelFormatError, read_model
+    from framework.graph.model_files import ModelFormatError, read_model
     good = open(prefix + '.pdmodel').read()
     params = open(prefix + '.pdiparams', 'rb').read()
     open(prefix + '.pdmodel', 'w').write(good[: len(good) // 2])

@@ -248,7 +248,7 @@ def test_damaged_program_and_parameter_bytes_give_clean_errors(progs):
     ModelFormatError, never a raw exception."""
     import io
     import zipfile
-    from framework.static.io import ModelFormatError
+    from framework.graph.model_files import ModelFormatError
     main, start = progs
     x = static.data('x', [None, 3], 'float32')
     y = static.nn.fc(x, 2)

@@ -1,4 +1,4 @@
-"""The IR verifier (static/verify.py) and the op attribute types it checks
+"""The IR verifier (graph/verify.py) and the op attribute types it checks
 against (ops/attr_types.py): programs the framework builds verify, broken ones
 do not, and every registered attribute has a type."""
 import numpy as np
@@ -8,7 +8,7 @@ import framework as paddle
 from framework import static
 from framework.ops import attr_types, registry
 from framework.ops.attr_types import AttrTypeError
-from framework.static import verify
+from framework.graph import verify
 
 
 # ---- attribute types --------------------------------------------------------------------

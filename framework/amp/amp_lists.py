@@ -16,10 +16,17 @@ from ..ops import registry
 LEVELS = ('OD', 'O1', 'O2')
 
 
+_by_class = [-1, {}]     # (op count it was made at, {AMP class: op names})
+
+
 def _names(*classes):
     """The op names (own and Paddle's) of the registered ops of ``classes``."""
-    return {n for op in registry.all_ops().values() if op.amp in classes
-            for n in (op.name,) + op.paddle_names}
+    if _by_class[0] != registry.op_count():
+        by_class = {}
+        for op in registry.all_ops().values():
+            by_class.setdefault(op.amp, set()).update((op.name,) + op.paddle_names)
+        _by_class[:] = [registry.op_count(), by_class]
+    return set().union(*(_by_class[1].get(c, ()) for c in classes))
 
 
 def white_list():

@@ -6,7 +6,7 @@ engine (``dygraph/autograd.py``) and ``static.gradients`` know nothing of
 each other."""
 from ..dygraph import autograd as _eager
 from ..ops.modes import is_static_var
-from ..static.backward import gradients as _static_gradients
+from ..graph.backward import gradients as _static_gradients
 from .functional import hessian, jacobian, jvp, vjp
 from .py_layer import PyLayer, PyLayerContext
 from .saved_tensors_hooks import saved_tensors_hooks

@@ -266,16 +266,21 @@ _STATIC_LAYERS = {}
 _static_keys = itertools.count()
 
 
+# fn -> fn converted by @to_static (Python control flow on tensors becomes
+# cond/while), or fn itself while to_static is off: dy2static, a layer above,
+# installs it (install_converter)
+_converter = None
+
+
+def install_converter(convert):
+    """``convert(fn)`` turns forward/backward into what @to_static runs."""
+    global _converter
+    _converter = convert
+
+
 def _to_static_callable(fn):
-    """Inside @to_static, convert forward/backward like any user function
-    (Python control flow on tensors becomes cond/while)."""
-    try:
-        from ..dy2static.translator import ProgramTranslator, convert_callable
-    except ImportError:
-        return fn
-    if not ProgramTranslator.get_instance().enable_to_static:
-        return fn
-    return convert_callable(fn)
+    """Inside @to_static, convert forward/backward like any user function."""
+    return fn if _converter is None else _converter(fn)
 
 
 def _apply_static(cls, args, kwargs):

@@ -18,7 +18,7 @@ from ..dygraph import Tensor as LoDTensor  # noqa: F401
 from ..dygraph import Tensor, no_grad  # noqa: F401
 from ..flags import get_flags, set_flags  # noqa: F401
 from ..place import CUDAPinnedPlace, CUDAPlace, is_compiled_with_cuda  # noqa: F401
-from ..static.mode import in_dynamic_mode  # noqa: F401
+from ..graph.mode import in_dynamic_mode  # noqa: F401
 from ..utils import unique_name  # noqa: F401
 from . import core, framework  # noqa: F401
 

@@ -20,7 +20,7 @@ the spec's leaves; a branch merges the two branches' values by structure
 import numpy as np
 
 from ..ops.modes import is_eager_tensor, is_static_var
-from ..static.program import constant
+from ..graph.program import constant
 
 RETURN_VALUE_PREFIX = '__jst_ret_val'
 NUMBERS = (bool, int, float, np.generic)
@@ -69,7 +69,7 @@ def as_variable(value):
     if is_static_var(value):
         return value
     if is_eager_tensor(value):                      # an eager tensor used in the program
-        from ..static.program import capture_tensor
+        from ..graph.program import capture_tensor
         return capture_tensor(value)
     arr = np.asarray(value)
     if isinstance(value, float):

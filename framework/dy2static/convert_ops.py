@@ -11,8 +11,8 @@ import functools
 import numpy as np
 
 from ..ops.modes import in_static_mode, is_static_var
-from ..static import control_flow as _cf
-from ..static.program import default_main_program
+from ..graph import control_flow as _cf
+from ..graph.program import default_main_program
 from .carried import (TensorArray, Undefined, bool_var, branch_copy, merge_branches, truth,
                       write_back)
 # the loop helpers are part of the ``_jst`` namespace converted code calls
@@ -232,19 +232,30 @@ def Iter(fn):
     return Call(fn)
 
 
+# stack/concat functions that also take a tensor array (converted code gives
+# them one): the framework's, and those a library above installs
+# (fluid.layers' own, with ``array_aware``)
+_ARRAY_AWARE = []
+
+
+def array_aware(*fns):
+    """Let converted code call the stack/concat functions ``fns`` on tensor arrays."""
+    _ARRAY_AWARE.extend(fns)
+    _replacements.cache_clear()
+
+
 @functools.lru_cache(maxsize=None)
 def _replacements():
     """{callable: what converted code calls instead}, keyed by the callable
     itself, so an alias is replaced too and a user function of the same name
     is not (a bound method is looked up by its function and gets its object
-    as the first argument). Built on first use: fluid imports dy2static."""
-    from ..fluid import layers as fluid_layers
+    as the first argument)."""
     from ..ops import manipulation
-    from ..static.program import Variable
+    from ..graph.program import Variable
     replaced = {print: Print, len: Len, int: Int, float: Float, bool: Bool,
                 # Variable methods whose meaning in converted code differs from static mode
                 Variable.numpy: _var_numpy, Variable.item: _var_item}
-    for fn in (manipulation.stack, manipulation.concat, fluid_layers.stack, fluid_layers.concat):
+    for fn in [manipulation.stack, manipulation.concat] + _ARRAY_AWARE:
         replaced[fn] = _array_aware(fn)
     return replaced
 

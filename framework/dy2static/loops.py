@@ -20,8 +20,8 @@ import re
 import sys
 
 from ..ops.modes import is_eager_tensor, is_static_var
-from ..static import control_flow as _cf
-from ..static.program import default_main_program
+from ..graph import control_flow as _cf
+from ..graph.program import default_main_program
 from . import carried as C
 from .carried import as_variable, truth
 

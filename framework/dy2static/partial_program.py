@@ -21,12 +21,12 @@ from ..dygraph.tensor import wrap_array
 from ..dygraph.state import grad_mode
 from ..dygraph.tracer import apply_op
 from ..ops.registry import OpDef
-from ..static import backward as _backward
-from ..static.executor import compile_program
-from ..static.executor import BuildStrategy
-from ..static.mode import static_mode_guard
-from ..static.program import program_guard
-from ..static.sub_blocks import outer_reads
+from ..graph import backward as _backward
+from ..graph.executor import compile_program
+from ..graph.executor import BuildStrategy
+from ..graph.mode import static_mode_guard
+from ..graph.program import program_guard
+from ..graph.sub_blocks import outer_reads
 
 
 class TrainPlans(NamedTuple):

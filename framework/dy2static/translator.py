@@ -16,11 +16,13 @@ import weakref
 
 import numpy as np
 
+from ..autograd import py_layer as _py_layer
 from ..dygraph import Tensor
 from ..ops.modes import in_static_mode
 from ..static.input_spec import InputSpec
-from ..static.mode import static_mode_guard
-from ..static.program import Program, Variable, capture_tensor, program_guard
+from ..graph import model_files as _model_files
+from ..graph.mode import static_mode_guard
+from ..graph.program import Program, Variable, capture_tensor, program_guard
 from ..ops.registry import autocast_state as _autocast_state
 from . import convert
 from .partial_program import PartialProgram
@@ -127,7 +129,7 @@ def converted_forward(layer):
 
 def _flatten_args(args):
     """Leaves of nested lists/tuples/dicts, with a rebuild function."""
-    from ..static.control_flow import flatten, unflatten
+    from ..graph.control_flow import flatten, unflatten
     leaves, tree = flatten(list(args))
     return leaves, lambda new: unflatten(tree, new)
 
@@ -247,7 +249,7 @@ def _layer_tracing():
 def _check_no_new_parameters(program):
     """A layer created inside the converted function would get fresh parameters
     on every trace and none of them would be trained: refuse it, as Paddle does."""
-    from ..static.program import Parameter as StaticParameter
+    from ..graph.program import Parameter as StaticParameter
     for block in program.blocks:
         for name, var in block.vars.items():
             if isinstance(var, StaticParameter):
@@ -659,6 +661,21 @@ def not_to_static(func=None):
 
 # ---- ProgramTranslator ---------------------------------------------------------------------
 
+def save_concrete(concrete, path, inputs=None, outputs=None, layer=None):
+    """Write a traced program's inference form to ``path.pdmodel``/``.pdiparams``
+    (with ``layer``'s state_dict keys for its parameters, which
+    ``framework.load(path)`` returns them under)."""
+    inputs = concrete.inputs if inputs is None else inputs
+    outputs = concrete.outputs if outputs is None else outputs
+    p, feed, fetch, values = _model_files.inference_model_parts(inputs, outputs, concrete.main_program)
+    structured = None
+    from ..nn.layer import Layer
+    if isinstance(layer, Layer):
+        structured = {t.name: key for key, t in layer.state_dict().items()}
+    _model_files.write_model(path, p, feed, fetch, values, structured)
+    return p
+
+
 class ProgramTranslator:
     """Singleton switch and helpers for dy2static (Paddle's ProgramTranslator)."""
     _instance = None
@@ -715,5 +732,13 @@ class ProgramTranslator:
         inputs = [concrete.inputs[i] for i in feed] if feed is not None else concrete.inputs
         outputs = [concrete.outputs[i] for i in fetch] if fetch is not None else concrete.outputs
         import os
-        from ..jit.api import save_concrete
         save_concrete(concrete, os.path.join(dirname, 'model'), inputs, outputs)
+
+
+def _convert_py_layer_function(fn):
+    """A PyLayer's forward/backward inside @to_static, converted like any
+    user function unless to_static is off."""
+    return convert_callable(fn) if ProgramTranslator.get_instance().enable_to_static else fn
+
+
+_py_layer.install_converter(_convert_py_layer_function)

@@ -8,7 +8,7 @@ from ..place import CPUPlace  # noqa: F401
 from ..param_attr import ParamAttr  # noqa: F401
 from ..static import (Executor, Program, default_main_program,  # noqa: F401
                       default_startup_program, global_scope, program_guard, scope_guard)
-from ..static.mode import disable_static, enable_static, in_dynamic_mode
+from ..graph.mode import disable_static, enable_static, in_dynamic_mode
 from . import dygraph, initializer, io, layers, optimizer  # noqa: F401
 from . import param_attr  # noqa: F401
 

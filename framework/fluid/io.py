@@ -7,7 +7,7 @@ from ..static import io as _io
 
 def save_inference_model(dirname, feeded_var_names, target_vars, executor, main_program=None,
                          model_filename=None, params_filename=None, **kwargs):
-    from ..static.program import default_main_program
+    from ..graph.program import default_main_program
     program = main_program or default_main_program()
     gb = program.global_block()
     feeds = [gb.var(n) if isinstance(n, str) else n for n in feeded_var_names]

@@ -6,7 +6,8 @@ from ..ops import creation as _c
 from ..ops import manipulation as _m
 from ..ops import math as _math
 from ..ops import reduce as _r
-from ..static.control_flow import cond, while_loop  # noqa: F401
+from ..dy2static import convert_ops as _convert_ops
+from ..graph.control_flow import cond, while_loop  # noqa: F401
 
 
 def _act(x, act):
@@ -238,3 +239,6 @@ def data(name, shape, append_batch_size=True, dtype='float32', lod_level=0, **kw
     if append_batch_size and (not shape or shape[0] not in (-1, None)):
         shape = [-1] + shape
     return _data(name, shape, dtype)
+
+
+_convert_ops.array_aware(stack, concat)     # converted code passes them tensor arrays too

@@ -21,8 +21,8 @@ from ..place import (CPUPlace, CUDAPinnedPlace, CUDAPlace, CustomPlace, IPUPlace
                      XPUPinnedPlace, XPUPlace)
 from ..random import seed  # noqa: F401
 from ..serialization import load, save  # noqa: F401
-from ..static.mode import disable_static, enable_static, in_dynamic_mode  # noqa: F401
-from ..static.program import Block, Parameter, Program, Variable  # noqa: F401
+from ..graph.mode import disable_static, enable_static, in_dynamic_mode  # noqa: F401
+from ..graph.program import Block, Parameter, Program, Variable  # noqa: F401
 from ..base.framework import in_dynamic_or_pir_mode, in_pir_mode, use_pir_api  # noqa: F401
 from . import framework, io_utils, ir, recall_error  # noqa: F401
 from .async_save import async_save, clear_async_save_task_queue  # noqa: F401
@@ -50,14 +50,14 @@ def is_persistable(var):
 
 def switch_main_program(program):
     """Make ``program`` the default main program; returns the previous one."""
-    from ..static.program import _Defaults
+    from ..graph.program import _Defaults
     prev, _Defaults.main = _Defaults.main, program
     return prev
 
 
 def switch_startup_program(program):
     """Make ``program`` the default startup program; returns the previous one."""
-    from ..static.program import _Defaults
+    from ..graph.program import _Defaults
     prev, _Defaults.startup = _Defaults.startup, program
     return prev
 

@@ -20,7 +20,7 @@ def is_belong_to_optimizer(var):
 
 def get_value(var, scope=None):
     """The value of static variable ``var`` in ``scope`` (the global scope)."""
-    from ..static.executor import global_scope
+    from ..graph.executor import global_scope
     scope = scope or global_scope()
     found = scope.find_var(var.name)
     if found is None:
@@ -31,7 +31,7 @@ def get_value(var, scope=None):
 
 def set_value(var, value, scope=None):
     """Set static variable ``var`` in ``scope`` to ``value`` (its shape)."""
-    from ..static.executor import global_scope
+    from ..graph.executor import global_scope
     scope = scope or global_scope()
     value = np.asarray(getattr(value, 'data', value))
     if tuple(var.shape) and -1 not in tuple(var.shape) and tuple(value.shape) != tuple(var.shape):

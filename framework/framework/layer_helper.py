@@ -15,12 +15,12 @@ class LayerHelper:
     # ---- programs --------------------------------------------------------------------
     @property
     def main_program(self):
-        from ..static.program import default_main_program
+        from ..graph.program import default_main_program
         return default_main_program()
 
     @property
     def startup_program(self):
-        from ..static.program import default_startup_program
+        from ..graph.program import default_startup_program
         return default_startup_program()
 
     # ---- inputs ----------------------------------------------------------------------
@@ -114,8 +114,8 @@ class LayerHelper:
         return op
 
     def _infer_output_shapes(self, block, opdef, op):
-        from ..static.operands import output_names
-        from ..static.verify import meta_args
+        from ..graph.operands import output_names
+        from ..graph.verify import meta_args
         outs = [n for n in output_names(opdef, op) if n in self._shape_from_op]
         if not outs or opdef.sub_blocks:
             return

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import nn
 from ..ops import properties, registry
-from ..static.operands import kernel_attrs
+from ..graph.operands import kernel_attrs
 
 
 def _numel(shape):

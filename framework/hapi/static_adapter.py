@@ -16,9 +16,9 @@ import numpy as np
 
 from ..dygraph import Tensor
 from ..ops.math import add_n
-from ..static import executor as _exe
+from ..graph import executor as _exe
 from ..static.io import save_inference_model
-from ..static.program import default_main_program, default_startup_program, program_guard
+from ..graph.program import default_main_program, default_startup_program, program_guard
 
 __all__ = ['StaticGraphAdapter']
 

@@ -19,7 +19,7 @@ from ..dygraph import Tensor, no_grad
 from ..nn.layer import Layer
 from ..ops.modes import in_static_mode
 from ..static.input_spec import InputSpec
-from ..static.program import Program, program_guard
+from ..graph.program import Program, program_guard
 
 __all__ = ['summary']
 

@@ -11,8 +11,8 @@ import warnings
 import numpy as np
 
 from .. import dtype as _dt
-from ..static import io as _io
-from ..static.executor import Executor, Scope
+from ..graph import model_files as _io
+from ..graph.executor import Executor, Scope
 
 
 class DataType(enum.IntEnum):

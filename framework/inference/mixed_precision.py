@@ -13,10 +13,10 @@ from .. import dtype as _dt
 from ..amp import _op_lists
 from ..amp.autocast import AutocastState
 from ..ops import registry
-from ..static import io as _io
-from ..static.mode import static_mode_guard
-from ..static.program import Program, program_guard
-from ..static.sub_blocks import runs_sub_blocks
+from ..graph import model_files as _io
+from ..graph.mode import static_mode_guard
+from ..graph.program import Program, program_guard
+from ..graph.sub_blocks import runs_sub_blocks
 
 _PRECISIONS = {2: 'float16', 3: 'bfloat16'}     # PrecisionType.Half, .Bfloat16
 

@@ -12,15 +12,15 @@ import functools
 
 from ..dy2static.partial_program import PartialProgram
 from ..dy2static.translator import (ProgramTranslator, StaticFunction, build_concrete_program,
-                                    not_to_static)
+                                    not_to_static, save_concrete)
 from ..dygraph import Parameter, Tensor
 from ..nn.layer import Layer
 from ..ops.modes import in_static_mode, is_static_var
-from ..static import io as _io
-from ..static.inline import inline_program
+from ..graph import model_files as _io
+from ..graph.inline import inline_program
 from ..static.input_spec import InputSpec
-from ..static.mode import static_mode_guard
-from ..static.program import Program, program_guard
+from ..graph.mode import static_mode_guard
+from ..graph.program import Program, program_guard
 
 
 def to_static(function=None, input_spec=None, build_strategy=None, backend='CINN', **kwargs):
@@ -36,7 +36,7 @@ def to_static(function=None, input_spec=None, build_strategy=None, backend='CINN
     >>> f(paddle.to_tensor([1.0, 2.0])).tolist()
     [2.0, 4.0]
     """
-    from ..static.executor import BuildStrategy
+    from ..graph.executor import BuildStrategy
     # backend: Paddle's compiler choice ('CINN' or None); programs here run on
     # the numpy executor either way. full_graph=False (Paddle's SOT mode) is a
     # keyword, as in Paddle.
@@ -77,7 +77,7 @@ def set_dynamic_shape(variable, shape_list):
     """Inside @to_static: treat the dims of ``variable`` given as -1 in
     ``shape_list`` as known only at run time (e.g. a tensor that grows in a
     loop). Eagerly it does nothing."""
-    from ..static.program import Variable
+    from ..graph.program import Variable
     if not isinstance(variable, Variable):
         return
     shape_list = list(shape_list)
@@ -108,20 +108,6 @@ def _static_function_of(obj, input_spec):
             return StaticFunction(obj._dygraph_function, input_spec, instance=obj._instance)
         return obj
     return StaticFunction(obj, input_spec)
-
-
-def save_concrete(concrete, path, inputs=None, outputs=None, layer=None):
-    """Write a traced program's inference form to ``path.pdmodel``/``.pdiparams``
-    (with ``layer``'s state_dict keys for its parameters, which
-    ``framework.load(path)`` returns them under)."""
-    inputs = concrete.inputs if inputs is None else inputs
-    outputs = concrete.outputs if outputs is None else outputs
-    p, feed, fetch, values = _io.inference_model_parts(inputs, outputs, concrete.main_program)
-    structured = None
-    if isinstance(layer, Layer):
-        structured = {t.name: key for key, t in layer.state_dict().items()}
-    _io.write_model(path, p, feed, fetch, values, structured)
-    return p
 
 
 def save(layer, path, input_spec=None, **configs):
@@ -235,7 +221,7 @@ def _as_variable(x, feed_name):
     if is_static_var(x):
         return x
     if isinstance(x, Tensor):
-        from ..static.program import capture_tensor
+        from ..graph.program import capture_tensor
         return capture_tensor(x)
     raise TypeError("TranslatedLayer: input '%s' must be a Tensor, got %s"
                     % (feed_name, type(x).__name__))

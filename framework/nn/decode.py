@@ -16,7 +16,7 @@ from .. import dtype as _dt
 from .._nest import flatten, map_structure, pack_sequence_as
 from ..ops import creation as _creation, manipulation as _manip, math as _math, reduce as _reduce
 from ..ops.modes import in_static_mode
-from ..static.control_flow import while_loop
+from ..graph.control_flow import while_loop
 from . import functional as F
 
 __all__ = ['Decoder', 'BeamSearchDecoder', 'dynamic_decode']

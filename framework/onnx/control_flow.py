@@ -1,6 +1,6 @@
 """ONNX lowerings of the control-flow ops: ``cond`` -> ``If``, ``while`` -> ``Loop``.
 
-Both IR ops already have ONNX's shape (see ``static/control_flow.py``): a
+Both IR ops already have ONNX's shape (see ``graph/control_flow.py``): a
 ``cond`` yields the values its branch blocks name, a ``while`` carries its
 loop values through a body block and recomputes its condition with a cond
 block. A branch or a body lowers into a child ``Graph`` (``g.subgraph``-style:
@@ -13,12 +13,14 @@ block, run once on the initial values before the loop and again at the end of
 each iteration on the new values, so the number of iterations follows the
 data. Constants made inside a subgraph become initializers of the main graph.
 
-``lower_cond`` and ``lower_while`` are the ops' registry lowerings (declared
-next to the ops in ``static/control_flow.py``); ``cond_to_onnx`` and
-``while_to_onnx`` do the work on the blocks themselves.
+``lower_cond`` and ``lower_while`` are the ops' registry lowerings, which
+this module declares on the ``cond`` and ``while`` ops when ``framework.onnx``
+is imported (the static core, below it, does not know the exporter);
+``cond_to_onnx`` and ``while_to_onnx`` do the work on the blocks themselves.
 """
 import numpy as np
 
+from ..ops import registry
 from ..ops.registry import Meta
 from .graph import Graph, OnnxExportError, lower_block
 
@@ -118,7 +120,7 @@ def _count_reads(block, reads):
     included, and by the names control-flow ops take from their sub-blocks
     (a branch's outputs, a body's new loop values: their declared paths)."""
     from ..ops import registry
-    from ..static.sub_blocks import sub_block_ids
+    from ..graph.sub_blocks import sub_block_ids
     program = block.program
     for op in block.ops:
         for n in op.input_arg_names:
@@ -188,7 +190,7 @@ def bool_scalar(g, value):
     return value
 
 
-# ---- the registry lowerings of the ops (declared with them in static/control_flow.py) ----
+# ---- the registry lowerings of the ops (declared with them in graph/control_flow.py) ----
 
 def lower_cond(g, pred, captured, true_block, false_block, true_fwd_block, false_fwd_block,
                true_outs, false_outs):
@@ -209,6 +211,10 @@ def lower_while(g, inits, captured, cond_block, body_block, loop_vars, cond_out,
 
 
 def _var_meta(program, name):
-    from ..static.control_flow import program_var
+    from ..graph.control_flow import program_var
     v = program_var(program, name)
     return Meta(v.shape, v.dtype)
+
+
+registry.lookup('cond').def_onnx(lower_cond)
+registry.lookup('while').def_onnx(lower_while)

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import _files
 from ..ops.registry import Meta
+from ..static.io import register_format
 from .fold import fold_batch_norms
 from .graph import Graph, OnnxExportError, check_exportable, lower_block
 
@@ -73,7 +74,7 @@ def _value_info(helper, name, shape, dtype, dim_prefix):
 def program_to_model(program, feed_names, fetch_names, values, opset_version=DEFAULT_OPSET,
                      graph_name='framework', fold_batch_norm=False):
     """An ``onnx.ModelProto`` of an inference ``program`` (see
-    ``static.io.inference_program``) with parameter ``values`` ({name: array}),
+    ``graph.model_files.inference_program``) with parameter ``values`` ({name: array}),
     checked by ``onnx.checker.check_model(full_check=True)``. ``fold_batch_norm``
     folds each batch norm that follows a conv into the conv's weight and bias."""
     import onnx
@@ -170,7 +171,7 @@ def export_program(path_prefix, feed_vars, fetch_vars, program=None, scope=None,
     what ``static.save_inference_model(..., format='onnx')`` writes.
     ``feed_vars``/``fetch_vars`` are Variables or names; parameter values come
     from ``scope`` (default: the global scope). ``configs`` as ``export``."""
-    from ..static import io
+    from ..graph import model_files as io
     configs = check_configs('paddle.onnx.export_program', configs)
     if configs['output_spec'] is not None:
         raise ValueError("paddle.onnx.export_program: the outputs are fetch_vars; "
@@ -179,3 +180,14 @@ def export_program(path_prefix, feed_vars, fetch_vars, program=None, scope=None,
                                                             scope)
     return write_model(path_prefix, program, feed, fetch, values, opset_version, configs,
                        'paddle.onnx.export_program')
+
+
+def _write_for_save_inference_model(path_prefix, program, feed_names, fetch_names, values, api,
+                                    opset_version=DEFAULT_OPSET, **configs):
+    """``static.save_inference_model(format='onnx')``: ``opset_version`` and
+    ``export``'s configs may be given."""
+    write_model(path_prefix, program, feed_names, fetch_names, values, opset_version,
+                check_configs(api, configs), api)
+
+
+register_format('onnx', _write_for_save_inference_model)

@@ -23,16 +23,21 @@ from . import meta
 from .math import lean_is_product, lean_product, matmul_op
 from .lowp import float32_compute
 from .properties import fusable, unary_fusable, value
-from .registry import OpError, add_test_case, all_ops, def_op, lookup
+from .registry import OpError, add_test_case, all_ops, def_op, lookup, op_count
 
 # the plain matmul kernel: the fused op's own float32_compute already saw its
 # inputs, so the inner call skips the half-precision wrapper
 _matmul_kernel = getattr(matmul_op.kernel, '__wrapped__', matmul_op.kernel)
 
 
+_fusable = [-1, frozenset()]     # (op count it was made at, fusable op types)
+
+
 def elementwise_ops():
     """The registered op types ``fused_elementwise`` may run."""
-    return {n for n, op in all_ops().items() if fusable(op)}
+    if _fusable[0] != op_count():
+        _fusable[:] = [op_count(), frozenset(n for n, op in all_ops().items() if fusable(op))]
+    return _fusable[1]
 
 
 def _check_act(act, inputs=None):
@@ -284,7 +289,7 @@ def fused_matmul_bias_act_op(x, y, bias=None, transpose_x=False, transpose_y=Fal
     return r
 
 
-# ---- the code generator's calls (static/lean.py) ---------------------------------------
+# ---- the code generator's calls (graph/lean.py) ---------------------------------------
 
 @fused_elementwise_op.def_lean
 def _fused_elementwise_lean(call):

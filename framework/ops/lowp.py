@@ -62,6 +62,6 @@ def float32_compute(kernel):
                 break
         return kernel(*args)
     # the static code generator calls this directly where the Program's dtypes
-    # prove that no input is half precision (static/lean.py)
+    # prove that no input is half precision (graph/lean.py)
     wrapped.full_precision_kernel = kernel
     return wrapped

@@ -490,7 +490,7 @@ def _floating(fn):
         return fn(x)
     kernel.__name__ = getattr(fn, '__name__', 'kernel')
     # what the kernel is on a float array: the static code generator calls it
-    # directly where the Program's dtypes prove the input float (static/lean.py)
+    # directly where the Program's dtypes prove the input float (graph/lean.py)
     kernel.float_kernel = fn
     return kernel
 
@@ -702,7 +702,7 @@ def _int_identity(fn):
         return fn(x)
     kernel.__name__ = getattr(fn, '__name__', 'kernel')
     # what the kernel is on a float array: the static code generator calls it
-    # directly where the Program's dtypes prove the input float (static/lean.py)
+    # directly where the Program's dtypes prove the input float (graph/lean.py)
     kernel.float_kernel = fn
     return kernel
 

@@ -11,7 +11,7 @@ An unknown dim may also be a ``Sym``: -1 to every check (``d < 0``,
 passes a dim through (elementwise ops, reductions, transposes, matmul, views)
 passes its name too, and two dims with one name have one size at run time.
 The passes learn which values have equal run-time shapes by running the ops'
-own ``infer_meta`` on such dims (``static/passes/analysis.py``:
+own ``infer_meta`` on such dims (``graph/passes/analysis.py``:
 ``ShapeClasses``), so there is one shape rule per op, not a second one
 beside it. An ``infer_meta`` must return a plain -1, never an input's dim,
 for an output dim whose size differs from it (the registry's tests check it:

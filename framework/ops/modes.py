@@ -17,7 +17,7 @@ Each mode installs what it provides here, once, at import (``install``):
   code that hands values back to eager code (``Executor.run``, ``get_value``),
   and ``make_eager(op)`` -> the op's specialised eager function (the tracer's
   hot path, built on the op's first eager call).
-* ``framework/static/program.py``: ``variable_type`` (Variable) and
+* ``framework/graph/program.py``: ``variable_type`` (Variable) and
   ``static_append(op, args)`` -> the op's output Variables, appended to the
   current block.
 

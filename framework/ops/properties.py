@@ -60,7 +60,7 @@ The others, where they apply:
 * ``flops(ins, outs, attrs)``: the FLOPs ``paddle.flops`` counts for the op
   in a static Program, as Paddle's counter does: ``ins``/``outs`` map slot
   names to shapes (None: no input there); None for ops Paddle counts as 0.
-* ``lean``: the code generator's specializer (``static/lean.py``) for an op
+* ``lean``: the code generator's specializer (``graph/lean.py``) for an op
   whose numpy call it can write out directly.
 
 AMP classes (Paddle's op lists): ``'white'`` computes in float16/bfloat16,
@@ -100,6 +100,32 @@ class _Undeclared:
 
 
 UNDECLARED = _Undeclared()
+
+
+def check(op, pattern, effects, ufunc_on, amp, amp_inputs, identity, passthrough):
+    """Raise ValueError unless the declaration is well-formed for ``op`` (its
+    inputs named, vocabularies respected)."""
+    if pattern is not UNDECLARED and pattern not in PATTERNS:
+        raise ValueError("pattern must be one of %s, got %r" % (', '.join(PATTERNS), pattern))
+    unknown = set(effects) - set(EFFECTS)
+    if unknown:
+        raise ValueError("unknown effects %s (known: %s)" % (sorted(unknown), ', '.join(EFFECTS)))
+    if op.inplace_map and 'stateful' not in effects:
+        raise ValueError("writes inputs in place (inplace_map) but does not declare effect "
+                         "'stateful'")
+    if ufunc_on not in UFUNC_DOMAINS:
+        raise ValueError("ufunc_on must be one of %s, got %r" % (UFUNC_DOMAINS, ufunc_on))
+    if amp not in AMP_CLASSES:
+        raise ValueError("amp must be one of %s, got %r" % (', '.join(AMP_CLASSES), amp))
+    passed = value(passthrough)
+    for what, given in (('amp_inputs', amp_inputs or ()),
+                        ('identity', identity if isinstance(identity, dict) else ()),
+                        ('passthrough', [passed[0] if isinstance(passed, tuple) else passed]
+                         if passed else ())):
+        unknown = set(given) - set(op.input_names)
+        if unknown:
+            raise ValueError("%s names inputs it does not have: %s"
+                             % (what, ', '.join(sorted(unknown))))
 
 
 def declared(value):

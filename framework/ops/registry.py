@@ -22,7 +22,7 @@ An ``OpDef`` carries everything either mode needs:
 * ``attr_types`` / ``attr_ranges``  each attribute's type and bounds
                (``ops/attr_types.py``): derived from the default where it is
                unambiguous, declared otherwise. Loaders check every attribute
-               read from a file against them (``static/verify.py``).
+               read from a file against them (``graph/verify.py``).
 * ``promote``  names of the inputs an elementwise op computes in one dtype
                (``framework.dtype.result_type``); both modes cast them to it
                before the kernel runs (``ops/promotion.py``), so kernels,
@@ -39,8 +39,8 @@ An ``OpDef`` carries everything either mode needs:
                static side runs instead (``emit`` for the code generator,
                ``block_grad`` for static backward, ``block_rules`` for the
                verifier); see
-               ``static/control_flow.py``. Its sub-blocks are found from this
-               declaration, never from attribute names (``static/sub_blocks.py``).
+               ``graph/control_flow.py``. Its sub-blocks are found from this
+               declaration, never from attribute names (``graph/sub_blocks.py``).
 * ``kernels``  ``{backend: kernel}``: ``'numpy'`` is ``kernel``, the
                reference every other backend's kernel (``@op.def_kernel(name)``)
                is tested against on the op's test cases.
@@ -210,29 +210,11 @@ class OpDef:
     def _declare(self, pattern, effects, ufunc, ufunc_on, identity, passthrough, kernel_into,
                  fresh, inference, amp, amp_inputs, paddle_names, amp_names, amp_rule, flops):
         """Check and set what the op is (``ops/properties.py``)."""
-        def bad(what):
-            return ValueError("op '%s': %s" % (self.name, what))
-        if pattern is not _props.UNDECLARED and pattern not in _props.PATTERNS:
-            raise bad("pattern must be one of %s, got %r" % (', '.join(_props.PATTERNS), pattern))
-        unknown = set(effects) - set(_props.EFFECTS)
-        if unknown:
-            raise bad("unknown effects %s (known: %s)" % (sorted(unknown),
-                                                          ', '.join(_props.EFFECTS)))
-        if self.inplace_map and 'stateful' not in effects:
-            raise bad("writes inputs in place (inplace_map) but does not declare effect 'stateful'")
-        if ufunc_on not in _props.UFUNC_DOMAINS:
-            raise bad("ufunc_on must be one of %s, got %r" % (_props.UFUNC_DOMAINS, ufunc_on))
-        if amp not in _props.AMP_CLASSES:
-            raise bad("amp must be one of %s, got %r" % (', '.join(_props.AMP_CLASSES), amp))
-        names = set(self.input_names)
-        for what, given in (('amp_inputs', amp_inputs or ()),
-                            ('identity', identity if isinstance(identity, dict) else ()),
-                            ('passthrough', [_passthrough_input(passthrough)]
-                             if _props.value(passthrough) else ())):
-            unknown = set(given) - names
-            if unknown:
-                raise bad("%s names inputs it does not have: %s" % (what,
-                                                                    ', '.join(sorted(unknown))))
+        try:
+            _props.check(self, pattern, effects, ufunc_on, amp, amp_inputs, identity,
+                         passthrough)
+        except ValueError as e:
+            raise ValueError("op '%s': %s" % (self.name, e)) from None
         self.pattern = pattern
         self.effects = frozenset(effects)
         self.random = 'random' in self.effects
@@ -333,7 +315,7 @@ class OpDef:
 
     def def_lean(self, fn):
         """Decorator: the code generator's specializer ``fn(call) -> Lean or
-        None`` (``static/lean.py``: the numpy call a plan makes instead of the
+        None`` (``graph/lean.py``: the numpy call a plan makes instead of the
         kernel call when the Program's dtypes and shapes allow)."""
         self.lean = fn
         return fn
@@ -359,10 +341,6 @@ class OpDef:
                                           ', '.join(self.output_names))
 
 
-def _passthrough_input(passthrough):
-    return passthrough[0] if isinstance(passthrough, tuple) else passthrough
-
-
 def def_block_op(name, inputs, outputs, attrs, sub_blocks, emit, doc,
                  block_grad=None, block_rules=None, attr_types=None, inference=None):
     """Declare an op that runs sub-blocks of a Program (``cond``, ``while``).
@@ -370,7 +348,7 @@ def def_block_op(name, inputs, outputs, attrs, sub_blocks, emit, doc,
     It has no numpy kernel: the code generator calls ``emit(code, op)``,
     static backward ``block_grad(block, op, grads, reach)`` (None: no
     gradient); ``block_rules`` tells the verifier how the sub-blocks run
-    (``static/verify.py``). ``sub_blocks`` lists the attrs holding block
+    (``graph/verify.py``). ``sub_blocks`` lists the attrs holding block
     indices. Called like a kernel op, it raises an ``OpError`` naming the
     API that builds it (``doc``'s first line).
     """
@@ -444,6 +422,12 @@ def lookup(name):
 
 def has_op(name):
     return name in _OPS
+
+
+def op_count():
+    """How many ops are registered (ops are never removed: a cache of a scan
+    over the registry is valid while this is unchanged)."""
+    return len(_OPS)
 
 
 def all_ops():

@@ -450,7 +450,7 @@ class Optimizer:
         ``loss.backward()`` first when none of them has a gradient yet. In
         static mode this appends the backward ops (``append_backward``)."""
         if in_static_mode():
-            from ..static.backward import append_backward
+            from ..graph.backward import append_backward
             params = parameters if parameters is not None else (
                 [p for g in self._groups for p in g['params']] or None)
             return append_backward(loss, params, no_grad_set)
@@ -496,7 +496,7 @@ class Optimizer:
         return self._static_apply(params_grads), params_grads
 
     def _static_apply(self, params_grads):
-        from ..static.program import op_role_guard
+        from ..graph.program import op_role_guard
         if not params_grads:
             return []
         block = params_grads[0][0].block.program.global_block()

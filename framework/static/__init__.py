@@ -1,18 +1,19 @@
-"""Static mode: Program IR, static backward, the optimizing executor, and
-inference save/load (``framework.static``, Paddle's ``paddle.static``)."""
+"""Paddle's static-mode API (``framework.static``, Paddle's ``paddle.static``):
+the names of the static core (``framework/graph/``: Program IR, backward, the
+optimizing executor) and, above ``nn``, what Paddle builds on them:
+``static.nn``, parameter creation, EMA, metrics, inference save/load."""
 import contextvars
 
+from ..graph import program as _program
+from ..graph.backward import append_backward, gradients
+from ..graph.executor import (BuildStrategy, CompiledProgram, Executor, Scope, global_scope,
+                              scope_guard)
+from ..graph.mode import disable_static, enable_static, in_dynamic_mode, static_mode_guard
+from ..graph.program import (Operator, Parameter, Program, Variable, default_main_program,
+                             default_startup_program, program_guard)
 from ..ops.modes import in_static_mode
-from . import program as _program
-from .backward import append_backward, gradients
-from .executor import (BuildStrategy, CompiledProgram, Executor, Scope, global_scope,
-                       scope_guard)
+from . import nn  # noqa: F401
 from .input_spec import InputSpec
-from .mode import disable_static, enable_static, in_dynamic_mode, static_mode_guard
-from .program import (Operator, Parameter, Program, Variable, default_main_program,
-                      default_startup_program, program_guard)
-from . import passes  # noqa: F401
-from . import control_flow, nn  # noqa: F401
 from .nn import py_func  # noqa: F401  (paddle.static.py_func is static.nn's)
 from .io import load, load_inference_model, save, save_inference_model, set_program_state
 from ..ops.control import Print  # noqa: F401
@@ -46,7 +47,7 @@ def data(name, shape, dtype=None, lod_level=0):
 def create_parameter(shape, dtype, name=None, attr=None, is_bias=False,
                      default_initializer=None):
     """A persistable parameter in the main program, initialised by the startup program."""
-    from .params import create_static_parameter
+    from ..nn.static_params import create_static_parameter
     return create_static_parameter(shape, dtype, name, attr, is_bias, default_initializer)
 
 
@@ -56,7 +57,7 @@ def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, n
     an op at the start of every run."""
     from .. import dtype as _dt
     from ..nn import initializer as I
-    from .params import _append_initializer
+    from ..nn.static_params import append_initializer
     shape = [int(s) for s in shape]
     if any(s < 0 for s in shape):
         raise ValueError("create_global_var: shape must be fully known, got %s" % shape)
@@ -66,7 +67,7 @@ def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, n
     name = name or main._names('global_var')
     if persistable:
         var = gb.create_var(name, shape, dtype, persistable=True, stop_gradient=True)
-        _append_initializer(default_startup_program(), name, shape, dtype, False,
+        append_initializer(default_startup_program(), name, shape, dtype, False,
                             I.Constant(float(value)))
         return var
     from ..ops.creation import full

@@ -9,9 +9,9 @@ after the ``with`` block, or on ``restore(exe)``). Static mode only, as Paddle's
 """
 import contextlib
 
-from .mode import static_mode_guard
-from .program import (Program, default_main_program, default_startup_program,
-                      program_guard)
+from ..graph.mode import static_mode_guard
+from ..graph.program import (Program, default_main_program, default_startup_program,
+                             program_guard)
 
 
 class ExponentialMovingAverage:
@@ -40,10 +40,10 @@ class ExponentialMovingAverage:
     def _persistable(self, name, shape, dtype, value):
         """A persistable variable of the main program, set to ``value`` by the startup one."""
         from ..nn import initializer as I
-        from .params import _append_initializer
+        from ..nn.static_params import append_initializer
         gb = self._main.global_block()
         var = gb.create_var(name, shape, dtype, persistable=True, stop_gradient=True)
-        _append_initializer(default_startup_program(), name, shape, dtype, False,
+        append_initializer(default_startup_program(), name, shape, dtype, False,
                             I.Constant(value))
         return var
 

@@ -112,13 +112,13 @@ def _persistable(name_prefix, shape, dtype):
     """A persistable zero-filled variable of the main program (zeros set by the
     startup program)."""
     from ..nn import initializer as I
-    from .params import _append_initializer
-    from .program import default_main_program, default_startup_program
+    from ..nn.static_params import append_initializer
+    from ..graph.program import default_main_program, default_startup_program
     main = default_main_program()
     name = main._names(name_prefix)
     var = main.global_block().create_var(name, shape, dtype, persistable=True,
                                          stop_gradient=True)
-    _append_initializer(default_startup_program(), name, shape, dtype, False, I.Constant(0.0))
+    append_initializer(default_startup_program(), name, shape, dtype, False, I.Constant(0.0))
     return var
 
 
@@ -158,7 +158,7 @@ def ctr_metric_bundle(input, label, ins_tag_weight=None):  # noqa: A002
     from ..ops import reduce as R
     from ..ops.creation import full_like
     from ..ops.modes import in_static_mode
-    from .program import default_main_program
+    from ..graph.program import default_main_program
     if not in_static_mode():
         raise RuntimeError("static.ctr_metric_bundle builds ops of a static program")
     block = default_main_program().global_block()

@@ -27,7 +27,7 @@ def device_guard(device=None):
     """Ops built inside run on ``device`` ('cpu', 'gpu', 'gpu:0', None): as in
     Paddle the choice is recorded on each op (attribute ``op_device``);
     everything runs on the CPU here, so the annotation has no further effect."""
-    from .program import op_annotation
+    from ..graph.program import op_annotation
     if device is not None and not isinstance(device, str):
         raise TypeError("device_guard: device must be a string like 'cpu' or 'gpu:0', got %r"
                         % (device,))

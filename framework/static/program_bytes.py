@@ -12,10 +12,12 @@ import numpy as np
 
 from .. import _files
 from . import io as _io
-from . import params_file as _params
-from . import serialize, verify
-from .executor import global_scope
-from .program import Program, default_main_program
+from ..graph import model_files as _model
+from ..graph.state import set_var_value
+from ..graph import params_file as _params
+from ..graph import serialize, verify
+from ..graph.executor import global_scope
+from ..graph.program import Program, default_main_program
 
 
 def normalize_program(program, feed_vars, fetch_vars, **kwargs):
@@ -24,8 +26,8 @@ def normalize_program(program, feed_vars, fetch_vars, **kwargs):
     if not isinstance(program, Program):
         raise TypeError("normalize_program: program must be a Program, got %s"
                         % type(program).__name__)
-    return _io.inference_program(program, _io._names(feed_vars, 'feed_vars'),
-                                 _io._names(fetch_vars, 'fetch_vars'))
+    return _model.inference_program(program, _model.var_names(feed_vars, 'feed_vars'),
+                                    _model.var_names(fetch_vars, 'fetch_vars'))
 
 
 def _program_of(kwargs):
@@ -35,23 +37,24 @@ def _program_of(kwargs):
 
 def serialize_program(feed_vars, fetch_vars, **kwargs):
     """The inference program for ``fetch_vars`` as bytes."""
-    feed = _io._names(feed_vars, 'feed_vars')
-    fetch = _io._names(fetch_vars, 'fetch_vars')
-    p = _io.inference_program(_program_of(kwargs), feed, fetch)
-    model = {'format': _io.FORMAT, 'version': _io.VERSION,
+    feed = _model.var_names(feed_vars, 'feed_vars')
+    fetch = _model.var_names(fetch_vars, 'fetch_vars')
+    p = _model.inference_program(_program_of(kwargs), feed, fetch)
+    model = {'format': _model.FORMAT, 'version': _model.VERSION,
              'program': serialize.program_to_dict(p), 'feed': feed, 'fetch': fetch,
-             'params': _io.persistable_inputs(p)}
+             'params': _model.persistable_inputs(p)}
     return json.dumps(model, indent=1).encode('utf-8')
 
 
 def serialize_persistables(feed_vars, fetch_vars, executor, **kwargs):
     """The values of the parameters the inference program reads, as bytes."""
     program = _program_of(kwargs)
-    p = _io.inference_program(program, _io._names(feed_vars, 'feed_vars'),
-                              _io._names(fetch_vars, 'fetch_vars'))
+    p = _model.inference_program(program, _model.var_names(feed_vars, 'feed_vars'),
+                                 _model.var_names(fetch_vars, 'fetch_vars'))
     scope = kwargs.get('scope') or global_scope()
-    values = _io._param_values(program, _io.persistable_inputs(p), scope)
-    return _params.params_bytes({_io._key(n): a for n, a in values.items()}, _io._new_save_id())
+    values = _model.param_values(program, _model.persistable_inputs(p), scope)
+    return _params.params_bytes({_model.param_key(n): a for n, a in values.items()},
+                                _model.new_save_id())
 
 
 def deserialize_program(data):
@@ -59,12 +62,12 @@ def deserialize_program(data):
     ``program._feed_names`` / ``program._fetch_names``), checked as a model
     file is: strict JSON, then the IR verifier."""
     def bad(what):
-        raise _io.ModelFormatError("deserialize_program: not a serialized program (%s)" % what)
+        raise _model.ModelFormatError("deserialize_program: not a serialized program (%s)" % what)
     try:
         model = _files.parse_json(bytes(data))
     except (_files.FileFormatError, TypeError) as e:
         bad(e)
-    if not isinstance(model, dict) or model.get('format') != _io.FORMAT:
+    if not isinstance(model, dict) or model.get('format') != _model.FORMAT:
         bad('no framework program header')
     names = {k: model.get(k, []) for k in ('feed', 'fetch', 'params')}
     if not all(isinstance(v, list) and all(isinstance(n, str) for n in v)
@@ -89,16 +92,16 @@ def deserialize_persistables(program, data, executor):
     try:
         arrays = _params.read_params(data, _params.member_keys(data))
     except _params.ParamsFormatError as e:
-        raise _io.ModelFormatError("deserialize_persistables: not serialized parameters (%s)"
-                                   % e) from None
+        raise _model.ModelFormatError("deserialize_persistables: not serialized parameters "
+                                      "(%s)" % e) from None
     for key, value in arrays.items():
-        name = key[1:]                  # the 'p' prefix _io._key adds
+        name = key[1:]                  # the 'p' prefix model_files.param_key adds
         var = gb._find_var(name)
         if var is None or not var.persistable:
             raise ValueError("deserialize_persistables: '%s' is not a persistable variable of "
                              "the program" % name)
-        value = _io._as_declared(program, name, value)
-        _io.set_var_value(program, var, value, scope, 'deserialize_persistables')
+        value = _model.as_declared(program, name, value)
+        set_var_value(program, var, value, scope, 'deserialize_persistables')
     return program
 
 

@@ -10,7 +10,7 @@ from .. import dtype as _dt
 
 
 def _position(i, api):
-    from ..static.program import build_time_value
+    from ..graph.program import build_time_value
     value = build_time_value(i, api, 'i')
     if getattr(value, 'size', 1) != 1:
         raise TypeError("%s: the index i must hold one integer, got shape %s"

@@ -85,7 +85,7 @@ def allreduce_gradients(params_grads, group=None):
 def broadcast_startup_params(startup, params, group=None):
     """Append broadcasts from rank 0 of the parameters' initial values to ``startup``."""
     from ...static import program_guard
-    from ...static.program import Program
+    from ...graph.program import Program
     from ..ops import c_broadcast
     group = group or env.default_group()
     if group.nranks == 1:

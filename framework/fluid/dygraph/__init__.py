@@ -8,7 +8,7 @@ from ...dygraph.tensor import Parameter  # noqa: F401
 from ...jit import ProgramTranslator, TracedLayer, declarative, to_static  # noqa: F401
 from ...nn.layer import Layer  # noqa: F401
 from ...ops.modes import in_static_mode
-from ...static.mode import disable_static, enable_static, in_dynamic_mode
+from ...graph.mode import disable_static, enable_static, in_dynamic_mode
 from . import jit  # noqa: F401
 from .nn import BatchNorm, Conv2D, Dropout, Embedding, Linear, Pool2D  # noqa: F401
 from . import nn  # noqa: F401

@@ -41,7 +41,7 @@ def prim2orig(block=None, blacklist=None):
     """Translate primitive ops back into executable ones: the ops of this
     framework's programs already are executable, so the block is unchanged."""
     _static_only('prim2orig')
-    from ...static.program import default_main_program
+    from ...graph.program import default_main_program
     current = default_main_program().current_block()
     if block is not None and block is not current:
         raise ValueError("prim2orig: block must be None or the current block of the main "

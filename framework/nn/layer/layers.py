@@ -163,12 +163,12 @@ def _create_parameter(shape, dtype, attr, is_bias, default_initializer, name_pre
     name = attr.name or unique_name('%s.%s' % (name_prefix, 'b' if is_bias else 'w'))
     if in_static_mode():
         # a persistable Variable of the main program, initialised by the
-        # startup program (framework.static owns that bookkeeping)
-        from ...static import create_parameter as static_parameter
+        # startup program (nn/static_params.py)
+        from ..static_params import create_static_parameter
         attr.name = name
         attr.initializer = init
-        return static_parameter(shape, str(dtype), name=name, attr=attr, is_bias=is_bias,
-                                default_initializer=init)
+        return create_static_parameter(shape, str(dtype), name=name, attr=attr, is_bias=is_bias,
+                                       default_initializer=init)
     return make_parameter(shape, dtype, attr, init, name)
 
 
@@ -207,14 +207,14 @@ class _OpAttrRecorder:
 
     def _before(self, layer, inputs):
         if in_static_mode():
-            from ...static.program import default_main_program
+            from ...graph.program import default_main_program
             block = default_main_program().current_block()
             self.start = (block, len(block.ops))
 
     def _after(self, layer, inputs, outputs):
         if self.start is None:
             return
-        from ...static.sub_blocks import sub_block_ids
+        from ...graph.sub_blocks import sub_block_ids
         block, first = self.start
         ops = list(block.ops[first:])
         while ops:                     # ops of branch/loop bodies included

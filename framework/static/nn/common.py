@@ -12,16 +12,13 @@ built here train (``append_backward``/optimizers) like any other.
 """
 import numpy as np
 
+from ...ops import creation as _creation, manipulation as _manip
+from ...ops.detection.deform_conv import deform_conv2d as _deform_conv2d
 from ...ops.modes import in_static_mode, is_static_var
 
 __all__ = ['batch_norm', 'bilinear_tensor_product', 'conv2d', 'conv2d_transpose', 'conv3d',
-           'conv3d_transpose', 'deform_conv2d', 'embedding', 'fc', 'group_norm', 'instance_norm', 'layer_norm',
-           'prelu', 'py_func', 'row_conv', 'sparse_embedding', 'spectral_norm']
-
-
-def _ops():
-    import framework
-    return framework
+           'conv3d_transpose', 'deform_conv2d', 'embedding', 'fc', 'group_norm', 'instance_norm',
+           'layer_norm', 'prelu', 'py_func', 'row_conv', 'sparse_embedding', 'spectral_norm']
 
 
 def _static_only(api):
@@ -206,7 +203,6 @@ def deform_conv2d(x, offset, mask, num_filters, filter_size, stride=1, padding=0
     as Paddle names it, bias ``[num_filters]`` unless ``bias_attr=False``.
     ``im2col_step`` only batches Paddle's kernel; the result does not depend on it."""
     from ...nn.initializer import Normal
-    from ...vision.ops import deform_conv2d as deform
     api = 'deform_conv2d'
     _static_only(api)
     if len(x.shape) != 4:
@@ -223,8 +219,8 @@ def deform_conv2d(x, offset, mask, num_filters, filter_size, stride=1, padding=0
     w = params.make([num_filters, c // groups] + k, str(x.dtype), weight_attr,
                     default_initializer=Normal(0.0, (2.0 / (k[0] * k[1] * c)) ** 0.5))
     b = params.make([num_filters], str(x.dtype), bias_attr, is_bias=True)
-    return deform(x, offset, w, b, stride=stride, padding=padding, dilation=dilation,
-                  deformable_groups=deformable_groups, groups=groups, mask=mask)
+    return _deform_conv2d(x, offset, w, b, stride=stride, padding=padding, dilation=dilation,
+                          deformable_groups=deformable_groups, groups=groups, mask=mask)
 
 
 def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05,  # noqa: A002
@@ -284,20 +280,19 @@ def layer_norm(input, scale=True, shift=True, begin_norm_axis=1, epsilon=1e-05, 
                          % normalized)
     size = [int(np.prod(normalized))]
     params = _Params(api)
-    ops = _ops()
     weight = bias = None
     if scale:
         if param_attr is False:
             raise ValueError("static.nn.layer_norm: param_attr should not be False when using "
                              "scale.")
-        weight = ops.reshape(params.make(size, str(input.dtype), param_attr,
-                                         default_initializer=Constant(1.0)), normalized)
+        weight = _manip.reshape(params.make(size, str(input.dtype), param_attr,
+                                            default_initializer=Constant(1.0)), normalized)
     if shift:
         if bias_attr is False:
             raise ValueError("static.nn.layer_norm: bias_attr should not be False when using "
                              "shift.")
-        bias = ops.reshape(params.make(size, str(input.dtype), bias_attr, is_bias=True),
-                           normalized)
+        bias = _manip.reshape(params.make(size, str(input.dtype), bias_attr, is_bias=True),
+                              normalized)
     out = F.layer_norm(input, normalized, weight, bias, epsilon)
     return _activate(out, act, api)
 
@@ -381,9 +376,8 @@ def prelu(x, mode, param_attr=None, data_format='NCHW', name=None):
     alpha = _Params(api).make(alpha_shape, str(x.dtype), param_attr,
                               default_initializer=Constant(0.25))
     if mode == 'element':
-        ops = _ops()
-        return ops.where(x > 0, x, alpha * x)
-    return F.prelu(x, _ops().reshape(alpha, [-1]),
+        return _manip.where(x > 0, x, alpha * x)
+    return F.prelu(x, _manip.reshape(alpha, [-1]),
                    data_format='NHWC' if channel_last else 'NCHW')
 
 
@@ -433,7 +427,7 @@ def sparse_embedding(input, size, padding_idx=None, is_test=False, entry=None,  
         raise ValueError("static.nn.sparse_embedding: The last dimensions of the 'Ids' tensor "
                          "must be 1. But received Ids's shape = %s" % list(input.shape))
     table, pad = _embedding_table(api, size, padding_idx, param_attr, dtype)
-    ids = _ops().squeeze(input, [-1])
+    ids = _manip.squeeze(input, [-1])
     return F.embedding(ids, table, padding_idx=pad if pad >= 0 else None)
 
 
@@ -487,17 +481,16 @@ def row_conv(input, future_context_size, param_attr=None, act=None):  # noqa: A0
     if len(input.shape) not in (2, 3):
         raise ValueError("static.nn.row_conv: input must be [time, D] or [batch, time, D], "
                          "got shape %s" % list(input.shape))
-    ops = _ops()
     k = int(future_context_size)
     w = _Params(api).make([k + 1, input.shape[-1]], str(input.dtype), param_attr)
-    x = input if len(input.shape) == 3 else ops.unsqueeze(input, 0)
+    x = input if len(input.shape) == 3 else _manip.unsqueeze(input, 0)
     out = x * w[0]
     for i in range(1, k + 1):
         # x shifted i steps back in time; a slice past the end is empty, so the
         # zeros then fill all of it
-        shifted = ops.concat([x[:, i:], ops.zeros_like(x[:, :i])], axis=1)
+        shifted = _manip.concat([x[:, i:], _creation.zeros_like(x[:, :i])], axis=1)
         out = out + shifted * w[i]
-    out = out if len(input.shape) == 3 else ops.squeeze(out, [0])
+    out = out if len(input.shape) == 3 else _manip.squeeze(out, [0])
     return _activate(out, act, api)
 
 

@@ -1,7 +1,10 @@
 """``paddle.static.nn.loss``: the noise-contrastive estimation loss layer."""
 import numpy as np
 
-from .common import _Params, _ops, _static_only
+from ...nn import functional as F
+from ...ops import creation as _creation, manipulation as _manip, math as _math
+from ...ops import reduce as _reduce
+from .common import _Params, _static_only
 
 __all__ = ['nce']
 
@@ -37,7 +40,6 @@ def nce(input, label, num_total_classes, sample_weight=None, param_attr=None,  #
     one, times ``sample_weight``, divided by ``num_neg_samples + 1`` (Paddle's
     kernel). Negatives come from the framework's random generator (seed it
     with ``paddle.seed``)."""
-    ops = _ops()
     api = 'nce'
     _static_only(api)
     if len(input.shape) != 2:
@@ -52,21 +54,23 @@ def nce(input, label, num_total_classes, sample_weight=None, param_attr=None,  #
     b = params.make([num_total_classes, 1], str(input.dtype), bias_attr, is_bias=True)
     num_true = label.shape[1]
     # one row of sampler probabilities per sample, so the draws follow the batch size
-    rows = ops.ones_like(input[:, :1]) * ops.to_tensor(probs.astype(input.dtype)[None, :])
-    drawn = ops.multinomial(rows, num_neg, replacement=True)
-    classes = ops.concat([label, drawn], axis=1)                       # [N, T + S]
-    flat = ops.reshape(classes, [-1])
+    rows = _creation.ones_like(input[:, :1]) * \
+        _creation.to_tensor(probs.astype(input.dtype)[None, :])
+    drawn = _creation.multinomial(rows, num_neg, replacement=True)
+    classes = _manip.concat([label, drawn], axis=1)                       # [N, T + S]
+    flat = _manip.reshape(classes, [-1])
     n_cls = num_true + num_neg
-    picked = ops.reshape(ops.gather(w, flat), [-1, n_cls, input.shape[1]])
-    logits = ops.sum(picked * ops.unsqueeze(input, 1), axis=-1)
+    picked = _manip.reshape(_manip.gather(w, flat), [-1, n_cls, input.shape[1]])
+    logits = _reduce.sum(picked * _manip.unsqueeze(input, 1), axis=-1)
     if b is not None:
-        logits = logits + ops.reshape(ops.gather(ops.reshape(b, [-1]), flat), [-1, n_cls])
-    o = ops.nn.functional.sigmoid(logits)
-    q = ops.reshape(ops.gather(ops.to_tensor((probs * num_neg).astype(input.dtype)), flat),
-                    [-1, n_cls])
+        bias = _manip.gather(_manip.reshape(b, [-1]), flat)
+        logits = logits + _manip.reshape(bias, [-1, n_cls])
+    o = F.sigmoid(logits)
+    expected = _creation.to_tensor((probs * num_neg).astype(input.dtype))
+    q = _manip.reshape(_manip.gather(expected, flat), [-1, n_cls])
     is_true = np.arange(n_cls) < num_true
-    cost = -ops.log(ops.where(ops.to_tensor(is_true), o, q) / (o + q))
-    cost = ops.sum(cost, axis=1, keepdim=True)
+    cost = -_math.log(_manip.where(_creation.to_tensor(is_true), o, q) / (o + q))
+    cost = _reduce.sum(cost, axis=1, keepdim=True)
     if sample_weight is not None:
-        cost = cost * ops.reshape(sample_weight, [-1, 1])
+        cost = cost * _manip.reshape(sample_weight, [-1, 1])
     return cost / (num_neg + 1)

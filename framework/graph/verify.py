@@ -32,7 +32,7 @@ will (sub-blocks where the control-flow ops run them) and checks:
 * optionally, that the fetched names have values at the end.
 
 The executor's pass pipeline runs it after each pass with
-``FLAGS_verify_passes`` on (``static/passes/__init__.py``), on its private
+``FLAGS_verify_passes`` on (``graph/passes/__init__.py``), on its private
 copy where the passes' own markers are allowed (``executor_copy``).
 
 The loaders run it on every program read from a file; a failure raises
@@ -125,7 +125,7 @@ def _check_shape(shape, where, what):
             known *= d
     if known > MAX_NUMEL:
         _fail(where, '%s has shape %s: %d elements, more than the %d a loaded program may '
-                     'fix (framework.static.verify.MAX_NUMEL)'
+                     'fix (framework.graph.verify.MAX_NUMEL)'
               % (what, list(shape), known, MAX_NUMEL))
 
 

@@ -113,7 +113,7 @@ class BuildStrategy:
         self.enable_inplace = True
         self.memory_optimize = True
         # the generated code calls numpy itself where the Program's dtypes and
-        # shapes prove what the kernel would check (static/lean.py)
+        # shapes prove what the kernel would check (graph/lean.py)
         self.specialize_kernels = True
         self.debug_graphviz_path = ''
 

@@ -17,6 +17,7 @@ import itertools
 import numpy as np
 
 from .. import dtype as _dt
+from .. import random as _random
 from .._location import user_location
 from ..ops import modes, registry
 from ..ops.grad_utils import scalar_array
@@ -88,10 +89,10 @@ class Variable:
 
     def get_value(self, scope=None):
         """The value of this persistable variable in ``scope`` (a Tensor)."""
-        from .io import _scope_of, var_value
+        from .state import scope_of, var_value
         program = self.block.program
         t = modes.handlers.make_tensor(
-            var_value(program, self.name, _scope_of(scope, 'Variable.get_value'),
+            var_value(program, self.name, scope_of(scope, 'Variable.get_value'),
                       'Variable.get_value'), None, True)
         t.name = self.name
         return t
@@ -99,8 +100,8 @@ class Variable:
     def set_value(self, value, scope=None):
         """Set this persistable variable's value in ``scope`` (shape and dtype
         must match)."""
-        from .io import _scope_of, set_var_value
-        set_var_value(self.block.program, self, value, _scope_of(scope, 'Variable.set_value'),
+        from .state import scope_of, set_var_value
+        set_var_value(self.block.program, self, value, scope_of(scope, 'Variable.set_value'),
                       'Variable.set_value')
 
     @property
@@ -584,14 +585,14 @@ class Program:
         [[2, 3], [3]]
         >>> paddle.disable_static()
         """
-        from .io import program_state_dict
+        from .state import program_state_dict
         return program_state_dict(self, mode, scope)
 
     def set_state_dict(self, state_dict, scope=None):
         """Load ``state_dict`` (name -> Tensor/ndarray) into the variables of
         this program in ``scope``; entries it cannot use are skipped with a
         warning, as in Paddle."""
-        from .io import set_program_state
+        from .state import set_program_state
         set_program_state(self, state_dict, scope)
 
     def clone(self, for_test=False):
@@ -961,3 +962,11 @@ def _plain(a):
 
 
 modes.install(variable_type=Variable, static_append=static_append)
+
+
+def _seed_default_programs(n):
+    default_main_program().random_seed = n
+    default_startup_program().random_seed = n
+
+
+_random.install_program_seeder(_seed_default_programs)

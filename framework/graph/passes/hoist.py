@@ -1,7 +1,7 @@
 """Loop-invariant code motion for ``while`` ops.
 
 Every sub-block of a ``while`` op (its declared ``sub_blocks``,
-``static/sub_blocks.py``) runs once per iteration. A pure op in one
+``graph/sub_blocks.py``) runs once per iteration. A pure op in one
 of them whose inputs are all defined outside the loop and never written inside
 it (not by an op of the loop's blocks, not the loop placeholders named in the
 while op's attributes, not the while op's outputs) computes the same value

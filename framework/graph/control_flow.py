@@ -571,7 +571,7 @@ def _zeros_like(a):
 codegen.RUNTIME.update({'_pred': _pred_value, '_zeros_like': _zeros_like})
 
 
-# ---- declarations the verifier checks these ops against (static/verify.py) ------------
+# ---- declarations the verifier checks these ops against (graph/verify.py) ------------
 
 def _same_lengths(op, *groups):
     """Each group of (kind, name) must list equally many names."""
@@ -688,15 +688,3 @@ registry.def_block_op(
     doc="built by static backward from a while op: replay the History of loop values "
         "backwards, recomputing body_block and running its grad_block.")
 
-
-def _onnx_lowering(name):
-    """``framework/onnx/control_flow.py``'s ``name`` (If / Loop), imported when
-    an export runs: building programs never imports the exporter."""
-    def lower(g, *args):
-        from ..onnx import control_flow
-        return getattr(control_flow, name)(g, *args)
-    return lower
-
-
-registry.lookup('cond').def_onnx(_onnx_lowering('lower_cond'))
-registry.lookup('while').def_onnx(_onnx_lowering('lower_while'))

@@ -9,7 +9,7 @@ with and without each pass on random programs) and returns whether it changed
 anything. ``run_pipeline`` returns what each pass did.
 
 With ``FLAGS_verify_passes`` on (the test suite turns it on, see
-``tests/conftest.py``) the IR verifier (``static/verify.py``) checks the
+``tests/conftest.py``) the IR verifier (``graph/verify.py``) checks the
 program before the first pass (all but what only prune makes hold: that
 everything read is fed, computed or stored) and again after every pass that
 changed it; a program a pass broke raises ``PassVerifyError`` naming that pass.

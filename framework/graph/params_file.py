@@ -49,7 +49,7 @@ def params_bytes(arrays, save_id):
     with zipfile.ZipFile(buf, 'w', zipfile.ZIP_STORED) as z:
         for key, arr in arrays.items():
             arr = np.asarray(arr)
-            if arr.dtype.name == 'bfloat16':      # stored as its bits (see io._as_declared)
+            if arr.dtype.name == 'bfloat16':      # stored as its bits (see model_files.as_declared)
                 arr = arr.view(np.uint16)
             if arr.dtype.name not in DTYPES:
                 raise TypeError("cannot save parameter '%s' of dtype %s; supported dtypes are "

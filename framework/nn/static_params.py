@@ -1,15 +1,20 @@
 """Parameters in static mode: a persistable Variable in the main program whose
-initializer op goes into the startup program."""
+initializer op goes into the startup program (``Layer.create_parameter``
+under static mode, Paddle's ``static.create_parameter``)."""
+import copy
+
 from .. import dtype as _dt
-from .mode import static_mode_guard
-from .program import default_main_program, default_startup_program, program_guard
+from ..graph.mode import static_mode_guard
+from ..graph.program import default_main_program, default_startup_program, program_guard
+from ..ops import math as X
+from ..ops import reduce as R
+from ..param_attr import ParamAttr, WeightNormParamAttr
+from . import initializer as I
 
 
 def create_static_parameter(shape, dtype, name=None, attr=None, is_bias=False,
                             default_initializer=None):
-    from ..param_attr import ParamAttr
-    from ..nn import initializer as I
-    from ..param_attr import WeightNormParamAttr
+    """A parameter of the main program (see the module doc); None for ``attr=False``."""
     attr = ParamAttr._to_attr(attr)
     if attr is False:
         return None
@@ -32,11 +37,12 @@ def create_static_parameter(shape, dtype, name=None, attr=None, is_bias=False,
     p.optimize_attr = {'learning_rate': attr.learning_rate}
     p.regularizer = attr.regularizer
     p.need_clip = attr.need_clip
-    _append_initializer(startup, name, shape, dtype, attr.trainable, init)
+    append_initializer(startup, name, shape, dtype, attr.trainable, init)
     return p
 
 
-def _append_initializer(startup, name, shape, dtype, trainable, init):
+def append_initializer(startup, name, shape, dtype, trainable, init):
+    """The op initialising variable ``name`` with ``init``, in ``startup``."""
     sb = startup.global_block()
     target = sb.vars.get(name) or sb.create_parameter(name, shape, dtype, trainable)
     with program_guard(startup, startup), static_mode_guard(True):
@@ -49,10 +55,6 @@ def _append_initializer(startup, name, shape, dtype, trainable, init):
 def _weight_normalized(shape, dtype, name, attr, is_bias, default_initializer):
     """``g * v / ||v||`` with parameters ``<name>_v`` and ``<name>_g`` (see
     WeightNormParamAttr); the norm runs over every axis but ``attr.dim``."""
-    import copy
-    from ..ops import math as X
-    from ..ops import reduce as R
-    from ..param_attr import ParamAttr
     main, startup = default_main_program(), default_startup_program()
     name = name or attr.name or main._names('weight_norm.w')
     shape = [int(s) for s in shape]
@@ -66,7 +68,6 @@ def _weight_normalized(shape, dtype, name, attr, is_bias, default_initializer):
                       attr.trainable, attr.do_model_average, attr.need_clip)
     v = create_static_parameter(shape, dtype, name + '_v', copy.copy(plain), is_bias,
                                 default_initializer)
-    from ..nn import initializer as I
     g_attr = copy.copy(plain)
     g_attr.initializer = I.Constant(1.0)      # replaced below by ||v0||
     g = create_static_parameter(g_shape, dtype, name + '_g', g_attr, is_bias)
