@@ -116,9 +116,11 @@ def test_sub_block_ids_follow_the_declaration(static_mode):
     g = grads[0]
     assert sub_block_ids(g) == [g.attrs[a] for a in ('true_block', 'false_block',
                                                       'true_fwd_block', 'false_fwd_block')]
-    wg, = [o for o in ops_of(main, 'while_grad') if o.attrs['body_block'] ==
-           ops_of(main, 'while')[-1].attrs['body_block']]
-    assert sub_block_ids(wg) == [wg.attrs['body_block'], wg.attrs['grad_block']]
+    bodies = {w.attrs['body_block'] for w in ops_of(main, 'while')}
+    assert ops_of(main, 'while_grad')
+    for wg in ops_of(main, 'while_grad'):
+        assert sub_block_ids(wg) == [wg.attrs['recompute_block'], wg.attrs['grad_block']]
+        assert wg.attrs['recompute_block'] not in bodies     # its own copy, no loop's body
     kernel_ops = [o for b in main.blocks for o in b.ops if o.type not in TESTED_BLOCK_OPS]
     assert kernel_ops and not any(sub_block_ids(o) or runs_sub_blocks(o) for o in kernel_ops)
 
