@@ -24,8 +24,9 @@ a recompute block like any other sub-block.
 keeps only what they need: ``print`` ops go (their readers read the printed
 value: the forward printed it already; a print's backward-phase grad print
 is in the grad block), asserts and Python prints go unless their value is
-read, the copy's top-level ops that lead to no value the grad block reads
-go, and so do the copied sub-blocks no op runs any more.
+read, the grad block's top-level ops that lead to no exit (nor print) go,
+then the copy's that lead to no value the grad block reads, and so do the
+copied sub-blocks no op runs any more.
 """
 from . import codegen
 from .sub_blocks import blocks_outer_reads, declared_sub_blocks, nested_ops, sub_block_ids
@@ -116,6 +117,8 @@ class Recompute:
         program = self.program
         ours = program.blocks[self.first:]
         _rename_reads(ours, self._drop_side_effects(ours))
+        # grad rules also build grads nobody asked for (of a constant operand)
+        grad_block.ops = codegen.prune_block(program, grad_block, exits)
         needed = blocks_outer_reads(program, [grad_block.idx], exits)
         self.block.ops = codegen.prune_block(program, self.block, needed, side_effects=False)
         _drop_blocks_not_run(program, self.first, [self.block.idx, grad_block.idx])
