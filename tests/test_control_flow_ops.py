@@ -430,3 +430,24 @@ def test_parameters_written_in_a_loop_body_are_written_by_the_forward_only(stati
         np.testing.assert_allclose(scope.vars['last'], ref(xv), rtol=1e-12)  # the forward's last
         np.testing.assert_allclose(got, fd_grad(lambda v: ref(v).sum(), xv), rtol=1e-6,
                                    atol=1e-9)
+
+
+def test_second_derivative_through_a_cond_differentiates_its_recompute_too(static_mode):
+    """The branch of a grad cond is its recompute block, then its grad ops:
+    differentiating it again goes through both (it used to fail: the grad ops
+    read the forward branch's values from a block out of their reach)."""
+    main = static.Program()
+    with static.program_guard(main, static.Program()):
+        x = static.data('x', [2], 'float64')
+        x.stop_gradient = False
+        y = static.nn.cond(x.sum() > 0, lambda: paddle.sin(x) * x, lambda: x * x * x)
+        g, = static.gradients([y.sum()], [x])
+        gg, = static.gradients([g.sum()], [x])
+    for xv in (np.array([1.0, 2.0]), np.array([-1.0, -2.0])):
+        got = run_both(main, {'x': xv}, [g, gg])
+        if xv.sum() > 0:
+            want = [np.cos(xv) * xv + np.sin(xv), 2 * np.cos(xv) - np.sin(xv) * xv]
+        else:
+            want = [3 * xv * xv, 6 * xv]
+        for a, b in zip(got, want):
+            np.testing.assert_allclose(a, b, rtol=1e-12)

@@ -239,15 +239,17 @@ def _cond_grad(block, op, grads, reach):
     wanted_vars = [program_var(program, n) for n in wanted]
     parent = program.current_block()
     branch_blocks, branch_outs, fwd_blocks = [], [], []
-    for blk_attr, names_attr in (('true_block', 'true_outs'), ('false_block', 'false_outs')):
+    for side in ('true', 'false'):
         # each grad branch first recomputes (its own copy of) the forward branch,
         # so the grad ops can read the branch's intermediate values even when
-        # forward and backward run as separate plans
-        fwd = program.block(op.attr(blk_attr))
-        rec = recompute.Recompute(program, fwd, fwd.parent_idx)
+        # forward and backward run as separate plans; the branch of a grad
+        # cond (a second derivative) is its recompute block, then its grad ops
+        fwd = [program.block(op.attr(a)) for a in (side + '_fwd_block', side + '_block')
+               if op.attr(a) is not None]
+        rec = recompute.Recompute(program, fwd, fwd[0].parent_idx)
         gb = program._create_block(rec.block.idx)
         try:
-            pairs = [(rec.var(n), g) for n, g in zip(op.attr(names_attr), gouts) if n]
+            pairs = [(rec.var(n), g) for n, g in zip(op.attr(side + '_outs'), gouts) if n]
             res = backward.grad_vars(rec.block, [t for t, _ in pairs], [g for _, g in pairs],
                                      wanted_vars) if pairs else {}
             names = []
@@ -451,7 +453,7 @@ def _while_grad(block, op, grads, reach):
     op._set_attr('save_history', True)
     body = program.block(op.attr('body_block'))
     parent = program.current_block()
-    rec = recompute.Recompute(program, body, body.parent_idx, op.attr('loop_vars'))
+    rec = recompute.Recompute(program, [body], body.parent_idx, op.attr('loop_vars'))
     phs = [rec.var(n) for n in op.attr('loop_vars')]
     targets = [rec.var(n) for n in op.attr('body_outs')]
     gb = program._create_block(rec.block.idx)

@@ -8,7 +8,10 @@ differentiates the copy. The forward's blocks stay as they are and no block
 runs under two ops, so the passes (prune, DCE, hoisting, folding, CSE) treat
 a recompute block like any other sub-block.
 
-``Recompute(program, src, parent_idx, fresh)`` makes the copy:
+``Recompute(program, srcs, parent_idx, fresh)`` makes the copy, one block
+of the ops of the blocks ``srcs`` run one after the other (a forward
+branch or loop body; a grad cond's branch is its recompute block, then its
+grad ops):
 
 * every non-persistable variable the copied blocks declare, and the names in
   ``fresh`` (a loop's placeholders), gets a fresh name declared in the copy
@@ -36,20 +39,20 @@ PASS_THROUGH = 'print'
 
 
 class Recompute:
-    """A copy of block ``src`` (see the module doc) as a new block under
-    ``parent_idx``; ``block`` is the copy, ``var(name)`` the copy's Variable
-    standing for the forward's ``name``."""
+    """A copy of the blocks ``srcs`` (see the module doc) as a new block
+    under ``parent_idx``; ``block`` is the copy, ``var(name)`` the copy's
+    Variable standing for the forward's ``name``."""
 
-    def __init__(self, program, src, parent_idx, fresh=()):
+    def __init__(self, program, srcs, parent_idx, fresh=()):
         self.program = program
         # everything from here on (the copies, the grad block built next and
         # what runs in it) is this grad op's own: ``finish`` may drop parts of it
         self.first = len(program.blocks)
         self.copies = {}          # source block index -> its copy
-        self.names = _fresh_names(program, src, fresh)
+        self.names = _fresh_names(program, srcs, fresh)
         current = program.current_block_idx
         try:
-            self.block, self.scope = self._copy(src, parent_idx, {})
+            self.block, self.scope = self._copy(srcs, parent_idx, {})
             for n in fresh:
                 self._copy_var(_program_var(program, n), self.block)
         finally:
@@ -61,17 +64,19 @@ class Recompute:
 
     # -- copying --------------------------------------------------------------------
 
-    def _copy(self, src, parent_idx, scope):
-        """(copy of ``src`` under ``parent_idx``, the outer writes it made);
-        ``scope``: fresh names of the outer variables written before it."""
+    def _copy(self, srcs, parent_idx, scope):
+        """(one copy of the blocks ``srcs`` under ``parent_idx``, the outer
+        writes it made); ``scope``: fresh names of the outer variables
+        written before it."""
         block = self.program._create_block(parent_idx)
-        self.copies[src.idx] = block
-        for v in src.vars.values():
-            if v.name in self.names:
-                self._copy_var(v, block)
         scope = dict(scope)         # its own outer writes stay inside it
-        for op in src.ops:
-            self._copy_op(op, block, scope)
+        for src in srcs:
+            self.copies[src.idx] = block
+            for v in src.vars.values():
+                if v.name in self.names:
+                    self._copy_var(v, block)
+            for op in src.ops:
+                self._copy_op(op, block, scope)
         return block, scope
 
     def _copy_var(self, v, block):
@@ -88,7 +93,7 @@ class Recompute:
         for k, v in op.attrs.items():
             if k in block_attrs and _is_index(v):
                 done = self.copies.get(v)       # a block two ops run is copied once
-                attrs[k] = (done or self._copy(self.program.block(v), block.idx, scope)[0]).idx
+                attrs[k] = (done or self._copy([self.program.block(v)], block.idx, scope)[0]).idx
             elif block_attrs:                   # control flow names variables in attributes
                 attrs[k] = _renamed(v, read)
             else:
@@ -133,7 +138,7 @@ class Recompute:
                 if declared_sub_blocks(op.type):
                     read.update(_attr_strings(op.attrs.values()))
         alias = {}
-        for b in self.copies.values():
+        for b in {id(b): b for b in self.copies.values()}.values():
             kept = []
             for op in b.ops:
                 if op.type == PASS_THROUGH:
@@ -147,12 +152,12 @@ class Recompute:
         return alias
 
 
-def _fresh_names(program, src, fresh):
+def _fresh_names(program, srcs, fresh):
     """{name: fresh name} for ``fresh`` and the non-persistable variables
-    the blocks under ``src`` declare (persistable ones are storage: the copy
-    reads the same)."""
+    the blocks ``srcs`` and those under them declare (persistable ones are
+    storage: the copy reads the same)."""
     blocks = set()
-    for _ in nested_ops(program, [src.idx], blocks):
+    for _ in nested_ops(program, [b.idx for b in srcs], blocks):
         pass
     names = list(fresh)
     for idx in sorted(blocks):
