@@ -338,7 +338,10 @@ def test_a_program_with_recompute_blocks_round_trips_and_prunes_to_inference(sta
     static.save_inference_model(prefix, [main.global_block().var('x'),
                                          main.global_block().var('n')], [loss], exe, program=main)
     prog, feeds, fetches = static.load_inference_model(prefix, exe)
-    assert 'while_grad' not in [op.type for op in prog.global_block().ops]
+    # the gradients' recompute and grad blocks are not in the file
+    assert 'while_grad' not in {op.type for b in prog.blocks for op in b.ops}
+    run = {0} | {i for op in nested_ops(prog, [0]) for i in sub_block_ids(op)}
+    assert run == set(range(len(prog.blocks)))
     out, = exe.run(prog, feed=feed, fetch_list=fetches)
     np.testing.assert_allclose(out, loops_reference(xv, 2)[0], rtol=1e-12)
 

@@ -32,7 +32,8 @@ then the copy's that lead to no value the grad block reads, and so do the
 copied sub-blocks no op runs any more.
 """
 from . import codegen
-from .sub_blocks import blocks_outer_reads, declared_sub_blocks, nested_ops, sub_block_ids
+from .sub_blocks import (blocks_outer_reads, declared_sub_blocks, drop_blocks_not_run,
+                         nested_ops)
 
 # the side-effect op whose value is its input: its readers can read that instead
 PASS_THROUGH = 'print'
@@ -126,7 +127,7 @@ class Recompute:
         grad_block.ops = codegen.prune_block(program, grad_block, exits)
         needed = blocks_outer_reads(program, [grad_block.idx], exits)
         self.block.ops = codegen.prune_block(program, self.block, needed, side_effects=False)
-        _drop_blocks_not_run(program, self.first, [self.block.idx, grad_block.idx])
+        drop_blocks_not_run(program, [self.block.idx, grad_block.idx], self.first)
 
     def _drop_side_effects(self, ours):
         """Take the side-effect ops out of the copies; returns {print output:
@@ -178,32 +179,6 @@ def _rename_reads(blocks, alias):
             for k, v in op.attrs.items():
                 if block_attrs and k not in block_attrs:
                     op.attrs[k] = _renamed(v, lambda n: alias.get(n, n))
-
-
-def _drop_blocks_not_run(program, first, roots):
-    """Remove the blocks from ``first`` on that no op of ``roots`` (or of
-    the blocks those run) runs, renumbering the rest."""
-    live = set(range(first))
-    stack = list(roots)
-    while stack:
-        idx = stack.pop()
-        if idx not in live:
-            live.add(idx)
-            stack.extend(i for op in program.block(idx).ops for i in sub_block_ids(op))
-    if len(live) == len(program.blocks):
-        return
-    kept = [b for b in program.blocks if b.idx in live]
-    new = {b.idx: i for i, b in enumerate(kept)}
-    for b in kept:
-        b.idx = new[b.idx]
-        b.parent_idx = new[b.parent_idx] if b.parent_idx >= 0 else -1
-        for op in b.ops:
-            for a in declared_sub_blocks(op.type):
-                if _is_index(op.attrs.get(a)):
-                    op.attrs[a] = new[op.attrs[a]]
-    program.current_block_idx = new[program.current_block_idx]
-    program.blocks = kept
-    program._bump()
 
 
 def _renamed(v, rename):
