@@ -3,14 +3,19 @@
 Models (as the static-mode and dy2static issues describe them):
 * an LSTM-style cell unrolled 50 steps (batch 4, hidden 32): inference
   forward, and a training step (forward + backward + SGD update);
+* the same cell as the body of one ``static.nn.while_loop`` over the 50
+  steps, and a plain ``while`` loop (``s = tanh(s * w + x_t)``): static
+  training / backward steps, whose backward is one ``while_grad`` looping
+  over the saved iterations (with the number of ops it runs per iteration);
 * an MLP 784-512-512-10 (batch 64) and LeNet ([64, 1, 28, 28]) training steps.
 
 All timings are best-of-N milliseconds measured in this process.
 
-    python benchmarks/bench_static.py [--repeat 20] [--quick]
+    python benchmarks/bench_static.py [--repeat 20] [--quick | --while-only]
 """
 import argparse
 import os
+import re
 import sys
 import time
 
@@ -184,6 +189,105 @@ def torch_lstm_fns(w, b, xs):
     return fwd, step
 
 
+# ---- the cell in a while loop: backward is one while_grad --------------------------
+
+def while_lstm_program():
+    """The cell as a ``while_loop`` body over the steps of feed ``xs``, with
+    SGD on the summed final h (parameters ``wl_w``, ``wl_b``); (program, loss)."""
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        xs = static.data('xs', [STEPS, BATCH, HIDDEN], 'float32')
+        w = static.create_parameter([2 * HIDDEN, 4 * HIDDEN], 'float32', name='wl_w')
+        b = static.create_parameter([4 * HIDDEN], 'float32', name='wl_b', is_bias=True)
+
+        def body(t, h, c):
+            x_t = paddle.reshape(paddle.gather(xs, t), [BATCH, HIDDEN])
+            z = paddle.matmul(paddle.concat([x_t, h], 1), w) + b
+            i, f, g, o = paddle.split(z, 4, axis=1)
+            c = F.sigmoid(f) * c + F.sigmoid(i) * paddle.tanh(g)
+            return t + 1, F.sigmoid(o) * paddle.tanh(c), c
+        zeros = paddle.zeros([BATCH, HIDDEN])
+        steps = paddle.full([1], STEPS, 'int64')
+        _, h, _ = static.nn.while_loop(lambda t, h, c: t < steps, body,
+                                       [paddle.zeros([1], 'int64'), zeros, zeros])
+        loss = h.sum()
+        paddle.optimizer.SGD(0.01).minimize(loss)
+    return main, loss
+
+
+def while_backward_program():
+    """A plain loop ``s = tanh(s * w + x_t)`` over the steps of ``xs`` and
+    the gradient of sum(s) for ``w`` (a feed); (program, fetches)."""
+    main = static.Program()
+    with static.program_guard(main, static.Program()):
+        xs = static.data('xs', [STEPS, BATCH, HIDDEN], 'float32')
+        w = static.data('w', [HIDDEN], 'float32')
+        w.stop_gradient = False
+
+        def body(t, s):
+            x_t = paddle.reshape(paddle.gather(xs, t), [BATCH, HIDDEN])
+            return t + 1, paddle.tanh(s * w + x_t)
+        steps = paddle.full([1], STEPS, 'int64')
+        _, s = static.nn.while_loop(lambda t, s: t < steps, body,
+                                    [paddle.zeros([1], 'int64'), paddle.zeros([BATCH, HIDDEN])])
+        loss = s.sum()
+        gw, = static.gradients([loss], [w])
+    return main, [loss, gw]
+
+
+def grad_loop_ops(code):
+    """Ops the generated code runs per iteration of its gradient loop (the
+    ``for`` over a while's saved iterations): lines ending in an op comment."""
+    lines = code.splitlines()
+    start = next(i for i, l in enumerate(lines) if l.lstrip().startswith('for __snap in'))
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    ops = 0
+    for line in lines[start + 1:]:
+        if len(line) - len(line.lstrip()) <= indent:
+            break
+        ops += bool(re.search(r'  # \w+ \[', line))
+    return ops
+
+
+def while_fns():
+    """{name: (step fn, ops per gradient iteration)} of the two loops' steps,
+    each checked against numpy first."""
+    w, b, xs = lstm_weights()
+    paddle.enable_static()
+    try:
+        lstm, loss = while_lstm_program()
+        plain, fetches = while_backward_program()
+    finally:
+        paddle.disable_static()
+    exe = static.Executor()
+    scope = static.Scope()
+
+    def lstm_step():
+        # every step from the same weights: SGD would otherwise drift them into
+        # saturating the gates, and the step's time with them
+        scope.vars.update({'wl_w': w.copy(), 'wl_b': b.copy()})
+        return exe.run(lstm, feed={'xs': xs}, fetch_list=[loss], scope=scope)
+    out, = lstm_step()
+    np.testing.assert_allclose(out, lstm_numpy(w, b, xs).sum(), rtol=1e-4)
+    wv = np.linspace(-1, 1, HIDDEN).astype('float32')
+    out, _ = exe.run(plain, feed={'xs': xs, 'w': wv}, fetch_list=fetches)
+    s = np.zeros((BATCH, HIDDEN), 'float32')
+    for t in range(STEPS):
+        s = np.tanh(s * wv + xs[t])
+    np.testing.assert_allclose(out, s.sum(), rtol=1e-4)
+    return {
+        'while lstm train': (lstm_step, grad_loop_ops(exe.generated_code(lstm, ['xs'], [loss]))),
+        'while backward': (
+            lambda: exe.run(plain, feed={'xs': xs, 'w': wv}, fetch_list=fetches),
+            grad_loop_ops(exe.generated_code(plain, ['xs', 'w'], fetches)))}
+
+
+def bench_while(repeat, rows):
+    for name, (step, ops) in while_fns().items():
+        rows.append((name, 'static', best_ms(step, repeat)))
+        print('%s: %d ops per gradient-loop iteration' % (name, ops))
+
+
 # ---- MLP and LeNet training steps -----------------------------------------------
 
 def mlp():
@@ -275,7 +379,8 @@ def report(rows):
                     parts.append('%.2fx numpy' % (modes[mode] / modes['numpy']))
                 if 'torch' in modes:
                     parts.append('%.2fx torch' % (modes[mode] / modes['torch']))
-                print('  %-10s %s' % (mode, ', '.join(parts)))
+                if parts:
+                    print('  %-10s %s' % (mode, ', '.join(parts)))
         if base is None and 'eager' in modes:
             pass
 
@@ -284,8 +389,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--repeat', type=int, default=20)
     ap.add_argument('--quick', action='store_true', help='LSTM only')
+    ap.add_argument('--while-only', action='store_true', help='the while-loop steps only')
     args = ap.parse_args()
     rows = []
+    bench_while(args.repeat, rows)
+    if args.while_only:
+        report(rows)
+        return
     bench_lstm(args.repeat, rows)
     if not args.quick:
         bench_model('mlp', mlp, (64, 784), args.repeat, rows)

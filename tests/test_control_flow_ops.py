@@ -15,6 +15,8 @@ import framework as paddle
 from framework import static
 from framework.ops import registry
 from framework.graph import verify
+from framework.graph.passes.analysis import persistable_writes
+from framework.graph.passes import PASSES
 from framework.graph.sub_blocks import (blocks_outer_reads, nested_ops, outer_reads,
                                         runs_sub_blocks, sub_block_ids)
 
@@ -116,9 +118,11 @@ def test_sub_block_ids_follow_the_declaration(static_mode):
     g = grads[0]
     assert sub_block_ids(g) == [g.attrs[a] for a in ('true_block', 'false_block',
                                                       'true_fwd_block', 'false_fwd_block')]
-    wg, = [o for o in ops_of(main, 'while_grad') if o.attrs['body_block'] ==
-           ops_of(main, 'while')[-1].attrs['body_block']]
-    assert sub_block_ids(wg) == [wg.attrs['body_block'], wg.attrs['grad_block']]
+    bodies = {w.attrs['body_block'] for w in ops_of(main, 'while')}
+    assert ops_of(main, 'while_grad')
+    for wg in ops_of(main, 'while_grad'):
+        assert sub_block_ids(wg) == [wg.attrs['recompute_block'], wg.attrs['grad_block']]
+        assert wg.attrs['recompute_block'] not in bodies     # its own copy, no loop's body
     kernel_ops = [o for b in main.blocks for o in b.ops if o.type not in TESTED_BLOCK_OPS]
     assert kernel_ops and not any(sub_block_ids(o) or runs_sub_blocks(o) for o in kernel_ops)
 
@@ -196,3 +200,258 @@ def test_the_verifier_checks_each_block_ops_sub_block_indices(static_mode, name)
     op.attrs[registry.lookup(name).sub_blocks[0]] = len(main.blocks) + 3
     with pytest.raises(verify.VerifyError, match="'%s'.*sub-block index .* out of range" % name):
         verify.verify_program(main)
+
+
+# ---- backward's own recompute blocks (graph/recompute.py) -----------------------------------
+
+def no_passes():
+    bs = static.BuildStrategy()
+    for switch, _ in PASSES:
+        setattr(bs, switch, False)
+    bs.specialize_kernels = False
+    return bs
+
+
+def run_both(main, feed, fetch):
+    """``fetch`` with every pass on, and with none (the same values)."""
+    exe = static.Executor()
+    on = exe.run(main, feed=feed, fetch_list=fetch)
+    off = exe.run(static.CompiledProgram(main, build_strategy=no_passes()), feed=feed,
+                  fetch_list=fetch)
+    for a, b in zip(on, off):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    return on
+
+
+def block_types(program, idx):
+    return [op.type for op in program.block(idx).ops]
+
+
+def test_while_grad_recomputes_in_its_own_copy_of_only_what_the_grads_read(static_mode):
+    main = static.Program()
+    with static.program_guard(main, static.Program()):
+        x = static.data('x', [3], 'float64')
+        w = static.data('w', [3], 'float64')
+        w.stop_gradient = False
+
+        def body(i, s):
+            paddle.cos(s)                       # dead in the forward too
+            t = paddle.tanh(s)
+            return i + 1, t * w                 # the counter and the product: not read by grads
+        _, s = static.nn.while_loop(lambda i, s: i < 3, body, [paddle.zeros([1], 'int64'), x])
+        loop = ops_of(main, 'while')[0]
+        body_block = main.block(loop.attrs['body_block'])
+        before = [(op, dict(op.inputs), dict(op.outputs)) for op in body_block.ops]
+        gw, = static.gradients([s.sum()], [w])
+    wg, = ops_of(main, 'while_grad')
+    rec = main.block(wg.attrs['recompute_block'])
+    # the forward's body is left as it was
+    assert [(op, dict(op.inputs), dict(op.outputs)) for op in body_block.ops] == before
+    assert block_types(main, loop.attrs['body_block']) == ['cos', 'tanh', 'assign_value', 'add',
+                                                           'multiply']
+    # tanh's grad reads its output, multiply's grad its inputs: nothing else is recomputed
+    assert block_types(main, wg.attrs['recompute_block']) == ['tanh']
+    assert not set(rec.vars) & set(body_block.vars)
+    assert set(wg.attrs['loop_vars']) <= set(rec.vars)
+    assert not set(wg.attrs['loop_vars']) & set(loop.attrs['loop_vars'])
+    assert all(o.attrs['op_role'] == 'backward' for o in rec.ops)
+    xv, wv = np.array([0.3, -0.8, 1.1]), np.array([0.9, -0.4, 1.3])
+
+    def ref(wv):
+        s = xv
+        for _ in range(3):
+            s = np.tanh(s) * wv
+        return s.sum()
+    got, = run_both(main, {'x': xv, 'w': wv}, [gw])
+    np.testing.assert_allclose(got, fd_grad(ref, wv), rtol=1e-6, atol=1e-9)
+
+
+def loops_in_loops_and_conds():
+    """A while in a while body, a while in a cond branch, and two gradients
+    of the same loops (``gs``: of ``loss`` and of the outer loop's sum)."""
+    main = static.Program()
+    with static.program_guard(main, static.Program()):
+        x = static.data('x', [2], 'float64')
+        n = static.data('n', [1], 'int64')
+        x.stop_gradient = False
+        zero = paddle.zeros([1], 'int64')
+
+        def inner(s):
+            return static.nn.while_loop(lambda j, t: j < n,
+                                        lambda j, t: (j + 1, paddle.sin(t * x)), [zero, s])[1]
+        _, s = static.nn.while_loop(lambda i, s: i < 2, lambda i, s: (i + 1, inner(s) + s * 0.5),
+                                    [zero, paddle.ones([2], 'float64')])
+
+        def in_branch():
+            return static.nn.while_loop(lambda j, t: j < n,
+                                        lambda j, t: (j + 1, paddle.tanh(t) * x), [zero, s])[1]
+        r = static.nn.cond(s.sum() > -100.0, in_branch, lambda: s * x)
+        loss = r.sum()
+        gs = static.gradients([loss], [x]) + static.gradients([s.sum()], [x])
+    return main, loss, gs
+
+
+def loops_reference(xv, n):
+    s = np.ones(2)
+    for _ in range(2):
+        t = s
+        for _ in range(n):
+            t = np.sin(t * xv)
+        s = t + s * 0.5
+    t = s
+    for _ in range(n):
+        t = np.tanh(t) * xv
+    return t.sum(), s.sum()
+
+
+@pytest.mark.parametrize('n', [0, 1, 3])
+def test_gradients_through_nested_loops_match_finite_differences(static_mode, n):
+    main, loss, (g_loss, g_s) = loops_in_loops_and_conds()
+    verify.verify_program(main)
+    # every while_grad runs blocks of its own: no block is run by two ops
+    runs = [i for op in ops_of(main, 'while_grad') + ops_of(main, 'while') + ops_of(main, 'cond')
+            for i in sub_block_ids(op)]
+    assert len(runs) == len(set(runs))
+    xv = np.array([0.4, -0.9])
+    got = run_both(main, {'x': xv, 'n': np.array([n])}, [loss, g_loss, g_s])
+    np.testing.assert_allclose(got[0], loops_reference(xv, n)[0], rtol=1e-12)
+    for g, k in zip(got[1:], (0, 1)):
+        np.testing.assert_allclose(g, fd_grad(lambda v: loops_reference(v, n)[k], xv),
+                                   rtol=1e-6, atol=1e-9)
+
+
+def test_a_program_with_recompute_blocks_round_trips_and_prunes_to_inference(static_mode,
+                                                                              tmp_path):
+    main, loss, (g_loss, _) = loops_in_loops_and_conds()
+    exe = static.Executor()
+    xv, feed = np.array([0.4, -0.9]), {'x': np.array([0.4, -0.9]), 'n': np.array([2])}
+    want = fd_grad(lambda v: loops_reference(v, 2)[0], xv)
+    copy = main.clone()
+    verify.verify_program(copy)
+    np.testing.assert_allclose(exe.run(copy, feed=feed, fetch_list=[g_loss.name])[0], want,
+                               rtol=1e-6, atol=1e-9)
+    test_prog = main.clone(for_test=True)
+    verify.verify_program(test_prog)
+    assert 'while_grad' not in [op.type for op in test_prog.global_block().ops]
+    out, = exe.run(test_prog, feed=feed, fetch_list=[loss.name])
+    np.testing.assert_allclose(out, loops_reference(xv, 2)[0], rtol=1e-12)
+    prefix = str(tmp_path / 'loops')
+    static.save_inference_model(prefix, [main.global_block().var('x'),
+                                         main.global_block().var('n')], [loss], exe, program=main)
+    prog, feeds, fetches = static.load_inference_model(prefix, exe)
+    # the gradients' recompute and grad blocks are not in the file
+    assert 'while_grad' not in {op.type for b in prog.blocks for op in b.ops}
+    run = {0} | {i for op in nested_ops(prog, [0]) for i in sub_block_ids(op)}
+    assert run == set(range(len(prog.blocks)))
+    out, = exe.run(prog, feed=feed, fetch_list=fetches)
+    np.testing.assert_allclose(out, loops_reference(xv, 2)[0], rtol=1e-12)
+
+
+def printing_loop():
+    """A loop body that prints (Python's print, static.Print with a
+    backward-phase grad print, a print in a cond) and uses a printed value."""
+    main = static.Program()
+    with static.program_guard(main, static.Program()):
+        x = static.data('x', [2], 'float64')
+        n = static.data('n', [1], 'int64')
+        x.stop_gradient = False
+
+        def body(i, s):
+            registry.lookup('python_print')([i], [['step ', None]], [True])
+            s2 = static.Print(s * x, message='grad of s*x', print_phase='backward')
+
+            def first():
+                static.Print(s2, message='in the branch')
+                return s2 + 1.0
+            return i + 1, paddle.sin(static.nn.cond(i < 1, first, lambda: s2 * 1.0))
+        _, s = static.nn.while_loop(lambda i, s: i < n, body,
+                                    [paddle.zeros([1], 'int64'), paddle.ones([2], 'float64')])
+        loss = s.sum()
+        g, = static.gradients([loss], [x])
+    return main, loss, g
+
+
+def printing_reference(xv, n):
+    s = np.ones(2)
+    for i in range(n):
+        s = np.sin(s * xv + (1.0 if i < 1 else 0.0))
+    return s.sum()
+
+
+@pytest.mark.parametrize('n', [0, 1, 3])
+def test_prints_in_a_loop_body_print_once_per_forward_iteration(static_mode, capsys, n):
+    main, loss, g = printing_loop()
+    rec_types = {op.type for wg in ops_of(main, 'while_grad')
+                 for op in nested_ops(main, [wg.attrs['recompute_block']])}
+    assert not rec_types & {'print', 'python_print'}
+    xv = np.array([0.3, -0.7])
+    for strategy in (None, no_passes()):
+        prog = main if strategy is None else static.CompiledProgram(main, build_strategy=strategy)
+        got = static.Executor().run(prog, feed={'x': xv, 'n': np.array([n])},
+                                    fetch_list=[loss, g])
+        text = capsys.readouterr().out
+        assert text.count('step ') == n                       # the forward's, once each
+        assert text.count('in the branch') == min(n, 1)
+        assert text.count('grad of s*x') == n                 # backward's grad print, once each
+        np.testing.assert_allclose(got[0], printing_reference(xv, n), rtol=1e-12)
+        # the printed value, not a stale one, is what backward recomputes with
+        np.testing.assert_allclose(got[1], fd_grad(lambda v: printing_reference(v, n), xv),
+                                   rtol=1e-6, atol=1e-9)
+
+
+def test_parameters_written_in_a_loop_body_are_written_by_the_forward_only(static_mode):
+    main = static.Program()
+    with static.program_guard(main, static.Program()):
+        x = static.data('x', [2], 'float64')
+        x.stop_gradient = False
+        gb = main.global_block()
+        last = gb.create_var(name='last', shape=[2], dtype='float64', persistable=True)
+        count = gb.create_var(name='count', shape=[1], dtype='float64', persistable=True)
+
+        def body(i, s):
+            s = paddle.tanh(s * x)
+            paddle.assign(s, output=last)
+            paddle.assign(count + 1.0, output=count)
+            return i + 1, s
+        _, s = static.nn.while_loop(lambda i, s: i < 3, body,
+                                    [paddle.zeros([1], 'int64'), paddle.ones([2], 'float64')])
+        g, = static.gradients([s.sum()], [x])
+    wg, = ops_of(main, 'while_grad')
+    assert not persistable_writes(main, wg)
+    xv = np.array([0.5, -1.2])
+
+    def ref(xv):
+        s = np.ones(2)
+        for _ in range(3):
+            s = np.tanh(s * xv)
+        return s
+    for strategy in (None, no_passes()):
+        scope = static.Scope()
+        scope.vars.update(count=np.array([10.0]), last=np.zeros(2))
+        prog = main if strategy is None else static.CompiledProgram(main, build_strategy=strategy)
+        got, = static.Executor().run(prog, feed={'x': xv}, fetch_list=[g], scope=scope)
+        np.testing.assert_allclose(scope.vars['count'], [13.0])        # 3 writes, not 6
+        np.testing.assert_allclose(scope.vars['last'], ref(xv), rtol=1e-12)  # the forward's last
+        np.testing.assert_allclose(got, fd_grad(lambda v: ref(v).sum(), xv), rtol=1e-6,
+                                   atol=1e-9)
+
+
+def test_second_derivative_through_a_cond_differentiates_its_recompute_too(static_mode):
+    """The branch of a grad cond is its recompute block, then its grad ops:
+    differentiating it again goes through both (it used to fail: the grad ops
+    read the forward branch's values from a block out of their reach)."""
+    main = static.Program()
+    with static.program_guard(main, static.Program()):
+        x = static.data('x', [2], 'float64')
+        x.stop_gradient = False
+        y = static.nn.cond(x.sum() > 0, lambda: paddle.sin(x) * x, lambda: x * x * x)
+        g, = static.gradients([y.sum()], [x])
+        gg, = static.gradients([g.sum()], [x])
+    for xv in (np.array([1.0, 2.0]), np.array([-1.0, -2.0])):
+        got = run_both(main, {'x': xv}, [g, gg])
+        if xv.sum() > 0:
+            want = [np.cos(xv) * xv + np.sin(xv), 2 * np.cos(xv) - np.sin(xv) * xv]
+        else:
+            want = [3 * xv * xv, 6 * xv]
+        for a, b in zip(got, want):
+            np.testing.assert_allclose(a, b, rtol=1e-12)

@@ -278,6 +278,26 @@ def test_dce_leaves_loop_bodies_consistent():
     same_results(main, FEED, [out], 'enable_dce')
 
 
+def test_dce_drops_captures_nothing_reads_and_then_their_producers():
+    def fn(x, w):
+        c = paddle.exp(w)                       # read only by a dead op of the body
+
+        def body(i, s):
+            paddle.cos(s * c)
+            return i + 1, paddle.tanh(s)
+        return static.nn.while_loop(lambda i, s: i < 3, body, [paddle.zeros([1], 'int64'), x])[1]
+    main, out = build(fn, X34, ('w', [4], 'float32'))
+    work = main.clone()
+    loop, = _while_ops(work)
+    exp_out = next(op for op in work.global_block().ops if op.type == 'exp').output_arg_names[0]
+    assert exp_out in loop.input('Input')
+    dce.dead_code_elimination(work, ['x', 'w'], [out.name])
+    assert exp_out not in loop.input('Input')
+    assert 'exp' not in types(work.global_block().ops)
+    assert 'cos' not in types(work.block(loop.attrs['body_block']).ops)
+    same_results(main, dict(FEED, w=np.ones(4, 'float32')), [out], 'enable_dce')
+
+
 # ---- constant folding ------------------------------------------------------------------------
 
 def test_constant_folding_evaluates_constant_subexpressions():
@@ -494,6 +514,29 @@ def test_hoisting_with_gradients_through_the_loop():
         out = _loop(x, w)
         return [paddle.sum(out)] + static.gradients([paddle.sum(out)], [x, w])
     main, outs = build(fn, X34, ('w', [4], 'float32'))
+    feed = dict(FEED, w=np.linspace(-1, 1, 4).astype('float32'))
+    same_results(main, feed, outs, 'loop_invariant_hoisting')
+    same_results(main, feed, outs, *SWITCHES)
+
+
+def test_hoisting_moves_invariants_out_of_the_gradient_loop():
+    """while_grad loops like while: the recompute of the invariant tanh(w * 2)
+    and the grad ops that read only it (tanh's 1 - out * out) leave it."""
+    def fn(x, w):
+        x.stop_gradient = w.stop_gradient = False
+        out = paddle.sum(_loop(x, w))
+        return [out] + static.gradients([out], [x, w])
+    main, outs = build(fn, X34, ('w', [4], 'float32'))
+    work = main.clone()
+    wg, = [op for b in work.blocks for op in b.ops if op.type == 'while_grad']
+    rec, grad = (work.block(wg.attrs[a]) for a in ('recompute_block', 'grad_block'))
+    assert 'tanh' in types(rec.ops) and 'subtract' in types(grad.ops)
+    hoist.loop_invariant_hoisting(work, ['x', 'w'], [o.name for o in outs])
+    assert not rec.ops and 'subtract' not in types(grad.ops)
+    assert {'multiply', 'reduce_as'} <= set(types(grad.ops))        # the loop-carried grads
+    t = types(work.global_block().ops)
+    moved = t[t.index('while') + 1:t.index('while_grad')]
+    assert 'tanh' in moved and 'subtract' in moved
     feed = dict(FEED, w=np.linspace(-1, 1, 4).astype('float32'))
     same_results(main, feed, outs, 'loop_invariant_hoisting')
     same_results(main, feed, outs, *SWITCHES)

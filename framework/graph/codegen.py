@@ -183,7 +183,7 @@ def _is_literal(v):
 class _BlockCode:
     """Code for one block: variable name -> Python local name."""
 
-    def __init__(self, em, block, indent, feeds=(), local=None, replay=False):
+    def __init__(self, em, block, indent, feeds=(), local=None):
         self.em = em
         self.block = block
         self.indent = indent
@@ -191,14 +191,10 @@ class _BlockCode:
         # of the variables that hold a value at this point of the code
         self.local = {} if local is None else local
         self.feeds = set(feeds)
-        # a forward block run again by backward: its prints and asserts are skipped
-        self.replay = replay
 
-    def sub(self, block, extra_indent=1, replay=None):
-        """Code for a sub-block, emitted inline (same function, same locals);
-        ``replay``: backward recomputing a forward block (default: as this one)."""
-        return _BlockCode(self.em, block, self.indent + extra_indent, self.feeds, self.local,
-                          self.replay if replay is None else replay)
+    def sub(self, block, extra_indent=1):
+        """Code for a sub-block, emitted inline (same function, same locals)."""
+        return _BlockCode(self.em, block, self.indent + extra_indent, self.feeds, self.local)
 
     def emit(self, line, op=None):
         self.em.emit(line, self.indent, op, self.em.describe(op) if op is not None else None)
@@ -223,15 +219,13 @@ class _BlockCode:
 
     def new(self, name):
         """A fresh local for a value of variable ``name`` (``name``, then
-        ``name_1``, ... when the variable is assigned again, as in a replayed
-        block, or when a control-flow emitter reuses a temporary's name)."""
+        ``name_1``, ... when the variable is assigned again, or when a
+        control-flow emitter reuses a temporary's name)."""
         loc = self.local[name] = self.em.unique(name)
         return loc
 
     def emit_op(self, op):
         opdef = registry.lookup(op.type)
-        if self.replay and 'io' in opdef.effects:
-            return
         if opdef.emit is not None:
             # a parameter written in a branch or loop body is read again from its
             # storage afterwards (the local may hold a value of a path not taken)
@@ -332,8 +326,6 @@ class _BlockCode:
             self.local.pop(n, None)
 
     def store_persistable(self, outs):
-        if self.replay:
-            return          # backward recomputing a block must not write parameters again
         for n in outs:
             if n is None:
                 continue

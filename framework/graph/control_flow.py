@@ -13,10 +13,13 @@ ONNX ``If``/``Loop`` shape):
 
 Their gradients are ops too: the grad of a ``cond`` is a ``cond`` whose branches
 hold the grad ops of each branch; the grad of a ``while`` is a ``while_grad``
-that walks the saved per-iteration loop values backwards, recomputing the body
-and running its grad block. The code generator emits all of them inline (an
-``if``/``while`` statement in the generated function), so control flow costs
-no more than Python's own.
+that walks the saved per-iteration loop values backwards, recomputing what the
+grad ops read and running them. What is recomputed is the grad op's own copy
+of the forward block, cut down to what its grad ops read
+(``graph/recompute.py``): the forward's blocks stay as they are, and the
+passes optimise the copies like any other block. The code generator emits all
+of them inline (an ``if``/``while`` statement in the generated function), so
+control flow costs no more than Python's own.
 
 All three are registry ops (``registry.def_block_op``, at the end of this
 module): the registry declares their slots, attribute types and
@@ -29,7 +32,7 @@ import numpy as np
 
 from ..ops import registry
 from ..ops.modes import in_static_mode
-from . import backward, codegen, verify
+from . import backward, codegen, recompute, verify
 from .passes.analysis import persistable_writes
 from .program import Variable, default_main_program
 from .sub_blocks import blocks_outer_reads
@@ -204,7 +207,7 @@ def _emit_cond(code, op):
         sub.emit('pass')
         fwd = op.attr(side + '_fwd_block')
         if fwd is not None:          # a grad cond first recomputes the forward branch
-            sub.sub(program.block(fwd), 0, replay=True).emit_ops(program.block(fwd).ops)
+            sub.sub(program.block(fwd), 0).emit_ops(program.block(fwd).ops)
         sub.emit_ops(sub.block.ops)
         for o, src in zip(outs, op.attr(side + '_outs')):
             sub.emit('%s = %s' % (o, sub.ref(src) if src else 'None'))
@@ -236,13 +239,19 @@ def _cond_grad(block, op, grads, reach):
         return {}
     wanted_vars = [program_var(program, n) for n in wanted]
     parent = program.current_block()
-    branch_blocks, branch_outs = [], []
-    for blk_attr, names_attr in (('true_block', 'true_outs'), ('false_block', 'false_outs')):
-        fwd = program.block(op.attr(blk_attr))
-        gb = program._create_block()
+    branch_blocks, branch_outs, fwd_blocks = [], [], []
+    for side in ('true', 'false'):
+        # each grad branch first recomputes (its own copy of) the forward branch,
+        # so the grad ops can read the branch's intermediate values even when
+        # forward and backward run as separate plans; the branch of a grad
+        # cond (a second derivative) is its recompute block, then its grad ops
+        fwd = [program.block(op.attr(a)) for a in (side + '_fwd_block', side + '_block')
+               if op.attr(a) is not None]
+        rec = recompute.Recompute(program, fwd, fwd[0].parent_idx)
+        gb = program._create_block(rec.block.idx)
         try:
-            pairs = [(program_var(program, n), g) for n, g in zip(op.attr(names_attr), gouts) if n]
-            res = backward.grad_vars(fwd, [t for t, _ in pairs], [g for _, g in pairs],
+            pairs = [(rec.var(n), g) for n, g in zip(op.attr(side + '_outs'), gouts) if n]
+            res = backward.grad_vars(rec.block, [t for t, _ in pairs], [g for _, g in pairs],
                                      wanted_vars) if pairs else {}
             names = []
             for v in wanted_vars:
@@ -251,17 +260,15 @@ def _cond_grad(block, op, grads, reach):
                     g = zeros_like(v)
                 names.append(g.name)
         finally:
-            program._rollback()
+            program.current_block_idx = parent.idx
+        rec.finish(gb, names)
         branch_blocks.append(gb)
         branch_outs.append(names)
-    fwd_blocks = [program.block(op.attr('true_block')), program.block(op.attr('false_block'))]
+        fwd_blocks.append(rec.block)
     captured = sorted(blocks_outer_reads(program, [b.idx for b in branch_blocks + fwd_blocks],
                                          branch_outs[0] + branch_outs[1]))
     out_vars = [parent.create_var(program._names(v.name + '@GRAD.cond'), v.shape, v.dtype)
                 for v in wanted_vars]
-    # each grad branch recomputes its forward branch first, so the grad ops can
-    # read the branch's intermediate values even when forward and backward run
-    # as separate plans
     parent.append_op('cond', {'Cond': op.input('Cond'), 'Input': captured},
                      {'Out': [v.name for v in out_vars]},
                      {'true_block': branch_blocks[0].idx, 'false_block': branch_blocks[1].idx,
@@ -427,12 +434,13 @@ def _emit_while(code, op):
 
 
 def _while_grad(block, op, grads, reach):
-    """Grad of a while: ``while_grad`` replays the saved iterations backwards."""
+    """Grad of a while: ``while_grad`` walks the saved iterations backwards,
+    recomputing in its own copy of the body (``recompute.py``) what the
+    body's grad ops read."""
     program = block.program
     gouts = _output_grads(program, op, grads)
     if gouts is None:
         return {}
-    phs = [program_var(program, n) for n in op.attr('loop_vars')]
     xs = op.input('X')
     captured = [n for n in op.input('Input') if n in reach]
     want_x = [n for n in xs if n in reach]
@@ -445,32 +453,34 @@ def _while_grad(block, op, grads, reach):
         op.outputs['History'] = [hist.name]
     op._set_attr('save_history', True)
     body = program.block(op.attr('body_block'))
-    targets = [program_var(program, n) for n in op.attr('body_outs')]
     parent = program.current_block()
-    gb = program._create_block()
+    rec = recompute.Recompute(program, [body], body.parent_idx, op.attr('loop_vars'))
+    phs = [rec.var(n) for n in op.attr('loop_vars')]
+    targets = [rec.var(n) for n in op.attr('body_outs')]
+    gb = program._create_block(rec.block.idx)
     try:
         gout_phs = [gb.create_var(program._names(t.name + '@GRAD.in'), t.shape, t.dtype)
                     for t in targets]
         wanted = phs + [program_var(program, n) for n in captured]
-        res = backward.grad_vars(body, targets, gout_phs, wanted)
+        res = backward.grad_vars(rec.block, targets, gout_phs, wanted)
         g_ph = [_grad_or_none(res, v) for v in phs]
         g_cap = [_grad_or_none(res, program_var(program, n)) for n in captured]
     finally:
-        program._rollback()
+        program.current_block_idx = parent.idx
+    rec.finish(gb, g_ph + g_cap)
     x_grads = [parent.create_var(program._names(n + '@GRAD.while'), program_var(program, n).shape,
                                  program_var(program, n).dtype) for n in xs]
     cap_grads = [parent.create_var(program._names(n + '@GRAD.while'),
                                    program_var(program, n).shape, program_var(program, n).dtype)
                  for n in captured]
-    reads = sorted(blocks_outer_reads(program, [body.idx, gb.idx], g_ph + g_cap))
-    reads = [n for n in reads if n not in op.attr('loop_vars')
-             and n not in {v.name for v in gout_phs}]
+    # the placeholders are the recompute block's, the out-grad slots the grad block's
+    reads = sorted(blocks_outer_reads(program, [rec.block.idx, gb.idx], g_ph + g_cap))
     parent.append_op('while_grad',
                      {'History': op.output('History'), 'OutGrad': [g.name for g in gouts],
                       'Input': reads, 'X': xs, 'Captured': captured},
                      {'XGrad': [v.name for v in x_grads], 'CapturedGrad': [v.name for v in cap_grads]},
-                     {'body_block': body.idx, 'grad_block': gb.idx,
-                      'loop_vars': op.attr('loop_vars'), 'out_grad_vars': [v.name for v in gout_phs],
+                     {'recompute_block': rec.block.idx, 'grad_block': gb.idx,
+                      'loop_vars': [v.name for v in phs], 'out_grad_vars': [v.name for v in gout_phs],
                       'loop_var_grads': g_ph, 'captured_grads': g_cap, 'op_role': 'backward'})
     result = {}
     for n, v in zip(xs, x_grads):
@@ -500,12 +510,12 @@ def _emit_while_grad(code, op):
     phs = [code.new(n) for n in op.attr('loop_vars')]
     code.emit('for __snap in reversed(%s):' % hist)
     code.forget(persistable_writes(program, op))
-    body = code.sub(program.block(op.attr('body_block')), replay=True)
+    body = code.sub(program.block(op.attr('recompute_block')))
     body.emit('%s = __snap' % (', '.join(phs) + ','))
     body.emit_ops(body.block.ops)
     for n, loc in zip(op.attr('out_grad_vars'), g):
         body.emit('%s = %s' % (body.new(n), loc))
-    gblk = body.sub(program.block(op.attr('grad_block')), 0, replay=False)
+    gblk = body.sub(program.block(op.attr('grad_block')), 0)
     gblk.emit_ops(gblk.block.ops)
     new_g = [body.ref(n) if n else '_zeros_like(%s)' % ph
              for n, ph in zip(op.attr('loop_var_grads'), phs)]
@@ -598,7 +608,7 @@ def _while_paths(op):
 
 
 def _while_grad_paths(op):
-    return [[(op.attr('body_block'), op.attr('loop_vars'), ()),
+    return [[(op.attr('recompute_block'), op.attr('loop_vars'), ()),
              (op.attr('grad_block'), op.attr('out_grad_vars'),
               op.attr('loop_var_grads') + op.attr('captured_grads'))]]
 
@@ -641,7 +651,8 @@ registry.def_block_op(
         same_meta=_cond_same_meta),
     doc="built by static.nn.cond: run the true or the false branch (a sub-block each) "
         "on the predicate Cond; the grad of a cond is a cond whose branches first "
-        "recompute the forward ones (true_fwd_block/false_fwd_block).")
+        "recompute what they read of the forward ones (true_fwd_block/false_fwd_block, "
+        "copies of their own).")
 
 def _while_inference(inputs, outputs, attrs):
     """No History of loop values for a backward that inference never runs."""
@@ -670,21 +681,22 @@ registry.def_block_op(
 registry.def_block_op(
     'while_grad', inputs=('History', 'OutGrad*', 'Input*', 'X*', 'Captured*'),
     outputs=('XGrad*', 'CapturedGrad*'),
-    attrs=dict.fromkeys(('body_block', 'grad_block', 'loop_vars', 'out_grad_vars',
+    attrs=dict.fromkeys(('recompute_block', 'grad_block', 'loop_vars', 'out_grad_vars',
                          'loop_var_grads', 'captured_grads')),
     attr_types=dict(_strs('loop_vars', 'out_grad_vars', 'loop_var_grads', 'captured_grads'),
-                    body_block='int', grad_block='int'),
-    sub_blocks=('body_block', 'grad_block'),
+                    recompute_block='int', grad_block='int'),
+    sub_blocks=('recompute_block', 'grad_block'),
     emit=_emit_while_grad,
     block_rules=verify.BlockRules(
-        required=('body_block', 'grad_block', 'loop_vars', 'out_grad_vars', 'loop_var_grads',
-                  'captured_grads'),
+        required=('recompute_block', 'grad_block', 'loop_vars', 'out_grad_vars',
+                  'loop_var_grads', 'captured_grads'),
         paths=_while_grad_paths,
         check=lambda op: _same_lengths(
             op, [('input', 'X'), ('input', 'OutGrad'), ('output', 'XGrad'),
                  ('attr', 'loop_vars'), ('attr', 'out_grad_vars'), ('attr', 'loop_var_grads')],
             [('input', 'Captured'), ('output', 'CapturedGrad'), ('attr', 'captured_grads')]),
         same_meta=_while_grad_same_meta, loop=True),
-    doc="built by static backward from a while op: replay the History of loop values "
-        "backwards, recomputing body_block and running its grad_block.")
+    doc="built by static backward from a while op: walk the History of loop values "
+        "backwards, each iteration running recompute_block (its own copy of the forward "
+        "body's ops that grad_block reads, on the placeholders loop_vars) and grad_block.")
 

@@ -36,6 +36,7 @@ from . import serialize, verify
 from .executor import global_scope
 from .passes.prune import prune_block
 from .program import Program, Variable, _make_inference, default_main_program
+from .sub_blocks import drop_blocks_not_run
 
 MODEL_SUFFIX = '.pdmodel'
 PARAMS_SUFFIX = '.pdiparams'
@@ -71,6 +72,8 @@ def inference_program(program, feed_names, fetch_names):
     gb.ops = prune_block(p, gb, fetch_names)
     # ops that only fed removed ops are gone; what the feeds replace is not needed
     gb.ops = [op for op in gb.ops if not set(op.output_arg_names) & set(feed_names)]
+    # and so are the blocks only pruned ops ran (a gradient's recompute and grad blocks)
+    drop_blocks_not_run(p, [0])
     _make_inference(p, drop_training_ops=False)
     used = set(feed_names) | set(fetch_names)
     for b in p.blocks:

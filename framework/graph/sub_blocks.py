@@ -1,4 +1,5 @@
-"""Which sub-blocks an op runs, and what they read from outside.
+"""Which sub-blocks an op runs, what they read from outside, and dropping
+the blocks no op runs.
 
 A control-flow op declares the attributes that hold its sub-block indices
 (``OpDef.sub_blocks``, see ``ops/registry.py``'s ``def_block_op``), as JAX's
@@ -63,3 +64,31 @@ def outer_reads(program, op):
     reads = dict.fromkeys(n for n in op.input_arg_names if n)
     reads.update(dict.fromkeys(blocks_outer_reads(program, sub_block_ids(op))))
     return list(reads)
+
+
+def drop_blocks_not_run(program, roots, first=0):
+    """Remove the blocks from index ``first`` on that neither ``roots`` nor
+    a block they run (recursively) is, renumbering the rest (sub-block
+    attributes, parents, the current block) in place."""
+    live = set(range(first))
+    stack = list(roots)
+    while stack:
+        idx = stack.pop()
+        if idx not in live:
+            live.add(idx)
+            stack.extend(i for op in program.block(idx).ops for i in sub_block_ids(op))
+    if len(live) == len(program.blocks):
+        return
+    kept = [b for b in program.blocks if b.idx in live]
+    new = {b.idx: i for i, b in enumerate(kept)}
+    for b in kept:
+        b.idx = new[b.idx]
+        b.parent_idx = new[b.parent_idx] if b.parent_idx >= 0 else -1
+        for op in b.ops:
+            for a in declared_sub_blocks(op.type):
+                v = op.attrs.get(a)
+                if isinstance(v, int) and not isinstance(v, bool):
+                    op.attrs[a] = new[v]
+    program.current_block_idx = new.get(program.current_block_idx, 0)
+    program.blocks = kept
+    program._bump()

@@ -8,8 +8,9 @@
 * ``assert``: raise ``AssertionError`` at run time when a condition is false.
 
 The executor never prunes them (``SIDE_EFFECT_OPS``, also inside the branches
-and loop bodies that hold them) and does not run them again when backward
-replays a branch or a loop body.
+and loop bodies that hold them). Backward does not run them again: the copy
+of a branch or a loop body it recomputes leaves them out
+(``graph/recompute.py``).
 """
 import itertools
 import sys

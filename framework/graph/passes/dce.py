@@ -8,10 +8,14 @@ attributes (loop placeholders, branch outputs), and it has no side effects:
 ``print``/``assert``, ops that write an input in place, and control-flow ops
 stay (every effect but ``'random'``: ``OpDef.kept``, ``ops/properties.py``).
 Random ops whose outputs are unused go, as the initial prune does.
+A control-flow op's captured outer reads (its ``Input`` slot) lose the names
+no op of its blocks reads any more, so what computed them outside (an op
+hoisted out of a loop for a reader now removed) can go too.
 Removal repeats until nothing changes, so whole dead chains disappear.
 """
 from ...ops import registry
-from .analysis import Usage, is_structural
+from ..sub_blocks import blocks_outer_reads, sub_block_ids
+from .analysis import Usage, attr_strings, is_structural
 
 
 def _removable(op, usage):
@@ -34,6 +38,28 @@ def _forget(op, usage):
                     break
 
 
+def _drop_stale_captures(program, usage):
+    """Take the names nothing in its blocks reads (nor its attributes name)
+    out of each control-flow op's ``Input``; returns whether any went."""
+    changed = False
+    for block in program.blocks:
+        for op in block.ops:
+            captured = op.inputs.get('Input')
+            if not captured or not sub_block_ids(op):
+                continue
+            read = set(blocks_outer_reads(program, sub_block_ids(op)))
+            read.update(attr_strings(list(op.attrs.values())))
+            stale = [n for n in captured if n not in read]
+            if not stale:
+                continue
+            op.inputs['Input'] = [n for n in captured if n in read]
+            for n in stale:
+                rs = usage.readers.get(n, [])
+                del rs[next(i for i, r in enumerate(rs) if r is op)]
+            changed = True
+    return changed
+
+
 def dead_code_elimination(program, feed_names, fetch_names):
     usage = Usage(program, feed_names, fetch_names)
     removed = False
@@ -53,4 +79,7 @@ def dead_code_elimination(program, feed_names, fetch_names):
                 block.ops = kept
                 program._bump()
                 removed = True
+        if _drop_stale_captures(program, usage):
+            program._bump()
+            removed = changed = True
     return removed

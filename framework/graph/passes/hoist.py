@@ -1,15 +1,17 @@
-"""Loop-invariant code motion for ``while`` ops.
+"""Loop-invariant code motion for loop ops (``while``, ``while_grad``).
 
-Every sub-block of a ``while`` op (its declared ``sub_blocks``,
-``graph/sub_blocks.py``) runs once per iteration. A pure op in one
+A loop op is a control-flow op whose ``block_rules`` say it runs its
+sub-blocks in a loop (the verifier counts loops by the same declaration):
+every one of its declared ``sub_blocks`` (``graph/sub_blocks.py``) runs
+once per iteration. A pure op in one
 of them whose inputs are all defined outside the loop and never written inside
-it (not by an op of the loop's blocks, not the loop placeholders named in the
-while op's attributes, not the while op's outputs) computes the same value
-every iteration, so it moves in front of the while op, in the parent block,
+it (not by an op of the loop's blocks, not the placeholders named in the
+loop op's attributes, not the loop op's outputs) computes the same value
+every iteration, so it moves in front of the loop op, in the parent block,
 with its output variables; ops that depend only on hoisted values follow.
 Inner loops are processed first so invariants can bubble out of nested loops.
 
-The while op's explicit list of captured outer reads (its ``Input`` slot)
+The loop op's explicit list of captured outer reads (its ``Input`` slot)
 is recomputed: hoisted values join it, names no longer read leave it.
 
 A body may run zero times; a hoisted op then runs once anyway. Pure ops have
@@ -21,7 +23,11 @@ from ...ops import registry
 from ..sub_blocks import blocks_outer_reads, nested_ops, sub_block_ids
 from .analysis import Usage, attr_strings, is_pure
 
-LOOP_TYPES = ('while',)
+
+def is_loop(op):
+    """Whether ``op`` runs its sub-blocks once per iteration of a loop."""
+    rules = registry.lookup(op.type).block_rules if registry.has_op(op.type) else None
+    return rules is not None and rules.loop
 
 
 def _depth(program, idx):
@@ -123,7 +129,7 @@ def loop_invariant_hoisting(program, feed_names, fetch_names):
     loops = []
     for b in program.blocks:
         for op in b.ops:
-            if op.type in LOOP_TYPES and sub_block_ids(op):
+            if is_loop(op) and sub_block_ids(op):
                 loops.append((_depth(program, b.idx), b.idx, op))
     if not loops:
         return False
