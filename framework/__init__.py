@@ -67,7 +67,7 @@ dygraph.install_methods()
 globals().update(ops.tensor_methods.inplace_functions())   # paddle.squeeze_(x), ...
 dtype = _dtype_mod
 
-__version__ = '0.1.0'
+from ._version import __version__  # noqa: E402,F401
 
 from . import static  # noqa: E402
 static.install_methods()

@@ -6,8 +6,7 @@ dict is a leaf.
 A core helper (it imports nothing of the framework), so that ``nn`` and every
 layer above it can use it; ``framework.utils.layers_utils`` is its public face.
 ``flatten_tree`` / ``unflatten_tree`` are the (leaves, treedef) pair the others
-build on (``graph/control_flow.py``'s ``flatten`` / ``unflatten`` are the same
-pair, to import from here once the static core may).
+build on; the static core's control flow and ``@to_static`` use it too.
 """
 
 

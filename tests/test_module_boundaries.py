@@ -48,21 +48,31 @@ def _module_of(relpath):
     return ['framework'] + (parts[:-1] if parts[-1] == '__init__' else parts)
 
 
-def _imported_modules(relpath, tree):
-    """(line, absolute dotted name) of every module ``tree`` imports, lazily or not."""
+def _import_statements(relpath, tree):
+    """(line, module, name) per name a statement imports, lazily or not:
+    ``import a.b`` gives (line, 'a.b', None), ``from ..x import y`` (line,
+    'framework.x', 'y'), relative to the module at ``relpath``."""
     package = _module_of(relpath)
     if not relpath.endswith('__init__.py'):
         package = package[:-1]
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for a in node.names:
-                yield node.lineno, a.name
+                yield node.lineno, a.name, None
         elif isinstance(node, ast.ImportFrom):
             base = package[:len(package) - node.level + 1] if node.level else []
             mod = '.'.join(base + ([node.module] if node.module else []))
-            yield node.lineno, mod
-            for a in node.names:          # ``from .. import static``
-                yield node.lineno, mod + '.' + a.name
+            for a in node.names:
+                yield node.lineno, mod, a.name
+
+
+def _imported_modules(relpath, tree):
+    """(line, absolute dotted name) of every module ``tree`` imports, lazily
+    or not (``from .. import static`` names framework and framework.static)."""
+    for line, mod, name in _import_statements(relpath, tree):
+        yield line, mod
+        if name is not None:
+            yield line, mod + '.' + name
 
 
 def _imports_of(sub, forbidden):
@@ -150,19 +160,9 @@ def _import_targets(relpath, tree, files):
     """(line, dotted module) of every package module a statement of the
     module imports: ``from .. import static`` is framework.static, ``from
     ..ops.math import add`` framework.ops.math, ``import framework`` the root."""
-    package = _module_of(relpath)
-    if not relpath.endswith('__init__.py'):
-        package = package[:-1]
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                yield node.lineno, _resolve(a.name, files)
-        elif isinstance(node, ast.ImportFrom):
-            base = package[:len(package) - node.level + 1] if node.level else []
-            mod = '.'.join(base + ([node.module] if node.module else []))
-            for a in node.names:
-                full = mod + '.' + a.name
-                yield node.lineno, full if full in files else _resolve(mod, files)
+    for line, mod, name in _import_statements(relpath, tree):
+        full = mod + '.' + name if name is not None else mod
+        yield line, full if full in files else _resolve(mod, files)
 
 
 def _imported_files(relpath, tree, files):

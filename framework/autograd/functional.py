@@ -352,7 +352,6 @@ _LazyMatrix.__hash__ = object.__hash__
 # ---- paddle.autograd.jacobian / hessian -------------------------------------------
 
 
-
 class Jacobian(_LazyMatrix):
     """One block d ys / d xs of ``jacobian(ys, xs, batch_axis)``."""
 

@@ -10,6 +10,7 @@ import functools
 
 import numpy as np
 
+from .._nest import flatten_tree, unflatten_tree
 from ..ops.modes import in_static_mode, is_static_var
 from ..graph import control_flow as _cf
 from ..graph.program import default_main_program
@@ -49,8 +50,8 @@ def _branch(program, fn, args):
     back afterwards; the branch's results hold the new ones."""
     with program.sub_block() as built:
         values = list(fn(*map(branch_copy, args)))
-        built.outputs, tree = _cf.flatten(values)
-    return built.block, _cf.unflatten(tree, built.outputs)
+        built.outputs, tree = flatten_tree(values)
+    return built.block, unflatten_tree(tree, built.outputs)
 
 
 def IfExp(pred, true_fn, false_fn):

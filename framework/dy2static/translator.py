@@ -16,6 +16,7 @@ import weakref
 
 import numpy as np
 
+from .._nest import flatten_tree, unflatten_tree
 from ..autograd import py_layer as _py_layer
 from ..dygraph import Tensor
 from ..ops.modes import in_static_mode
@@ -129,9 +130,8 @@ def converted_forward(layer):
 
 def _flatten_args(args):
     """Leaves of nested lists/tuples/dicts, with a rebuild function."""
-    from ..graph.control_flow import flatten, unflatten
-    leaves, tree = flatten(list(args))
-    return leaves, lambda new: unflatten(tree, new)
+    leaves, tree = flatten_tree(list(args))
+    return leaves, lambda new: unflatten_tree(tree, new)
 
 
 def _call_leaves(args, kwargs):
@@ -667,7 +667,8 @@ def save_concrete(concrete, path, inputs=None, outputs=None, layer=None):
     ``framework.load(path)`` returns them under)."""
     inputs = concrete.inputs if inputs is None else inputs
     outputs = concrete.outputs if outputs is None else outputs
-    p, feed, fetch, values = _model_files.inference_model_parts(inputs, outputs, concrete.main_program)
+    p, feed, fetch, values = _model_files.inference_model_parts(inputs, outputs,
+                                                                concrete.main_program)
     structured = None
     from ..nn.layer import Layer
     if isinstance(layer, Layer):

@@ -30,6 +30,7 @@ kernel: ``emit`` (codegen), ``block_grad`` (static backward) and
 """
 import numpy as np
 
+from .._nest import flatten_tree, unflatten_tree
 from ..ops import registry
 from ..ops.modes import in_static_mode
 from . import backward, codegen, recompute, verify
@@ -39,34 +40,6 @@ from .sub_blocks import blocks_outer_reads
 
 
 # ---- nested structures ----------------------------------------------------------
-
-def flatten(struct):
-    """(leaves, treedef) of nested lists/tuples/dicts."""
-    leaves = []
-
-    def walk(s):
-        if isinstance(s, (list, tuple)):
-            return (type(s).__name__, [walk(x) for x in s])
-        if isinstance(s, dict):
-            return ('dict', [(k, walk(s[k])) for k in sorted(s)])
-        leaves.append(s)
-        return ('leaf', None)
-    return leaves, walk(struct)
-
-
-def unflatten(tree, leaves):
-    it = iter(leaves)
-
-    def build(t):
-        kind, body = t
-        if kind == 'leaf':
-            return next(it)
-        if kind == 'dict':
-            return {k: build(v) for k, v in body}
-        items = [build(x) for x in body]
-        return tuple(items) if kind == 'tuple' else items
-    return build(tree)
-
 
 def _describe(tree):
     kind, body = tree
@@ -96,7 +69,7 @@ def _build_block(program, fn, args, what):
     ended = False
     try:
         result = fn(*args)
-        leaves, tree = flatten(result)
+        leaves, tree = flatten_tree(result)
         # Variables updated in place in the block (x[i] = v) get their old
         # values back; the block's results hold the new ones
         leaves = program._end_rebinds(leaves)
@@ -141,7 +114,7 @@ def cond(pred, true_fn=None, false_fn=None, name=None, return_names=None):
         if (t is None) != (f is None):
             raise ValueError("static.nn.cond: output %d is None in one branch only" % i)
     outs = make_cond_op(program, pred, tb, fb, tleaves, fleaves)
-    return unflatten(ttree, outs) if ttree[0] != 'leaf' or outs else None
+    return unflatten_tree(ttree, outs) if ttree[0] != 'leaf' or outs else None
 
 
 def make_cond_op(program, pred, tb, fb, tvals, fvals, what='static.nn.cond'):
@@ -223,7 +196,7 @@ def _output_grads(program, op, grads):
     if all(g is None for g in gouts):
         return None
     from ..ops.creation import zeros_like
-    return [g if g is not None else zeros_like(program_var(program, n))
+    return [g if g is not None else zeros_like(program.var(n))
             for g, n in zip(gouts, outs)]
 
 
@@ -237,7 +210,7 @@ def _cond_grad(block, op, grads, reach):
     wanted = [n for n in op.input('Input') if n in reach]
     if not wanted:
         return {}
-    wanted_vars = [program_var(program, n) for n in wanted]
+    wanted_vars = [program.var(n) for n in wanted]
     parent = program.current_block()
     branch_blocks, branch_outs, fwd_blocks = [], [], []
     for side in ('true', 'false'):
@@ -278,14 +251,6 @@ def _cond_grad(block, op, grads, reach):
     return {n: [v] for n, v in zip(wanted, out_vars)}
 
 
-def program_var(program, name):
-    for b in program.blocks:
-        v = b.vars.get(name)
-        if v is not None:
-            return v
-    raise ValueError("variable '%s' is not in the program" % name)
-
-
 # ---- while -------------------------------------------------------------------------------
 
 def while_loop(cond, body, loop_vars, is_test=False, name=None):
@@ -307,7 +272,7 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
         return vals
     program = default_main_program()
     parent = program.current_block()
-    leaves, tree = flatten(list(loop_vars))
+    leaves, tree = flatten_tree(list(loop_vars))
     inits = [_as_var(v, 'while_loop loop_vars') for v in leaves]
     metas = [(tuple(v.shape), v.dtype) for v in inits]
     # each retyping generalizes at least one dim or dtype, so this ends
@@ -330,7 +295,7 @@ def _build_loop(program, cond, body, tree, inits, metas):
                                       stop_gradient=v.stop_gradient)
                     for i, (v, (shape, dtype)) in enumerate(zip(inits, metas))]
     first_block = len(program.blocks)
-    args = unflatten(tree, placeholders)
+    args = unflatten_tree(tree, placeholders)
     cb, cleaves, _ = _build_block(program, cond, args, 'while_loop cond')
     if len(cleaves) != 1 or not isinstance(cleaves[0], Variable):
         raise TypeError("static.nn.while_loop: cond must return one boolean Variable")
@@ -392,7 +357,7 @@ def _append_while(program, parent, tree, inits, built, is_test):
                      {'cond_block': cb.idx, 'body_block': bb.idx, 'loop_vars': ph_names,
                       'cond_out': cond_out.name, 'body_outs': body_outs,
                       'save_history': False, 'is_test': bool(is_test), 'op_role': _role()})
-    return unflatten(tree, outs)
+    return unflatten_tree(tree, outs)
 
 
 def _cast(v, dtype):
@@ -461,26 +426,28 @@ def _while_grad(block, op, grads, reach):
     try:
         gout_phs = [gb.create_var(program._names(t.name + '@GRAD.in'), t.shape, t.dtype)
                     for t in targets]
-        wanted = phs + [program_var(program, n) for n in captured]
+        wanted = phs + [program.var(n) for n in captured]
         res = backward.grad_vars(rec.block, targets, gout_phs, wanted)
         g_ph = [_grad_or_none(res, v) for v in phs]
-        g_cap = [_grad_or_none(res, program_var(program, n)) for n in captured]
+        g_cap = [_grad_or_none(res, program.var(n)) for n in captured]
     finally:
         program.current_block_idx = parent.idx
     rec.finish(gb, g_ph + g_cap)
-    x_grads = [parent.create_var(program._names(n + '@GRAD.while'), program_var(program, n).shape,
-                                 program_var(program, n).dtype) for n in xs]
+    x_grads = [parent.create_var(program._names(n + '@GRAD.while'), program.var(n).shape,
+                                 program.var(n).dtype) for n in xs]
     cap_grads = [parent.create_var(program._names(n + '@GRAD.while'),
-                                   program_var(program, n).shape, program_var(program, n).dtype)
+                                   program.var(n).shape, program.var(n).dtype)
                  for n in captured]
     # the placeholders are the recompute block's, the out-grad slots the grad block's
     reads = sorted(blocks_outer_reads(program, [rec.block.idx, gb.idx], g_ph + g_cap))
     parent.append_op('while_grad',
                      {'History': op.output('History'), 'OutGrad': [g.name for g in gouts],
                       'Input': reads, 'X': xs, 'Captured': captured},
-                     {'XGrad': [v.name for v in x_grads], 'CapturedGrad': [v.name for v in cap_grads]},
+                     {'XGrad': [v.name for v in x_grads],
+                      'CapturedGrad': [v.name for v in cap_grads]},
                      {'recompute_block': rec.block.idx, 'grad_block': gb.idx,
-                      'loop_vars': [v.name for v in phs], 'out_grad_vars': [v.name for v in gout_phs],
+                      'loop_vars': [v.name for v in phs],
+                      'out_grad_vars': [v.name for v in gout_phs],
                       'loop_var_grads': g_ph, 'captured_grads': g_cap, 'op_role': 'backward'})
     result = {}
     for n, v in zip(xs, x_grads):
@@ -653,6 +620,7 @@ registry.def_block_op(
         "on the predicate Cond; the grad of a cond is a cond whose branches first "
         "recompute what they read of the forward ones (true_fwd_block/false_fwd_block, "
         "copies of their own).")
+
 
 def _while_inference(inputs, outputs, attrs):
     """No History of loop values for a backward that inference never runs."""

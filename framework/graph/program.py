@@ -565,6 +565,15 @@ class Program:
         for b in self.blocks:
             yield from b.vars.values()
 
+    def var(self, name):
+        """The Variable named ``name`` in any block (names are unique
+        program-wide); ValueError if there is none."""
+        for b in self.blocks:
+            v = b.vars.get(name)
+            if v is not None:
+                return v
+        raise ValueError("variable '%s' is not in the program" % name)
+
     def all_parameters(self):
         return [v for b in self.blocks for v in b.vars.values() if isinstance(v, Parameter)]
 

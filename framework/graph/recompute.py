@@ -56,13 +56,13 @@ class Recompute:
         try:
             self.block, self.scope = self._copy(srcs, parent_idx, {})
             for n in fresh:
-                self._copy_var(_program_var(program, n), self.block)
+                self._copy_var(program.var(n), self.block)
         finally:
             program.current_block_idx = current
 
     def var(self, name):
         name = self.scope.get(name, self.names.get(name, name))
-        return _program_var(self.program, name)
+        return self.program.var(name)
 
     # -- copying --------------------------------------------------------------------
 
@@ -110,7 +110,7 @@ class Recompute:
         variable from outside a new variable of ``block`` (see the module doc)."""
         if not name or name in self.names:
             return self.names.get(name, name)
-        v = _program_var(self.program, name)
+        v = self.program.var(name)
         new = block.create_var(self.program._names(name + '@R'), v._shape, v.dtype,
                                stop_gradient=v.stop_gradient)
         scope[name] = new.name
@@ -205,11 +205,3 @@ def _attr_strings(values):
 
 def _is_index(v):
     return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _program_var(program, name):
-    for b in program.blocks:
-        v = b.vars.get(name)
-        if v is not None:
-            return v
-    raise ValueError("variable '%s' is not in the program" % name)

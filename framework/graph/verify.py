@@ -260,11 +260,10 @@ def meta_args(program, opdef, op):
 
 
 def program_var(program, name):
-    for b in program.blocks:
-        v = b.vars.get(name)
-        if v is not None:
-            return v
-    raise VerifyError("variable '%s' is not declared in the program" % name)
+    try:
+        return program.var(name)
+    except ValueError:
+        raise VerifyError("variable '%s' is not declared in the program" % name) from None
 
 
 def _check_meta(where, program, op, opdef):

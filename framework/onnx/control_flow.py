@@ -211,8 +211,7 @@ def lower_while(g, inits, captured, cond_block, body_block, loop_vars, cond_out,
 
 
 def _var_meta(program, name):
-    from ..graph.control_flow import program_var
-    v = program_var(program, name)
+    v = program.var(name)
     return Meta(v.shape, v.dtype)
 
 

@@ -56,14 +56,26 @@ def _is_act(name):
         return False
 
 
-def _inplace_lines(j, args, pos, glb):
+def _inplace_lines(j, op, args, pos, glb, all_float):
     """Source of instruction ``j`` computing into its dying temporary
     ``args[pos]`` with the op's ``kernel_into``, which refuses (writing
     nothing) whenever the result would not have exactly that array's dtype
-    and shape; the kernel then runs as usual. No Python-level checks here:
-    on small arrays they would cost more than the allocation they save."""
+    and shape; the kernel then runs as usual. Where the call is a ufunc's
+    (``properties.inline_form``) and exact for the temporaries (always, or on
+    the float arrays ``all_float`` promises), the line calls the ufunc itself
+    with ``casting='no'``: no Python-level checks, which on small arrays
+    would cost more than the allocation they save."""
+    inline = getattr(op.kernel_into, 'inline', None)
+    if inline is not None and (op.ufunc_on == 'any' or all_float):
+        ufunc, trailing = inline
+        glb['U%d' % j] = ufunc
+        call = 'U%d(%s, out=%s, casting="no")' % (
+            j, ', '.join(list(args) + [repr(a) for a in trailing]), args[pos])
+    else:
+        glb['I%d' % j] = op.kernel_into
+        call = 'I%d(%s, %s)' % (j, ', '.join(args), args[pos])
     return ['try:',
-            '    t%d = I%d(%s, %s)' % (j, j, ', '.join(args), args[pos]),
+            '    t%d = %s' % (j, call),
             'except (ValueError, TypeError):',
             '    t%d = K%d(%s)' % (j, j, ', '.join(args))]
 
@@ -160,10 +172,10 @@ def _compile(instrs, n_in, all_float=False):
         glb['K%d' % j] = _kernel(t, all_float)
         args = ['x%d' % r if r >= 0 else 't%d' % (-r - 1) for r in refs]
         dying = [p for p, r in enumerate(refs) if r < 0 and last_use[-r - 1] == j]
-        into = lookup(t).kernel_into
-        if dying and not attrs and into is not None:
-            glb['I%d' % j] = into
-            lines.extend('    ' + line for line in _inplace_lines(j, args, dying[0], glb))
+        op = lookup(t)
+        if dying and not attrs and op.kernel_into is not None:
+            lines.extend('    ' + line
+                         for line in _inplace_lines(j, op, args, dying[0], glb, all_float))
         else:
             for i, a in enumerate(attrs):
                 glb['A%d_%d' % (j, i)] = a
@@ -329,9 +341,11 @@ def _fused_matmul_lean(call):
     act, act_attrs = a.get('act', ''), tuple(a.get('act_attrs', ()))
     if act:
         opdef = lookup(act)
-        u = value(opdef.ufunc)
-        if u is not None and not act_attrs:       # a float product: the ufunc in place
-            after.append('%s({out}, out={out})' % call.kernel(u, '_' + act))
+        inline = getattr(opdef.kernel_into, 'inline', None)
+        if inline is not None and not act_attrs:    # a float product: the ufunc in place
+            ufunc, trailing = inline
+            args = ''.join(', %r' % a for a in trailing)
+            after.append('%s({out}%s, out={out})' % (call.kernel(ufunc, '_' + act), args))
         elif opdef.kernel_into is not None and not act_attrs:
             after.append('%s({out}, {out})' % call.kernel(opdef.kernel_into, '_' + act))
         else:

@@ -21,7 +21,7 @@ from .math import (cast_like, exp_op, greater_than_op, less_than_op, logical_and
                    maximum_op, minimum_op, tanh_op)
 from .math import sigmoid as _math_sigmoid
 from .lowp import float32_compute
-from .properties import per_sample
+from .properties import inline_form, per_sample
 from .modes import in_static_mode
 from .registry import Meta, OpError, add_test_case, def_op, lookup
 
@@ -80,6 +80,9 @@ def _relu_k(x):
 
 def _relu_into(x, out):
     return np.maximum(x, 0, out=out, casting='no')
+
+
+inline_form(_relu_into, np.maximum, 0)
 
 
 relu_op = _act('relu', _relu_k,

@@ -168,12 +168,24 @@ def ufunc_kernel_into(ufunc, n_in, on):
             if d.kind not in 'fc' or d.itemsize < 4:
                 raise TypeError('the kernel computes this dtype otherwise: %s' % d)
             return ufunc(*args[:-1], out=args[-1], casting='no')
-        return into
-    if n_in == 1:
-        return lambda x, out: ufunc(x, out=out, casting='no')
-    if n_in == 2:
-        return lambda x, y, out: ufunc(x, y, out=out, casting='no')
-    return lambda *args: ufunc(*args[:-1], out=args[-1], casting='no')
+    elif n_in == 1:
+        def into(x, out):
+            return ufunc(x, out=out, casting='no')
+    elif n_in == 2:
+        def into(x, y, out):
+            return ufunc(x, y, out=out, casting='no')
+    else:
+        def into(*args):
+            return ufunc(*args[:-1], out=args[-1], casting='no')
+    return inline_form(into, ufunc)
+
+
+def inline_form(into, ufunc, *trailing):
+    """Mark ``into`` as ``ufunc(*inputs, *trailing, out=out, casting='no')``,
+    so generated code may make that call itself (a Python frame less per op,
+    where it knows the inputs are of the domain the ufunc is exact on)."""
+    into.inline = (ufunc, trailing)
+    return into
 
 
 def fusable(op):

@@ -68,7 +68,7 @@ def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, n
     if persistable:
         var = gb.create_var(name, shape, dtype, persistable=True, stop_gradient=True)
         append_initializer(default_startup_program(), name, shape, dtype, False,
-                            I.Constant(float(value)))
+                           I.Constant(float(value)))
         return var
     from ..ops.creation import full
     with program_guard(main), static_mode_guard(True):

@@ -44,7 +44,7 @@ class ExponentialMovingAverage:
         gb = self._main.global_block()
         var = gb.create_var(name, shape, dtype, persistable=True, stop_gradient=True)
         append_initializer(default_startup_program(), name, shape, dtype, False,
-                            I.Constant(value))
+                           I.Constant(value))
         return var
 
     def _decay_value(self):

@@ -1,27 +1,8 @@
 """Paddle's static save/load API: ``save_inference_model`` /
-``load_inference_model`` (the files: ``graph/model_files.py``) and
-``static.save`` / ``static.load`` of a program's variables.
-
-``<prefix>.pdmodel`` is readable JSON: the pruned inference program (see
-``serialize``), the feed and fetch names, the parameter names, a SHA-256 of
-the parameter file and the id of the save. ``<prefix>.pdiparams`` is an
-``.npz`` archive of stored members (``params_file``) whose comment carries the
-same save id. Nothing in either file is ever executed or unpickled.
-
-Loading checks everything before it is used: strict JSON (no duplicate keys,
-bounded nesting), the program's structure (``serialize``) and well-formedness
-(``verify``: every op against its registry declaration), the parameter file's
-checksum, its members' headers against their real sizes, and each parameter
-against its variable's shape and dtype. Any failure raises
-``ModelFormatError`` naming the file and what is wrong.
-
-Saving writes both files to locked temporaries first, then renames them one
-after the other while the previous parameter file stays reachable as a
-backup; a save killed between the two renames leaves the previous model
-loadable (the loader finds the backup by the checksum the old model file
-expects) and never pairs a new parameter file with the old program. The next
-save of the same prefix removes what an interrupted save left behind.
-"""
+``load_inference_model`` (the files and their checks are the static core's,
+``graph/model_files.py``; other formats register a writer here,
+``register_format``) and ``static.save`` / ``static.load`` of a program's
+persistable variables (``.pdparams``, ``.pdopt`` and the program as JSON)."""
 import json
 import os
 
@@ -31,7 +12,8 @@ from ..graph.executor import global_scope
 from ..graph.model_files import (MODEL_SUFFIX, PARAMS_SUFFIX, ModelFormatError,  # noqa: F401
                                  inference_model_parts, read_model, write_model)
 from ..graph.program import Program
-from ..graph.state import program_state_dict, set_program_state, set_var_value, state_var_names
+from ..graph.state import (program_state_dict, set_program_state,  # noqa: F401
+                           set_var_value, state_var_names)
 
 # format name -> fn(path_prefix, program, feed names, fetch names, values, api, **options)
 # writing an inference model in it; framework.onnx adds 'onnx' when imported
@@ -92,7 +74,6 @@ def save(program, model_path, protocol=4, **configs):
     (optimizer variables) and ``.pdmodel`` (the program), as Paddle writes
     them; the first two are ``framework.save`` checkpoints (``framework.load``
     reads them), the program is JSON. Each write is atomic."""
-    from .. import serialization
     if not isinstance(program, Program):
         raise TypeError("static.save: program must be a Program, got %s"
                         % type(program).__name__)
@@ -112,7 +93,6 @@ def load(program, model_path, executor=None, var_list=None):
     """``static.load``: the values ``static.save`` wrote back into the program's
     variables (all persistable ones, or those in ``var_list``). A variable
     missing from the files, or one whose shape or dtype differs, raises."""
-    from .. import serialization
     if not isinstance(program, Program):
         raise TypeError("static.load: program must be a Program, got %s"
                         % type(program).__name__)

@@ -67,10 +67,6 @@ def has_side_effects(program, block, op):
                for sub in sub_blocks(program, op) for o in sub.ops)
 
 
-def sub_blocks(program, op):
-    return [program.block(i) for i in sub_block_ids(op)]
-
-
 def persistable_writes(program, op):
     """Persistable variables written inside the sub-blocks of ``op``."""
     names = set()
@@ -243,38 +239,68 @@ class ShapeClasses:
     and broadcasting ops, reductions, transposes, matmul, views,
     ``reduce_as``/``expand_as``...). Equal names mean equal sizes at run
     time (given the build-time checks held): the ops declare their shape rule
-    once, for building programs and for the passes alike.
+    once, for building programs and for the passes alike. Dims are worked out
+    when asked for, from the definitions they depend on (a pass asks about a
+    few names of a big program).
     """
 
     def __init__(self, program, usage):
         self.usage = usage
-        self.table = {}
-        for op in _program_order(program, program.global_block(), set()):
-            self._visit(op)
+        self.table = {}             # name -> dims, or None (no stable value)
 
     def dims(self, name):
-        if name in self.table:
-            return self.table[name]
+        if name not in self.table:
+            self._work_out(name)
+        return self.table[name]
+
+    def _work_out(self, name):
+        """Fill ``table[name]``, its definition's inputs first (no recursion:
+        chains of an unrolled loop run thousands of ops deep)."""
+        stack, started = [name], set()
+        while stack:
+            n = stack[-1]
+            if n in self.table:
+                stack.pop()
+                continue
+            op = self._rule_op(n)
+            pending = [] if op is None or n in started else \
+                [i for i in dict.fromkeys(op.input_arg_names) if i not in self.table]
+            if pending:
+                started.add(n)
+                stack.extend(pending)
+                continue
+            if op is not None:
+                self._visit(op)
+            if n not in self.table:
+                self.table[n] = self._declared(n)
+            stack.pop()
+
+    def _rule_op(self, name):
+        """The one registered kernel op defining stable ``name``, or None."""
+        if not self.usage.stable(name):
+            return None
+        defs = self.usage.defs.get(name, ())
+        if len(defs) != 1 or sub_block_ids(defs[0]) or not registry.has_op(defs[0].type):
+            return None
+        return defs[0]
+
+    def _declared(self, name):
+        """The Variable's own dims, unknown ones freshly named (None: no
+        stable value)."""
         v = self.usage.var(name)
         if v is None or not self.usage.stable(name):
             return None
-        d = tuple(x if x >= 0 else Sym((name, i)) for i, x in enumerate(v._shape))
-        self.table[name] = d
-        return d
+        return tuple(x if x >= 0 else Sym((name, i)) for i, x in enumerate(v._shape))
 
     def _meta(self, name):
-        dims = self.dims(name)
+        dims = self.table.get(name)
         if dims is None:
             raise KeyError(name)
         return registry.Meta(dims, self.usage.var(name).dtype)
 
     def _visit(self, op):
-        if sub_block_ids(op) or not registry.has_op(op.type):
-            return
         opdef = registry.lookup(op.type)
         outs = output_names(opdef, op)
-        if not any(n is not None and self.usage.stable(n) for n in outs):
-            return
         try:
             metas = opdef.infer_meta(*input_args(opdef, op, self._meta),
                                      *kernel_attrs(opdef, op))
@@ -307,13 +333,3 @@ class ShapeClasses:
             if not (s == 1 or same_dim(s, b) or (s < 0 and b > 1)):
                 return False
         return True
-
-
-def _program_order(program, block, seen):
-    """Ops of ``block`` in run order, sub-blocks at their control-flow op."""
-    seen.add(block.idx)
-    for op in block.ops:
-        for idx in sub_block_ids(op):
-            if idx not in seen and 0 <= idx < len(program.blocks):
-                yield from _program_order(program, program.block(idx), seen)
-        yield op

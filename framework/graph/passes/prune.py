@@ -39,8 +39,6 @@ def prune_block(program, block, needed, available=(), side_effects=True):
     return kept
 
 
-
-
 def prune(program, feed_names, fetch_names, side_effects=True):
     """Keep the global block's ops the fetches and side effects need
     (``prune_block``); ops producing only fed names go."""
