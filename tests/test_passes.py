@@ -433,6 +433,61 @@ def test_grad_programs_lose_reduce_as_and_assign():
     same_results(main, feed, grads, 'remove_identity')
 
 
+def _shapes(main, feeds=('x',)):
+    from framework.graph.passes.analysis import ShapeClasses, Usage
+    return ShapeClasses(main, Usage(main, feeds))
+
+
+def same_dim(a, b):
+    from framework.ops.meta import same_dim
+    return same_dim(a, b)
+
+
+def test_identity_ops_of_unknown_batch_size_are_removed():
+    """Shapes are compared symbolically: a reshape back to [-1, 4] of a
+    [-1, 4] value, or a reduce_as to a target of the value's own unknown shape,
+    passes its input through."""
+    def fn(x):
+        a = paddle.reshape(paddle.tanh(x), [-1, 4])
+        b = registry.lookup('reduce_as')(a, x)
+        c = paddle.reshape(paddle.reshape(b, [-1]), [-1, 4])   # [-1] then back: unknown size
+        return paddle.sin(c)
+    main, out = build(fn, XB4)
+    on, _ = plan_ops(main, FEED, [out], 'remove_identity')
+    assert types(on).count('reshape') == 2 and 'reduce_as' not in types(on)
+    same_results(main, FEED, [out], 'remove_identity')
+
+
+def test_shape_facts_name_an_unknown_dim_through_the_ops_own_infer_meta():
+    def fn(x):
+        y = paddle.tanh(x) * 2.0                       # [?b, 4]
+        z = paddle.transpose(y, [1, 0])                # [4, ?b]
+        w = paddle.sum(y, axis=1, keepdim=True)        # [?b, 1]
+        return y, z, w, paddle.concat([y, y], axis=1)  # [?b, 8]
+    main, (y, z, w, c) = build(fn, XB4)
+    shapes = _shapes(main)
+    b = shapes.dims(y.name)[0]
+    assert shapes.dims(z.name) == (4, b) and shapes.dims(w.name) == (b, 1)
+    assert same_dim(shapes.dims(c.name)[0], b) and shapes.dims(c.name)[1] == 8
+    assert shapes.covers(y.name, w.name) and not shapes.same(y.name, w.name)
+
+
+def test_shape_facts_are_kept_per_program():
+    """The table ShapeClasses shares between the passes of a program is the
+    program's own: the same names in another program have their own shapes."""
+    def one(x):
+        return paddle.tanh(x)
+    first, out1 = build(one, XB4)
+    second, out2 = build(one, ('x', [2, 4], 'float32'))
+    assert out1.name == out2.name
+    assert _shapes(first).dims(out1.name)[0] < 0
+    assert _shapes(second).dims(out2.name) == (2, 4)
+    # a name added to the program later is worked out from its definition
+    with static.program_guard(first, static.Program()):
+        later = paddle.exp(first.global_block().var(out1.name))
+    assert _shapes(first).same(later.name, out1.name)
+
+
 # ---- loop-invariant hoisting ------------------------------------------------------------------
 
 def _loop(x, w, nested=False):

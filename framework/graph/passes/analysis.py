@@ -9,6 +9,7 @@ whole run, so reading the name anywhere after its definition gives the same
 array.
 """
 import collections
+import weakref
 
 import numpy as np
 
@@ -228,6 +229,10 @@ def _numel(shape):
     return n
 
 
+# program -> {name: dims} (ShapeClasses of one program share what they know)
+_known_dims = weakref.WeakKeyDictionary()
+
+
 class ShapeClasses:
     """Symbolic run-time shapes: which stable names provably have equal shapes
     (or broadcast into each other) even where static dims are unknown (-1).
@@ -240,13 +245,16 @@ class ShapeClasses:
     ``reduce_as``/``expand_as``...). Equal names mean equal sizes at run
     time (given the build-time checks held): the ops declare their shape rule
     once, for building programs and for the passes alike. Dims are worked out
-    when asked for, from the definitions they depend on (a pass asks about a
-    few names of a big program).
+    when asked for, from the definitions they depend on, and kept with the
+    program: a pass keeps every value it does not remove (results stay
+    identical), so what one pass learnt holds for the next, and a name a pass
+    makes is worked out from its own definition when asked for.
     """
 
     def __init__(self, program, usage):
         self.usage = usage
-        self.table = {}             # name -> dims, or None (no stable value)
+        # name -> dims, or None (no stable value): shared by the passes of one program
+        self.table = _known_dims.setdefault(program, {})
 
     def dims(self, name):
         if name not in self.table:
