@@ -32,12 +32,10 @@ then the copy's that lead to no value the grad block reads, and so do the
 copied sub-blocks no op runs any more.
 """
 from ..ops import registry
+from ..ops.properties import value
 from .passes.prune import prune_block
 from .sub_blocks import (blocks_outer_reads, declared_sub_blocks, drop_blocks_not_run,
                          nested_ops)
-
-# the side-effect op whose value is its input: its readers can read that instead
-PASS_THROUGH = 'print'
 
 
 class Recompute:
@@ -143,8 +141,9 @@ class Recompute:
         for b in {id(b): b for b in self.copies.values()}.values():
             kept = []
             for op in b.ops:
-                if op.type == PASS_THROUGH:
-                    alias[op.output_arg_names[0]] = op.input_arg_names[0]
+                through = _io(op) and value(registry.lookup(op.type).passthrough)
+                if through:          # (print) its readers read what it prints
+                    alias[op.output_arg_names[0]] = op.inputs[through][0]
                 elif not _io(op) or read & set(op.output_arg_names):
                     kept.append(op)
             b.ops = kept

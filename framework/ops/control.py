@@ -157,7 +157,8 @@ def _print_text(x, message, summarize, name, flags):
     return '\n'.join(lines)
 
 
-@def_op('print', meta.unchanged, save_inputs=False, pattern='opaque', effects=('io',), amp='never')
+@def_op('print', meta.unchanged, save_inputs=False, pattern='opaque', effects=('io',),
+        passthrough='x', amp='never')
 def print_op(x, first_n=-1, message='', summarize=20, print_tensor_name=True,
              print_tensor_type=True, print_tensor_shape=True, print_tensor_layout=True,
              print_tensor_lod=True, print_phase='BOTH', name='', print_id=-1):
