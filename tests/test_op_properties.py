@@ -71,15 +71,21 @@ def test_every_op_declares_a_pattern():
 
 def test_every_op_declares_what_its_pattern_requires():
     missing = ['%s (%s): %s' % (n, op.pattern, p) for n, op in sorted(registry.all_ops().items())
-               for p in properties.REQUIRED.get(op.pattern, ())
-               if not properties.declared(getattr(op, p))]
+               for p in properties.missing(op)]
     assert not missing, "undeclared properties:\n  " + '\n  '.join(missing)
 
 
-def test_the_requirement_check_sees_a_missing_property():
-    op = registry.OpDef('example_square', np.square, None, ['x'], ['out'], {},
-                        pattern='elementwise', ufunc=np.square)
-    assert not properties.declared(op.flops) and properties.declared(op.ufunc)
+@pytest.mark.parametrize('pattern, required', [
+    ('elementwise', {'ufunc', 'flops'}), ('broadcast', {'ufunc', 'identity', 'flops'}),
+    ('reduce', {'identity', 'flops'}), ('view', {'passthrough'}), ('opaque', set())])
+def test_the_requirement_check_sees_each_missing_property(pattern, required):
+    def op(**declared):
+        return registry.OpDef('example', np.add, None, ['x', 'y'], ['out'], {},
+                              pattern=pattern, **declared)
+    assert set(properties.missing(op())) == required
+    for p in required:               # declaring one (None counts) leaves the others
+        assert set(properties.missing(op(**{p: None}))) == required - {p}
+    assert properties.missing(op(**dict.fromkeys(required))) == []
 
 
 def test_declarations_are_checked_when_the_op_is_made():
@@ -182,6 +188,21 @@ def test_kernel_into_writes_exactly_the_kernel_result(name, k):
         tried += 1
     if not tried:
         pytest.skip('no input of the result shape and dtype')
+
+
+@pytest.mark.parametrize('name', sorted(n for n, op in KERNEL_OPS.items()
+                                        if op.kernel_into and op.ufunc_on == 'float'))
+def test_kernel_into_refuses_half_precision_where_the_kernel_upcasts(name):
+    """A float ufunc's kernel computes float16 in float32: computing into a
+    float16 buffer would round differently, so it refuses, writing nothing."""
+    op = registry.lookup(name)
+    x = np.linspace(0.5, 2, 12).reshape(3, 4).astype(np.float16)
+    buf = x.copy()
+    with pytest.raises(TypeError):
+        op.kernel_into(*([x] * op.n_in), buf)
+    np.testing.assert_array_equal(buf, x)
+    x32 = x.astype(np.float32)
+    assert op.kernel_into(*([x32] * op.n_in), x32.copy()).dtype == np.float32
 
 
 @pytest.mark.parametrize('name', sorted(n for n, op in KERNEL_OPS.items() if op.kernel_into))

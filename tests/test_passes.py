@@ -259,6 +259,39 @@ def test_dce_removes_dead_chains_but_keeps_side_effects():
     assert len(kept) == n0 - 3
 
 
+def test_ops_with_effects_run_though_nothing_reads_them():
+    """Effects other than 'random' keep an op (OpDef.kept): a collective every
+    rank must run, a callback, a print; an unused random draw goes."""
+    seen = []
+
+    def fn(x):
+        registry.lookup('c_allreduce_sum')(x)          # 'collective'
+        static.nn.py_func(lambda u: seen.append(1), x, None)    # 'callback'
+        registry.lookup('print')(x, -1, 'msg')                   # 'io'
+        paddle.rand([3, 4])                                      # 'random', unread
+        return x * 2.0
+    main, out = build(fn, X34)
+    for on in ((), ('enable_dce',)):
+        kept = types(plan_ops(main, FEED, [out], *on)[0])
+        assert {'c_allreduce_sum', 'py_func', 'print'} <= set(kept), kept
+        assert 'uniform_random' not in kept
+
+
+def test_inplace_writes_into_the_fresh_results_of_each_pattern():
+    """Elementwise, broadcast and reduce kernels return new arrays, so the op
+    after them may compute into their buffer."""
+    def fn(x):
+        a = paddle.exp(paddle.tanh(x))                        # elementwise result
+        b = paddle.sin(a + x)                                 # broadcast result
+        c = paddle.exp(paddle.sum(b, axis=1, keepdim=True))   # reduce result
+        return c
+    main, out = build(fn, X34)
+    on, _ = plan_ops(main, FEED, [out], 'enable_inplace')
+    reusing = [op.type for op in on if 'op_inplace' in op.attrs]
+    assert reusing.count('exp') == 2 and 'sin' in reusing, reusing
+    same_results(main, FEED, [out], 'enable_inplace')
+
+
 def test_dce_leaves_loop_bodies_consistent():
     def fn(x):
         i = paddle.zeros([1], 'int64')

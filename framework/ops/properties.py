@@ -128,6 +128,11 @@ def check(op, pattern, effects, ufunc_on, amp, amp_inputs, identity, passthrough
                              % (what, ', '.join(sorted(unknown))))
 
 
+def missing(op):
+    """The properties ``op``'s pattern requires that it does not declare."""
+    return [p for p in REQUIRED.get(op.pattern, ()) if not declared(getattr(op, p))]
+
+
 def declared(value):
     return value is not UNDECLARED
 
