@@ -103,6 +103,35 @@ def test_custom_lists_use_paddle_op_names():
             pass
 
 
+def test_the_lists_are_made_from_what_the_ops_declare():
+    """Paddle's lists by Paddle's names: white computes in low precision, black
+    in float32 at O1, always_black at O1 and O2 (OD: no black list)."""
+    white, black = paddle.amp.white_list(), paddle.amp.black_list()
+    for dtype in ('float16', 'bfloat16'):
+        assert {'matmul_v2', 'linear_v2', 'conv2d', 'einsum'} <= white[dtype]['O1']
+        assert {'exp', 'reduce_sum', 'softmax', 'layer_norm'} <= black[dtype]['O1']
+        assert {'lookup_table_v2', 'bilinear_interp_v2', 'scatter'} <= black[dtype]['O1']
+        assert {'lookup_table_v2', 'bilinear_interp_v2', 'scatter'} <= black[dtype]['O2']
+        assert 'exp' not in black[dtype]['O2'] and not black[dtype]['OD']
+        assert 'cast' not in white[dtype]['O1'] | black[dtype]['O1']
+
+
+def test_an_op_registered_later_joins_the_lists():
+    """The lists are kept while the registry does not change (its op count is
+    the cache key): a new op declared white is in them at once."""
+    from framework.ops import registry
+    before = paddle.amp.white_list()['float16']['O1']
+    op = registry.def_op('amp_example_matmul', lambda x, y: None, pattern='opaque', amp='white',
+                         paddle_names=('example_matmul_v9',))(lambda x, y: np.matmul(x, y))
+    try:
+        assert 'example_matmul_v9' not in before
+        after = paddle.amp.white_list()['float16']['O1']
+        assert {'amp_example_matmul', 'example_matmul_v9'} <= after
+    finally:
+        registry._OPS.pop(op.name)      # (ops are never removed otherwise: the key is stale)
+        paddle.amp.amp_lists._by_class[0] = -1
+
+
 def test_levels_and_enable():
     linear = nn.Linear(3, 3)
     x = paddle.rand([2, 3])

@@ -99,6 +99,12 @@ def test_declarations_are_checked_when_the_op_is_made():
         registry.OpDef('bad', abs, None, ['x', 'y'], ['out'], {}, identity={'z': 0})
     with pytest.raises(ValueError, match="amp must be one of"):
         registry.OpDef('bad', abs, None, ['x'], ['out'], {}, amp='grey')
+    with pytest.raises(ValueError, match="passthrough names inputs it does not have: y"):
+        registry.OpDef('bad', abs, None, ['x'], ['out'], {}, passthrough=('y', bool))
+    with pytest.raises(ValueError, match="amp_inputs names inputs it does not have: w"):
+        registry.OpDef('bad', abs, None, ['x'], ['out'], {}, amp_inputs=('w',))
+    with pytest.raises(ValueError, match="ufunc_on must be one of"):
+        registry.OpDef('bad', abs, None, ['x'], ['out'], {}, ufunc_on='ints')
 
 
 def test_ops_that_write_inputs_declare_it():

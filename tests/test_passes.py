@@ -427,7 +427,7 @@ def test_identity_ops_are_removed():
         b = paddle.scale(a, 1.0, 0.0)
         c = paddle.cast(b, 'float32')
         d = paddle.reshape(c, [3, 4])
-        e = d * paddle.ones([4]) + paddle.zeros([1])
+        e = paddle.zeros([1]) + paddle.ones([4]) * (d * paddle.ones([4]) + paddle.zeros([1]))
         f = registry.lookup('reduce_as')(e, x)
         return paddle.sin(registry.lookup('expand_as')(f, x) - 0.0)
     main, out = build(fn, X34)

@@ -95,9 +95,6 @@ class _Undeclared:
     def __repr__(self):
         return 'UNDECLARED'
 
-    def __bool__(self):
-        return False
-
 
 UNDECLARED = _Undeclared()
 
