@@ -242,6 +242,21 @@ def test_gradients_equal_the_general_kernels(dtype):
         'k_reduce_as'] == np.add.reduce
 
 
+def test_reduce_as_is_a_plain_sum_where_unknown_dims_are_the_same_by_name():
+    """``x + mean(x, axis=0)`` with every size unknown: the grad's reduce_as to
+    the mean's shape sums the leading axis only, because the symbolic shapes
+    (the ops' own infer_meta on named dims) prove the trailing dims equal."""
+    def fn(x):
+        x.stop_gradient = False
+        loss = paddle.sum(paddle.tanh(x + paddle.mean(x, axis=0)))
+        return static.gradients([loss], [x])
+    main, outs = build(fn, ('x', [None, None], 'float64'))
+    feed = {'x': rng_array((5, 3), 'float64')}
+    same_as_general(main, feed, outs)
+    p = plan(main, feed, outs)
+    assert kernel_globals(p).get('k_reduce_as') == np.add.reduce, p.source
+
+
 def test_a_failing_lean_line_names_its_op():
     def fn(x, w):
         return paddle.matmul(x, w)
