@@ -519,6 +519,9 @@ def test_shape_facts_are_kept_per_program():
     with static.program_guard(first, static.Program()):
         later = paddle.exp(first.global_block().var(out1.name))
     assert _shapes(first).same(later.name, out1.name)
+    # what is fed is part of the key: a fed value has no stable definition
+    assert _shapes(first, ('x', out1.name)).dims(out1.name) is None
+    assert _shapes(first).dims(out1.name) is not None
 
 
 # ---- loop-invariant hoisting ------------------------------------------------------------------

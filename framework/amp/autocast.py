@@ -88,8 +88,7 @@ class AutocastState:
             return run_uncast(op, args)
         dst = self.dest_dtype(kind, dtypes)
         if kind == WHITE and op.amp_rule is not None:
-            attrs = tuple(args[n:]) + op.attr_defaults[len(args) - n:]
-            out = op.amp_rule(self, ins, attrs, dst)
+            out = op.amp_rule(self, ins, op.split_args(args)[1], dst)
             if out is not None:
                 return out
         new = list(ins)

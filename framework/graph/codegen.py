@@ -27,7 +27,7 @@ import numpy as np
 from ..ops import registry
 from ..ops.registry import OpError
 from . import lean
-from .operands import kernel_attr, output_names
+from .operands import input_args, kernel_attr, output_names
 from .passes.analysis import ShapeClasses, Usage, persistable_writes
 
 # helpers the generated code may call, by global name
@@ -81,12 +81,12 @@ class _Emitter:
     """The generated module: its lines, its globals (kernels as ``k_<op type>``,
     attributes, captured tensors) and the locals, each named after its variable."""
 
-    def __init__(self, program, captured, check_nan_inf=False, lean=None):
+    def __init__(self, program, captured, check_nan_inf=False, lean_shapes=None):
         self.program = program
         self.check_nan_inf = check_nan_inf
         # numpy called directly where the Program's dtypes and shapes allow
-        # (lean.py): the program's symbolic shapes, or None for kernel calls only
-        self.lean = lean
+        # (lean.py), proved with the program's symbolic shapes; None: kernel calls only
+        self.lean_shapes = lean_shapes
         self.glb = {'np': np, '_load': _load, '_asarray': np.asarray,
                     '_check_finite': _check_finite}
         self.glb.update(RUNTIME)
@@ -253,7 +253,7 @@ class _BlockCode:
         outs = output_names(opdef, op)
         reuse = op.attrs.get('op_inplace')
         code = self.lean_code(op, opdef, attrs, parts, outs, reuse) \
-            if self.em.lean is not None else None
+            if self.em.lean_shapes is not None else None
         if code is not None:
             self.emit_lean(op, code, outs)
         else:
@@ -284,18 +284,12 @@ class _BlockCode:
 
     def lean_code(self, op, opdef, attrs, parts, outs, reuse):
         """``lean.specialize``'s code for this op, or None (the kernel call)."""
-        ins, in_vars = [], []
-        for name, variadic in zip(opdef.input_names, opdef.variadic):
-            names = op.inputs.get(name, [])
-            if variadic:
-                ins.append([self.local[n] for n in names])
-                in_vars.append([self.block._find_var(n) for n in names])
-            else:
-                ins.append(self.local[names[0]] if names else None)
-                in_vars.append(self.block._find_var(names[0]) if names else None)
+        ins = input_args(opdef, op, self.local.__getitem__)
+        in_vars = input_args(opdef, op, self.block._find_var)
         out_vars = [self.block._find_var(n) if n is not None else None for n in outs]
         return lean.specialize(lean.Call(op, opdef, ins, in_vars, out_vars, attrs, parts,
-                                         self.em.lean, self.em.const, self.em.kernel, reuse))
+                                         self.em.lean_shapes, self.em.const, self.em.kernel,
+                                         reuse))
 
     def emit_lean(self, op, code, outs):
         if code.exprs is not None:
@@ -390,7 +384,7 @@ def generate(program, feed_names, fetch_names, captured, check_nan_inf=False, le
     checked for NaN/Inf as it runs; ``lean``: numpy called directly where the
     Program's dtypes and shapes allow (``lean.py``)."""
     shapes = ShapeClasses(program, Usage(program, feed_names, fetch_names)) if lean else None
-    em = _Emitter(program, captured, check_nan_inf, lean=shapes)
+    em = _Emitter(program, captured, check_nan_inf, lean_shapes=shapes)
     em.emit('# S: the scope values by name, F: the feeds by name; returns the fetches', 0)
     em.emit('def run(S, F):', 0)
     gb = program.global_block()

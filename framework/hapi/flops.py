@@ -18,38 +18,35 @@ import numpy as np
 
 from .. import nn
 from ..ops import properties, registry
+from ..ops.properties import numel
 from ..graph.operands import kernel_attrs
 
 
-def _numel(shape):
-    return int(np.prod([int(s) for s in shape])) if len(shape) else 1
-
-
 def _conv(m, x, y):
-    kernel = _numel(m.weight.shape[2:])
+    kernel = numel(m.weight.shape[2:])
     bias = 1 if m.bias is not None else 0
-    m.total_ops += abs(int(_numel(y.shape) * (x[0].shape[1] / m._groups * kernel + bias)))
+    m.total_ops += abs(int(numel(y.shape) * (x[0].shape[1] / m._groups * kernel + bias)))
 
 
 def _per_element(m, x, y):
-    m.total_ops += _numel(x[0].shape)
+    m.total_ops += numel(x[0].shape)
 
 
 def _batch_norm(m, x, y):
-    m.total_ops += 2 * _numel(x[0].shape)
+    m.total_ops += 2 * numel(x[0].shape)
 
 
 def _linear(m, x, y):
-    m.total_ops += abs(int(m.weight.shape[0] * _numel(y.shape)))
+    m.total_ops += abs(int(m.weight.shape[0] * numel(y.shape)))
 
 
 def _avg_pool(m, x, y):
-    m.total_ops += _numel(y.shape)
+    m.total_ops += numel(y.shape)
 
 
 def _adaptive_avg_pool(m, x, y):
     kernel = np.array(x[0].shape[2:]) // np.array(y.shape[2:])
-    m.total_ops += abs(int((np.prod(kernel) + 1) * _numel(y.shape)))
+    m.total_ops += abs(int((np.prod(kernel) + 1) * numel(y.shape)))
 
 
 def _zero(m, x, y):
@@ -95,7 +92,7 @@ def _layer_flops(model, inputs, custom_ops, print_detail):
             m.total_ops = 0
             if fn is not None:
                 fn(m, x, out)
-            params = sum(_numel(p.shape) for p in m.parameters())
+            params = sum(numel(p.shape) for p in m.parameters())
             rows[id(m)] = (list(x[0].shape), list(out.shape), params, int(m.total_ops))
             del m.total_ops
         return hook

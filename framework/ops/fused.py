@@ -56,6 +56,15 @@ def _is_act(name):
         return False
 
 
+def _act_op(act, api):
+    """The OpDef of activation ``act`` (``_check_act``); an OpError naming ``api`` else."""
+    try:
+        _check_act(act)
+    except ValueError as e:
+        raise OpError("%s: %s" % (api, e)) from None
+    return lookup(act)
+
+
 def _inplace_lines(j, op, args, pos, glb, all_float):
     """Source of instruction ``j`` computing into its dying temporary
     ``args[pos]`` with the op's ``kernel_into``, which refuses (writing
@@ -243,11 +252,7 @@ def fused_elementwise_op(xs, expr=()):
 def _act_meta(m, act, act_attrs):
     if not act:
         return m
-    try:
-        _check_act(act)
-    except ValueError as e:
-        raise OpError(str(e)) from None
-    opdef = lookup(act)
+    opdef = _act_op(act, 'fused_matmul_bias_act')
     if len(act_attrs) != opdef.n_attrs:
         raise OpError("act '%s' takes %d attributes %s, got %r"
                       % (act, opdef.n_attrs, list(opdef.attr_names), act_attrs))
@@ -267,8 +272,7 @@ def _fused_matmul_meta(x, y, bias=None, transpose_x=False, transpose_y=False, ac
     return _act_meta(m, act, tuple(act_attrs))
 
 
-def _apply_act(r, act, act_attrs):
-    opdef = lookup(act)
+def _apply_act(r, opdef, act_attrs):
     if opdef.kernel_into is not None and not act_attrs:
         try:          # into the product's buffer when the dtype stays (see _inplace_lines)
             return opdef.kernel_into(r, r)
@@ -294,10 +298,7 @@ def fused_matmul_bias_act_op(x, y, bias=None, transpose_x=False, transpose_y=Fal
         except (ValueError, TypeError):
             r = np.add(r, bias)
     if act:
-        if not _is_act(act):
-            raise OpError("fused_matmul_bias_act: act must be '' or a one-input elementwise "
-                          "op, got %r" % (act,))
-        r = _apply_act(r, act, tuple(act_attrs))
+        r = _apply_act(r, _act_op(act, 'fused_matmul_bias_act'), tuple(act_attrs))
     return r
 
 

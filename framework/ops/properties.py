@@ -68,8 +68,6 @@ AMP classes (Paddle's op lists): ``'white'`` computes in float16/bfloat16,
 (slow or inexact low-precision gradients), ``'gray'`` follows its inputs,
 ``'never'`` is not cast at all (casts, control flow, prints, shape queries).
 """
-import numpy as np
-
 PATTERNS = ('elementwise', 'broadcast', 'reduce', 'view', 'opaque')
 EFFECTS = ('random', 'stateful', 'io', 'collective', 'callback')
 AMP_CLASSES = ('white', 'black', 'always_black', 'gray', 'never')
@@ -201,6 +199,3 @@ def unary_fusable(op):
     """A fusable op of one input (activations after a matmul, split batching)."""
     return fusable(op) and op.n_in == 1
 
-
-def is_ufunc(fn):
-    return isinstance(fn, np.ufunc)

@@ -15,6 +15,7 @@ import numpy as np
 
 from ...ops import registry
 from ...ops.meta import Sym, same_dim
+from ...ops.properties import numel
 from ..operands import input_args, kernel_attrs, output_names
 from ..sub_blocks import runs_sub_blocks, sub_block_ids
 
@@ -209,7 +210,7 @@ class Constants:
             return None
         op = defs[0]
         out = u.var(name)
-        if out is None or not shape_known(out._shape) or _numel(out._shape) > self.max_elements:
+        if out is None or not shape_known(out._shape) or numel(out._shape) > self.max_elements:
             return None
         try:
             value = constant_value(op)
@@ -222,14 +223,8 @@ class Constants:
         self.values[name] = value
 
 
-def _numel(shape):
-    n = 1
-    for d in (shape if isinstance(shape, (list, tuple)) else [shape]):
-        n *= int(d)
-    return n
-
-
-# program -> {name: dims} (ShapeClasses of one program share what they know)
+# program -> {feed names: {name: dims}}: ShapeClasses of one program and feeds
+# share what they know (which names are stable depends on what is fed)
 _known_dims = weakref.WeakKeyDictionary()
 
 
@@ -253,8 +248,8 @@ class ShapeClasses:
 
     def __init__(self, program, usage):
         self.usage = usage
-        # name -> dims, or None (no stable value): shared by the passes of one program
-        self.table = _known_dims.setdefault(program, {})
+        # name -> dims, or None (no stable value): shared by the passes of one compile
+        self.table = _known_dims.setdefault(program, {}).setdefault(frozenset(usage.feeds), {})
 
     def dims(self, name):
         if name not in self.table:

@@ -1,11 +1,12 @@
 """Constant folding: evaluate ops whose inputs are all constants at compile time.
 
 An op is folded when it is pure (not random, no side effects, no in-place
-outputs, not control flow), every input is a constant (an ``assign_value`` or
-``full`` output, or an earlier folded result) and its outputs are stable,
-non-persistable names. The op's own kernel computes the value, so results are
-bit-identical; the op is replaced by a ``full`` (when every element is the
-same) or an ``assign_value`` holding the result with its exact dtype and shape.
+outputs, not control flow), every input is a constant (the output of a pure op
+without inputs: ``full``, ``assign_value``, ``arange``...; or an earlier folded
+result) and its outputs are stable, non-persistable names. The op's own kernel
+computes the value, so results are bit-identical; the op is replaced by a
+``full`` (when every element is the same) or an ``assign_value`` holding the
+result with its exact dtype and shape.
 Sub-blocks of control-flow ops are folded too; the control-flow op never is.
 
 Not folded: results over ``MAX_ELEMENTS`` elements, or results much larger than

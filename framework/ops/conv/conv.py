@@ -219,6 +219,9 @@ def _conv_meta(x, w, bias, stride, padding, dilation, groups, data_format):
     return Meta(_out_shape(xs[0], ws[0], spatial, data_format), _float_dtype('conv', _XWB, x, w, bias))
 
 
+_GROUPS = list(_CONV_ATTRS).index('groups')     # conv's attributes follow its 3 inputs
+
+
 def _paddle_conv_names(transpose):
     """Paddle's op name for one call of conv / conv_transpose (auto_cast's
     lists name them): conv2d (1-D and 2-D: Paddle runs conv1d as conv2d),
@@ -230,7 +233,7 @@ def _paddle_conv_names(transpose):
         if len(x.shape) == 5:
             return ('conv3d' + suffix,)
         if not transpose:
-            groups = attrs[3] if len(attrs) > 3 else _CONV_ATTRS['groups']
+            groups = attrs[_GROUPS] if len(attrs) > _GROUPS else _CONV_ATTRS['groups']
             if groups != 1 and weight.shape[1] == 1 and weight.shape[0] % groups == 0:
                 return ('depthwise_conv2d',)
         return ('conv2d' + suffix,)
