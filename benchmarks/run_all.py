@@ -3,7 +3,8 @@
     python benchmarks/run_all.py [--quick] [--only PATTERN] [--conditions clean,live,busy]
                                  [--rounds N] [--round-s S]
 
-Columns: figure, condition, ours, reference (PyTorch CPU, hand-written numpy,
+Columns: figure, condition, backend (the kernel backend ours ran on; each
+figure runs once per backend of ``--backends``), ours, reference (PyTorch CPU, hand-written numpy,
 or what the row names), ratio = ours / reference, the issue's target, met?.
 Everything runs in this process: ours and the reference are timed in
 interleaved rounds (``conditions.time_rounds``: the median over rounds of the
@@ -36,6 +37,8 @@ sys.path[:0] = [os.path.dirname(HERE), HERE]
 import framework as paddle  # noqa: E402
 import framework.nn.functional as F  # noqa: E402
 from framework import nn, static  # noqa: E402
+from framework.backends import onednn  # noqa: E402
+from framework.ops import backends  # noqa: E402
 
 import bench_distributed  # noqa: E402
 import bench_eager  # noqa: E402
@@ -66,6 +69,7 @@ class Row:
         self.unit, self.ref_name = unit, ref_name
         self.target, self.diff_target = target, diff_target
         self.note = note
+        self.backend = '-'           # the kernel backend ours ran on (set by run_figure)
 
     def cells(self):
         if self.diff_target is not None:
@@ -83,7 +87,8 @@ class Row:
                 r = self.ours / self.ref
                 ratio = '%.2fx' % r
                 met = '-' if self.target is None else _yes(r <= self.target)
-        return [self.figure, self.cond, _num(self.ours, self.unit), ref, ratio, target,
+        return [self.figure, self.cond, self.backend, _num(self.ours, self.unit), ref, ratio,
+                target,
                 ' '.join(filter(None, [met, self.note]))]
 
 
@@ -96,7 +101,7 @@ def _num(v, unit):
 
 
 def print_table(rows):
-    head = ['figure', 'condition', 'ours', 'reference', 'ratio', 'target', 'met?']
+    head = ['figure', 'condition', 'backend', 'ours', 'reference', 'ratio', 'target', 'met?']
     cells = [r.cells() if isinstance(r, Row) else r for r in rows]
     width = [max(len(c[i]) for c in cells + [head]) for i in range(len(head))]
     line = lambda c: '  '.join(s.ljust(w) for s, w in zip(c, width)).rstrip()  # noqa: E731
@@ -541,13 +546,20 @@ FIGURES = [
 ]
 
 
-def run_figure(name, fn, cond, timing, rows):
+def run_figure(name, fn, cond, timing, rows, backend):
+    """The figure's rows with ours on kernel backend ``backend``."""
     t = time.perf_counter()
+    backends.set_backend(backend)
     try:
-        rows.extend(fn(cond, timing))
+        new = fn(cond, timing)
     except (Exception, SystemExit) as e:        # one broken figure must not hide the others
-        rows.append([name, cond, 'ERROR', '%s: %s' % (type(e).__name__, e), '', '', ''])
-    print('  %-12s %-6s %5.1f s' % (name, cond, time.perf_counter() - t), file=sys.stderr)
+        new = [[name, cond, backend, 'ERROR', '%s: %s' % (type(e).__name__, e), '', '', '']]
+    for row in new:
+        if isinstance(row, Row):
+            row.backend = backend
+    rows.extend(new)
+    print('  %-12s %-6s %-7s %5.1f s' % (name, cond, backend, time.perf_counter() - t),
+          file=sys.stderr)
 
 
 def main():
@@ -556,6 +568,10 @@ def main():
     ap.add_argument('--only', help='figures whose name matches this glob or substring: %s'
                     % ', '.join(f[0] for f in FIGURES))
     ap.add_argument('--conditions', default=','.join(CONDITIONS))
+    ap.add_argument('--backends', default=','.join(
+        ['numpy'] + (['onednn'] if onednn.available() else [])),
+        help='kernel backends ours runs on, each figure once per backend '
+        '(default: numpy, and onednn where it loads)')
     ap.add_argument('--rounds', type=int, help='timed rounds per contender (default 5, quick 2)')
     ap.add_argument('--round-s', type=float, help='seconds per round (default 0.3, quick 0.1)')
     ap.add_argument('--torch-threads', type=int, default=1,
@@ -571,6 +587,11 @@ def main():
     for c in conds:
         if c not in CONDITIONS:
             ap.error('unknown condition %r (choose from %s)' % (c, ', '.join(CONDITIONS)))
+    kinds = [b for b in args.backends.split(',') if b]
+    for b in kinds:
+        if b not in backends.NAMES or (b == 'onednn' and not onednn.available()):
+            ap.error('backend %r is not available here (%s)'
+                     % (b, onednn.why_unavailable() if b == 'onednn' else backends.NAMES))
     figures = [f for f in FIGURES if not args.only or args.only in f[0]
                or fnmatch.fnmatch(f[0], args.only)]
     if torch is not None:
@@ -588,13 +609,15 @@ def main():
         with condition(cond) as desc:
             print('condition %s' % desc, file=sys.stderr)
             for name, fn, _ in timed:
-                run_figure(name, fn, cond, timing, rows)
+                for backend in kinds:
+                    run_figure(name, fn, cond, timing, rows, backend)
     for name, fn, where in figures:
         if where is None:
-            run_figure(name, fn, '-', timing, rows)
+            for backend in kinds:
+                run_figure(name, fn, '-', timing, rows, backend)
         elif not set(where) & set(conds):
-            rows.append([name, ','.join(where), 'skipped', 'measured only in: ' + ','.join(where),
-                         '', '', ''])
+            rows.append([name, ','.join(where), '-', 'skipped',
+                         'measured only in: ' + ','.join(where), '', '', ''])
     print()
     print_table(rows)
     print()

@@ -9,6 +9,8 @@ _FLAGS = {
     'FLAGS_cudnn_deterministic': False,
     'FLAGS_conv_workspace_size_limit': 512,
     'FLAGS_eager_delete_tensor_gb': 0.0,
+    # run ops on oneDNN where they have a kernel there (ops/backends.py): on by
+    # default when the [onednn] extra loads
     'FLAGS_use_mkldnn': False,
     # the IR verifier checks the executor's program after every pass that changed
     # it (graph/passes/__init__.py), naming a pass that broke it
@@ -48,6 +50,12 @@ def get_flags(flags):
             raise ValueError("get_flags: unknown flag %r" % k)
         out[k] = _FLAGS[k]
     return out
+
+
+def record(name, value):
+    """Set flag ``name`` without running its listeners (for the code that
+    made the change itself)."""
+    _FLAGS[name] = value
 
 
 def flag(name):

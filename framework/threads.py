@@ -9,7 +9,9 @@ told otherwise:
 
 * ``OMP_NUM_THREADS`` (or ``OPENBLAS_NUM_THREADS`` / ``MKL_NUM_THREADS``) set
   in the environment: that count is kept, as the libraries read it;
-* ``set_num_threads(n)``: ``n`` threads from then on (as ``torch.set_num_threads``).
+* ``set_num_threads(n)``: ``n`` threads from then on (as ``torch.set_num_threads``),
+  for BLAS and for the OpenMP threads of the oneDNN kernels alike: the two
+  alternate within a step, and two pools with different counts fight.
 
 The limits go through threadpoolctl, which finds the BLAS libraries numpy
 loaded and calls their own thread-count functions.
@@ -21,6 +23,13 @@ from threadpoolctl import ThreadpoolController
 
 _ENV_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS')
 _controller = None
+_listeners = []      # fn(n): other thread pools under the kernels (oneDNN's OpenMP)
+
+
+def on_change(fn):
+    """Call ``fn(n)`` whenever the thread count is set (one policy governs
+    BLAS and every kernel backend's threads)."""
+    _listeners.append(fn)
 
 
 def _blas():
@@ -36,6 +45,8 @@ def set_num_threads(n):
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError("set_num_threads: num_threads must be a positive int, got %r" % (n,))
     _blas().limit(limits=n)
+    for fn in _listeners:
+        fn(n)
 
 
 def get_num_threads():

@@ -40,3 +40,16 @@ def nan_check():
         yield
     finally:
         framework.set_flags({'FLAGS_check_nan_inf': False})
+
+
+@pytest.fixture
+def numpy_backend():
+    """The numpy kernels for the test (what it checks is numpy's own: conv
+    algorithm search, workspaces), the process's backend afterwards."""
+    from framework.ops import backends
+    before = backends.backend()
+    backends.set_backend('numpy')
+    try:
+        yield
+    finally:
+        backends.set_backend(before)

@@ -21,9 +21,14 @@ def test_run_all_quick_eager_prints_the_table():
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     header = [l for l in lines if l.startswith('figure')]
-    assert header and header[0].split()[:3] == ['figure', 'condition', 'ours'], out.stdout
+    assert header and header[0].split()[:4] == ['figure', 'condition', 'backend', 'ours'], \
+        out.stdout
     rows = [l for l in lines if l.startswith('eager fwd+bwd per op')]
-    assert len(rows) == 1 and ' clean ' in rows[0] and ' us ' in rows[0], out.stdout
+    # one row per kernel backend: numpy, and onednn where it loads
+    from framework.backends import onednn
+    kinds = ['numpy'] + (['onednn'] if onednn.available() else [])
+    assert [r.split()[5] for r in rows] == kinds, out.stdout
+    assert all(' clean ' in r and ' us ' in r for r in rows), out.stdout
     assert 'ERROR' not in out.stdout, out.stdout
     assert 'load average at start' in out.stdout and 'load average at end' in out.stdout
 

@@ -84,3 +84,36 @@ DTYPE_CASES = [(name, k, kind, d.name) for name, k in CASES
 def test_dtype_sweep(name, k, kind, dtype):
     op_check.check_dtype(*_case(name, k), kind,
                          next(d for d in op_check.SWEEP[kind][1] if d.name == dtype))
+
+
+# Ops with a kernel on another backend (ops/backends.py): their checks once more
+# on each backend, numpy included, whichever one the suite runs on by default
+# (oneDNN where it loads); elsewhere the backend changes nothing.
+BACKEND_CASES = [(name, k, backend) for name, k in CASES
+                 if len(KERNEL_OPS[name].kernels) > 1
+                 for backend in sorted(KERNEL_OPS[name].kernels)]
+
+
+@pytest.mark.parametrize('name,k,backend', BACKEND_CASES)
+def test_checks_on_each_backend(name, k, backend):
+    from framework.backends import onednn
+    from framework.ops import backends
+    if backend == 'onednn' and not onednn.available():
+        pytest.skip(onednn.why_unavailable())
+    before = backends.backend()
+    backends.set_backend(backend)
+    try:
+        op, args, opts = _case(name, k)
+        op_check.check_forward(op, args, opts)
+        op_check.check_infer_meta(op, args, opts)
+        op_check.check_static(op, args, opts)
+        if op.differentiable and opts.get('grad', True):
+            op_check.check_grad(op, args, opts)
+    finally:
+        backends.set_backend(before)
+
+
+def test_backend_cases_cover_each_backend_kernel():
+    ops = {name for name, _, _ in BACKEND_CASES}
+    assert ops == {n for n, op in KERNEL_OPS.items() if len(op.kernels) > 1}
+    assert {'conv', 'conv_transpose', 'conv_filter_grad'} <= ops

@@ -20,6 +20,7 @@ from ..dygraph import Tensor
 from ..dygraph.tensor import wrap_array
 from ..dygraph.state import grad_mode
 from ..dygraph.tracer import apply_op
+from ..ops import backends
 from ..ops.registry import OpDef
 from ..graph import backward as _backward
 from ..graph.executor import compile_program
@@ -60,6 +61,7 @@ class PartialProgram:
         self.strategy = build_strategy or BuildStrategy()
         self.training = True     # eval: forward only, no gradients (set per call)
         # plans by FLAGS_check_nan_inf (a checked plan names the first NaN/Inf op)
+        # and backend
         self._infer_plans = {}
         # (which inputs need grads (tuple of bools), NaN check) -> run_program op
         self._ops = {}
@@ -93,7 +95,8 @@ class PartialProgram:
         return self.train_program
 
     def _train(self, input_needs):
-        key = (input_needs, flags.flag('FLAGS_check_nan_inf'))
+        # plans bind the kernels of the backend active when they were compiled
+        key = (input_needs, flags.flag('FLAGS_check_nan_inf'), backends.plan_key())
         plans = self._trains.get(key)
         if plans is None:
             plans = self._trains[key] = self._build_train(input_needs, key[1])
@@ -111,9 +114,10 @@ class PartialProgram:
     # -- plans ------------------------------------------------------------------
     def infer_plan(self):
         check = flags.flag('FLAGS_check_nan_inf')
-        plan = self._infer_plans.get(check)
+        key = (check, backends.plan_key())
+        plan = self._infer_plans.get(key)
         if plan is None:
-            plan = self._infer_plans[check] = self._compile(
+            plan = self._infer_plans[key] = self._compile(
                 self._forward, tuple(self.input_names), tuple(self.output_names), check)
         return plan
 
@@ -182,7 +186,7 @@ class PartialProgram:
 
     def _run_op(self, input_needs):
         self._last_needs = input_needs
-        key = (input_needs, flags.flag('FLAGS_check_nan_inf'))
+        key = (input_needs, flags.flag('FLAGS_check_nan_inf'), backends.plan_key())
         op = self._ops.get(key)
         if op is None:
             op = self._ops[key] = self._make_run_op(input_needs)

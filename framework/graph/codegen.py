@@ -25,7 +25,7 @@ import sys
 import numpy as np
 
 from ..ops import registry
-from ..ops.registry import OpError
+from ..ops.registry import OpError, active_backend
 from . import lean
 from .operands import input_args, kernel_attr, output_names
 from .passes.analysis import ShapeClasses, Usage, persistable_writes
@@ -81,9 +81,11 @@ class _Emitter:
     """The generated module: its lines, its globals (kernels as ``k_<op type>``,
     attributes, captured tensors) and the locals, each named after its variable."""
 
-    def __init__(self, program, captured, check_nan_inf=False, lean_shapes=None):
+    def __init__(self, program, captured, check_nan_inf=False, lean_shapes=None,
+                 backend='numpy'):
         self.program = program
         self.check_nan_inf = check_nan_inf
+        self.backend = backend    # whose kernels the plan calls (ops/backends.py)
         # numpy called directly where the Program's dtypes and shapes allow
         # (lean.py), proved with the program's symbolic shapes; None: kernel calls only
         self.lean_shapes = lean_shapes
@@ -257,7 +259,7 @@ class _BlockCode:
         if code is not None:
             self.emit_lean(op, code, outs)
         else:
-            kernel = self.em.kernel(op.type, opdef.kernel)
+            kernel = self.em.kernel(op.type, opdef.kernel_for(self.em.backend))
             if reuse is not None:
                 kernel = self.em.kernel(op.type, opdef.kernel_into, '_inplace')
                 parts.append(parts[reuse])
@@ -284,6 +286,8 @@ class _BlockCode:
 
     def lean_code(self, op, opdef, attrs, parts, outs, reuse):
         """``lean.specialize``'s code for this op, or None (the kernel call)."""
+        if self.em.backend in opdef.kernels and self.em.backend != 'numpy':
+            return None       # the backend's kernel, not numpy code in its place
         ins = input_args(opdef, op, self.local.__getitem__)
         in_vars = input_args(opdef, op, self.block._find_var)
         out_vars = [self.block._find_var(n) if n is not None else None for n in outs]
@@ -377,14 +381,17 @@ class Plan:
 _plan_counter = [0]
 
 
-def generate(program, feed_names, fetch_names, captured, check_nan_inf=False, lean=True):
+def generate(program, feed_names, fetch_names, captured, check_nan_inf=False, lean=True,
+             backend=None):
     """A ``Plan`` running ``program`` (the executor's copy, after its passes):
     one generated Python function computing ``fetch_names`` from
     ``feed_names`` (and the scope); ``check_nan_inf``: every op's outputs are
     checked for NaN/Inf as it runs; ``lean``: numpy called directly where the
-    Program's dtypes and shapes allow (``lean.py``)."""
+    Program's dtypes and shapes allow (``lean.py``); ``backend``: whose
+    kernels it calls (None: the active backend's)."""
     shapes = ShapeClasses(program, Usage(program, feed_names, fetch_names)) if lean else None
-    em = _Emitter(program, captured, check_nan_inf, lean_shapes=shapes)
+    em = _Emitter(program, captured, check_nan_inf, lean_shapes=shapes,
+                  backend=backend or active_backend())
     em.emit('# S: the scope values by name, F: the feeds by name; returns the fetches', 0)
     em.emit('def run(S, F):', 0)
     gb = program.global_block()

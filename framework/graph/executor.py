@@ -15,7 +15,7 @@ import contextvars
 import numpy as np
 
 from .. import flags
-from ..ops import modes
+from ..ops import backends, modes
 from ..dense_tensor import DenseTensor
 from . import codegen
 from .passes import run_pipeline
@@ -25,12 +25,13 @@ from .program import Program, Variable, default_main_program
 # ---- compiling a program --------------------------------------------------------
 
 def compile_program(program, feed_names, fetch_names, strategy=None, side_effects=True,
-                    check_nan_inf=False):
+                    check_nan_inf=False, backend=None):
     """A ``codegen.Plan`` computing ``fetch_names`` from ``feed_names`` (and
     the scope): a copy of ``program`` through the pass pipeline (``passes``;
     only prune without a ``strategy``), then generated code.
     ``side_effects``: which side effects prune keeps (``passes.prune``);
-    ``check_nan_inf``: every op's outputs are checked for NaN/Inf as it runs."""
+    ``check_nan_inf``: every op's outputs are checked for NaN/Inf as it runs;
+    ``backend``: whose kernels the plan calls (None: the active backend's)."""
     work = program.clone()
     work._captured = program._captured
     for n in fetch_names:
@@ -39,7 +40,8 @@ def compile_program(program, feed_names, fetch_names, strategy=None, side_effect
     run_pipeline(work, feed_names, fetch_names, strategy, side_effects)
     plan = codegen.generate(
         work, feed_names, fetch_names, program._captured, check_nan_inf,
-        lean=strategy is not None and getattr(strategy, 'specialize_kernels', True))
+        lean=strategy is not None and getattr(strategy, 'specialize_kernels', True),
+        backend=backend)
     plan.program = program           # the plan cache checks which program it is for
     return plan
 
@@ -144,6 +146,9 @@ class Executor:
         self._cache = collections.OrderedDict()
         self._cache_size = cache_size
         self._seeded = set()
+        # the kernel backend this executor's plans use (None: the active one;
+        # an inference predictor fixes its own)
+        self._backend = None
 
     def close(self):
         self._cache.clear()
@@ -204,15 +209,18 @@ class Executor:
         return tuple(self._fetch_name(f) for f in fetch_list)
 
     def _plan(self, program, feed_names, fetch_names, strategy, check_nan_inf=False):
+        # a plan binds the kernels of the backend active when it was compiled
+        backend = self._backend or backends.plan_key()
         key = (id(program), program._version, feed_names, fetch_names, strategy.key(),
-               check_nan_inf)
+               check_nan_inf, backend)
         plan = self._cache.get(key)
         if plan is not None and plan.program is program:
             self._cache.move_to_end(key)
             return plan
         # NaN/Inf checks name the first bad op, so no pass may fuse ops away
         plan = compile_program(program, feed_names, fetch_names,
-                               None if check_nan_inf else strategy, check_nan_inf=check_nan_inf)
+                               None if check_nan_inf else strategy, check_nan_inf=check_nan_inf,
+                               backend=backend)
         self._cache[key] = plan
         if len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)

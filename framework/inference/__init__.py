@@ -12,6 +12,8 @@ import numpy as np
 
 from .. import dtype as _dt
 from ..graph import model_files as _io
+from ..ops import backends
+from ..threads import set_num_threads
 from ..graph.executor import Executor, Scope
 
 
@@ -116,6 +118,7 @@ class Config:
     def __init__(self, prog_file=None, params_file=None):
         self._prog_file, self._params_file = _model_files(prog_file, params_file)
         self._threads = 1
+        self._threads_set = False
         self._ir_optim = True
         self._memory_optim = False
         self._glog_disabled = False
@@ -157,7 +160,10 @@ class Config:
 
     # ---- CPU execution ---------------------------------------------------------------
     def set_cpu_math_library_num_threads(self, n):
+        """Threads for BLAS and oneDNN (the process's count, as in Paddle,
+        set when the predictor is made)."""
         self._threads = int(n)
+        self._threads_set = True
 
     def cpu_math_library_num_threads(self):
         return self._threads
@@ -352,6 +358,11 @@ class Predictor:
         self._scope = Scope()
         self._scope.vars.update(values)
         self._exe = Executor()
+        # enable_mkldnn / disable_mkldnn: this predictor's kernels, whatever
+        # the rest of the process runs on
+        self._exe._backend = backends.set_for_predictor(config.onednn_enabled())
+        if config._threads_set:
+            set_num_threads(config.cpu_math_library_num_threads())
         self._inputs = {}
         self._outputs = {}
         self._input_hooks = []

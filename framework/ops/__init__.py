@@ -20,3 +20,7 @@ lib.fill([math, reduce, manipulation, subscript, creation, nn, loss, conv, optim
           complex, fft, linalg, linalg_api, signal, alignment_loss, bessel, cumulative, distance,
           elementwise, indexing, layout, matrices, nucleus, products, random_fill, sets, stat,
           tensor_api])
+
+# every op and its backend kernels are declared: run them on oneDNN where it loads
+from . import backends  # noqa: E402
+backends.apply_default()

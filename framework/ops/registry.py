@@ -41,9 +41,14 @@ An ``OpDef`` carries everything either mode needs:
                verifier); see
                ``graph/control_flow.py``. Its sub-blocks are found from this
                declaration, never from attribute names (``graph/sub_blocks.py``).
-* ``kernels``  ``{backend: kernel}``: ``'numpy'`` is ``kernel``, the
-               reference every other backend's kernel (``@op.def_kernel(name)``)
-               is tested against on the op's test cases.
+* ``kernels``  ``{backend: kernel}``: ``'numpy'`` is the reference every
+               other backend's kernel (``@op.def_kernel(name)``) is tested
+               against on the op's test cases. A backend kernel has the numpy
+               kernel's signature and returns ``NotImplemented`` for calls it
+               does not cover (a dtype, a shape, an attribute), which then run
+               on numpy. ``kernel`` is what runs: the numpy kernel, or, while
+               a backend is active (``use_backend``, ``ops/backends.py``),
+               the backend's kernel falling back to numpy.
 * what the op *is* (``ops/properties.py``): ``pattern`` (elementwise /
                broadcast / reduce / view / opaque), ``effects`` (random,
                stateful, io, collective, callback), ``ufunc``/``ufunc_on``,
@@ -117,6 +122,36 @@ def autocast_suspended():
     return autocasting(None)
 
 
+# the kernel backend ops run on (ops/backends.py switches it): one per process,
+# like Paddle's FLAGS_use_mkldnn
+_active_backend = ['numpy']
+
+
+def use_backend(name):
+    """Run every op on backend ``name`` where it has a kernel there (numpy
+    elsewhere); ``'numpy'`` runs the reference kernels only."""
+    _active_backend[0] = name
+    for op in _OPS.values():
+        op._select_kernel()
+
+
+def active_backend():
+    return _active_backend[0]
+
+
+def _falling_back(fast, reference):
+    """The kernel that runs ``fast`` and, where it declines (returns
+    ``NotImplemented``), ``reference``."""
+    def kernel(*args):
+        out = fast(*args)
+        return reference(*args) if out is NotImplemented else out
+    # what the numpy kernel carries (float_kernel, __wrapped__) stays reachable
+    kernel.__dict__.update(getattr(reference, '__dict__', {}))
+    kernel.__name__ = getattr(reference, '__name__', 'kernel')
+    kernel.backend = fast
+    return kernel
+
+
 class OpError(ValueError):
     """A clear, user-facing error about an op's arguments."""
 
@@ -129,7 +164,7 @@ class OpDef:
                  'save_inputs', 'doc', 'test_cases', 'eager_fn', 'variadic_out',
                  'value_from_meta', 'promote', 'attr_types', 'attr_ranges',
                  'undeclared_attrs', 'onnx', 'output_variadic', 'sub_blocks', 'emit',
-                 'block_grad', 'block_rules', 'plain_fast_grad', 'kernels',
+                 'block_grad', 'block_rules', 'plain_fast_grad', 'kernels', '_composed',
                  # what the op is (ops/properties.py)
                  'pattern', 'effects', 'ufunc', 'ufunc_on', 'identity', 'passthrough',
                  'kernel_into', 'fresh', 'inference', 'amp', 'amp_inputs', 'paddle_names',
@@ -171,6 +206,7 @@ class OpDef:
                              % (name, ', '.join(sorted(unknown))))
         self.kernel = kernel
         self.kernels = {'numpy': kernel}
+        self._composed = {}       # backend -> its kernel with the numpy fallback
         self.infer_meta = infer_meta
         self.no_grad_inputs = frozenset(no_grad_inputs)
         self.grad = self._adapt(grad)
@@ -304,14 +340,33 @@ class OpDef:
 
     def def_kernel(self, backend):
         """Decorator: the op's kernel for ``backend`` (``'numpy'`` is the
-        reference, set by ``def_op``); same signature as the numpy kernel."""
+        reference, set by ``def_op``); same signature as the numpy kernel,
+        returning ``NotImplemented`` where it does not apply."""
         if backend == 'numpy':
             raise ValueError("op '%s': the numpy kernel is the one def_op declares" % self.name)
 
         def register(fn):
             self.kernels[backend] = fn
+            self._select_kernel()
             return fn
         return register
+
+    def kernel_for(self, backend):
+        """What runs on ``backend``: its kernel, falling back to numpy where it
+        declines; the numpy kernel where the op has none there."""
+        fast = self.kernels.get(backend)
+        if fast is None or backend == 'numpy':
+            return self.kernels['numpy']
+        composed = self._composed.get(backend)
+        if composed is None or composed.backend is not fast:
+            composed = self._composed[backend] = _falling_back(fast, self.kernels['numpy'])
+        return composed
+
+    def _select_kernel(self):
+        """Point ``kernel`` at the active backend's; eager functions made
+        from the old one are dropped."""
+        self.kernel = self.kernel_for(_active_backend[0])
+        self.eager_fn = None
 
     def def_lean(self, fn):
         """Decorator: the code generator's specializer ``fn(call) -> Lean or

@@ -25,6 +25,8 @@ import numpy as np
 
 
 from ... import dtype as _dt
+from ...backends import onednn
+from ...backends.onednn import conv as dnnl_conv
 from .. import lib, meta
 from ..grad_utils import is_value, wants
 from ..lowp import float32_compute
@@ -300,11 +302,11 @@ def _conv_fast(g, x, w, bias, out, stride, padding, dilation, groups, data_forma
                             dilation)
     gx = gw = gb = None
     if isinstance(x, np.ndarray) and wants(0):     # a first layer's input needs no grad
-        gx = P.from_nchw(np_conv_transpose(g, w.astype(g.dtype, copy=False), stride, padding,
-                                           op, dilation, groups, data_format), data_format)
+        gx = conv_transpose_op.kernel(g, w.astype(g.dtype, copy=False), None, stride, padding,
+                                      op, dilation, groups, data_format)
     if isinstance(w, np.ndarray) and wants(1):
-        gw = np_filter_grad(x.astype(g.dtype, copy=False), g, ksize, stride, padding, dilation,
-                            groups, data_format)
+        gw = conv_filter_grad_op.kernel(x.astype(g.dtype, copy=False), g, ksize, stride,
+                                        padding, dilation, groups, data_format)
     if isinstance(bias, np.ndarray):
         gb = _bias_grad(g, data_format)
     return gx, gw, gb
@@ -375,11 +377,11 @@ def _transpose_fast(g, x, w, bias, out, stride, padding, output_padding, dilatio
     ksize = list(w.shape[2:])
     gx = gw = gb = None
     if isinstance(x, np.ndarray):
-        gx = P.from_nchw(np_conv(g, w.astype(g.dtype, copy=False), stride, padding, dilation,
-                                 groups, data_format), data_format)
-    if isinstance(w, np.ndarray):
-        gw = np_filter_grad(g, x.astype(g.dtype, copy=False), ksize, stride, padding, dilation,
+        gx = conv_op.kernel(g, w.astype(g.dtype, copy=False), None, stride, padding, dilation,
                             groups, data_format)
+    if isinstance(w, np.ndarray):
+        gw = conv_filter_grad_op.kernel(g, x.astype(g.dtype, copy=False), ksize, stride,
+                                        padding, dilation, groups, data_format)
     if isinstance(bias, np.ndarray):
         gb = _bias_grad(g, data_format)
     return gx, gw, gb
@@ -442,12 +444,93 @@ def _filter_grad_fast(gw, x, gy, out, kernel_size, stride, padding, dilation, gr
                             padding, dilation)
     gx = ggy = None
     if isinstance(x, np.ndarray):
-        gx = P.from_nchw(np_conv_transpose(gy.astype(gw.dtype, copy=False), gw, stride, padding,
-                                           op, dilation, groups, data_format), data_format)
+        gx = conv_transpose_op.kernel(gy.astype(gw.dtype, copy=False), gw, None, stride,
+                                      padding, op, dilation, groups, data_format)
     if isinstance(gy, np.ndarray):
-        ggy = P.from_nchw(np_conv(x.astype(gw.dtype, copy=False), gw, stride, padding,
-                                  dilation, groups, data_format), data_format)
+        ggy = conv_op.kernel(x.astype(gw.dtype, copy=False), gw, None, stride, padding,
+                             dilation, groups, data_format)
     return gx, ggy
+
+
+# ---- the oneDNN kernels ------------------------------------------------------------
+# Each takes the numpy kernel's arguments, hands oneDNN logical NC(D)HW views
+# of the arrays (channel-last and 1-D data included: views, no copies) and
+# writes a result allocated in the op's data_format. Anything but float32
+# arrays, and empty arrays, run on numpy (where the errors are made too).
+
+def _onednn_takes(*arrays):
+    return all(a is None or (isinstance(a, np.ndarray) and a.dtype == np.float32 and a.size)
+               for a in arrays)
+
+
+def _onednn_attrs(ndim, stride, padding, dilation):
+    """The attributes with a neutral H for 1-D convs (run as 2-D with H == 1)."""
+    if ndim == 5:
+        return list(stride), list(padding), list(dilation)
+    return P.hw2(stride, 1), P.pad4(padding), P.hw2(dilation, 1)
+
+
+def _empty_in(shape_nc, spatial, data_format):
+    """A fresh result in ``data_format`` and its logical NC(D)HW view."""
+    out = np.empty(_out_shape(shape_nc[0], shape_nc[1], spatial, data_format), np.float32)
+    return out, P.to_nchw(out, data_format)
+
+
+@conv_op.def_kernel('onednn')
+def _conv_onednn(x, weight, bias, stride, padding, dilation, groups, data_format):
+    if not _onednn_takes(x, weight, bias) or x.ndim != weight.ndim:
+        return NotImplemented
+    check_conv_shapes('conv', x.shape, weight.shape, groups, data_format)
+    spatial = _conv_spatial(P.spatial_shape(x.shape, data_format), weight.shape[2:], stride,
+                            padding, dilation)
+    if min(spatial) <= 0:
+        return NotImplemented
+    out, view = _empty_in((x.shape[0], weight.shape[0]), spatial, data_format)
+    if dnnl_conv.forward(onednn.runtime(), P.to_nchw(x, data_format), P.weight4(weight), bias,
+                         *_onednn_attrs(x.ndim, stride, padding, dilation), groups, view) is None:
+        return NotImplemented
+    return out
+
+
+@conv_transpose_op.def_kernel('onednn')
+def _conv_transpose_onednn(x, weight, bias, stride, padding, output_padding, dilation, groups,
+                           data_format):
+    if not _onednn_takes(x, weight, bias) or x.ndim != weight.ndim:
+        return NotImplemented
+    check_conv_shapes('conv_transpose', x.shape, weight.shape, groups, data_format, True)
+    spatial = _transpose_spatial(P.spatial_shape(x.shape, data_format), weight.shape[2:],
+                                 stride, padding, output_padding, dilation)
+    if min(spatial) <= 0 or any(o >= max(s, d) for o, s, d in
+                                zip(output_padding, stride, dilation)):
+        return NotImplemented
+    out, view = _empty_in((x.shape[0], weight.shape[1] * groups), spatial, data_format)
+    if dnnl_conv.backward_data(onednn.runtime(), P.to_nchw(x, data_format), P.weight4(weight),
+                               *_onednn_attrs(x.ndim, stride, padding, dilation), groups,
+                               view) is None:
+        return NotImplemented
+    if bias is not None:
+        _add_bias(view, bias)
+    return out
+
+
+@conv_filter_grad_op.def_kernel('onednn')
+def _filter_grad_onednn(x, out_grad, kernel_size, stride, padding, dilation, groups,
+                        data_format):
+    if not _onednn_takes(x, out_grad) or x.ndim != out_grad.ndim:
+        return NotImplemented
+    c = P.channels_of(x.shape, data_format)
+    expect = _conv_spatial(P.spatial_shape(x.shape, data_format), kernel_size, stride, padding,
+                           dilation)
+    if c % groups or expect != list(P.spatial_shape(out_grad.shape, data_format)):
+        return NotImplemented
+    oc = P.channels_of(out_grad.shape, data_format)
+    gw = np.empty([oc, c // groups] + list(kernel_size), np.float32)
+    if dnnl_conv.backward_weights(onednn.runtime(), P.to_nchw(x, data_format),
+                                  P.to_nchw(out_grad, data_format), *_onednn_attrs(
+                                      x.ndim, stride, padding, dilation), groups,
+                                  P.weight4(gw)) is None:
+        return NotImplemented
+    return gw
 
 
 # ---- bias gradient pair ----------------------------------------------------------

@@ -1,0 +1,177 @@
+"""oneDNN 3.2's C API constants: the values of the enums and ``#define``s the
+binding passes to the library.
+
+Generated, not written by hand: a C program that includes oneDNN v3.2's
+public headers (``include/oneapi/dnnl/dnnl_types.h``, ``dnnl_common_types.h``
+of the public oneDNN repository, tag v3.2) printed each name's value. Names
+drop the ``dnnl_`` / ``DNNL_`` prefix. ``tests/test_onednn.py`` checks them
+against the loaded library (its ``dnnl_*2str`` functions name each value).
+"""
+
+# status (dnnl_status_t)
+SUCCESS = 0
+OUT_OF_MEMORY = 1
+INVALID_ARGUMENTS = 2
+UNIMPLEMENTED = 3
+LAST_IMPL_REACHED = 4
+RUNTIME_ERROR = 5
+NOT_REQUIRED = 6
+
+# data types (dnnl_data_type_t)
+DATA_TYPE_UNDEF = 0
+F16 = 1
+BF16 = 2
+F32 = 3
+S32 = 4
+S8 = 5
+U8 = 6
+F64 = 7
+
+# format kinds (dnnl_format_kind_t)
+FORMAT_KIND_ANY = 1
+BLOCKED = 2
+
+# format tags (dnnl_format_tag_t)
+FORMAT_TAG_UNDEF = 0
+FORMAT_TAG_ANY = 1
+A = 2
+AB = 3
+ABC = 4
+ABCD = 5
+ABCDE = 6
+ACDB = 22
+ACDEB = 33
+LDIGO = 6
+LDGOI = 31
+LDGO = 5
+LDNC = 5
+TNC = 4
+NTC = 16
+
+# engine kinds (dnnl_engine_kind_t)
+CPU = 1
+
+# stream flags (dnnl_stream_flags_t)
+STREAM_DEFAULT_FLAGS = 1
+
+# propagation kinds (dnnl_prop_kind_t)
+FORWARD_TRAINING = 64
+FORWARD_INFERENCE = 96
+BACKWARD = 128
+BACKWARD_DATA = 160
+BACKWARD_WEIGHTS = 192
+BACKWARD_BIAS = 193
+
+# primitive kinds (dnnl_primitive_kind_t)
+REORDER = 1
+CONVOLUTION = 5
+DECONVOLUTION = 6
+ELTWISE = 7
+POOLING = 16
+BATCH_NORMALIZATION = 9
+LAYER_NORMALIZATION = 20
+SOFTMAX = 19
+MATMUL = 14
+RNN = 11
+BINARY = 13
+
+# algorithm kinds (dnnl_alg_kind_t)
+CONVOLUTION_DIRECT = 1
+CONVOLUTION_AUTO = 3
+DECONVOLUTION_DIRECT = 10
+ELTWISE_RELU = 32
+ELTWISE_TANH = 33
+ELTWISE_ELU = 34
+ELTWISE_LOGISTIC = 41
+ELTWISE_GELU_ERF = 49
+ELTWISE_GELU_TANH = 43
+ELTWISE_SWISH = 44
+ELTWISE_HARDSWISH = 52
+ELTWISE_CLIP = 46
+ELTWISE_SQUARE = 35
+ELTWISE_ABS = 36
+ELTWISE_SQRT = 37
+ELTWISE_EXP = 42
+ELTWISE_LOG = 45
+ELTWISE_SOFT_RELU = 39
+ELTWISE_MISH = 51
+POOLING_MAX = 511
+POOLING_AVG_INCLUDE_PADDING = 767
+POOLING_AVG_EXCLUDE_PADDING = 1023
+SOFTMAX_ACCURATE = 196608
+SOFTMAX_LOG = 196609
+VANILLA_LSTM = 12287
+VANILLA_GRU = 16383
+LBR_GRU = 20479
+BINARY_ADD = 131056
+BINARY_MUL = 131057
+
+# normalization flags (dnnl_normalization_flags_t)
+NORMALIZATION_FLAGS_NONE = 0
+USE_GLOBAL_STATS = 1
+USE_SCALE = 2
+USE_SHIFT = 4
+FUSE_NORM_RELU = 8
+
+# rnn (dnnl_rnn_direction_t, dnnl_rnn_flags_t)
+UNIDIRECTIONAL_LEFT2RIGHT = 1
+UNIDIRECTIONAL_RIGHT2LEFT = 2
+BIDIRECTIONAL_CONCAT = 3
+BIDIRECTIONAL_SUM = 4
+RNN_FLAGS_UNDEF = 0
+RNN_FLAGS_DIFF_WEIGHTS_OVERWRITE = 1
+
+# queries (dnnl_query_t)
+QUERY_PRIMITIVE_KIND = 2
+QUERY_IMPL_INFO_STR = 8
+QUERY_EXEC_ARG_MD = 255
+QUERY_SRC_MD = 129
+QUERY_DIFF_SRC_MD = 130
+QUERY_WEIGHTS_MD = 131
+QUERY_DIFF_WEIGHTS_MD = 132
+QUERY_DST_MD = 133
+QUERY_DIFF_DST_MD = 134
+QUERY_WORKSPACE_MD = 135
+QUERY_SCRATCHPAD_MD = 136
+QUERY_NDIMS_S32 = 256
+QUERY_DIMS = 257
+QUERY_DATA_TYPE = 258
+QUERY_FORMAT_KIND = 262
+
+# scratchpad modes (dnnl_scratchpad_mode_t)
+SCRATCHPAD_MODE_LIBRARY = 0
+SCRATCHPAD_MODE_USER = 1
+
+# fpmath modes (dnnl_fpmath_mode_t)
+FPMATH_MODE_STRICT = 0
+
+# execution arguments (DNNL_ARG_*) and limits
+ARG_SRC = 1
+ARG_SRC_1 = 2
+ARG_SRC_2 = 3
+ARG_DST = 17
+ARG_DST_1 = 18
+ARG_DST_2 = 19
+ARG_WEIGHTS = 33
+ARG_WEIGHTS_1 = 34
+ARG_BIAS = 41
+ARG_MEAN = 49
+ARG_VARIANCE = 50
+ARG_SCALE = 51
+ARG_SHIFT = 52
+ARG_WORKSPACE = 64
+ARG_SCRATCHPAD = 80
+ARG_FROM = 1
+ARG_TO = 17
+ARG_DIFF_SRC = 129
+ARG_DIFF_SRC_1 = 130
+ARG_DIFF_SRC_2 = 131
+ARG_DIFF_DST = 145
+ARG_DIFF_DST_1 = 146
+ARG_DIFF_DST_2 = 147
+ARG_DIFF_WEIGHTS = 161
+ARG_DIFF_WEIGHTS_1 = 162
+ARG_DIFF_BIAS = 169
+ARG_DIFF_SCALE = 255
+ARG_DIFF_SHIFT = 256
+MAX_NDIMS = 12

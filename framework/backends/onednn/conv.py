@@ -1,0 +1,114 @@
+"""Convolution on oneDNN: forward, backward-data (also the transposed conv)
+and backward-weights, 2-D and 3-D, any groups (depthwise included).
+
+Arrays arrive as logical ``[N, C, *spatial]`` views of the caller's buffers
+(channel-last data is a transposed view: oneDNN reads it through its
+strides, nothing is copied); weights are Paddle's ``[O, I/groups, *k]``,
+which is oneDNN's ``goi..`` with the groups split out. Padding is Paddle's
+``[before0, after0, before1, after1, ...]``; oneDNN counts dilation from 0.
+
+Layouts per shape: a 1x1 convolution with stride 1 runs fastest on the
+plain layout (oneDNN calls a GEMM); for every other shape oneDNN chooses a
+blocked layout (``format_tag_any``) and the plan reorders into it and back.
+"""
+from . import constants as C
+
+
+def _geometry(ksize, stride, padding, dilation):
+    nd = len(ksize)
+    return ([int(s) for s in stride], [int(d) - 1 for d in dilation],
+            [int(padding[2 * i]) for i in range(nd)],
+            [int(padding[2 * i + 1]) for i in range(nd)])
+
+
+def _chosen(rt, ksize, stride, *user_descs):
+    """The descriptors the primitive is created with: the user's own for a
+    1x1 stride-1 conv, else 'any' for oneDNN to choose."""
+    if all(k == 1 for k in ksize) and all(s == 1 for s in stride):
+        return list(user_descs)
+    return [rt.any_like(d) for d in user_descs]
+
+
+def _hint(plan, rt, src, weights, dst, geometry):
+    """The forward primitive descriptor a backward one is created against."""
+    hint = plan.primitive_desc(
+        rt.lib.dnnl_convolution_forward_primitive_desc_create, 'convolution forward (hint)',
+        C.FORWARD_TRAINING, C.CONVOLUTION_DIRECT, src.handle, weights.handle, None, dst.handle,
+        *map(rt.dims, geometry))
+    plan.keep(hint)
+    return hint
+
+
+def forward(rt, x, w, b, stride, padding, dilation, groups, y):
+    """``y[:] = conv(x, w) + b`` (``b`` may be None); all logical views.
+    Returns None where oneDNN has no implementation for the call (so the
+    caller runs its numpy kernel); so do the other two."""
+    ksize = w.shape[2:]
+    key = ('conv', x.shape, x.strides, w.shape, w.strides, b is not None, y.strides,
+           tuple(stride), tuple(padding), tuple(dilation), groups, rt.threads())
+
+    def build(plan):
+        geometry = _geometry(ksize, stride, padding, dilation)
+        ux, uw, uy = rt.desc_of(x), rt.desc_of(w, groups), rt.desc_of(y)
+        ub = rt.desc_of(b) if b is not None else None
+        sx, sw, sy = _chosen(rt, ksize, stride, ux, uw, uy)
+        pd = plan.primitive_desc(
+            rt.lib.dnnl_convolution_forward_primitive_desc_create, 'convolution forward',
+            C.FORWARD_INFERENCE, C.CONVOLUTION_DIRECT, sx.handle, sw.handle,
+            ub.handle if ub is not None else None, sy.handle, *map(rt.dims, geometry))
+        args = {C.ARG_SRC: plan.reorder(plan.user(0, ux), ux, pd.md(C.QUERY_SRC_MD)),
+                C.ARG_WEIGHTS: plan.reorder(plan.user(1, uw), uw, pd.md(C.QUERY_WEIGHTS_MD))}
+        if b is not None:
+            args[C.ARG_BIAS] = plan.user(3, ub)
+        plan.add_into(pd, args, C.ARG_DST, C.QUERY_DST_MD, 2, uy, 'convolution forward')
+
+    return y if rt.run(key, build, x, w, y, *([] if b is None else [b])) else None
+
+
+def backward_data(rt, gy, w, stride, padding, dilation, groups, gx):
+    """``gx[:] = conv_x^T(gy, w)``: the gradient in the conv's input, which
+    is also the transposed convolution of ``gy``."""
+    ksize = w.shape[2:]
+    key = ('conv_bwd_data', gy.shape, gy.strides, w.shape, w.strides, gx.shape, gx.strides,
+           tuple(stride), tuple(padding), tuple(dilation), groups, rt.threads())
+
+    def build(plan):
+        geometry = _geometry(ksize, stride, padding, dilation)
+        ugy, uw, ugx = rt.desc_of(gy), rt.desc_of(w, groups), rt.desc_of(gx)
+        sgx, sw, sgy = _chosen(rt, ksize, stride, ugx, uw, ugy)
+        hint = _hint(plan, rt, sgx, sw, sgy, geometry)
+        pd = plan.primitive_desc(
+            rt.lib.dnnl_convolution_backward_data_primitive_desc_create,
+            'convolution backward data', C.CONVOLUTION_DIRECT, sgx.handle, sw.handle,
+            sgy.handle, *map(rt.dims, geometry), hint.handle)
+        args = {C.ARG_DIFF_DST: plan.reorder(plan.user(0, ugy), ugy, pd.md(C.QUERY_DIFF_DST_MD)),
+                C.ARG_WEIGHTS: plan.reorder(plan.user(1, uw), uw, pd.md(C.QUERY_WEIGHTS_MD))}
+        plan.add_into(pd, args, C.ARG_DIFF_SRC, C.QUERY_DIFF_SRC_MD, 2, ugx,
+                      'convolution backward data')
+
+    return gx if rt.run(key, build, gy, w, gx) else None
+
+
+def backward_weights(rt, x, gy, stride, padding, dilation, groups, gw):
+    """``gw[:] = conv_w^T(x, gy)``: the filter gradient (``gw`` gives the
+    kernel size)."""
+    ksize = gw.shape[2:]
+    key = ('conv_bwd_weights', x.shape, x.strides, gy.shape, gy.strides, gw.shape,
+           tuple(stride), tuple(padding), tuple(dilation), groups, rt.threads())
+
+    def build(plan):
+        geometry = _geometry(ksize, stride, padding, dilation)
+        ux, ugy = rt.desc_of(x), rt.desc_of(gy)
+        ugw = rt.desc_of(gw, groups)
+        sx, sgw, sgy = _chosen(rt, ksize, stride, ux, ugw, ugy)
+        hint = _hint(plan, rt, sx, sgw, sgy, geometry)
+        pd = plan.primitive_desc(
+            rt.lib.dnnl_convolution_backward_weights_primitive_desc_create,
+            'convolution backward weights', C.CONVOLUTION_DIRECT, sx.handle, sgw.handle, None,
+            sgy.handle, *map(rt.dims, geometry), hint.handle)
+        args = {C.ARG_SRC: plan.reorder(plan.user(0, ux), ux, pd.md(C.QUERY_SRC_MD)),
+                C.ARG_DIFF_DST: plan.reorder(plan.user(1, ugy), ugy, pd.md(C.QUERY_DIFF_DST_MD))}
+        plan.add_into(pd, args, C.ARG_DIFF_WEIGHTS, C.QUERY_DIFF_WEIGHTS_MD, 2, ugw,
+                      'convolution backward weights')
+
+    return gw if rt.run(key, build, x, gy, gw) else None

@@ -1,0 +1,292 @@
+"""oneDNN objects the kernels use: engine, streams, memory descriptors, and
+``Plan``, a cached sequence of primitives over numpy buffers.
+
+A kernel call builds (once per key) a ``Plan``: the primitives it runs in
+order (reorders into oneDNN's preferred layout, the computation, reorders
+back), the memory objects they read and write, and the buffers between
+them. Running a plan points the memory objects at the caller's numpy arrays
+(no copies) and executes each primitive. Plans live in a per-thread cache:
+their buffers and user scratchpads are written by every run, so two threads
+running the same op at once (a served model) must not share them.
+
+oneDNN reads the OpenMP thread count when a primitive is created, so the
+count is part of every plan's key.
+"""
+import collections
+import ctypes
+import threading
+
+import numpy as np
+
+from . import constants as C
+from .library import DnnlError, ExecArg
+
+_ALIGN = 64                           # bytes: oneDNN's blocked layouts want cache lines
+DTYPES = {np.dtype(np.float32): C.F32}
+_MISSING = object()
+
+
+class Runtime:
+    """The loaded library, its CPU engine, and each thread's stream and plans."""
+
+    def __init__(self, lib, check, capacity=1024):
+        self.lib, self.check = lib, check
+        self.engine = ctypes.c_void_p()
+        check(lib.dnnl_engine_create(ctypes.byref(self.engine), C.CPU, 0), 'dnnl_engine_create')
+        self.capacity = capacity
+        self._local = threading.local()
+        self.attr = self._user_scratchpad_attr()
+        # libgomp is loaded with oneDNN (it is linked against it)
+        gomp = ctypes.CDLL('libgomp.so.1')
+        self._omp_set = gomp.omp_set_num_threads
+        self._omp_set.argtypes = [ctypes.c_int]
+        gomp.omp_get_max_threads.restype = ctypes.c_int
+        self.policy = gomp.omp_get_max_threads()
+
+    def _user_scratchpad_attr(self):
+        # the plan owns each primitive's scratchpad: no allocation per call
+        attr = ctypes.c_void_p()
+        self.check(self.lib.dnnl_primitive_attr_create(ctypes.byref(attr)),
+                   'dnnl_primitive_attr_create')
+        self.check(self.lib.dnnl_primitive_attr_set_scratchpad_mode(attr, C.SCRATCHPAD_MODE_USER),
+                   'dnnl_primitive_attr_set_scratchpad_mode')
+        return attr
+
+    def _thread(self):
+        local = self._local
+        if not hasattr(local, 'plans'):
+            local.stream = ctypes.c_void_p()
+            self.check(self.lib.dnnl_stream_create(ctypes.byref(local.stream), self.engine,
+                                                   C.STREAM_DEFAULT_FLAGS), 'dnnl_stream_create')
+            local.plans = collections.OrderedDict()
+            local.omp = None
+        return local
+
+    def run(self, key, build, *arrays):
+        """Run the calling thread's plan for ``key`` (made by ``build(plan)``
+        the first time) on ``arrays``; False when oneDNN has no
+        implementation for the call (remembered: it is not asked again)."""
+        local = self._thread()
+        plans = local.plans
+        plan = plans.get(key, _MISSING)
+        if plan is _MISSING:
+            plan = Plan(self, local.stream)
+            try:
+                build(plan)
+            except DnnlError:
+                plan = None       # unimplemented here: the numpy kernel runs
+            plans[key] = plan
+            if len(plans) > self.capacity:
+                plans.popitem(last=False)
+        if plan is None:
+            return False
+        plan.run(*arrays)
+        return True
+
+    def cached_plans(self):
+        """How many plans the calling thread holds."""
+        return len(self._thread().plans)
+
+    def clear(self):
+        self._thread().plans.clear()
+
+    # -- memory descriptors ---------------------------------------------------------
+    def desc(self, dims, dtype=C.F32, strides=None, tag=None):
+        """An owned memory descriptor: plain with ``strides`` (elements), or
+        by format ``tag`` (``FORMAT_TAG_ANY``: the primitive chooses)."""
+        md = ctypes.c_void_p()
+        n = len(dims)
+        d = dims_array(dims)
+        if strides is not None:
+            status = self.lib.dnnl_memory_desc_create_with_strides(
+                ctypes.byref(md), n, d, dtype, dims_array(strides))
+        else:
+            status = self.lib.dnnl_memory_desc_create_with_tag(ctypes.byref(md), n, d, dtype, tag)
+        self.check(status, 'dnnl_memory_desc_create (dims %s)' % (list(dims),))
+        return Owned(md, self.lib.dnnl_memory_desc_destroy)
+
+    def any_like(self, md):
+        """A descriptor with ``md``'s dims and dtype whose layout the
+        primitive created with it chooses."""
+        handle = getattr(md, 'handle', md)
+        # scalars come back by value, dims as a pointer to the descriptor's own array
+        ndims, dtype, dims = ctypes.c_int(), ctypes.c_int(), ctypes.c_void_p()
+        for query, out in ((C.QUERY_NDIMS_S32, ndims), (C.QUERY_DATA_TYPE, dtype),
+                           (C.QUERY_DIMS, dims)):
+            self.check(self.lib.dnnl_memory_desc_query(handle, query, ctypes.byref(out)),
+                       'dnnl_memory_desc_query')
+        values = ctypes.cast(dims, ctypes.POINTER(ctypes.c_int64 * C.MAX_NDIMS)).contents
+        return self.desc(values[:ndims.value], dtype.value, tag=C.FORMAT_TAG_ANY)
+
+    dims = staticmethod(lambda values: dims_array(values))
+
+    def threads(self):
+        """The OpenMP thread count this thread's primitives use (oneDNN
+        reads it when it creates one, so it is part of every plan's key).
+        OpenMP keeps the count per thread: a thread that runs kernels gets
+        the process's policy (``set_threads``) on its first call."""
+        local = self._thread()
+        if local.omp != self.policy:
+            self._omp_set(self.policy)
+            local.omp = self.policy
+        return local.omp
+
+    def set_threads(self, n):
+        """Run oneDNN on ``n`` OpenMP threads from now on, in every thread."""
+        self.policy = int(n)
+        self.threads()
+
+    def desc_of(self, arr, groups=1):
+        """The descriptor of numpy array ``arr`` as it lies in memory (any
+        strides); ``groups`` > 1 splits its first axis into
+        ``[groups, shape[0] // groups]`` (a grouped conv's weights)."""
+        item = arr.itemsize
+        dims, strides = list(arr.shape), [s // item for s in arr.strides]
+        if groups > 1:
+            dims[:1] = [groups, dims[0] // groups]
+            strides[:1] = [strides[0] * dims[1], strides[0]]
+        return self.desc(dims, DTYPES[arr.dtype], strides=strides)
+
+
+def dims_array(values):
+    arr = (ctypes.c_int64 * C.MAX_NDIMS)()
+    for i, v in enumerate(values):
+        arr[i] = int(v)
+    return arr
+
+
+class Owned:
+    """A oneDNN handle destroyed with its Python owner."""
+    __slots__ = ('handle', '_destroy')
+
+    def __init__(self, handle, destroy):
+        self.handle, self._destroy = handle, destroy
+
+    def __del__(self):
+        if self.handle:
+            self._destroy(self.handle)
+            self.handle = None
+
+
+class PrimitiveDesc(Owned):
+    """A primitive descriptor: what oneDNN chose (layouts, scratchpad)."""
+    __slots__ = ('lib',)
+
+    def __init__(self, lib, handle):
+        super().__init__(handle, lib.dnnl_primitive_desc_destroy)
+        self.lib = lib
+
+    def md(self, query, index=0):
+        """A memory descriptor the primitive uses (owned by the descriptor)."""
+        return self.lib.dnnl_primitive_desc_query_md(self.handle, query, index)
+
+    def impl(self):
+        s = ctypes.c_char_p()
+        self.lib.dnnl_primitive_desc_query(self.handle, C.QUERY_IMPL_INFO_STR, 0, ctypes.byref(s))
+        return s.value.decode()
+
+
+class Plan:
+    """Primitives run in order over user arrays (by position) and buffers."""
+
+    def __init__(self, runtime, stream):
+        self.rt, self.lib, self.stream = runtime, runtime.lib, stream
+        self.steps = []           # (primitive, ExecArg array, count)
+        self.bindings = []        # (memory handle, user slot)
+        self._keep = []           # everything the steps point at
+        self.note = []            # what the plan does, for errors and tests
+
+    def primitive_desc(self, create, call, *args):
+        """``create(&pd, engine, *args, attr)``, with the user scratchpad attr."""
+        pd = ctypes.c_void_p()
+        self.rt.check(create(ctypes.byref(pd), self.rt.engine, *args, self.rt.attr), call)
+        return PrimitiveDesc(self.lib, pd)
+
+    def _memory(self, md, handle=None):
+        mem = ctypes.c_void_p()
+        self.rt.check(self.lib.dnnl_memory_create(ctypes.byref(mem), md, self.rt.engine, handle),
+                      'dnnl_memory_create')
+        self._keep.append(Owned(mem, self.lib.dnnl_memory_destroy))
+        return mem
+
+    def user(self, slot, md):
+        """Memory over the ``slot``-th array of each run."""
+        md = getattr(md, 'handle', md)
+        mem = self._memory(md)
+        self.bindings.append((mem, slot))
+        return mem
+
+    def buffer(self, md):
+        """Memory over a buffer the plan owns (``md``'s size, aligned)."""
+        md = getattr(md, 'handle', md)
+        size = self.lib.dnnl_memory_desc_get_size(md)
+        raw = np.empty(size + _ALIGN, np.uint8)
+        start = -raw.ctypes.data % _ALIGN
+        self._keep.append(raw)
+        return self._memory(md, raw[start:].ctypes.data)
+
+    def add(self, pd, args, what):
+        """Run primitive ``pd`` with ``args`` ({DNNL_ARG: memory}); its
+        scratchpad is a buffer of the plan."""
+        pad = pd.md(C.QUERY_SCRATCHPAD_MD)
+        if pad and self.lib.dnnl_memory_desc_get_size(pad):
+            args = dict(args)
+            args[C.ARG_SCRATCHPAD] = self.buffer(pad)
+        prim = ctypes.c_void_p()
+        self.rt.check(self.lib.dnnl_primitive_create(ctypes.byref(prim), pd.handle),
+                      'dnnl_primitive_create (%s)' % what)
+        self._keep += [pd, Owned(prim, self.lib.dnnl_primitive_destroy)]
+        arr = (ExecArg * len(args))(*[ExecArg(int(k), m) for k, m in args.items()])
+        self._keep.append(arr)
+        self.steps.append((prim, arr, len(args), what))
+        self.note.append('%s [%s]' % (what, pd.impl()))
+
+    def reorder(self, src, src_md, dst_md):
+        """Memory holding ``src`` (described by ``src_md``) in layout
+        ``dst_md``: ``src`` itself when they are the same, else a buffer
+        filled by a reorder step."""
+        src_md, dst_md = getattr(src_md, 'handle', src_md), getattr(dst_md, 'handle', dst_md)
+        if self.lib.dnnl_memory_desc_equal(src_md, dst_md):
+            return src
+        dst = self.buffer(dst_md)
+        self.reorder_into(src, src_md, dst, dst_md)
+        return dst
+
+    def reorder_into(self, src, src_md, dst, dst_md):
+        pd = ctypes.c_void_p()
+        eng = self.rt.engine
+        self.rt.check(self.lib.dnnl_reorder_primitive_desc_create(
+            ctypes.byref(pd), getattr(src_md, 'handle', src_md), eng,
+            getattr(dst_md, 'handle', dst_md), eng, self.rt.attr), 'dnnl_reorder_primitive_desc_create')
+        self.add(PrimitiveDesc(self.lib, pd), {C.ARG_FROM: src, C.ARG_TO: dst}, 'reorder')
+
+    def add_into(self, pd, args, arg, query, slot, user_md, what):
+        """Add ``pd`` writing its output ``arg`` straight into user array
+        ``slot`` when the layouts agree, else into a buffer reordered into it."""
+        out_md = pd.md(query)
+        mine = self.user(slot, user_md)
+        if self.same(out_md, user_md):
+            self.add(pd, {**args, arg: mine}, what)
+            return
+        tmp = self.buffer(out_md)
+        self.add(pd, {**args, arg: tmp}, what)
+        self.reorder_into(tmp, out_md, mine, user_md)
+
+    def keep(self, obj):
+        """Hold ``obj`` (a hint descriptor...) as long as the plan."""
+        self._keep.append(obj)
+
+    def same(self, a, b):
+        return bool(self.lib.dnnl_memory_desc_equal(getattr(a, 'handle', a),
+                                                    getattr(b, 'handle', b)))
+
+    def run(self, *arrays):
+        lib, check = self.lib, self.rt.check
+        ptrs = [a.ctypes.data for a in arrays]
+        for mem, slot in self.bindings:
+            lib.dnnl_memory_set_data_handle(mem, ptrs[slot])
+        stream = self.stream
+        for prim, args, n, what in self.steps:
+            status = lib.dnnl_primitive_execute(prim, stream, n, args)
+            if status:
+                check(status, 'dnnl_primitive_execute (%s)' % what)

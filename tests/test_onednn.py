@@ -1,0 +1,385 @@
+"""The oneDNN backend: its binding against the library, the choice of
+backend, what plans and caches depend on, threads, and the fallback.
+
+The ops' oneDNN kernels against their numpy kernels on every registry case
+are in test_op_properties.py (``test_backend_kernels_match_numpy``).
+"""
+import os
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import framework as paddle
+from framework.backends import onednn
+from framework.ops import backends, registry
+
+pytestmark = pytest.mark.skipif(not onednn.available(), reason="oneDNN did not load: %s"
+                                % onednn.why_unavailable())
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture
+def on_numpy():
+    """Run the test on numpy, then give the backend back."""
+    before = backends.backend()
+    backends.set_backend('numpy')
+    yield
+    backends.set_backend(before)
+
+
+@pytest.fixture
+def on_onednn():
+    before = backends.backend()
+    backends.set_backend('onednn')
+    yield
+    backends.set_backend(before)
+
+
+# ---- the binding against the library ----------------------------------------------
+
+def _lib():
+    return onednn.runtime().lib
+
+
+def _named(fn, value):
+    return fn(value).decode()
+
+
+# constants -> the name the library's own *2str function gives the value
+_NAMED = {
+    'dnnl_status2str': {'SUCCESS': 'success', 'OUT_OF_MEMORY': 'out_of_memory',
+                        'INVALID_ARGUMENTS': 'invalid_arguments',
+                        'UNIMPLEMENTED': 'unimplemented', 'LAST_IMPL_REACHED': 'last_impl_reached',
+                        'RUNTIME_ERROR': 'runtime_error', 'NOT_REQUIRED': 'not_required'},
+    'dnnl_dt2str': {'DATA_TYPE_UNDEF': 'undef', 'F16': 'f16', 'BF16': 'bf16', 'F32': 'f32',
+                    'S32': 's32', 'S8': 's8', 'U8': 'u8', 'F64': 'f64'},
+    'dnnl_fmt_kind2str': {'FORMAT_KIND_ANY': 'any', 'BLOCKED': 'blocked'},
+    'dnnl_fmt_tag2str': {'FORMAT_TAG_UNDEF': 'undef', 'FORMAT_TAG_ANY': 'any', 'A': 'a',
+                         'AB': 'ab', 'ABC': 'abc', 'ABCD': 'abcd', 'ABCDE': 'abcde',
+                         'ACDB': 'acdb', 'ACDEB': 'acdeb',
+                         # the RNN names are aliases of plain tags
+                         'LDIGO': 'abcde', 'LDGOI': 'abdec', 'LDGO': 'abcd', 'LDNC': 'abcd',
+                         'TNC': 'abc', 'NTC': 'bac'},
+    'dnnl_engine_kind2str': {'CPU': 'cpu'},
+    'dnnl_prop_kind2str': {n: n.lower() for n in (
+        'FORWARD_TRAINING', 'FORWARD_INFERENCE', 'BACKWARD', 'BACKWARD_DATA',
+        'BACKWARD_WEIGHTS', 'BACKWARD_BIAS')},
+    'dnnl_prim_kind2str': {n: n.lower() for n in (
+        'REORDER', 'CONVOLUTION', 'DECONVOLUTION', 'ELTWISE', 'POOLING', 'BATCH_NORMALIZATION',
+        'LAYER_NORMALIZATION', 'SOFTMAX', 'MATMUL', 'RNN', 'BINARY')},
+    'dnnl_alg_kind2str': {n: n.lower() for n in (
+        'CONVOLUTION_DIRECT', 'CONVOLUTION_AUTO', 'DECONVOLUTION_DIRECT', 'ELTWISE_RELU',
+        'ELTWISE_TANH', 'ELTWISE_ELU', 'ELTWISE_LOGISTIC', 'ELTWISE_GELU_ERF',
+        'ELTWISE_GELU_TANH', 'ELTWISE_SWISH', 'ELTWISE_HARDSWISH', 'ELTWISE_CLIP',
+        'ELTWISE_SQUARE', 'ELTWISE_ABS', 'ELTWISE_SQRT', 'ELTWISE_EXP', 'ELTWISE_LOG',
+        'ELTWISE_SOFT_RELU', 'ELTWISE_MISH', 'POOLING_MAX', 'POOLING_AVG_INCLUDE_PADDING',
+        'POOLING_AVG_EXCLUDE_PADDING', 'SOFTMAX_ACCURATE', 'SOFTMAX_LOG', 'VANILLA_LSTM',
+        'VANILLA_GRU', 'LBR_GRU', 'BINARY_ADD', 'BINARY_MUL')},
+    'dnnl_scratchpad_mode2str': {'SCRATCHPAD_MODE_LIBRARY': 'library',
+                                 'SCRATCHPAD_MODE_USER': 'user'},
+    'dnnl_rnn_direction2str': {n: n.lower() for n in (
+        'UNIDIRECTIONAL_LEFT2RIGHT', 'UNIDIRECTIONAL_RIGHT2LEFT', 'BIDIRECTIONAL_CONCAT',
+        'BIDIRECTIONAL_SUM')},
+    'dnnl_rnn_flags2str': {'RNN_FLAGS_UNDEF': 'undef',
+                           'RNN_FLAGS_DIFF_WEIGHTS_OVERWRITE': 'rnn_flags_diff_weights_overwrite'},
+    'dnnl_fpmath_mode2str': {'FPMATH_MODE_STRICT': 'strict'},
+}
+
+
+@pytest.mark.parametrize('fn', sorted(_NAMED))
+def test_enum_constants_are_the_librarys(fn):
+    C = onednn.constants
+    got = {name: _named(getattr(_lib(), fn), getattr(C, name)) for name in _NAMED[fn]}
+    assert got == _NAMED[fn]
+
+
+def test_the_library_is_the_version_the_binding_follows():
+    v = _lib().dnnl_version().contents
+    assert (v.major, v.minor) >= onednn.library.VERSION and v.major == 3
+
+
+def test_each_primitive_the_kernels_make_is_of_its_kind():
+    # a descriptor query answers with the kind the create call was for: the
+    # create functions' signatures and the propagation/algorithm values agree
+    import ctypes
+    C = onednn.constants
+    rt = onednn.runtime()
+    plan = onednn.core.Plan(rt, None)
+    x = rt.desc([1, 2, 5, 5], strides=[50, 25, 5, 1])
+    w = rt.desc([3, 2, 3, 3], strides=[18, 9, 3, 1])
+    y = rt.desc([1, 3, 3, 3], strides=[27, 9, 3, 1])
+    dims = [rt.dims(v) for v in ([1, 1], [0, 0], [0, 0], [0, 0])]
+    conv = plan.primitive_desc(_lib().dnnl_convolution_forward_primitive_desc_create, 'conv',
+                               C.FORWARD_INFERENCE, C.CONVOLUTION_DIRECT, x.handle, w.handle,
+                               None, y.handle, *dims)
+    kind = ctypes.c_int()
+    _lib().dnnl_primitive_desc_query(conv.handle, C.QUERY_PRIMITIVE_KIND, 0, ctypes.byref(kind))
+    assert kind.value == C.CONVOLUTION
+    # the source it reads is the descriptor it was given (plain layouts are kept)
+    assert plan.same(conv.md(C.QUERY_SRC_MD), x)
+    assert not plan.same(conv.md(C.QUERY_SRC_MD), y)
+
+
+def test_a_failed_call_names_itself_and_the_status():
+    rt = onednn.runtime()
+    with pytest.raises(onednn.DnnlError, match=r'dnnl_memory_desc_create.*invalid_arguments'):
+        rt.desc([2, 3], strides=[-1, 1])
+
+
+def test_an_unimplemented_call_falls_back_and_is_not_asked_again():
+    rt = onednn.runtime()
+    calls = []
+
+    def build(plan):
+        calls.append(1)
+        raise onednn.DnnlError('unimplemented')
+
+    key = ('test-unimplemented', id(calls))
+    x = np.zeros(3, np.float32)
+    assert rt.run(key, build, x) is False
+    assert rt.run(key, build, x) is False
+    assert calls == [1]
+
+
+# ---- choosing the backend ----------------------------------------------------------
+
+def test_onednn_is_the_default_where_it_loads_and_the_flag_says_so():
+    code = ("import framework as p; from framework.ops import backends; "
+            "print(backends.backend(), p.get_flags('FLAGS_use_mkldnn')['FLAGS_use_mkldnn'])")
+    env = dict(os.environ)
+    env.pop('FRAMEWORK_BACKEND', None)
+    env.pop('FLAGS_use_mkldnn', None)
+    out = subprocess.run([sys.executable, '-c', code], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.stdout.split() == ['onednn', 'True'], out.stderr
+    env['FRAMEWORK_BACKEND'] = 'numpy'
+    out = subprocess.run([sys.executable, '-c', code], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.stdout.split() == ['numpy', 'False'], out.stderr
+
+
+def test_without_the_library_everything_runs_on_numpy_with_one_message():
+    code = "\n".join([
+        "import warnings, numpy as np",
+        "import framework as p",
+        "from framework.ops import backends",
+        "print(backends.backend())",
+        "with warnings.catch_warnings(record=True) as w:",
+        "    warnings.simplefilter('always')",
+        "    p.set_flags({'FLAGS_use_mkldnn': True})",
+        "    p.set_flags({'FLAGS_use_mkldnn': False})",
+        "    p.set_flags({'FLAGS_use_mkldnn': True})",
+        "print(backends.backend(), p.get_flags('FLAGS_use_mkldnn')['FLAGS_use_mkldnn'])",
+        "print(len(w), str(w[0].message))",
+        "x = p.ones([1, 2, 5, 5]); print(p.nn.functional.conv2d(x, p.ones([3, 2, 3, 3])).shape)",
+    ])
+    env = dict(os.environ, FRAMEWORK_ONEDNN_LIBRARY='/nonexistent/libdnnl.so.3')
+    env.pop('FRAMEWORK_BACKEND', None)
+    out = subprocess.run([sys.executable, '-c', code], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=120)
+    lines = out.stdout.splitlines()
+    assert out.returncode == 0, out.stderr
+    assert lines[0] == 'numpy' and lines[1] == 'numpy False'
+    assert lines[2].startswith('1 ') and 'oneDNN' in lines[2] and 'not installed' in lines[2]
+    assert lines[3] == '[1, 3, 3, 3]'
+
+
+def test_set_backend_checks_its_argument():
+    with pytest.raises(ValueError, match="set_backend: backend must be one of"):
+        backends.set_backend('mkl')
+
+
+def test_flag_switches_the_kernels(on_onednn):
+    conv = registry.lookup('conv')
+    assert conv.kernel is conv.kernel_for('onednn') is not conv.kernels['numpy']
+    paddle.set_flags({'FLAGS_use_mkldnn': False})
+    assert backends.backend() == 'numpy' and conv.kernel is conv.kernels['numpy']
+    paddle.set_flags({'FLAGS_use_mkldnn': True})
+    assert backends.backend() == 'onednn' and conv.kernel is conv.kernel_for('onednn')
+    # ops without a oneDNN kernel keep their numpy one
+    add = registry.lookup('add')
+    assert add.kernel is add.kernels['numpy']
+
+
+def _conv_net_step(seed=3):
+    paddle.seed(seed)
+    net = paddle.nn.Sequential(paddle.nn.Conv2D(2, 4, 3, padding=1), paddle.nn.ReLU(),
+                               paddle.nn.Conv2D(4, 3, 3, stride=2, groups=1),
+                               paddle.nn.Conv2DTranspose(3, 2, 3, stride=2, output_padding=1))
+    x = paddle.to_tensor(np.random.default_rng(seed).standard_normal((2, 2, 9, 9))
+                         .astype(np.float32), stop_gradient=False)
+    y = net(x)
+    (y * y).mean().backward()
+    return [y.numpy(), x.grad.numpy()] + [p.grad.numpy() for p in net.parameters()]
+
+
+def test_eager_results_and_gradients_agree_across_backends():
+    before = backends.backend()
+    try:
+        backends.set_backend('numpy')
+        want = _conv_net_step()
+        backends.set_backend('onednn')
+        got = _conv_net_step()
+    finally:
+        backends.set_backend(before)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype == np.float32 and g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
+
+
+def test_float64_runs_on_numpy_under_onednn(on_onednn):
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((1, 2, 6, 6)), rng.standard_normal((3, 2, 3, 3))
+    conv = registry.lookup('conv')
+    args = (x, w, None, [1, 1], [1, 1, 1, 1], [1, 1], 1, 'NCHW')
+    assert conv.kernels['onednn'](*args) is NotImplemented
+    np.testing.assert_array_equal(conv.kernel(*args), conv.kernels['numpy'](*args))
+
+
+# ---- what compiled plans depend on --------------------------------------------------
+
+def _static_conv_program():
+    main, start = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, start):
+        x = paddle.static.data('x', [2, 3, 8, 8], 'float32')
+        y = paddle.static.nn.conv2d(x, 4, 3, padding=1)
+    return main, start, y
+
+
+def _binds(plan, kernel):
+    """Whether the plan's generated code calls ``kernel``."""
+    return any(v is kernel for v in plan.fn.__globals__.values())
+
+
+def test_an_executor_plan_is_compiled_per_backend():
+    paddle.enable_static()
+    before = backends.backend()
+    try:
+        main, start, y = _static_conv_program()
+        exe = paddle.static.Executor()
+        exe.run(start)
+        feed = {'x': np.random.default_rng(1).standard_normal((2, 3, 8, 8)).astype(np.float32)}
+        backends.set_backend('onednn')
+        a = exe.run(main, feed=feed, fetch_list=[y])[0]
+        plan_a = exe._plan(main, ('x',), (y.name,), paddle.static.BuildStrategy())
+        backends.set_backend('numpy')
+        b = exe.run(main, feed=feed, fetch_list=[y])[0]
+        plan_b = exe._plan(main, ('x',), (y.name,), paddle.static.BuildStrategy())
+        assert plan_a is not plan_b
+        conv = registry.lookup('conv')
+        assert _binds(plan_a, conv.kernel_for('onednn'))
+        assert not _binds(plan_b, conv.kernel_for('onednn'))
+        numpy_conv = conv.kernels['numpy']
+        assert _binds(plan_b, numpy_conv) or _binds(plan_b, numpy_conv.full_precision_kernel)
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+        # and back: the first plan again, not a third
+        backends.set_backend('onednn')
+        assert exe._plan(main, ('x',), (y.name,), paddle.static.BuildStrategy()) is plan_a
+    finally:
+        backends.set_backend(before)
+        paddle.disable_static()
+
+
+def test_to_static_compiles_per_backend():
+    before = backends.backend()
+    try:
+        paddle.seed(0)
+        net = paddle.jit.to_static(paddle.nn.Conv2D(2, 3, 3))
+        x = paddle.to_tensor(np.random.default_rng(4).standard_normal((1, 2, 5, 5))
+                             .astype(np.float32), stop_gradient=False)
+        results = {}
+        for name in ('onednn', 'numpy', 'onednn'):
+            backends.set_backend(name)
+            y = net(x)
+            y.sum().backward()
+            results[name] = (y.numpy(), x.grad.numpy().copy())
+            x.clear_gradient()
+        partial = net.forward.get_concrete_program(x)[1]
+        assert sorted(k[-1] for k in partial._trains) == ['numpy', 'onednn']
+        conv = registry.lookup('conv')
+        plan = partial._trains[next(k for k in partial._trains if k[-1] == 'onednn')]
+        assert _binds(plan.fwd, conv.kernel_for('onednn'))
+        assert _binds(plan.bwd, registry.lookup('conv_filter_grad').kernel_for('onednn'))
+        for a, b in zip(results['onednn'], results['numpy']):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+    finally:
+        backends.set_backend(before)
+
+
+def test_a_predictor_uses_its_configs_choice(tmp_path, on_numpy):
+    paddle.enable_static()
+    try:
+        main, start, y = _static_conv_program()
+        exe = paddle.static.Executor()
+        exe.run(start)
+        x = main.global_block().var('x')
+        prefix = str(tmp_path / 'conv')
+        paddle.static.save_inference_model(prefix, [x], [y], exe, program=main)
+    finally:
+        paddle.disable_static()
+    from framework import inference
+    feed = np.random.default_rng(2).standard_normal((2, 3, 8, 8)).astype(np.float32)
+    outs = {}
+    for enabled in (True, False):
+        config = inference.Config(prefix + '.pdmodel', prefix + '.pdiparams')
+        if not enabled:
+            config.disable_mkldnn()
+        predictor = inference.create_predictor(config)
+        assert predictor._exe._backend == ('onednn' if enabled else 'numpy')
+        outs[enabled] = predictor.run([feed])[0].numpy()
+    assert backends.backend() == 'numpy'      # the process's choice is left alone
+    np.testing.assert_allclose(outs[True], outs[False], rtol=1e-4, atol=1e-5)
+
+
+# ---- threads --------------------------------------------------------------------------
+
+def test_the_thread_count_is_part_of_the_plan_key(on_onednn):
+    rt = onednn.runtime()
+    before = paddle.get_num_threads()
+    conv = registry.lookup('conv')
+    x = np.ones((1, 2, 7, 7), np.float32)
+    w = np.ones((3, 2, 3, 3), np.float32)
+    args = (x, w, None, [1, 1], [0, 0, 0, 0], [1, 1], 1, 'NCHW')
+    try:
+        paddle.set_num_threads(1)
+        conv.kernel(*args)
+        n = rt.cached_plans()
+        conv.kernel(*args)
+        assert rt.cached_plans() == n               # the same key: the same plan
+        paddle.set_num_threads(2)
+        assert rt.threads() == 2
+        out = conv.kernel(*args)
+        assert rt.cached_plans() == n + 1           # only the thread count changed
+        np.testing.assert_allclose(out, 18.0)
+    finally:
+        paddle.set_num_threads(before)
+
+
+def test_threads_running_one_op_at_once_do_not_share_buffers(on_onednn):
+    conv = registry.lookup('conv')
+    rng = np.random.default_rng(5)
+    w = rng.standard_normal((8, 4, 3, 3)).astype(np.float32)
+    xs = [rng.standard_normal((2, 4, 12, 12)).astype(np.float32) for _ in range(4)]
+    attrs = ([1, 1], [1, 1, 1, 1], [1, 1], 1, 'NCHW')
+    want = [conv.kernels['numpy'](x, w, None, *attrs) for x in xs]
+    errors = []
+
+    def work(i):
+        try:
+            for _ in range(30):
+                got = conv.kernel(xs[i], w, None, *attrs)
+                if not np.allclose(got, want[i], rtol=1e-4, atol=1e-4):
+                    errors.append(i)
+                    return
+        except Exception as e:     # noqa: BLE001  (reported below)
+            errors.append(repr(e))
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
