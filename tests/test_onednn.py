@@ -383,3 +383,33 @@ def test_threads_running_one_op_at_once_do_not_share_buffers(on_onednn):
     for t in threads:
         t.join()
     assert errors == []
+
+
+# ---- what runs on oneDNN and what does not --------------------------------------------
+
+def test_a_plan_that_gets_only_oneDNNs_reference_loops_is_declined():
+    # a 1x1 conv on a strided view (every other channel) runs on the plain
+    # layout, where oneDNN has only its reference implementation: numpy is faster
+    from framework.backends.onednn import conv as dnnl_conv
+    rt = onednn.runtime()
+    x = np.ones((2, 8, 5, 5), np.float32)[:, ::2]
+    w = np.ones((3, 4, 1, 1), np.float32)
+    y = np.empty((2, 3, 5, 5), np.float32)
+    assert dnnl_conv.forward(rt, x, w, None, [1, 1], [0, 0, 0, 0], [1, 1], 1, y) is None
+
+
+def test_strided_inputs_are_made_dense_and_run_fast(on_onednn):
+    # a channel shuffle leaves a transposed view; the kernel copies it once and
+    # runs oneDNN's optimized convolution, not the reference loops
+    rng = np.random.default_rng(6)
+    view = rng.standard_normal((2, 6, 6, 8)).astype(np.float32).transpose(0, 3, 1, 2)
+    w = rng.standard_normal((5, 8, 1, 1)).astype(np.float32)
+    conv = registry.lookup('conv')
+    args = (view, w, None, [1, 1], [0, 0, 0, 0], [1, 1], 1, 'NCHW')
+    before = onednn.runtime().cached_plans()
+    got = conv.kernels['onednn'](*args)
+    assert got is not NotImplemented
+    np.testing.assert_allclose(got, conv.kernels['numpy'](*args), rtol=1e-5, atol=1e-5)
+    plans = onednn.runtime()._thread().plans
+    assert onednn.runtime().cached_plans() == before + 1
+    assert list(plans.values())[-1] is not None

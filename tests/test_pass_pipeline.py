@@ -54,7 +54,8 @@ def test_the_pipeline_is_one_ordered_list_with_prune_first():
     names = [p.name for p in PIPELINE]
     assert names == ['prune', 'constant_folding', 'remove_identity', 'enable_cse',
                      'loop_invariant_hoisting', 'batch_split_siblings', 'fuse_matmul_add_act',
-                     'fuse_elewise_add_act_ops', 'enable_dce', 'enable_inplace',
+                     'fuse_conv_bn_add_act', 'fuse_elewise_add_act_ops', 'enable_dce',
+                     'enable_inplace',
                      'memory_optimize']
     assert PIPELINE[0].switch is None
     strategy = static.BuildStrategy()

@@ -2,11 +2,13 @@
 
 Every pass must keep results identical: random programs (chains/DAGs of
 elementwise, matmul and reduce ops over feeds and constants, and their
-gradient programs) run with all passes off, each pass alone and all on, and
-the fetched values must be equal. Targeted tests check that each pass fires
+gradient programs, 1-channel conv blocks) run with all passes off, each pass
+alone and all on, on each kernel backend, and the fetched values must be
+equal. Targeted tests check that each pass fires
 where it should and holds back where it must, and that the user's Program is
 never changed (passes work on the executor's copy).
 """
+import contextlib
 import json
 
 import numpy as np
@@ -14,11 +16,23 @@ import pytest
 
 import framework as paddle
 from framework import static
-from framework.ops import fused, registry
+from framework.backends import onednn
+from framework.ops import backends, fused, registry
 from framework.graph import codegen, serialize
 from framework.graph.passes import PASSES, constant_fold, dce, hoist
 
 SWITCHES = [s for s, _ in PASSES]
+BACKENDS = ['numpy'] + (['onednn'] if onednn.available() else [])
+
+
+@contextlib.contextmanager
+def on_backend(name):
+    before = backends.backend()
+    backends.set_backend(name)
+    try:
+        yield
+    finally:
+        backends.set_backend(before)
 F = paddle.nn.functional
 
 
@@ -121,10 +135,34 @@ class RandomProgram:
         pool = [p for p in self.pool if not need_last4 or (p.ndim >= 1 and p.shape[-1] == 4)]
         return pool[int(self.rng.integers(len(pool)))]
 
+    def conv_block(self):
+        """A function of a [batch, 4] value: as a 1-channel 2x2 image, a 3x3
+        conv, then maybe an inference batch norm, a residual add and a relu
+        (what fuse_conv_bn_add_act rewrites), flattened back."""
+        rng, dt = self.rng, self.dtype
+        w = paddle.to_tensor(rng.uniform(-0.6, 0.6, (1, 1, 3, 3)).astype(dt))
+        scale, shift, mean = (paddle.to_tensor(rng.uniform(-1, 1, 1).astype(dt))
+                              for _ in range(3))
+        var = paddle.to_tensor(rng.uniform(0.5, 2.0, 1).astype(dt))
+        bn, residual, act = rng.random(3) < (.6, .5, .7)
+
+        def block(a):
+            img = paddle.reshape(a, [-1, 1, 2, 2])
+            out = F.conv2d(img, w, padding=1)
+            if bn:
+                out = F.batch_norm(out, mean, var, scale, shift, training=False)
+            if residual:
+                out = out + img
+            if act:
+                out = F.relu(out)
+            return paddle.reshape(out, [-1, 4])
+        return block
+
     def step(self, w):
         rng = self.rng
         kind = rng.choice(['unary', 'binary', 'binary', 'matmul', 'reduce', 'identity',
-                           'repeat', 'split'], p=[.2, .17, .17, .12, .1, .12, .06, .06])
+                           'repeat', 'split', 'conv'],
+                          p=[.18, .16, .16, .11, .1, .11, .06, .06, .06])
         if kind == 'repeat' and self.history:
             fn, args = self.history[int(rng.integers(len(self.history)))]
             return fn(*args)
@@ -144,6 +182,8 @@ class RandomProgram:
             args = (a,)
         elif kind == 'split':
             fn, args = SPLITS[int(rng.integers(len(SPLITS)))], (self.pick(True),)
+        elif kind == 'conv':
+            fn, args = self.conv_block(), (self.pick(True),)
         else:
             fn, args = IDENTITY[int(rng.integers(len(IDENTITY)))], (self.pick(),)
         self.history.append((fn, args))
@@ -151,14 +191,17 @@ class RandomProgram:
 
 
 def _check_all_configs(rp):
-    exe = static.Executor()
-    base = run(rp.main, rp.feed, rp.fetch, exe=exe)
-    configs = [(s,) for s in SWITCHES] + [tuple(SWITCHES)]
-    for on in configs:
-        got = run(rp.main, rp.feed, rp.fetch, *on, exe=exe)
-        for k, (a, b) in enumerate(zip(base, got)):
-            assert a.dtype == b.dtype and a.shape == b.shape, (on, k)
-            np.testing.assert_array_equal(b, a, err_msg='passes %s, fetch %d' % (on, k))
+    for backend in BACKENDS:
+        with on_backend(backend):
+            exe = static.Executor()
+            base = run(rp.main, rp.feed, rp.fetch, exe=exe)
+            configs = [(s,) for s in SWITCHES] + [tuple(SWITCHES)]
+            for on in configs:
+                got = run(rp.main, rp.feed, rp.fetch, *on, exe=exe)
+                for k, (a, b) in enumerate(zip(base, got)):
+                    assert a.dtype == b.dtype and a.shape == b.shape, (on, k)
+                    np.testing.assert_array_equal(
+                        b, a, err_msg='passes %s on %s, fetch %d' % (on, backend, k))
 
 
 @pytest.mark.parametrize('seed', range(12))
@@ -798,3 +841,130 @@ def test_fused_matmul_falls_back_when_the_bias_changes_dtype_or_shape():
         want = np.tanh(np.matmul(x, w) + bias)
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_array_equal(got, want)
+
+
+# ---- conv + batch norm (inference) + residual add + activation ---------------------
+
+def _conv_program(bn_training=False, fetch_conv=False, act=F.relu, residual='same',
+                  read_stat=False, dtype='float32'):
+    """x -> conv -> batch_norm -> add -> act, with the variations the pass
+    must hold back on."""
+    rng = np.random.default_rng(40)
+    main = static.Program()
+    with static.program_guard(main, static.Program()):
+        x = static.data('x', [None, 3, 6, 6], dtype)
+        w = paddle.to_tensor(rng.standard_normal((3, 3, 3, 3)).astype(dtype))
+        stats = [paddle.to_tensor(v.astype(dtype)) for v in (
+            rng.standard_normal(3), rng.standard_normal(3), rng.standard_normal(3),
+            rng.uniform(0.5, 2, 3))]
+        c = F.conv2d(x, w, padding=1)
+        b = F.batch_norm(c, stats[2], stats[3], stats[0], stats[1], training=bn_training)
+        other = {'same': x, 'broadcast': x[:, :1]}[residual]
+        out = act(b + other)
+        fetch = [out] + ([c] if fetch_conv else [])
+        if read_stat:
+            bn_op = [op for op in main.global_block().ops if op.type == 'batch_norm'][0]
+            saved = main.global_block().var(bn_op.output('saved_mean')[0])
+            fetch.append(paddle.sum(saved))
+    feed = {'x': rng.standard_normal((2, 3, 6, 6)).astype(dtype)}
+    return main, feed, fetch
+
+
+def _fused_convs(main, feed, fetch):
+    on, plan = plan_ops(main, feed, fetch, 'fuse_bn_add_act_ops')
+    return [op for op in on if op.type == 'fused_conv'], on, plan
+
+
+def test_conv_bn_residual_relu_becomes_one_fused_conv():
+    main, feed, fetch = _conv_program()
+    fc, on, plan = _fused_convs(main, feed, fetch)
+    assert len(fc) == 1 and [t for t in types(on) if t != 'assign_value'] == ['fused_conv']
+    op = fc[0]
+    assert op.attrs['act'] == 'relu' and op.input('residual') == ['x']
+    assert op.input('bn_mean') and op.input('bn_var') and op.input('bn_scale')
+    assert 'k_fused_conv(' in plan.source and "'relu')" in plan.source
+    for backend in BACKENDS:
+        with on_backend(backend):
+            want = run(main, feed, fetch)[0]
+            got = run(main, feed, fetch, 'fuse_bn_add_act_ops')[0]
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize('variant,kept', [
+    # batch statistics update the running ones: the batch norm stays
+    (dict(bn_training=True), {'batch_norm'}),
+    # the conv's output is fetched: it must still be computed
+    (dict(fetch_conv=True), {'conv'}),
+    # the batch norm's saved mean is read: the batch norm stays
+    (dict(read_stat=True), {'batch_norm'}),
+    # a broadcast operand is not a residual; the add stays, so does the act after it
+    (dict(residual='broadcast'), {'add', 'relu'}),
+    # an activation with attributes is not absorbed
+    (dict(act=lambda v: F.leaky_relu(v, 0.1)), {'leaky_relu'}),
+])
+def test_conv_fusion_holds_back(variant, kept):
+    main, feed, fetch = _conv_program(**variant)
+    fc, on, _ = _fused_convs(main, feed, fetch)
+    assert kept <= set(types(on)), types(on)
+    for backend in BACKENDS:
+        with on_backend(backend):
+            want = run(main, feed, fetch)
+            got = run(main, feed, fetch, 'fuse_bn_add_act_ops')
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize('bias,bn,residual,act', [
+    (False, True, True, 'relu'), (True, True, False, ''), (True, False, False, 'silu'),
+    (False, False, True, 'hardswish'), (False, True, False, 'sigmoid')])
+def test_fused_conv_on_onednn_is_one_convolution_with_the_unfused_results(bias, bn, residual,
+                                                                          act):
+    # the batch norm, residual add and activation as post-ops give the unfused
+    # ops' float32 results bit for bit (the same operations in the same order)
+    if not onednn.available():
+        pytest.skip(onednn.why_unavailable())
+    from framework.ops.conv import fused_conv
+    rng = np.random.default_rng(41)
+    x = rng.standard_normal((2, 16, 8, 8)).astype(np.float32)
+    w = rng.standard_normal((16, 16, 3, 3)).astype(np.float32)
+    b = rng.standard_normal(16).astype(np.float32) if bias else None
+    stats = ([rng.standard_normal(16).astype(np.float32) for _ in range(3)]
+             + [rng.uniform(0.5, 2, 16).astype(np.float32)]) if bn else [None] * 4
+    res = rng.standard_normal((2, 16, 8, 8)).astype(np.float32) if residual else None
+    geom = ([1, 1], [1, 1, 1, 1], [1, 1], 1, 'NCHW')
+    args = (x, w, b, *stats, res, *geom, 1e-5, act)
+    rt = onednn.runtime()
+    got = fused_conv.fused_conv_op.kernels['onednn'](*args)
+    plan = list(rt._thread().plans.values())[-1]
+    assert [n.split(' [')[0] for n in plan.note].count('convolution forward') == 1
+    assert all(n.startswith(('reorder', 'convolution forward')) for n in plan.note)
+    want = registry.lookup('conv').kernel_for('onednn')(x, w, b, *geom)
+    if bn:
+        want = registry.lookup('batch_norm').kernel(want, stats[2], stats[3], stats[0],
+                                                    stats[1], 0.9, 1e-5, 'NCHW', True)[0]
+    if residual:
+        want = want + res
+    if act:
+        want = registry.lookup(act).kernel(want)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_fused_conv_checks_its_inputs():
+    from framework.ops.conv import fused_conv
+    op = fused_conv.fused_conv_op
+    M = registry.Meta
+    x, w = M([2, 3, 6, 6], np.float32), M([4, 3, 3, 3], np.float32)
+    c4, c3 = M([4], np.float32), M([3], np.float32)
+    geom = ([1, 1], [1, 1, 1, 1], [1, 1], 1, 'NCHW', 1e-5)
+    assert op.infer_meta(x, w, None, c4, c4, c4, c4, M([-1, 4, 6, 6], np.float32), *geom,
+                         'relu').shape == (2, 4, 6, 6)
+    with pytest.raises(registry.OpError, match=r"fused_conv: residual must have the output's "
+                       r"shape \[2, 4, 6, 6\], got \[2, 4, 5, 6\]"):
+        op.infer_meta(x, w, None, None, None, None, None, M([2, 4, 5, 6], np.float32), *geom,
+                      '')
+    with pytest.raises(registry.OpError, match=r"fused_conv: bn_mean must have shape \[4\]"):
+        op.infer_meta(x, w, None, None, None, c3, c4, None, *geom, '')
+    with pytest.raises(registry.OpError, match='bn_mean and bn_var come together'):
+        op.infer_meta(x, w, None, None, None, c4, None, None, *geom, '')
+    with pytest.raises(ValueError, match="act must be '' or an attribute-free"):
+        op.infer_meta(x, w, None, None, None, None, None, None, *geom, 'leaky_relu')

@@ -112,6 +112,8 @@ class BuildStrategy:
         self.batch_split_siblings = True
         self.fuse_elewise_add_act_ops = True
         self.fuse_matmul_add_act = True
+        # conv + batch norm (inference) + residual add + activation: Paddle's name
+        self.fuse_bn_add_act_ops = True
         self.enable_inplace = True
         self.memory_optimize = True
         # the generated code calls numpy itself where the Program's dtypes and

@@ -2,6 +2,7 @@
 from . import registry, meta, grad_utils  # noqa: F401
 from . import math, reduce, manipulation, subscript, creation  # noqa: F401
 from . import nn, loss, conv, optim, init_ops, fused  # noqa: F401
+from .conv import fused_conv  # noqa: F401  (after nn: it runs batch_norm's kernel)
 from . import py_func  # noqa: F401
 from . import compare, control, tensor_array  # noqa: F401
 from . import special, sampling, rnn_cells, rnn_seq  # noqa: F401

@@ -86,6 +86,14 @@ def same_dim(a, b):
     return a == b and a >= 0
 
 
+def may_equal(a, b):
+    """Sizes that may be equal at run time (checks pass unless both are known
+    and differ): equal known sizes, or either unknown (-1 or a symbol)."""
+    if isinstance(a, Sym) or isinstance(b, Sym):
+        return True
+    return a == b or a < 0 or b < 0
+
+
 def _broadcast_dim(da, db):
     """The broadcast of two dims that compare equal (two unknowns, or one size)."""
     if isinstance(da, Sym) and not same_dim(da, db):

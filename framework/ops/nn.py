@@ -819,13 +819,21 @@ def batch_norm_op(x, running_mean, running_var, weight, bias, momentum, epsilon,
         var = np.mean(xc * xc, axis=axes)
         mean_out = (momentum * running_mean + (1 - momentum) * mean).astype(running_mean.dtype)
         var_out = (momentum * running_var + (1 - momentum) * var).astype(running_var.dtype)
-    inv = (1.0 / np.sqrt(var + epsilon)).astype(x.dtype, copy=False)
-    scale = inv if weight is None else inv * weight.astype(x.dtype, copy=False)
-    shift = -mean * scale
-    if bias is not None:
-        shift = shift + bias.astype(x.dtype, copy=False)
+    inv, scale, shift = bn_affine(mean, var, weight, bias, epsilon, x.dtype)
     out = x * scale.reshape(bshape) + shift.reshape(bshape)
     return out, mean_out, var_out, mean, inv
+
+
+def bn_affine(mean, var, weight, bias, epsilon, dtype):
+    """``(inv_std, scale, shift)`` per channel: batch norm with statistics
+    ``mean``/``var`` is ``x * scale + shift`` (fused_conv applies the same
+    two vectors as the convolution's post-ops, so its results are the same)."""
+    inv = (1.0 / np.sqrt(var + epsilon)).astype(dtype, copy=False)
+    scale = inv if weight is None else inv * weight.astype(dtype, copy=False)
+    shift = -mean * scale
+    if bias is not None:
+        shift = shift + bias.astype(dtype, copy=False)
+    return inv, scale, shift
 
 
 # float32/float64 batch statistics in few passes: per-channel sums as einsum

@@ -12,6 +12,8 @@ plain layout (oneDNN calls a GEMM); for every other shape oneDNN chooses a
 blocked layout (``format_tag_any``) and the plan reorders into it and back.
 """
 from . import constants as C
+from .core import plain_strides, post_op_arg
+from .library import DnnlError
 
 
 def _geometry(ksize, stride, padding, dilation):
@@ -39,30 +41,81 @@ def _hint(plan, rt, src, weights, dst, geometry):
     return hint
 
 
-def forward(rt, x, w, b, stride, padding, dilation, groups, y):
-    """``y[:] = conv(x, w) + b`` (``b`` may be None); all logical views.
-    Returns None where oneDNN has no implementation for the call (so the
-    caller runs its numpy kernel); so do the other two."""
+def forward(rt, x, w, b, stride, padding, dilation, groups, y, affine=None, residual=None,
+            act=None, as_plain=False):
+    """``y[:] = act((conv(x, w) + b) * scale + shift + residual)``; ``b``,
+    ``affine`` (``(scale, shift)``, per output channel: an inference batch
+    norm), ``residual`` and ``act`` (``(eltwise algorithm, alpha, beta)``) may
+    be None; the arrays are logical views. The convolution applies them as
+    post-ops on its result, in that order; ``as_plain``: only if oneDNN runs
+    the same implementation as for the convolution alone (so the post-ops
+    change no rounding of the convolution itself). Returns None where oneDNN has no
+    fast implementation for the call (so the caller runs its numpy kernel);
+    so do the other two."""
     ksize = w.shape[2:]
     key = ('conv', x.shape, x.strides, w.shape, w.strides, b is not None, y.strides,
+           affine is not None, None if residual is None else residual.strides, act,
            tuple(stride), tuple(padding), tuple(dilation), groups, rt.threads())
+    channel = (1, y.shape[1]) + (1,) * (y.ndim - 2)
+    post = []
+    if affine is not None:
+        post += [('binary', C.BINARY_MUL, channel), ('binary', C.BINARY_ADD, channel)]
+    if residual is not None:
+        post.append(('sum',))
+    if act is not None:
+        post.append(('eltwise',) + tuple(act))
+    extra = ([b] if b is not None else []) + (list(affine) if affine is not None else []) + \
+        ([residual] if residual is not None else [])
 
     def build(plan):
         geometry = _geometry(ksize, stride, padding, dilation)
         ux, uw, uy = rt.desc_of(x), rt.desc_of(w, groups), rt.desc_of(y)
-        ub = rt.desc_of(b) if b is not None else None
         sx, sw, sy = _chosen(rt, ksize, stride, ux, uw, uy)
+        slot = 3
+        ub = None
+        if b is not None:
+            ub, slot = rt.desc_of(b), slot + 1
         pd = plan.primitive_desc(
             rt.lib.dnnl_convolution_forward_primitive_desc_create, 'convolution forward',
             C.FORWARD_INFERENCE, C.CONVOLUTION_DIRECT, sx.handle, sw.handle,
-            ub.handle if ub is not None else None, sy.handle, *map(rt.dims, geometry))
-        args = {C.ARG_SRC: plan.reorder(plan.user(0, ux), ux, pd.md(C.QUERY_SRC_MD)),
-                C.ARG_WEIGHTS: plan.reorder(plan.user(1, uw), uw, pd.md(C.QUERY_WEIGHTS_MD))}
-        if b is not None:
+            ub.handle if ub is not None else None, sy.handle, *map(rt.dims, geometry),
+            post_ops=post)
+        if post and 'gemm' in pd.impl():
+            # the GEMM-based convolution (plain layouts, 1x1) applies post-ops
+            # in a separate slow loop: 10-50x the separate numpy ops here
+            raise DnnlError('convolution forward: post-ops on a GEMM convolution (%s)'
+                            % pd.impl())
+        if as_plain and post:
+            alone = plan.primitive_desc(
+                rt.lib.dnnl_convolution_forward_primitive_desc_create, 'convolution forward',
+                C.FORWARD_INFERENCE, C.CONVOLUTION_DIRECT, sx.handle, sw.handle,
+                ub.handle if ub is not None else None, sy.handle, *map(rt.dims, geometry))
+            if alone.impl() != pd.impl():
+                raise DnnlError('convolution forward: post-ops change the implementation '
+                                '(%s, alone %s)' % (pd.impl(), alone.impl()))
+        args = {C.ARG_SRC: plan.input(0, ux, pd, C.QUERY_SRC_MD),
+                C.ARG_WEIGHTS: plan.input(1, uw, pd, C.QUERY_WEIGHTS_MD)}
+        if ub is not None:
             args[C.ARG_BIAS] = plan.user(3, ub)
-        plan.add_into(pd, args, C.ARG_DST, C.QUERY_DST_MD, 2, uy, 'convolution forward')
+        if affine is not None:
+            uc = rt.desc(channel, strides=plain_strides(channel))
+            for k in range(2):
+                args[post_op_arg(k)] = plan.user(slot + k, uc)
+            slot += 2
+        if residual is None:
+            plan.add_into(pd, args, C.ARG_DST, C.QUERY_DST_MD, 2, uy, 'convolution forward')
+            return
+        # the sum post-op adds what the destination holds: the residual, put
+        # there first in the layout the convolution writes
+        dst_md, ur = pd.md(C.QUERY_DST_MD), rt.desc_of(residual)
+        out = plan.user(2, uy)
+        dst = out if plan.same(dst_md, uy) else plan.buffer(dst_md)
+        plan.reorder_into(plan.user(slot, ur), ur, dst, dst_md)
+        plan.add(pd, {**args, C.ARG_DST: dst}, 'convolution forward')
+        if dst is not out:
+            plan.reorder_into(dst, dst_md, out, uy)
 
-    return y if rt.run(key, build, x, w, y, *([] if b is None else [b])) else None
+    return y if rt.run(key, build, x, w, y, *extra) else None
 
 
 def backward_data(rt, gy, w, stride, padding, dilation, groups, gx):
@@ -81,8 +134,8 @@ def backward_data(rt, gy, w, stride, padding, dilation, groups, gx):
             rt.lib.dnnl_convolution_backward_data_primitive_desc_create,
             'convolution backward data', C.CONVOLUTION_DIRECT, sgx.handle, sw.handle,
             sgy.handle, *map(rt.dims, geometry), hint.handle)
-        args = {C.ARG_DIFF_DST: plan.reorder(plan.user(0, ugy), ugy, pd.md(C.QUERY_DIFF_DST_MD)),
-                C.ARG_WEIGHTS: plan.reorder(plan.user(1, uw), uw, pd.md(C.QUERY_WEIGHTS_MD))}
+        args = {C.ARG_DIFF_DST: plan.input(0, ugy, pd, C.QUERY_DIFF_DST_MD),
+                C.ARG_WEIGHTS: plan.input(1, uw, pd, C.QUERY_WEIGHTS_MD)}
         plan.add_into(pd, args, C.ARG_DIFF_SRC, C.QUERY_DIFF_SRC_MD, 2, ugx,
                       'convolution backward data')
 
@@ -106,8 +159,8 @@ def backward_weights(rt, x, gy, stride, padding, dilation, groups, gw):
             rt.lib.dnnl_convolution_backward_weights_primitive_desc_create,
             'convolution backward weights', C.CONVOLUTION_DIRECT, sx.handle, sgw.handle, None,
             sgy.handle, *map(rt.dims, geometry), hint.handle)
-        args = {C.ARG_SRC: plan.reorder(plan.user(0, ux), ux, pd.md(C.QUERY_SRC_MD)),
-                C.ARG_DIFF_DST: plan.reorder(plan.user(1, ugy), ugy, pd.md(C.QUERY_DIFF_DST_MD))}
+        args = {C.ARG_SRC: plan.input(0, ux, pd, C.QUERY_SRC_MD),
+                C.ARG_DIFF_DST: plan.input(1, ugy, pd, C.QUERY_DIFF_DST_MD)}
         plan.add_into(pd, args, C.ARG_DIFF_WEIGHTS, C.QUERY_DIFF_WEIGHTS_MD, 2, ugw,
                       'convolution backward weights')
 

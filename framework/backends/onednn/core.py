@@ -36,6 +36,7 @@ class Runtime:
         self.capacity = capacity
         self._local = threading.local()
         self.attr = self._user_scratchpad_attr()
+        self._attrs = {(): self.attr}
         # libgomp is loaded with oneDNN (it is linked against it)
         gomp = ctypes.CDLL('libgomp.so.1')
         self._omp_set = gomp.omp_set_num_threads
@@ -43,14 +44,46 @@ class Runtime:
         gomp.omp_get_max_threads.restype = ctypes.c_int
         self.policy = gomp.omp_get_max_threads()
 
-    def _user_scratchpad_attr(self):
-        # the plan owns each primitive's scratchpad: no allocation per call
+    def _user_scratchpad_attr(self, post_ops=()):
+        """Primitive attributes: the plan owns each primitive's scratchpad
+        (no allocation per call); ``post_ops`` are ``('sum',)`` (add what the
+        destination holds), ``('binary', algorithm, dims)`` (combine with a
+        plain float32 tensor of ``dims``, broadcast; its memory is the
+        execution argument ``post_op_arg(index)``) and ``('eltwise',
+        algorithm, alpha, beta)``, in the order they apply."""
+        lib, check = self.lib, self.check
         attr = ctypes.c_void_p()
-        self.check(self.lib.dnnl_primitive_attr_create(ctypes.byref(attr)),
-                   'dnnl_primitive_attr_create')
-        self.check(self.lib.dnnl_primitive_attr_set_scratchpad_mode(attr, C.SCRATCHPAD_MODE_USER),
-                   'dnnl_primitive_attr_set_scratchpad_mode')
+        check(lib.dnnl_primitive_attr_create(ctypes.byref(attr)), 'dnnl_primitive_attr_create')
+        check(lib.dnnl_primitive_attr_set_scratchpad_mode(attr, C.SCRATCHPAD_MODE_USER),
+              'dnnl_primitive_attr_set_scratchpad_mode')
+        if post_ops:
+            ops = ctypes.c_void_p()
+            check(lib.dnnl_post_ops_create(ctypes.byref(ops)), 'dnnl_post_ops_create')
+            for post in post_ops:
+                if post[0] == 'sum':
+                    check(lib.dnnl_post_ops_append_sum(ops, 1.0, 0, C.DATA_TYPE_UNDEF),
+                          'dnnl_post_ops_append_sum')
+                elif post[0] == 'binary':
+                    _, alg, dims = post
+                    md = self.desc(dims, strides=plain_strides(dims))
+                    check(lib.dnnl_post_ops_append_binary(ops, alg, md.handle),
+                          'dnnl_post_ops_append_binary')
+                else:
+                    _, alg, alpha, beta = post
+                    check(lib.dnnl_post_ops_append_eltwise(ops, alg, alpha, beta),
+                          'dnnl_post_ops_append_eltwise')
+            check(lib.dnnl_primitive_attr_set_post_ops(attr, ops),
+                  'dnnl_primitive_attr_set_post_ops')
+            lib.dnnl_post_ops_destroy(ops)      # the attribute keeps its own copy
         return attr
+
+    def attr_with(self, post_ops):
+        """The (cached) attributes with ``post_ops`` (see above)."""
+        attrs = self._attrs
+        post_ops = tuple(post_ops)
+        if post_ops not in attrs:
+            attrs[post_ops] = self._user_scratchpad_attr(post_ops)
+        return attrs[post_ops]
 
     def _thread(self):
         local = self._local
@@ -148,6 +181,21 @@ class Runtime:
         return self.desc(dims, DTYPES[arr.dtype], strides=strides)
 
 
+def plain_strides(dims):
+    """Row-major strides (in elements) of ``dims``."""
+    strides, step = [], 1
+    for d in reversed(list(dims)):
+        strides.append(step)
+        step *= max(int(d), 1)
+    return strides[::-1]
+
+
+def post_op_arg(index):
+    """The execution argument of post-op ``index``'s second tensor
+    (``DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1``)."""
+    return C.ARG_ATTR_MULTIPLE_POST_OP_BASE * (index + 1) | C.ARG_SRC_1
+
+
 def dims_array(values):
     arr = (ctypes.c_int64 * C.MAX_NDIMS)()
     for i, v in enumerate(values):
@@ -196,11 +244,18 @@ class Plan:
         self._keep = []           # everything the steps point at
         self.note = []            # what the plan does, for errors and tests
 
-    def primitive_desc(self, create, call, *args):
-        """``create(&pd, engine, *args, attr)``, with the user scratchpad attr."""
+    def primitive_desc(self, create, call, *args, post_ops=()):
+        """``create(&pd, engine, *args, attr)``, with the user scratchpad attr
+        (and ``post_ops``, ``Runtime.attr_with``)."""
         pd = ctypes.c_void_p()
-        self.rt.check(create(ctypes.byref(pd), self.rt.engine, *args, self.rt.attr), call)
+        attr = self.rt.attr_with(post_ops) if post_ops else self.rt.attr
+        self.rt.check(create(ctypes.byref(pd), self.rt.engine, *args, attr), call)
         return PrimitiveDesc(self.lib, pd)
+
+    def input(self, slot, user_md, pd, query):
+        """Memory holding user array ``slot`` in the layout ``pd`` reads
+        (``query``): the array itself, or a buffer a reorder fills."""
+        return self.reorder(self.user(slot, user_md), user_md, pd.md(query))
 
     def _memory(self, md, handle=None):
         mem = ctypes.c_void_p()
@@ -232,6 +287,11 @@ class Plan:
         if pad and self.lib.dnnl_memory_desc_get_size(pad):
             args = dict(args)
             args[C.ARG_SCRATCHPAD] = self.buffer(pad)
+        impl = pd.impl()
+        if impl.startswith('ref:') and what != 'reorder':
+            # oneDNN's reference loops (its answer to odd strides or shapes)
+            # run many times slower than the numpy kernels: decline the call
+            raise DnnlError('%s: only the reference implementation (%s)' % (what, impl))
         prim = ctypes.c_void_p()
         self.rt.check(self.lib.dnnl_primitive_create(ctypes.byref(prim), pd.handle),
                       'dnnl_primitive_create (%s)' % what)
@@ -239,7 +299,7 @@ class Plan:
         arr = (ExecArg * len(args))(*[ExecArg(int(k), m) for k, m in args.items()])
         self._keep.append(arr)
         self.steps.append((prim, arr, len(args), what))
-        self.note.append('%s [%s]' % (what, pd.impl()))
+        self.note.append('%s [%s]' % (what, impl))
 
     def reorder(self, src, src_md, dst_md):
         """Memory holding ``src`` (described by ``src_md``) in layout

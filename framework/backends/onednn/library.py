@@ -62,6 +62,7 @@ _FUNCTIONS = {
     'dnnl_post_ops_destroy': (_status, [_vp]),
     'dnnl_post_ops_append_eltwise': (_status, [_vp, _int, _float, _float]),
     'dnnl_post_ops_append_sum': (_status, [_vp, _float, ctypes.c_int32, _int]),
+    'dnnl_post_ops_append_binary': (_status, [_vp, _int, _vp]),
     'dnnl_convolution_forward_primitive_desc_create':
         (_status, [_out, _vp, _int, _int, _vp, _vp, _vp, _vp, _dims, _dims, _dims, _dims, _vp]),
     'dnnl_convolution_backward_data_primitive_desc_create':

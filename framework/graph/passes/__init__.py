@@ -43,6 +43,9 @@ PIPELINE = (
     # to); matmul + bias + activation before elementwise trees, which would
     # otherwise absorb the bias add and the activation
     Pass('fuse_matmul_add_act', 'fuse_matmul_add_act', fuse.fuse_matmul_add_act),
+    # conv chains before elementwise trees too: the residual add and the
+    # activation become the convolution's post-ops, not a tree's members
+    Pass('fuse_conv_bn_add_act', 'fuse_bn_add_act_ops', fuse.fuse_conv_bn_add_act),
     Pass('fuse_elewise_add_act_ops', 'fuse_elewise_add_act_ops', fuse.fuse_elementwise),
     # after everything that leaves ops nobody reads behind
     Pass('enable_dce', 'enable_dce', dce.dead_code_elimination),

@@ -4,6 +4,9 @@
 elementwise op: ``relu``, ``tanh``, ``sigmoid``, ``gelu``...) becomes one
 ``fused_matmul_bias_act``, which adds the bias into the product's own buffer.
 
+``fuse_conv_bn_add_act``: ``conv`` (+ ``batch_norm`` with running statistics)
+(+ a residual ``add``) (+ an activation) becomes one ``fused_conv``.
+
 ``fuse_elewise_add_act_ops``: trees of fusable ops (declared elementwise or
 broadcast and pure, ``ops/properties.py``) become one ``fused_elementwise`` whose
 ``expr`` attribute lists the original ops; its kernel runs the same kernels
@@ -16,6 +19,7 @@ its group was; inputs read earlier by the group must therefore be stable (not
 rewritten in between).
 """
 from ...ops import fused, registry
+from ...ops.conv import fused_conv
 from ...ops.properties import unary_fusable
 from ..operands import stored_attrs
 from .analysis import ShapeClasses, Usage
@@ -141,6 +145,114 @@ def fuse_matmul_add_act(program, feed_names, fetch_names):
     changed = False
     for block in program.blocks:
         changed |= fuse_matmul_block(program, block, usage, shapes)
+    return changed
+
+
+# ---- conv + batch norm (inference) + residual add + activation ----------------------
+
+_CONV_FORMATS = ('NCHW', 'NHWC')
+
+
+def _inference_bn(bn, cur, conv, usage):
+    """Whether ``bn`` normalizes ``cur`` with its running statistics only:
+    in the conv's layout, the statistics left as they are (written back in
+    place, unchanged) and its other outputs unread."""
+    if bn.input('x') != [cur] or not bn.attrs.get('use_global_stats', False):
+        return False
+    if bn.attrs.get('data_format', 'NCHW') != conv.attrs.get('data_format', 'NCHW'):
+        return False
+    for slot, stat in (('mean_out', 'running_mean'), ('variance_out', 'running_var')):
+        if bn.output(slot) and bn.output(slot) != bn.input(stat):
+            return False
+    return all(not usage.readers.get(n) and usage.private(n)
+               for slot in ('saved_mean', 'saved_inv_std') for n in bn.output(slot))
+
+
+def _residual_add(add, cur, conv_out, usage, shapes):
+    """The other operand of ``add`` (reading ``cur``) if it has the shape of
+    the conv's output ``conv_out`` (a batch norm in between keeps it) and
+    ``cur``'s dtype."""
+    names = add.input('x') + add.input('y')
+    if len(names) != 2 or names.count(cur) != 1:
+        return None
+    other = names[1] if names[0] == cur else names[0]
+    cv, ov = usage.var(cur), usage.var(other)
+    if cv is None or ov is None or cv.dtype != ov.dtype or not usage.stable(other):
+        return None
+    return other if shapes.same(conv_out, other) else None
+
+
+def _conv_chain(op, usage, shapes, bidx):
+    """([ops], bn op, residual, act op) starting at conv ``op``, or None."""
+    if op.attrs.get('data_format', 'NCHW') not in _CONV_FORMATS or \
+            not all(usage.stable(n) for n in op.input_arg_names):
+        return None
+    chain, bn, residual, act = [op], None, None, None
+    cur = op.output('out')[0]
+    r = _sole_reader(usage, cur, bidx)
+    if r is not None and r.type == 'batch_norm' and _inference_bn(r, cur, op, usage):
+        chain.append(r)
+        bn, cur = r, r.output('out')[0]
+        r = _sole_reader(usage, cur, bidx)
+    if r is not None and r.type == 'add':
+        residual = _residual_add(r, cur, op.output('out')[0], usage, shapes)
+        if residual is not None:
+            chain.append(r)
+            cur = r.output('out')[0]
+            r = _sole_reader(usage, cur, bidx)
+    if r is not None and registry.has_op(r.type):
+        try:
+            fused_conv.check_act(r.type)
+        except ValueError:
+            r = None
+        if r is not None and r.input_arg_names == [cur]:
+            chain.append(r)
+            act = r
+    return (chain, bn, residual, act) if len(chain) > 1 else None
+
+
+def _fused_conv(block, chain, bn, residual, act):
+    conv = chain[0]
+    attrs = {k: conv.attrs[k] for k in ('stride', 'padding', 'dilation', 'groups',
+                                        'data_format') if k in conv.attrs}
+    attrs.update(act=act.type if act is not None else '',
+                 op_role=chain[-1].attrs.get('op_role', 'forward'), **_location(conv))
+    inputs = {'x': conv.input('x'), 'weight': conv.input('weight'),
+              'bias': conv.input('bias'), 'residual': [residual] if residual else []}
+    if bn is not None:
+        attrs['bn_epsilon'] = bn.attrs.get('epsilon', 1e-5)
+        inputs.update(bn_scale=bn.input('weight'), bn_shift=bn.input('bias'),
+                      bn_mean=bn.input('running_mean'), bn_var=bn.input('running_var'))
+    return type(conv)(block, 'fused_conv', inputs, {'out': chain[-1].output('out')}, attrs)
+
+
+def fuse_conv_bn_add_act(program, feed_names, fetch_names):
+    """conv (+ batch_norm with running statistics) (+ a residual add) (+ an
+    activation) becomes one ``fused_conv`` (``ops/conv/fused_conv.py``): on
+    oneDNN, one convolution with the batch norm folded into its filter and
+    the rest as post-ops."""
+    if not registry.has_op('conv'):
+        return False
+    usage = Usage(program, feed_names, fetch_names)
+    shapes = ShapeClasses(program, usage)
+    changed = False
+    for block in program.blocks:
+        drop, at, taken = [], {}, set()
+        for op in block.ops:
+            if op.type != 'conv' or id(op) in taken:
+                continue
+            found = _conv_chain(op, usage, shapes, block.idx)
+            if found is None or any(id(o) in taken for o in found[0]):
+                continue
+            chain = found[0]
+            taken.update(id(o) for o in chain)
+            new = _fused_conv(block, *found)
+            at[id(chain[-1])] = new
+            drop.extend(chain[:-1])
+            _replace_readers(usage, chain, new, block.idx)
+        if at:
+            _rebuild(block, drop, at)
+            changed = True
     return changed
 
 

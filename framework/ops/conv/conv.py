@@ -470,6 +470,12 @@ def _onednn_attrs(ndim, stride, padding, dilation):
     return P.hw2(stride, 1), P.pad4(padding), P.hw2(dilation, 1)
 
 
+def _dense(*arrays):
+    """C-contiguous arrays (one copy of a strided view, e.g. after a channel
+    shuffle): oneDNN's fast kernels and reorders want a dense layout."""
+    return [a if a is None or a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
+
+
 def _empty_in(shape_nc, spatial, data_format):
     """A fresh result in ``data_format`` and its logical NC(D)HW view."""
     out = np.empty(_out_shape(shape_nc[0], shape_nc[1], spatial, data_format), np.float32)
@@ -485,6 +491,7 @@ def _conv_onednn(x, weight, bias, stride, padding, dilation, groups, data_format
                             padding, dilation)
     if min(spatial) <= 0:
         return NotImplemented
+    x, weight, bias = _dense(x, weight, bias)
     out, view = _empty_in((x.shape[0], weight.shape[0]), spatial, data_format)
     if dnnl_conv.forward(onednn.runtime(), P.to_nchw(x, data_format), P.weight4(weight), bias,
                          *_onednn_attrs(x.ndim, stride, padding, dilation), groups, view) is None:
@@ -503,6 +510,7 @@ def _conv_transpose_onednn(x, weight, bias, stride, padding, output_padding, dil
     if min(spatial) <= 0 or any(o >= max(s, d) for o, s, d in
                                 zip(output_padding, stride, dilation)):
         return NotImplemented
+    x, weight, bias = _dense(x, weight, bias)
     out, view = _empty_in((x.shape[0], weight.shape[1] * groups), spatial, data_format)
     if dnnl_conv.backward_data(onednn.runtime(), P.to_nchw(x, data_format), P.weight4(weight),
                                *_onednn_attrs(x.ndim, stride, padding, dilation), groups,
@@ -524,6 +532,7 @@ def _filter_grad_onednn(x, out_grad, kernel_size, stride, padding, dilation, gro
     if c % groups or expect != list(P.spatial_shape(out_grad.shape, data_format)):
         return NotImplemented
     oc = P.channels_of(out_grad.shape, data_format)
+    x, out_grad = _dense(x, out_grad)
     gw = np.empty([oc, c // groups] + list(kernel_size), np.float32)
     if dnnl_conv.backward_weights(onednn.runtime(), P.to_nchw(x, data_format),
                                   P.to_nchw(out_grad, data_format), *_onednn_attrs(
