@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import random as _random
 from ..backends import onednn
+from ..backends.onednn import norm as dnnl_norm
 from ..backends.onednn import softmax as dnnl_softmax
 from . import lib, meta
 from .conv.pool import _avg_matrix
@@ -1000,6 +1001,25 @@ def layer_norm_op(x, weight, bias, begin_norm_axis, epsilon):
         out += bias.reshape(norm_shape).astype(x.dtype, copy=False)
     lead = x.shape[:begin_norm_axis]
     return out, mean.reshape(lead), var.reshape(lead)
+
+
+@layer_norm_op.def_kernel('onednn')
+def _layer_norm_onednn(x, weight, bias, begin_norm_axis, epsilon):
+    if not (isinstance(x, np.ndarray) and x.dtype == np.float32 and x.size) or any(
+            v is not None and (not isinstance(v, np.ndarray) or v.dtype != np.float32)
+            for v in (weight, bias)):
+        return NotImplemented
+    lead = x.shape[:begin_norm_axis]
+    rows = int(np.prod(lead))
+    x2 = np.ascontiguousarray(x).reshape(rows, -1)
+    y = np.empty(x.shape, np.float32)
+    mean, var = np.empty(rows, np.float32), np.empty(rows, np.float32)
+    scale, shift = (None if v is None else np.ascontiguousarray(v).reshape(-1)
+                    for v in (weight, bias))
+    if dnnl_norm.layer_norm(onednn.runtime(), x2, scale, shift, epsilon, y.reshape(rows, -1),
+                            mean, var) is None:
+        return NotImplemented
+    return y, mean.reshape(lead), var.reshape(lead)
 
 
 @layer_norm_op.def_fast_grad
