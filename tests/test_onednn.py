@@ -413,3 +413,74 @@ def test_strided_inputs_are_made_dense_and_run_fast(on_onednn):
     plans = onednn.runtime()._thread().plans
     assert onednn.runtime().cached_plans() == before + 1
     assert list(plans.values())[-1] is not None
+
+
+# ---- weights that do not change: reordered once -------------------------------------
+
+def _conv_args(w, x):
+    return (x, w, None, [1, 1], [1, 1, 1, 1], [1, 1], 1, 'NCHW')
+
+
+def test_a_frozen_filter_is_reordered_once_and_a_writable_one_every_time(on_onednn):
+    conv = registry.lookup('conv')
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((2, 16, 8, 8)).astype(np.float32)
+    w = rng.standard_normal((16, 16, 3, 3)).astype(np.float32)
+    want = conv.kernels['numpy'](*_conv_args(w, x))
+    frozen_w = onednn.core.freeze(w.copy())
+    assert onednn.core.frozen(frozen_w) and not onednn.core.frozen(w)
+    assert onednn.core.frozen(frozen_w[:, :8])        # a view of it
+    view = w[:, :8]
+    view.setflags(write=False)                        # read-only, but its base is not
+    assert not onednn.core.frozen(view)
+    rt = onednn.runtime()
+    for _ in range(3):
+        np.testing.assert_allclose(conv.kernel(*_conv_args(frozen_w, x)), want,
+                                   rtol=1e-4, atol=1e-4)
+    plan = list(rt._thread().plans.values())[-1]
+    assert plan.reorders_of and all(a is frozen_w for a in plan._frozen.values()
+                                    if a is not None)
+    # a second frozen filter of the same shape has its own plan and result
+    other = onednn.core.freeze(-w)
+    np.testing.assert_allclose(conv.kernel(*_conv_args(other, x)), -want, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(conv.kernel(*_conv_args(frozen_w, x)), want, rtol=1e-4,
+                               atol=1e-4)
+    # a writable filter changed in place between calls: the new values count
+    live = w.copy()
+    conv.kernel(*_conv_args(live, x))
+    live *= 2
+    np.testing.assert_allclose(conv.kernel(*_conv_args(live, x)), 2 * want, rtol=1e-4,
+                               atol=1e-4)
+
+
+def test_the_skipped_reorder_is_only_the_frozen_filters(on_onednn):
+    conv = registry.lookup('conv')
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((2, 16, 8, 8)).astype(np.float32)
+    w = onednn.core.freeze(rng.standard_normal((16, 16, 3, 3)).astype(np.float32))
+    conv.kernel(*_conv_args(w, x))
+    plan = list(onednn.runtime()._thread().plans.values())[-1]
+    assert set(plan.reorders_of) == {0, 1}           # the input's and the filter's
+    assert plan._unchanged((x, w, None)) == {plan.reorders_of[1]}
+    assert plan._unchanged((x.copy(), w, None)) == {plan.reorders_of[1]}
+
+
+def test_a_predictor_freezes_its_weights(tmp_path):
+    paddle.enable_static()
+    try:
+        main, start, y = _static_conv_program()
+        exe = paddle.static.Executor()
+        exe.run(start)
+        prefix = str(tmp_path / 'conv')
+        paddle.static.save_inference_model(prefix, [main.global_block().var('x')], [y], exe,
+                                           program=main)
+    finally:
+        paddle.disable_static()
+    from framework import inference
+    predictor = inference.create_predictor(inference.Config(prefix + '.pdmodel',
+                                                            prefix + '.pdiparams'))
+    values = [v for v in predictor._scope.vars.values() if isinstance(v, np.ndarray)]
+    assert values and all(onednn.core.frozen(v) for v in values)
+    feed = np.random.default_rng(9).standard_normal((2, 3, 8, 8)).astype(np.float32)
+    first = predictor.run([feed])[0].numpy()
+    np.testing.assert_array_equal(predictor.run([feed])[0].numpy(), first)

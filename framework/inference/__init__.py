@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import dtype as _dt
 from ..graph import model_files as _io
+from ..backends.onednn.core import freeze
 from ..ops import backends
 from ..threads import set_num_threads
 from ..graph.executor import Executor, Scope
@@ -356,7 +357,9 @@ class Predictor:
         self._feed = feed
         self._fetch = fetch
         self._scope = Scope()
-        self._scope.vars.update(values)
+        # the model's weights never change under a predictor: frozen, so the
+        # oneDNN kernels reorder each into their layout once, not every run
+        self._scope.vars.update({n: freeze(v) for n, v in values.items()})
         self._exe = Executor()
         # enable_mkldnn / disable_mkldnn: this predictor's kernels, whatever
         # the rest of the process runs on

@@ -12,7 +12,7 @@ plain layout (oneDNN calls a GEMM); for every other shape oneDNN chooses a
 blocked layout (``format_tag_any``) and the plan reorders into it and back.
 """
 from . import constants as C
-from .core import plain_strides, post_op_arg
+from .core import frozen, plain_strides, post_op_arg
 from .library import DnnlError
 
 
@@ -53,7 +53,10 @@ def forward(rt, x, w, b, stride, padding, dilation, groups, y, affine=None, resi
     fast implementation for the call (so the caller runs its numpy kernel);
     so do the other two."""
     ksize = w.shape[2:]
-    key = ('conv', x.shape, x.strides, w.shape, w.strides, b is not None, y.strides,
+    # a frozen filter (a loaded model's) gets a plan of its own, whose reorder
+    # of it runs once (Plan.reorders_of)
+    key = ('conv', x.shape, x.strides, w.shape, w.strides, id(w) if frozen(w) else None,
+           b is not None, y.strides,
            affine is not None, None if residual is None else residual.strides, act,
            tuple(stride), tuple(padding), tuple(dilation), groups, rt.threads())
     channel = (1, y.shape[1]) + (1,) * (y.ndim - 2)

@@ -243,6 +243,10 @@ class Plan:
         self.bindings = []        # (memory handle, user slot)
         self._keep = []           # everything the steps point at
         self.note = []            # what the plan does, for errors and tests
+        # {user slot: index of the step reordering it}: skipped while the slot
+        # holds the same frozen array as last run (a loaded model's weights)
+        self.reorders_of = {}
+        self._frozen = {}         # slot -> the frozen array its reorder last read
 
     def primitive_desc(self, create, call, *args, post_ops=()):
         """``create(&pd, engine, *args, attr)``, with the user scratchpad attr
@@ -255,7 +259,11 @@ class Plan:
     def input(self, slot, user_md, pd, query):
         """Memory holding user array ``slot`` in the layout ``pd`` reads
         (``query``): the array itself, or a buffer a reorder fills."""
-        return self.reorder(self.user(slot, user_md), user_md, pd.md(query))
+        n = len(self.steps)
+        mem = self.reorder(self.user(slot, user_md), user_md, pd.md(query))
+        if len(self.steps) > n:
+            self.reorders_of[slot] = n
+        return mem
 
     def _memory(self, md, handle=None):
         mem = ctypes.c_void_p()
@@ -345,8 +353,41 @@ class Plan:
         ptrs = [a.ctypes.data for a in arrays]
         for mem, slot in self.bindings:
             lib.dnnl_memory_set_data_handle(mem, ptrs[slot])
+        skip = self._unchanged(arrays) if self.reorders_of else ()
         stream = self.stream
-        for prim, args, n, what in self.steps:
+        for k, (prim, args, n, what) in enumerate(self.steps):
+            if k in skip:
+                continue
             status = lib.dnnl_primitive_execute(prim, stream, n, args)
             if status:
                 check(status, 'dnnl_primitive_execute (%s)' % what)
+
+    def _unchanged(self, arrays):
+        """The reorder steps whose result the plan's buffer still holds: the
+        same frozen array as the last run (its buffer is this plan's alone)."""
+        skip = set()
+        for slot, step in self.reorders_of.items():
+            a = arrays[slot]
+            if self._frozen.get(slot) is a:
+                skip.add(step)
+            else:
+                self._frozen[slot] = a if frozen(a) else None
+        return skip
+
+
+def frozen(a):
+    """Whether nothing can write ``a``'s values: read-only, and so is every
+    array it is a view of (a loaded model's weights: ``freeze``)."""
+    while isinstance(a, np.ndarray):
+        if a.flags.writeable:
+            return False
+        a = a.base
+    return a is None or isinstance(a, bytes)
+
+
+def freeze(a):
+    """Make array ``a`` read-only (its oneDNN reorders are then reused
+    across runs); returns it."""
+    if isinstance(a, np.ndarray) and a.flags.owndata:
+        a.setflags(write=False)
+    return a
