@@ -484,3 +484,39 @@ def test_a_predictor_freezes_its_weights(tmp_path):
     feed = np.random.default_rng(9).standard_normal((2, 3, 8, 8)).astype(np.float32)
     first = predictor.run([feed])[0].numpy()
     np.testing.assert_array_equal(predictor.run([feed])[0].numpy(), first)
+
+
+# ---- max pooling: oneDNN's workspace read as the winning taps --------------------------
+
+@pytest.mark.parametrize('shape,k,s,p,ceil', [
+    ((4, 16, 8, 8), [2, 2], [2, 2], [0, 0, 0, 0], False),
+    ((2, 8, 9, 9), [3, 3], [2, 2], [1, 1, 1, 1], False),      # ResNet's stem pool
+    ((2, 3, 7, 6), [2, 3], [2, 2], [0, 0, 1, 0], True)])
+def test_max_pool_on_onednn_gives_the_numpy_mask_with_ties(on_onednn, shape, k, s, p, ceil):
+    # after a relu a quarter of the windows are all zeros: ties go to the first tap
+    x = np.maximum(np.random.default_rng(10).standard_normal(shape), 0).astype(np.float32)
+    op = registry.lookup('max_pool')
+    want = op.kernels['numpy'](x, k, s, p, ceil, 'NCHW')
+    for _ in range(2):                 # the checked first call, then the plain one
+        got = op.kernels['onednn'](x, k, s, p, ceil, 'NCHW')
+        assert got is not NotImplemented
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype
+            np.testing.assert_array_equal(g, w)
+
+
+def test_a_max_pool_shape_whose_taps_read_wrong_is_declined(on_onednn, monkeypatch):
+    from framework.ops.conv import pool
+    x = np.random.default_rng(11).standard_normal((2, 4, 6, 6)).astype(np.float32)
+    op = registry.lookup('max_pool')
+    want = op.kernels['numpy'](x, [2, 2], [2, 2], [0, 0, 0, 0], False, 'NCHW')
+    real = pool.dnnl_pool.max_forward
+    monkeypatch.setattr(pool, '_checked_taps', set())       # whatever ran before
+    monkeypatch.setattr(pool.dnnl_pool, 'max_forward',
+                        lambda *a: None if (t := real(*a)) is None else (t + 1) % 4)
+    got = op.kernels['onednn'](x, [2, 2], [2, 2], [0, 0, 0, 0], False, 'NCHW')
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    # declined from now on: the numpy kernel runs
+    assert op.kernels['onednn'](x, [2, 2], [2, 2], [0, 0, 0, 0], False, 'NCHW') \
+        is NotImplemented

@@ -3,7 +3,7 @@
 ``runtime()`` loads the library on first use (``library.py``) and returns
 the ``Runtime`` (``core.py``) the kernels run on, or raises
 ``Unavailable`` with the reason (no ``[onednn]`` extra, no libgomp, an old
-version). The op families' primitives are ``conv.py``, ``norm.py`` and
+version). The op families' primitives are ``conv.py``, ``norm.py``, ``pool.py`` and
 ``softmax.py``; the ops declare their ``onednn`` kernels beside their numpy
 ones and call these.
 """

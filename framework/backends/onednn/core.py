@@ -95,10 +95,10 @@ class Runtime:
             local.omp = None
         return local
 
-    def run(self, key, build, *arrays):
-        """Run the calling thread's plan for ``key`` (made by ``build(plan)``
-        the first time) on ``arrays``; False when oneDNN has no
-        implementation for the call (remembered: it is not asked again)."""
+    def plan_for(self, key, build):
+        """The calling thread's plan for ``key`` (made by ``build(plan)`` the
+        first time), or None when oneDNN has no implementation for it
+        (remembered: it is not asked again)."""
         local = self._thread()
         plans = local.plans
         plan = plans.get(key, _MISSING)
@@ -111,6 +111,17 @@ class Runtime:
             plans[key] = plan
             if len(plans) > self.capacity:
                 plans.popitem(last=False)
+        return plan
+
+    def decline(self, key):
+        """Stop using the plan for ``key`` (a caller's check found it wrong)."""
+        self._thread().plans[key] = None
+
+    def run(self, key, build, *arrays):
+        """Run the calling thread's plan for ``key`` (made by ``build(plan)``
+        the first time) on ``arrays``; False when oneDNN has no
+        implementation for the call (remembered: it is not asked again)."""
+        plan = self.plan_for(key, build)
         if plan is None:
             return False
         plan.run(*arrays)

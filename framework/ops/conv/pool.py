@@ -20,6 +20,8 @@ import itertools
 import numpy as np
 
 from ... import random as _random
+from ...backends import onednn
+from ...backends.onednn import pool as dnnl_pool
 from .. import lib, meta
 from ..lowp import float32_compute
 from ..properties import per_sample
@@ -300,6 +302,40 @@ def _max_pool_fast(g, gmask, x, out, mask, kernel_size, stride, padding, ceil_mo
     # without padding or ceil_mode every window lies inside the input: no -1 in mask
     return _scatter_np(g, mask, x.shape, data_format, _overlapping(kernel_size, stride),
                        may_be_outside=bool(any(padding) or ceil_mode))
+
+
+# max pooling plans whose taps were checked against the numpy kernel (the
+# first call of each shape): oneDNN's workspace is read as tap indices
+_checked_taps = set()
+
+
+@max_pool_op.def_kernel('onednn')
+def _max_pool_onednn(x, kernel_size, stride, padding, ceil_mode, data_format):
+    # 2-D NCHW float32 only: there oneDNN's workspace is one tap index per output
+    if not (isinstance(x, np.ndarray) and x.dtype == np.float32 and x.ndim == 4 and x.size
+            and data_format == 'NCHW' and x.flags.c_contiguous):
+        return NotImplemented
+    g = _geom(x, kernel_size, stride, padding, ceil_mode)
+    # ceil_mode's last windows run past the padding: oneDNN sees that as more
+    pad_r = [(g.oh - 1) * g.sh + g.kh - g.h - g.pt, (g.ow - 1) * g.sw + g.kw - g.w - g.pl]
+    if min(pad_r) < 0 or g.kh * g.kw >= 256:
+        return NotImplemented
+    rt = onednn.runtime()
+    y = np.empty(x.shape[:2] + (g.oh, g.ow), np.float32)
+    geometry = ([g.kh, g.kw], [g.sh, g.sw], [g.pt, g.pl], pad_r)
+    taps = dnnl_pool.max_forward(rt, x, *geometry, y)
+    if taps is None:
+        return NotImplemented
+    mask = _tap_to_index(taps, g)
+    key = dnnl_pool.plan_key(x, y, *geometry, rt)
+    if key not in _checked_taps:
+        want, want_mask = max_pool_op.kernels['numpy'](x, kernel_size, stride, padding,
+                                                       ceil_mode, data_format)
+        if not (np.array_equal(y, want) and np.array_equal(mask, want_mask)):
+            rt.decline(key)
+            return want, want_mask
+        _checked_taps.add(key)
+    return y, mask
 
 
 def _onnx_pool_attrs(kernel_size, stride, padding, ceil_mode):

@@ -1,0 +1,55 @@
+"""Max pooling on oneDNN, training forward: the output and, per output
+element, which tap of its window won (the primitive's workspace).
+
+oneDNN calls the workspace opaque. For a plain (NCHW) destination and a
+window of fewer than 256 taps, oneDNN 3.2 writes one byte per output
+element: the winning tap's index ``kh * KW + kw``, the first on ties. The
+caller checks that reading against its own kernel on the first call of every
+shape (``ops/conv/pool.py``) and stops using oneDNN for a shape where it does
+not hold.
+"""
+import ctypes
+
+import numpy as np
+
+from . import constants as C
+from .library import DnnlError
+
+_TAP_DTYPES = {C.U8: np.uint8, C.S32: np.int32}
+
+
+def max_forward(rt, x, kernel, stride, pad_l, pad_r, y):
+    """``y[:]`` = the max over each window of ``x`` (``[N, C, H, W]``, plain);
+    returns the winning taps (``y``-shaped), or None where oneDNN has no fast
+    implementation or its workspace is not one tap index per output."""
+    key = plan_key(x, y, kernel, stride, pad_l, pad_r, rt)
+
+    def build(plan):
+        ux, uy = rt.desc_of(x), rt.desc_of(y)
+        pd = plan.primitive_desc(
+            rt.lib.dnnl_pooling_forward_primitive_desc_create, 'max pooling forward',
+            C.FORWARD_TRAINING, C.POOLING_MAX, ux.handle, uy.handle, rt.dims(stride),
+            rt.dims(kernel), rt.dims([0] * len(kernel)), rt.dims(pad_l), rt.dims(pad_r))
+        ws = pd.md(C.QUERY_WORKSPACE_MD)
+        dtype = ctypes.c_int()
+        rt.check(rt.lib.dnnl_memory_desc_query(ws, C.QUERY_DATA_TYPE, ctypes.byref(dtype)),
+                 'dnnl_memory_desc_query')
+        taps = _TAP_DTYPES.get(dtype.value)
+        if taps is None or rt.lib.dnnl_memory_desc_get_size(ws) != y.size * np.dtype(taps).itemsize:
+            raise DnnlError('max pooling: a workspace that is not one tap per output')
+        plan.taps = taps
+        plan.add(pd, {C.ARG_SRC: plan.user(0, ux), C.ARG_DST: plan.user(1, uy),
+                      C.ARG_WORKSPACE: plan.user(2, ws)}, 'max pooling forward')
+
+    plan = rt.plan_for(key, build)
+    if plan is None:
+        return None
+    taps = np.empty(y.shape, plan.taps)
+    plan.run(x, y, taps)
+    return taps
+
+
+def plan_key(x, y, kernel, stride, pad_l, pad_r, rt):
+    """The key of ``max_forward``'s plan (``Runtime.decline`` takes it)."""
+    return ('max_pool', x.shape, x.strides, y.shape, tuple(kernel), tuple(stride),
+            tuple(pad_l), tuple(pad_r), rt.threads())
