@@ -4,6 +4,7 @@ backend, what plans and caches depend on, threads, and the fallback.
 The ops' oneDNN kernels against their numpy kernels on every registry case
 are in test_op_properties.py (``test_backend_kernels_match_numpy``).
 """
+import ctypes
 import os
 import subprocess
 import sys
@@ -174,7 +175,7 @@ def test_without_the_library_everything_runs_on_numpy_with_one_message():
         "    p.set_flags({'FLAGS_use_mkldnn': False})",
         "    p.set_flags({'FLAGS_use_mkldnn': True})",
         "print(backends.backend(), p.get_flags('FLAGS_use_mkldnn')['FLAGS_use_mkldnn'])",
-        "print(len(w), str(w[0].message))",
+        "print(len(w), w[0].filename, str(w[0].message))",
         "x = p.ones([1, 2, 5, 5]); print(p.nn.functional.conv2d(x, p.ones([3, 2, 3, 3])).shape)",
     ])
     env = dict(os.environ, FRAMEWORK_ONEDNN_LIBRARY='/nonexistent/libdnnl.so.3')
@@ -184,7 +185,9 @@ def test_without_the_library_everything_runs_on_numpy_with_one_message():
     lines = out.stdout.splitlines()
     assert out.returncode == 0, out.stderr
     assert lines[0] == 'numpy' and lines[1] == 'numpy False'
-    assert lines[2].startswith('1 ') and 'oneDNN' in lines[2] and 'not installed' in lines[2]
+    # one warning, at the user's own line, saying what happened and why
+    assert lines[2].startswith("1 <string> oneDNN kernels are off, ops run on numpy: oneDNN is "
+                               "not installed (pip install 'framework[onednn]'")
     assert lines[3] == '[1, 3, 3, 3]'
 
 
@@ -520,3 +523,98 @@ def test_a_max_pool_shape_whose_taps_read_wrong_is_declined(on_onednn, monkeypat
     # declined from now on: the numpy kernel runs
     assert op.kernels['onednn'](x, [2, 2], [2, 2], [0, 0, 0, 0], False, 'NCHW') \
         is NotImplemented
+
+
+# ---- what the oneDNN kernels take: every registry case but the declared ones ----------
+
+def _not_last_axis(x, axis):
+    return axis not in (-1, x.ndim - 1)
+
+
+# op -> the float32 cases its oneDNN kernel leaves to numpy, said independently of
+# the kernel (a kernel that wrongly declines a call it covers fails below)
+EXPECTED_DECLINES = {
+    'max_pool': lambda x, *attrs: x.ndim != 4 or attrs[-1] != 'NCHW',   # 2-D NCHW only
+    'softmax': _not_last_axis,
+    'log_softmax': _not_last_axis,
+    'fused_conv': lambda x, *rest: x.size == 0,
+}
+
+
+def _onednn_ops():
+    return sorted(n for n, op in registry.all_ops().items() if 'onednn' in op.kernels)
+
+
+@pytest.mark.parametrize('name', _onednn_ops())
+def test_onednn_kernels_take_every_case_they_cover(name):
+    import test_op_properties as T
+    op = registry.lookup(name)
+    expected = EXPECTED_DECLINES.get(name, lambda *a: False)
+    for k, (args, _) in enumerate(op.test_cases):
+        case = T._as_float32(op, args)
+        got = op.kernels['onednn'](*T._fresh_args(op, case))
+        assert (got is NotImplemented) == bool(expected(*case)), (name, k)
+
+
+def test_the_declines_table_names_only_onednn_ops():
+    assert set(EXPECTED_DECLINES) <= set(_onednn_ops())
+    assert {'conv', 'conv_transpose', 'conv_filter_grad', 'max_pool', 'softmax',
+            'log_softmax', 'layer_norm', 'fused_conv'} <= set(_onednn_ops())
+
+
+# ---- the runtime's own rules -------------------------------------------------------------
+
+def test_plain_strides_are_row_major():
+    from framework.backends.onednn.core import plain_strides
+    assert plain_strides([2, 3, 4]) == [12, 4, 1]
+    assert plain_strides([5]) == [1]
+    assert plain_strides([1, 7, 1, 1]) == [7, 1, 1, 1]
+
+
+def test_the_plan_cache_keeps_the_most_recent_plans(monkeypatch):
+    rt = onednn.runtime()
+    monkeypatch.setattr(rt, 'capacity', 3)
+    built = []
+    for i in range(5):
+        rt.plan_for(('test-capacity', i), lambda plan, i=i: built.append(i))
+    keys = [k for k in rt._thread().plans if k[0] == 'test-capacity']
+    assert keys == [('test-capacity', 2), ('test-capacity', 3), ('test-capacity', 4)]
+    rt.plan_for(('test-capacity', 4), lambda plan: built.append('again'))
+    assert 'again' not in built
+
+
+def test_plan_buffers_are_aligned_and_scratchpads_are_the_plans(on_onednn):
+    conv = registry.lookup('conv')
+    x = np.ones((2, 16, 9, 9), np.float32)
+    w = np.ones((16, 16, 3, 3), np.float32)
+    conv.kernel(x, w, None, [1, 1], [1, 1, 1, 1], [1, 1], 1, 'NCHW')
+    plan = list(onednn.runtime()._thread().plans.values())[-1]
+    buffers = [a for a in plan._keep if isinstance(a, np.ndarray)]
+    assert buffers                                   # reorders and a scratchpad at least
+    scratch = onednn.constants.ARG_SCRATCHPAD
+    assert any(arg.arg == scratch for _, args, n, _ in plan.steps for arg in args[:n])
+    for _, args, n, _ in plan.steps:
+        for arg in args[:n]:
+            if arg.arg == scratch:
+                handle = ctypes.c_void_p()
+                onednn.runtime().lib.dnnl_memory_get_data_handle(arg.memory,
+                                                                  ctypes.byref(handle))
+                assert handle.value % 64 == 0
+
+
+@pytest.mark.parametrize('env,want', [
+    ({'FRAMEWORK_BACKEND': 'numpy'}, 'numpy'), ({'FLAGS_use_mkldnn': '0'}, 'numpy'),
+    ({'FLAGS_use_mkldnn': 'false'}, 'numpy'), ({'FLAGS_use_mkldnn': 'OFF'}, 'numpy'),
+    ({'FLAGS_use_mkldnn': 'on'}, 'onednn'), ({'FRAMEWORK_BACKEND': 'onednn'}, 'onednn'),
+    ({}, 'onednn')])
+def test_the_environment_chooses_the_default_backend(monkeypatch, env, want):
+    before = backends.backend()
+    for var in ('FRAMEWORK_BACKEND', 'FLAGS_use_mkldnn'):
+        monkeypatch.delenv(var, raising=False)
+    for var, value in env.items():
+        monkeypatch.setenv(var, value)
+    try:
+        assert backends.apply_default() == want == backends.backend()
+        assert paddle.get_flags('FLAGS_use_mkldnn')['FLAGS_use_mkldnn'] == (want == 'onednn')
+    finally:
+        backends.set_backend(before)

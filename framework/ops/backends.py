@@ -12,6 +12,7 @@ under one backend are not reused under the other: ``plan_key()`` is part of
 every plan cache's key.
 """
 import os
+import sys
 import warnings
 
 from .. import flags, threads
@@ -60,8 +61,18 @@ def _start_onednn():
     if not _warned:
         _warned.append(reason)
         warnings.warn("oneDNN kernels are off, ops run on numpy: %s" % reason, RuntimeWarning,
-                      stacklevel=3)
+                      stacklevel=_callers_level())
     return False
+
+
+def _callers_level():
+    """The warnings stacklevel of the first frame outside the framework (the
+    user's call, however many framework frames led here)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    level, frame = 1, sys._getframe(1)       # 1: the function that warns
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(root):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def apply_default():

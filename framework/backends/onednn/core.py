@@ -102,14 +102,16 @@ class Runtime:
         local = self._thread()
         plans = local.plans
         plan = plans.get(key, _MISSING)
-        if plan is _MISSING:
+        if plan is not _MISSING:
+            plans.move_to_end(key)             # recently used: evicted last
+        else:
             plan = Plan(self, local.stream)
             try:
                 build(plan)
             except DnnlError:
                 plan = None       # unimplemented here: the numpy kernel runs
             plans[key] = plan
-            if len(plans) > self.capacity:
+            while len(plans) > self.capacity:     # the least recently used first
                 plans.popitem(last=False)
         return plan
 

@@ -53,6 +53,7 @@ _FUNCTIONS = {
     'dnnl_memory_desc_query': (_status, [_vp, _int, _vp]),
     'dnnl_memory_create': (_status, [_out, _vp, _vp, _vp]),
     'dnnl_memory_set_data_handle': (_status, [_vp, _vp]),
+    'dnnl_memory_get_data_handle': (_status, [_vp, _out]),
     'dnnl_memory_destroy': (_status, [_vp]),
     'dnnl_primitive_attr_create': (_status, [_out]),
     'dnnl_primitive_attr_destroy': (_status, [_vp]),
