@@ -47,9 +47,5 @@ def numpy_backend():
     """The numpy kernels for the test (what it checks is numpy's own: conv
     algorithm search, workspaces), the process's backend afterwards."""
     from framework.ops import backends
-    before = backends.backend()
-    backends.set_backend('numpy')
-    try:
+    with backends.using('numpy'):
         yield
-    finally:
-        backends.set_backend(before)

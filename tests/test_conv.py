@@ -424,12 +424,8 @@ def test_default_algorithms_float32_error_is_bounded(xs, ws, s, p, grp, backend)
     x, w = _f32_inputs(xs, ws)
     g = A.geom_forward(xs, ws, (s, s), (p,) * 4, (1, 1), grp)
     gy = np.random.default_rng(8).standard_normal((g.n, g.oc, g.oh, g.ow)).astype(np.float32)
-    before = backends.backend()
-    try:
-        backends.set_backend(backend)
+    with backends.using(backend):
         got = _conv_and_grads(x, w, gy, s, p, grp)
-    finally:
-        backends.set_backend(before)
     want = _conv_and_grads(x.astype(np.float64), w.astype(np.float64),
                            gy.astype(np.float64), s, p, grp)
     for what, a, b in zip(('out', 'x_grad', 'w_grad'), got, want):

@@ -26,18 +26,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 @pytest.fixture
 def on_numpy():
     """Run the test on numpy, then give the backend back."""
-    before = backends.backend()
-    backends.set_backend('numpy')
-    yield
-    backends.set_backend(before)
+    with backends.using('numpy'):
+        yield
 
 
 @pytest.fixture
 def on_onednn():
-    before = backends.backend()
-    backends.set_backend('onednn')
-    yield
-    backends.set_backend(before)
+    with backends.using('onednn'):
+        yield
 
 
 # ---- the binding against the library ----------------------------------------------

@@ -100,17 +100,13 @@ def test_checks_on_each_backend(name, k, backend):
     from framework.ops import backends
     if backend == 'onednn' and not onednn.available():
         pytest.skip(onednn.why_unavailable())
-    before = backends.backend()
-    backends.set_backend(backend)
-    try:
+    with backends.using(backend):
         op, args, opts = _case(name, k)
         op_check.check_forward(op, args, opts)
         op_check.check_infer_meta(op, args, opts)
         op_check.check_static(op, args, opts)
         if op.differentiable and opts.get('grad', True):
             op_check.check_grad(op, args, opts)
-    finally:
-        backends.set_backend(before)
 
 
 def test_backend_cases_cover_each_backend_kernel():

@@ -8,7 +8,6 @@ equal. Targeted tests check that each pass fires
 where it should and holds back where it must, and that the user's Program is
 never changed (passes work on the executor's copy).
 """
-import contextlib
 import json
 
 import numpy as np
@@ -25,14 +24,7 @@ SWITCHES = [s for s, _ in PASSES]
 BACKENDS = ['numpy'] + (['onednn'] if onednn.available() else [])
 
 
-@contextlib.contextmanager
-def on_backend(name):
-    before = backends.backend()
-    backends.set_backend(name)
-    try:
-        yield
-    finally:
-        backends.set_backend(before)
+on_backend = backends.using
 F = paddle.nn.functional
 
 

@@ -11,6 +11,7 @@ Switching is process-wide (Paddle's flag is), and static plans compiled
 under one backend are not reused under the other: ``plan_key()`` is part of
 every plan cache's key.
 """
+import contextlib
 import os
 import sys
 import warnings
@@ -31,6 +32,17 @@ def backend():
 def plan_key():
     """What a compiled plan depends on of the backend choice."""
     return registry.active_backend()
+
+
+@contextlib.contextmanager
+def using(name):
+    """Run ops on backend ``name`` inside the block, the previous one after."""
+    before = backend()
+    set_backend(name)
+    try:
+        yield
+    finally:
+        set_backend(before)
 
 
 def set_backend(name):

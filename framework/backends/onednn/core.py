@@ -260,6 +260,7 @@ class Plan:
         # holds the same frozen array as last run (a loaded model's weights)
         self.reorders_of = {}
         self._frozen = {}         # slot -> the frozen array its reorder last read
+        self.facts = {}           # what the builder learned (a workspace's dtype, ...)
 
     def primitive_desc(self, create, call, *args, post_ops=()):
         """``create(&pd, engine, *args, attr)``, with the user scratchpad attr
@@ -338,7 +339,8 @@ class Plan:
         eng = self.rt.engine
         self.rt.check(self.lib.dnnl_reorder_primitive_desc_create(
             ctypes.byref(pd), getattr(src_md, 'handle', src_md), eng,
-            getattr(dst_md, 'handle', dst_md), eng, self.rt.attr), 'dnnl_reorder_primitive_desc_create')
+            getattr(dst_md, 'handle', dst_md), eng, self.rt.attr),
+            'dnnl_reorder_primitive_desc_create')
         self.add(PrimitiveDesc(self.lib, pd), {C.ARG_FROM: src, C.ARG_TO: dst}, 'reorder')
 
     def add_into(self, pd, args, arg, query, slot, user_md, what):

@@ -35,16 +35,17 @@ def max_forward(rt, x, kernel, stride, pad_l, pad_r, y):
         rt.check(rt.lib.dnnl_memory_desc_query(ws, C.QUERY_DATA_TYPE, ctypes.byref(dtype)),
                  'dnnl_memory_desc_query')
         taps = _TAP_DTYPES.get(dtype.value)
-        if taps is None or rt.lib.dnnl_memory_desc_get_size(ws) != y.size * np.dtype(taps).itemsize:
+        if taps is None or \
+                rt.lib.dnnl_memory_desc_get_size(ws) != y.size * np.dtype(taps).itemsize:
             raise DnnlError('max pooling: a workspace that is not one tap per output')
-        plan.taps = taps
+        plan.facts['taps'] = taps
         plan.add(pd, {C.ARG_SRC: plan.user(0, ux), C.ARG_DST: plan.user(1, uy),
                       C.ARG_WORKSPACE: plan.user(2, ws)}, 'max pooling forward')
 
     plan = rt.plan_for(key, build)
     if plan is None:
         return None
-    taps = np.empty(y.shape, plan.taps)
+    taps = np.empty(y.shape, plan.facts['taps'])
     plan.run(x, y, taps)
     return taps
 

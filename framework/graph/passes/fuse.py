@@ -108,44 +108,53 @@ def _location(op):
     return {'op_location': where} if where else {}
 
 
-def fuse_matmul_block(program, block, usage, shapes):
-    drop, at = [], {}
-    taken = set()
-    for op in block.ops:
-        if op.type != 'matmul' or id(op) in taken:
-            continue
-        found = _matmul_chain(op, usage, shapes, block.idx)
-        if found is None or any(id(o) in taken for o in found[0]):
-            continue
-        chain, bias, act = found
-        taken.update(id(o) for o in chain)
-        attrs = {'transpose_x': bool(op.attrs.get('transpose_x', False)),
-                 'transpose_y': bool(op.attrs.get('transpose_y', False)),
-                 'act': act.type if act is not None else '',
-                 'act_attrs': (stored_attrs(registry.lookup(act.type), act)
-                               if act is not None else []),
-                 'op_role': chain[-1].attrs.get('op_role', 'forward'), **_location(op)}
-        new = type(op)(block, 'fused_matmul_bias_act',
-                       {'x': op.input('x'), 'y': op.input('y'),
-                        'bias': [bias] if bias is not None else []},
-                       {'out': chain[-1].output_arg_names}, attrs)
-        at[id(chain[-1])] = new
-        drop.extend(chain[:-1])
-        _replace_readers(usage, chain, new, block.idx)
-    if at:
-        _rebuild(block, drop, at)
-    return bool(at)
+def _fused_matmul(block, chain, bias, act):
+    op = chain[0]
+    attrs = {'transpose_x': bool(op.attrs.get('transpose_x', False)),
+             'transpose_y': bool(op.attrs.get('transpose_y', False)),
+             'act': act.type if act is not None else '',
+             'act_attrs': (stored_attrs(registry.lookup(act.type), act)
+                           if act is not None else []),
+             'op_role': chain[-1].attrs.get('op_role', 'forward'), **_location(op)}
+    return type(op)(block, 'fused_matmul_bias_act',
+                    {'x': op.input('x'), 'y': op.input('y'),
+                     'bias': [bias] if bias is not None else []},
+                    {'out': chain[-1].output_arg_names}, attrs)
 
 
-def fuse_matmul_add_act(program, feed_names, fetch_names):
-    if not registry.has_op('matmul'):
+def _fuse_chains(program, feed_names, fetch_names, anchor, find, make):
+    """Replace each chain of ops ``find(op, usage, shapes, block index)``
+    returns for an ``anchor``-type op (``(ops, *parts)`` or None) by the one
+    op ``make(block, ops, *parts)``, where the chain's last op was; an op
+    joins one chain at most."""
+    if not registry.has_op(anchor):
         return False
     usage = Usage(program, feed_names, fetch_names)
     shapes = ShapeClasses(program, usage)
     changed = False
     for block in program.blocks:
-        changed |= fuse_matmul_block(program, block, usage, shapes)
+        drop, at, taken = [], {}, set()
+        for op in block.ops:
+            if op.type != anchor or id(op) in taken:
+                continue
+            found = find(op, usage, shapes, block.idx)
+            if found is None or any(id(o) in taken for o in found[0]):
+                continue
+            chain = found[0]
+            taken.update(id(o) for o in chain)
+            new = make(block, *found)
+            at[id(chain[-1])] = new
+            drop.extend(chain[:-1])
+            _replace_readers(usage, chain, new, block.idx)
+        if at:
+            _rebuild(block, drop, at)
+            changed = True
     return changed
+
+
+def fuse_matmul_add_act(program, feed_names, fetch_names):
+    return _fuse_chains(program, feed_names, fetch_names, 'matmul', _matmul_chain,
+                        _fused_matmul)
 
 
 # ---- conv + batch norm (inference) + residual add + activation ----------------------
@@ -229,31 +238,8 @@ def _fused_conv(block, chain, bn, residual, act):
 def fuse_conv_bn_add_act(program, feed_names, fetch_names):
     """conv (+ batch_norm with running statistics) (+ a residual add) (+ an
     activation) becomes one ``fused_conv`` (``ops/conv/fused_conv.py``): on
-    oneDNN, one convolution with the batch norm folded into its filter and
-    the rest as post-ops."""
-    if not registry.has_op('conv'):
-        return False
-    usage = Usage(program, feed_names, fetch_names)
-    shapes = ShapeClasses(program, usage)
-    changed = False
-    for block in program.blocks:
-        drop, at, taken = [], {}, set()
-        for op in block.ops:
-            if op.type != 'conv' or id(op) in taken:
-                continue
-            found = _conv_chain(op, usage, shapes, block.idx)
-            if found is None or any(id(o) in taken for o in found[0]):
-                continue
-            chain = found[0]
-            taken.update(id(o) for o in chain)
-            new = _fused_conv(block, *found)
-            at[id(chain[-1])] = new
-            drop.extend(chain[:-1])
-            _replace_readers(usage, chain, new, block.idx)
-        if at:
-            _rebuild(block, drop, at)
-            changed = True
-    return changed
+    oneDNN, one convolution with the rest as its post-ops."""
+    return _fuse_chains(program, feed_names, fetch_names, 'conv', _conv_chain, _fused_conv)
 
 
 # ---- elementwise trees -------------------------------------------------------------
