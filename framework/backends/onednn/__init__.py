@@ -3,9 +3,9 @@
 ``runtime()`` loads the library on first use (``library.py``) and returns
 the ``Runtime`` (``core.py``) the kernels run on, or raises
 ``Unavailable`` with the reason (no ``[onednn]`` extra, no libgomp, an old
-version). The op families' primitives are ``conv.py``, ``norm.py``, ``pool.py`` and
-``softmax.py``; the ops declare their ``onednn`` kernels beside their numpy
-ones and call these.
+version). The op families' primitives are ``conv.py``, ``eltwise.py``,
+``norm.py``, ``pool.py`` and ``softmax.py``; the ops declare their ``onednn``
+kernels beside their numpy ones and call these.
 """
 import threading
 

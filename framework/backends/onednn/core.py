@@ -191,6 +191,12 @@ class Runtime:
         if groups > 1:
             dims[:1] = [groups, dims[0] // groups]
             strides[:1] = [strides[0] * dims[1], strides[0]]
+        # a size-1 axis (a 1-D conv's H, from a None index) may have any stride,
+        # numpy gives 0; oneDNN recognizes a layout only from consistent ones
+        for i in range(len(dims) - 1, -1, -1):
+            if dims[i] == 1:
+                inner = [strides[j] * dims[j] for j in range(i + 1, len(dims))]
+                strides[i] = max(inner, default=1)
         return self.desc(dims, DTYPES[arr.dtype], strides=strides)
 
 

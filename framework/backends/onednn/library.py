@@ -86,6 +86,8 @@ _FUNCTIONS = {
         (_status, [_out, _vp, _int, _vp, _vp, _vp, _int, _vp, _vp]),
     'dnnl_eltwise_forward_primitive_desc_create':
         (_status, [_out, _vp, _int, _int, _vp, _vp, _float, _float, _vp]),
+    'dnnl_eltwise_backward_primitive_desc_create':
+        (_status, [_out, _vp, _int, _vp, _vp, _vp, _float, _float, _vp, _vp]),
     'dnnl_reorder_primitive_desc_create': (_status, [_out, _vp, _vp, _vp, _vp, _vp]),
     'dnnl_primitive_desc_query_md': (_vp, [_vp, _int, _int]),
     'dnnl_primitive_desc_query': (_status, [_vp, _int, _int, _vp]),

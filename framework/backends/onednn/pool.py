@@ -1,5 +1,6 @@
-"""Max pooling on oneDNN, training forward: the output and, per output
-element, which tap of its window won (the primitive's workspace).
+"""Pooling on oneDNN: average pooling forward and backward; max pooling's
+training forward: the output and, per output element, which tap of its
+window won (the primitive's workspace).
 
 oneDNN calls the workspace opaque. For a plain (NCHW) destination and a
 window of fewer than 256 taps, oneDNN 3.2 writes one byte per output
@@ -54,3 +55,50 @@ def plan_key(x, y, kernel, stride, pad_l, pad_r, rt):
     """The key of ``max_forward``'s plan (``Runtime.decline`` takes it)."""
     return ('max_pool', x.shape, x.strides, y.shape, tuple(kernel), tuple(stride),
             tuple(pad_l), tuple(pad_r), rt.threads())
+
+
+_AVERAGES = {True: C.POOLING_AVG_EXCLUDE_PADDING, False: C.POOLING_AVG_INCLUDE_PADDING}
+
+
+def _avg_pd(plan, rt, prop, ux, uy, kernel, stride, pad_l, pad_r, exclude):
+    return plan.primitive_desc(
+        rt.lib.dnnl_pooling_forward_primitive_desc_create, 'average pooling forward', prop,
+        _AVERAGES[exclude], ux.handle, uy.handle, rt.dims(stride), rt.dims(kernel),
+        rt.dims([0] * len(kernel)), rt.dims(pad_l), rt.dims(pad_r))
+
+
+def avg_forward(rt, x, kernel, stride, pad_l, pad_r, exclude, y):
+    """``y[:]`` = the mean over each window of ``x`` (logical ``[N, C, H, W]``
+    views); ``exclude``: padding is not counted. None where oneDNN has no
+    fast implementation."""
+    key = ('avg_pool', x.shape, x.strides, y.strides, tuple(kernel), tuple(stride),
+           tuple(pad_l), tuple(pad_r), exclude, rt.threads())
+
+    def build(plan):
+        ux, uy = rt.desc_of(x), rt.desc_of(y)
+        pd = _avg_pd(plan, rt, C.FORWARD_INFERENCE, ux, uy, kernel, stride, pad_l, pad_r,
+                     exclude)
+        plan.add(pd, {C.ARG_SRC: plan.user(0, ux), C.ARG_DST: plan.user(1, uy)},
+                 'average pooling forward')
+
+    return y if rt.run(key, build, x, y) else None
+
+
+def avg_backward(rt, gy, kernel, stride, pad_l, pad_r, exclude, gx):
+    """``gx[:]`` = each output gradient spread evenly over its window."""
+    key = ('avg_pool_bwd', gy.shape, gy.strides, gx.shape, gx.strides, tuple(kernel),
+           tuple(stride), tuple(pad_l), tuple(pad_r), exclude, rt.threads())
+
+    def build(plan):
+        ugy, ugx = rt.desc_of(gy), rt.desc_of(gx)
+        hint = _avg_pd(plan, rt, C.FORWARD_TRAINING, ugx, ugy, kernel, stride, pad_l, pad_r,
+                       exclude)
+        plan.keep(hint)
+        pd = plan.primitive_desc(
+            rt.lib.dnnl_pooling_backward_primitive_desc_create, 'average pooling backward',
+            _AVERAGES[exclude], ugx.handle, ugy.handle, rt.dims(stride), rt.dims(kernel),
+            rt.dims([0] * len(kernel)), rt.dims(pad_l), rt.dims(pad_r), hint.handle)
+        plan.add(pd, {C.ARG_DIFF_DST: plan.user(0, ugy), C.ARG_DIFF_SRC: plan.user(1, ugx)},
+                 'average pooling backward')
+
+    return gx if rt.run(key, build, gy, gx) else None

@@ -491,8 +491,9 @@ def _avg_pool_grad(g, x, out, kernel_size, stride, padding, ceil_mode, exclusive
 @avg_pool_op.def_fast_grad
 def _avg_pool_fast(g, x, out, kernel_size, stride, padding, ceil_mode, exclusive, divisor,
                    data_format):
-    return _avg_adjoint(g, x, kernel_size, stride, padding, ceil_mode, exclusive, divisor,
-                        data_format)
+    # the adjoint op's kernel: the active backend's
+    return avg_pool_grad_op.kernel(g, x, kernel_size, stride, padding, ceil_mode, exclusive,
+                                   divisor, data_format)
 
 
 @avg_pool_op.def_onnx
@@ -552,6 +553,69 @@ def _avg_pool_grad_grad(gg, g, target, out, kernel_size, stride, padding, ceil_m
                         exclusive, divisor, data_format):
     return avg_pool_op(gg, kernel_size, stride, padding, ceil_mode, exclusive, divisor,
                        data_format), None
+
+
+# on oneDNN
+
+def _avg_geometry(x4, kernel_size, stride, padding, ceil_mode, exclusive, divisor):
+    """oneDNN's ``(kernel, stride, pad_l, pad_r)`` of an average pool (2-D),
+    or None where its averages are not Paddle's: a divisor override, or
+    ceil_mode's windows past the padding when padding counts (Paddle counts
+    only their part inside the padded input)."""
+    if divisor or (ceil_mode and not exclusive):
+        return None
+    g = _geom(x4, kernel_size, stride, padding, ceil_mode)
+    pad_r = [(g.oh - 1) * g.sh + g.kh - g.h - g.pt, (g.ow - 1) * g.sw + g.kw - g.w - g.pl]
+    if min(pad_r) < 0:
+        return None
+    return g, ([g.kh, g.kw], [g.sh, g.sw], [g.pt, g.pl], pad_r)
+
+
+def _float32_2d(*arrays):
+    return all(isinstance(a, np.ndarray) and a.dtype == np.float32 and a.ndim in (3, 4)
+               and a.size for a in arrays)
+
+
+@avg_pool_op.def_kernel('onednn')
+def _avg_pool_onednn(x, kernel_size, stride, padding, ceil_mode, exclusive, divisor,
+                     data_format):
+    if not _float32_2d(x):
+        return NotImplemented
+    x4 = P.to_nchw(x, data_format)
+    found = _avg_geometry(x4, kernel_size, stride, padding, ceil_mode, exclusive, divisor)
+    if found is None:
+        return NotImplemented
+    g, geometry = found
+    out = np.empty(_pool_out_shape(x, g, data_format), np.float32)
+    if dnnl_pool.avg_forward(onednn.runtime(), x4, *geometry, bool(exclusive),
+                             P.to_nchw(out, data_format)) is None:
+        return NotImplemented
+    return out
+
+
+@avg_pool_grad_op.def_kernel('onednn')
+def _avg_pool_grad_onednn(g, target, kernel_size, stride, padding, ceil_mode, exclusive,
+                          divisor, data_format):
+    if not _float32_2d(g) or np.ndim(target) != g.ndim:
+        return NotImplemented
+    gx = np.empty(np.shape(target), np.float32)
+    x4 = P.to_nchw(gx, data_format)
+    found = _avg_geometry(x4, kernel_size, stride, padding, ceil_mode, exclusive, divisor)
+    if found is None:
+        return NotImplemented
+    geo, geometry = found
+    if tuple(P.to_nchw(g, data_format).shape) != x4.shape[:2] + (geo.oh, geo.ow):
+        return NotImplemented            # the numpy kernel names the mismatch
+    if dnnl_pool.avg_backward(onednn.runtime(), P.to_nchw(g, data_format), *geometry,
+                              bool(exclusive), x4) is None:
+        return NotImplemented
+    return gx
+
+
+def _pool_out_shape(x, g, data_format):
+    spatial = [g.oh, g.ow] if x.ndim == 4 else [g.ow]
+    n, c = x.shape[0], P.channels_of(x.shape, data_format)
+    return [n] + spatial + [c] if P.channel_last(data_format) else [n, c] + spatial
 
 
 # ---- adaptive pools ---------------------------------------------------------------
