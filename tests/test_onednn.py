@@ -187,6 +187,19 @@ def test_without_the_library_everything_runs_on_numpy_with_one_message():
     assert lines[3] == '[1, 3, 3, 3]'
 
 
+def test_asking_for_onednn_in_the_environment_without_it_warns_once_at_import():
+    code = ("import warnings; warnings.simplefilter('always')\n"
+            "import framework\nfrom framework.ops import backends\nprint(backends.backend())")
+    for value, warned in (('1', True), ('true', True), ('on', True), ('', False)):
+        env = dict(os.environ, FRAMEWORK_ONEDNN_LIBRARY='/nonexistent/libdnnl.so.3',
+                   FLAGS_use_mkldnn=value)
+        env.pop('FRAMEWORK_BACKEND', None)
+        out = subprocess.run([sys.executable, '-W', 'always', '-c', code], cwd=ROOT, env=env,
+                             capture_output=True, text=True, timeout=120)
+        assert out.stdout.split() == ['numpy'], out.stderr
+        assert ('oneDNN kernels are off' in out.stderr) == warned, (value, out.stderr)
+
+
 def test_set_backend_checks_its_argument():
     with pytest.raises(ValueError, match="set_backend: backend must be one of"):
         backends.set_backend('mkl')
@@ -460,8 +473,17 @@ def test_the_skipped_reorder_is_only_the_frozen_filters(on_onednn):
     conv.kernel(*_conv_args(w, x))
     plan = list(onednn.runtime()._thread().plans.values())[-1]
     assert set(plan.reorders_of) == {0, 1}           # the input's and the filter's
+    assert all(plan.note[step].startswith('reorder') for step in plan.reorders_of.values())
     assert plan._unchanged((x, w, None)) == {plan.reorders_of[1]}
     assert plan._unchanged((x.copy(), w, None)) == {plan.reorders_of[1]}
+    # a 1x1 convolution reads its filter as it is: no reorder to skip
+    w1 = onednn.core.freeze(rng.standard_normal((16, 16, 1, 1)).astype(np.float32))
+    args = (x, w1, None, [1, 1], [0, 0, 0, 0], [1, 1], 1, 'NCHW')
+    for _ in range(2):
+        np.testing.assert_allclose(conv.kernel(*args), conv.kernels['numpy'](*args),
+                                   rtol=1e-4, atol=1e-4)
+    plan = list(onednn.runtime()._thread().plans.values())[-1]
+    assert plan.reorders_of == {} and not plan._unchanged((x, w1, None))
 
 
 def test_a_predictor_freezes_its_weights(tmp_path):

@@ -357,8 +357,9 @@ def _onednn_sized(*arrays):
 def _gelu_onednn(x, approximate=False):
     if not _onednn_sized(x):
         return NotImplemented
-    y = dnnl_eltwise.forward(onednn.runtime(), x, _GELU_ALGORITHMS[bool(approximate)], 0.0,
-                             0.0, np.empty(x.shape, np.float32))
+    y = dnnl_eltwise.forward(onednn.runtime(), np.ascontiguousarray(x),
+                             _GELU_ALGORITHMS[bool(approximate)], 0.0, 0.0,
+                             np.empty(x.shape, np.float32))
     return NotImplemented if y is None else y
 
 
@@ -367,7 +368,8 @@ def _gelu_grad_onednn(g, x, approximate):
     is the backend), NotImplemented where numpy's runs."""
     if not _onednn_sized(g, x) or g.shape != x.shape:
         return NotImplemented
-    gx = dnnl_eltwise.backward(onednn.runtime(), g, x, _GELU_ALGORITHMS[bool(approximate)],
+    gx = dnnl_eltwise.backward(onednn.runtime(), np.ascontiguousarray(g),
+                               np.ascontiguousarray(x), _GELU_ALGORITHMS[bool(approximate)],
                                0.0, 0.0, np.empty(x.shape, np.float32))
     return NotImplemented if gx is None else gx
 
@@ -523,7 +525,9 @@ def _softmax_k(x, axis=-1):
 
 
 def _softmax_grad(g, x, out, axis):
-    return out * (g - lib.sum(g * out, axis=axis, keepdim=True))
+    # the fast grad's operations in its order: eager and static round alike
+    go = g * out
+    return go - out * lib.sum(go, axis=axis, keepdim=True)
 
 
 def _softmax_fast(g, x, out, axis):
@@ -569,7 +573,9 @@ def _softmax_on_onednn(log):
         if not (isinstance(x, np.ndarray) and x.dtype == np.float32 and x.size
                 and 0 < x.ndim <= onednn.constants.MAX_NDIMS and axis in (-1, x.ndim - 1)):
             return NotImplemented
-        y = dnnl_softmax.forward(onednn.runtime(), x, x.ndim - 1, log,
+        # dense first: whether oneDNN runs must not depend on a view's strides
+        # (eager and static would then round differently)
+        y = dnnl_softmax.forward(onednn.runtime(), np.ascontiguousarray(x), x.ndim - 1, log,
                                  np.empty(x.shape, np.float32))
         return NotImplemented if y is None else y
     return kernel

@@ -313,8 +313,9 @@ _checked_taps = set()
 def _max_pool_onednn(x, kernel_size, stride, padding, ceil_mode, data_format):
     # 2-D NCHW float32 only: there oneDNN's workspace is one tap index per output
     if not (isinstance(x, np.ndarray) and x.dtype == np.float32 and x.ndim == 4 and x.size
-            and data_format == 'NCHW' and x.flags.c_contiguous):
+            and data_format == 'NCHW'):
         return NotImplemented
+    x = np.ascontiguousarray(x)      # a view's strides must not decide what runs
     g = _geom(x, kernel_size, stride, padding, ceil_mode)
     # ceil_mode's last windows run past the padding: oneDNN sees that as more
     pad_r = [(g.oh - 1) * g.sh + g.kh - g.h - g.pt, (g.ow - 1) * g.sw + g.kw - g.w - g.pl]
@@ -581,7 +582,7 @@ def _avg_pool_onednn(x, kernel_size, stride, padding, ceil_mode, exclusive, divi
                      data_format):
     if not _float32_2d(x):
         return NotImplemented
-    x4 = P.to_nchw(x, data_format)
+    x4 = P.to_nchw(np.ascontiguousarray(x), data_format)
     found = _avg_geometry(x4, kernel_size, stride, padding, ceil_mode, exclusive, divisor)
     if found is None:
         return NotImplemented
@@ -606,8 +607,8 @@ def _avg_pool_grad_onednn(g, target, kernel_size, stride, padding, ceil_mode, ex
     geo, geometry = found
     if tuple(P.to_nchw(g, data_format).shape) != x4.shape[:2] + (geo.oh, geo.ow):
         return NotImplemented            # the numpy kernel names the mismatch
-    if dnnl_pool.avg_backward(onednn.runtime(), P.to_nchw(g, data_format), *geometry,
-                              bool(exclusive), x4) is None:
+    g4 = P.to_nchw(np.ascontiguousarray(g), data_format)
+    if dnnl_pool.avg_backward(onednn.runtime(), g4, *geometry, bool(exclusive), x4) is None:
         return NotImplemented
     return gx
 
