@@ -29,6 +29,11 @@ def backend():
     return registry.active_backend()
 
 
+def available(name):
+    """Whether backend ``name`` can run here."""
+    return name == 'numpy' or (name == 'onednn' and onednn.available())
+
+
 def plan_key():
     """What a compiled plan depends on of the backend choice."""
     return registry.active_backend()
