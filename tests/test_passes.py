@@ -927,7 +927,14 @@ def test_fused_conv_on_onednn_is_one_convolution_with_the_unfused_results(bias, 
     geom = ([1, 1], [1, 1, 1, 1], [1, 1], 1, 'NCHW')
     args = (x, w, b, *stats, res, *geom, 1e-5, act)
     rt = onednn.runtime()
-    got = fused_conv.fused_conv_op.kernels['onednn'](*args)
+    fell_back = []
+    real_unfused = fused_conv._unfused
+    fused_conv._unfused = lambda *a: fell_back.append(a) or real_unfused(*a)
+    try:
+        got = fused_conv.fused_conv_op.kernels['onednn'](*args)
+    finally:
+        fused_conv._unfused = real_unfused
+    assert not fell_back           # the fused convolution ran, with its post-ops
     plan = list(rt._thread().plans.values())[-1]
     assert [n.split(' [')[0] for n in plan.note].count('convolution forward') == 1
     assert all(n.startswith(('reorder', 'convolution forward')) for n in plan.note)
@@ -940,6 +947,26 @@ def test_fused_conv_on_onednn_is_one_convolution_with_the_unfused_results(bias, 
     if act:
         want = registry.lookup(act).kernel(want)
     np.testing.assert_array_equal(got, want)
+
+
+def test_a_fused_1x1_conv_runs_unfused_on_onednn(monkeypatch):
+    # oneDNN's 1x1 convolution on plain layouts is a GEMM, whose post-ops are slow
+    if not onednn.available():
+        pytest.skip(onednn.why_unavailable())
+    from framework.ops.conv import fused_conv
+    rng = np.random.default_rng(42)
+    x = rng.standard_normal((2, 16, 6, 6)).astype(np.float32)
+    w = rng.standard_normal((16, 16, 1, 1)).astype(np.float32)
+    stats = [rng.standard_normal(16).astype(np.float32) for _ in range(3)] + \
+        [rng.uniform(0.5, 2, 16).astype(np.float32)]
+    calls = []
+    real = fused_conv._unfused
+    monkeypatch.setattr(fused_conv, '_unfused', lambda *a: calls.append(a[0]) or real(*a))
+    args = (x, w, None, *stats, None, [1, 1], [0, 0, 0, 0], [1, 1], 1, 'NCHW', 1e-5, 'relu')
+    got = fused_conv.fused_conv_op.kernels['onednn'](*args)
+    assert calls == ['onednn']
+    np.testing.assert_allclose(got, fused_conv.fused_conv_op.kernels['numpy'](*args),
+                               rtol=1e-4, atol=1e-4)
 
 
 def test_fused_conv_checks_its_inputs():
