@@ -96,7 +96,7 @@ class PartialProgram:
 
     def _train(self, input_needs):
         # plans bind the kernels of the backend active when they were compiled
-        key = (input_needs, flags.flag('FLAGS_check_nan_inf'), backends.plan_key())
+        key = (input_needs, flags.flag('FLAGS_check_nan_inf'), backends.backend())
         plans = self._trains.get(key)
         if plans is None:
             plans = self._trains[key] = self._build_train(input_needs, key[1])
@@ -114,7 +114,7 @@ class PartialProgram:
     # -- plans ------------------------------------------------------------------
     def infer_plan(self):
         check = flags.flag('FLAGS_check_nan_inf')
-        key = (check, backends.plan_key())
+        key = (check, backends.backend())
         plan = self._infer_plans.get(key)
         if plan is None:
             plan = self._infer_plans[key] = self._compile(
@@ -186,7 +186,7 @@ class PartialProgram:
 
     def _run_op(self, input_needs):
         self._last_needs = input_needs
-        key = (input_needs, flags.flag('FLAGS_check_nan_inf'), backends.plan_key())
+        key = (input_needs, flags.flag('FLAGS_check_nan_inf'), backends.backend())
         op = self._ops.get(key)
         if op is None:
             op = self._ops[key] = self._make_run_op(input_needs)

@@ -212,7 +212,7 @@ class Executor:
 
     def _plan(self, program, feed_names, fetch_names, strategy, check_nan_inf=False):
         # a plan binds the kernels of the backend active when it was compiled
-        backend = self._backend or backends.plan_key()
+        backend = self._backend or backends.backend()
         key = (id(program), program._version, feed_names, fetch_names, strategy.key(),
                check_nan_inf, backend)
         plan = self._cache.get(key)

@@ -8,7 +8,7 @@ runs on numpy; asking for it then warns once with the reason, never raises
 an ImportError.
 
 Switching is process-wide (Paddle's flag is), and static plans compiled
-under one backend are not reused under the other: ``plan_key()`` is part of
+under one backend are not reused under the other: ``backend()`` is part of
 every plan cache's key.
 """
 import contextlib
@@ -32,11 +32,6 @@ def backend():
 def available(name):
     """Whether backend ``name`` can run here."""
     return name == 'numpy' or (name == 'onednn' and onednn.available())
-
-
-def plan_key():
-    """What a compiled plan depends on of the backend choice."""
-    return registry.active_backend()
 
 
 @contextlib.contextmanager

@@ -44,12 +44,13 @@ def _check_act(act, inputs=None):
     """The attribute type of ``act``: '' or a fusable one-input op."""
     if act == '':
         return
-    if not isinstance(act, str) or not _is_act(act):
+    if not isinstance(act, str) or not is_activation(act):
         raise ValueError("act must be '' or a one-input elementwise op (relu, tanh, "
                          "sigmoid, gelu, ...), got %r" % (act,))
 
 
-def _is_act(name):
+def is_activation(name):
+    """Whether op ``name`` is a one-input elementwise activation a fused op may apply."""
     try:
         return unary_fusable(lookup(name))
     except OpError:

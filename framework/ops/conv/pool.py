@@ -304,6 +304,16 @@ def _max_pool_fast(g, gmask, x, out, mask, kernel_size, stride, padding, ceil_mo
                        may_be_outside=bool(any(padding) or ceil_mode))
 
 
+def _onednn_geometry(g):
+    """oneDNN's ``(kernel, stride, pad_l, pad_r)`` of 2-D pool ``g``, or None:
+    ceil_mode's last windows run past the padding, which oneDNN sees as
+    more right padding (never less than none)."""
+    pad_r = [(g.oh - 1) * g.sh + g.kh - g.h - g.pt, (g.ow - 1) * g.sw + g.kw - g.w - g.pl]
+    if min(pad_r) < 0:
+        return None
+    return [g.kh, g.kw], [g.sh, g.sw], [g.pt, g.pl], pad_r
+
+
 # max pooling plans whose taps were checked against the numpy kernel (the
 # first call of each shape): oneDNN's workspace is read as tap indices
 _checked_taps = set()
@@ -317,13 +327,11 @@ def _max_pool_onednn(x, kernel_size, stride, padding, ceil_mode, data_format):
         return NotImplemented
     x = np.ascontiguousarray(x)      # a view's strides must not decide what runs
     g = _geom(x, kernel_size, stride, padding, ceil_mode)
-    # ceil_mode's last windows run past the padding: oneDNN sees that as more
-    pad_r = [(g.oh - 1) * g.sh + g.kh - g.h - g.pt, (g.ow - 1) * g.sw + g.kw - g.w - g.pl]
-    if min(pad_r) < 0 or g.kh * g.kw >= 256:
+    geometry = _onednn_geometry(g)
+    if geometry is None or g.kh * g.kw >= 256:
         return NotImplemented
     rt = onednn.runtime()
     y = np.empty(x.shape[:2] + (g.oh, g.ow), np.float32)
-    geometry = ([g.kh, g.kw], [g.sh, g.sw], [g.pt, g.pl], pad_r)
     taps = dnnl_pool.max_forward(rt, x, *geometry, y)
     if taps is None:
         return NotImplemented
@@ -566,10 +574,8 @@ def _avg_geometry(x4, kernel_size, stride, padding, ceil_mode, exclusive, diviso
     if divisor or (ceil_mode and not exclusive):
         return None
     g = _geom(x4, kernel_size, stride, padding, ceil_mode)
-    pad_r = [(g.oh - 1) * g.sh + g.kh - g.h - g.pt, (g.ow - 1) * g.sw + g.kw - g.w - g.pl]
-    if min(pad_r) < 0:
-        return None
-    return g, ([g.kh, g.kw], [g.sh, g.sw], [g.pt, g.pl], pad_r)
+    geometry = _onednn_geometry(g)
+    return None if geometry is None else (g, geometry)
 
 
 def _float32_2d(*arrays):
@@ -587,7 +593,8 @@ def _avg_pool_onednn(x, kernel_size, stride, padding, ceil_mode, exclusive, divi
     if found is None:
         return NotImplemented
     g, geometry = found
-    out = np.empty(_pool_out_shape(x, g, data_format), np.float32)
+    out = np.empty(_with_spatial(x.shape, [g.oh, g.ow] if x.ndim == 4 else [g.ow],
+                                 data_format), np.float32)
     if dnnl_pool.avg_forward(onednn.runtime(), x4, *geometry, bool(exclusive),
                              P.to_nchw(out, data_format)) is None:
         return NotImplemented
@@ -611,12 +618,6 @@ def _avg_pool_grad_onednn(g, target, kernel_size, stride, padding, ceil_mode, ex
     if dnnl_pool.avg_backward(onednn.runtime(), g4, *geometry, bool(exclusive), x4) is None:
         return NotImplemented
     return gx
-
-
-def _pool_out_shape(x, g, data_format):
-    spatial = [g.oh, g.ow] if x.ndim == 4 else [g.ow]
-    n, c = x.shape[0], P.channels_of(x.shape, data_format)
-    return [n] + spatial + [c] if P.channel_last(data_format) else [n, c] + spatial
 
 
 # ---- adaptive pools ---------------------------------------------------------------
