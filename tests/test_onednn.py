@@ -58,6 +58,7 @@ _NAMED = {
     'dnnl_fmt_tag2str': {'FORMAT_TAG_UNDEF': 'undef', 'FORMAT_TAG_ANY': 'any', 'A': 'a',
                          'AB': 'ab', 'ABC': 'abc', 'ABCD': 'abcd', 'ABCDE': 'abcde',
                          'ACDB': 'acdb', 'ACDEB': 'acdeb',
+                         'ABCD8B': 'aBcd8b', 'ABCD16B': 'aBcd16b',
                          # the RNN names are aliases of plain tags
                          'LDIGO': 'abcde', 'LDGOI': 'abdec', 'LDGO': 'abcd', 'LDNC': 'abcd',
                          'TNC': 'abc', 'NTC': 'bac'},

@@ -55,8 +55,7 @@ def test_the_pipeline_is_one_ordered_list_with_prune_first():
     assert names == ['prune', 'constant_folding', 'remove_identity', 'enable_cse',
                      'loop_invariant_hoisting', 'batch_split_siblings', 'fuse_matmul_add_act',
                      'fuse_conv_bn_add_act', 'fuse_elewise_add_act_ops', 'enable_dce',
-                     'enable_inplace',
-                     'memory_optimize']
+                     'plan_layouts', 'enable_inplace', 'memory_optimize']
     assert PIPELINE[0].switch is None
     strategy = static.BuildStrategy()
     assert all(hasattr(strategy, p.switch) for p in PIPELINE[1:])

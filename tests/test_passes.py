@@ -18,7 +18,7 @@ import framework as paddle
 from framework import static
 from framework.backends import onednn
 from framework.ops import backends, fused, registry
-from framework.graph import codegen, serialize
+from framework.graph import serialize
 from framework.graph.passes import PASSES, constant_fold, dce, hoist
 
 SWITCHES = [s for s, _ in PASSES]
@@ -227,6 +227,10 @@ def test_each_pass_fires_on_random_programs():
                 fired[s] += len(folded) - len(on)
             elif s == 'batch_split_siblings':        # one more split per batched run
                 fired[s] += count(on, 'split') - count(off, 'split')
+            elif s == 'plan_layouts':   # marks ops; only a backend with layout kernels
+                with on_backend('onednn' if onednn.available() else 'numpy'):
+                    on, _ = plan_ops(rp.main, rp.feed, rp.fetch, s)
+                fired[s] += sum('op_layout' in op.attrs for op in on) if onednn.available() else 1
             elif s == 'loop_invariant_hoisting':     # moves ops: count the global block
                 work = rp.main.clone()
                 n0 = len(work.global_block().ops)
@@ -875,12 +879,22 @@ def test_conv_bn_residual_relu_becomes_one_fused_conv():
     op = fc[0]
     assert op.attrs['act'] == 'relu' and op.input('residual') == ['x']
     assert op.input('bn_mean') and op.input('bn_var') and op.input('bn_scale')
-    assert re.search(r"= k_fused_conv\w*\(.*'relu'\)", plan.source)
+    assert re.search(r"= k_fused_conv\w*\(.*'relu', \(\)\)", plan.source)
     for backend in BACKENDS:
         with on_backend(backend):
             want = run(main, feed, fetch)[0]
             got = run(main, feed, fetch, 'fuse_bn_add_act_ops')[0]
         np.testing.assert_array_equal(got, want)
+
+
+def _same_with_conv_fusion(main, feed, fetch):
+    """The program gives the same results with the conv fusion, on each backend."""
+    for backend in BACKENDS:
+        with on_backend(backend):
+            want = run(main, feed, fetch)
+            got = run(main, feed, fetch, 'fuse_bn_add_act_ops')
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
 
 
 @pytest.mark.parametrize('variant,kept', [
@@ -892,26 +906,34 @@ def test_conv_bn_residual_relu_becomes_one_fused_conv():
     (dict(read_stat=True), {'batch_norm'}),
     # a broadcast operand is not a residual; the add stays, so does the act after it
     (dict(residual='broadcast'), {'add', 'relu'}),
-    # an activation with attributes is not absorbed
-    (dict(act=lambda v: F.leaky_relu(v, 0.1)), {'leaky_relu'}),
+    # a reduction is no activation
+    (dict(act=lambda v: paddle.cumsum(v, axis=1)), {'cumsum'}),
 ])
 def test_conv_fusion_holds_back(variant, kept):
     main, feed, fetch = _conv_program(**variant)
     fc, on, _ = _fused_convs(main, feed, fetch)
     assert kept <= set(types(on)), types(on)
-    for backend in BACKENDS:
-        with on_backend(backend):
-            want = run(main, feed, fetch)
-            got = run(main, feed, fetch, 'fuse_bn_add_act_ops')
-        for a, b in zip(got, want):
-            np.testing.assert_array_equal(a, b)
+    _same_with_conv_fusion(main, feed, fetch)
 
 
-@pytest.mark.parametrize('bias,bn,residual,act', [
-    (False, True, True, 'relu'), (True, True, False, ''), (True, False, False, 'silu'),
-    (False, False, True, 'hardswish'), (False, True, False, 'sigmoid')])
+@pytest.mark.parametrize('act,attrs', [(lambda v: F.leaky_relu(v, 0.1), [0.1]),
+                                        (F.relu6, [6.0]), (lambda v: F.hardtanh(v, -1, 2), None)])
+def test_conv_fusion_absorbs_an_activation_with_its_attributes(act, attrs):
+    main, feed, fetch = _conv_program(act=act)
+    _, on, plan = _fused_convs(main, feed, fetch)
+    (fused,) = [op for op in on if op.type == 'fused_conv']
+    assert fused.attrs['act'] in ('leaky_relu', 'relu6', 'hardtanh')
+    assert list(fused.attrs['act_attrs']) == (attrs or [-1.0, 2.0])
+    _same_with_conv_fusion(main, feed, fetch)
+
+
+@pytest.mark.parametrize('bias,bn,residual,act,act_attrs', [
+    (False, True, True, 'relu', ()), (True, True, False, '', ()),
+    (True, False, False, 'silu', ()), (False, False, True, 'hardswish', ()),
+    (False, True, False, 'sigmoid', ()), (False, True, False, 'relu6', (6.0,)),
+    (True, False, True, 'leaky_relu', (0.2,)), (False, True, False, 'hardtanh', (-1.0, 0.5))])
 def test_fused_conv_on_onednn_is_one_convolution_with_the_unfused_results(bias, bn, residual,
-                                                                          act):
+                                                                          act, act_attrs):
     # the batch norm, residual add and activation as post-ops give the unfused
     # ops' float32 results bit for bit (the same operations in the same order)
     if not onednn.available():
@@ -925,7 +947,7 @@ def test_fused_conv_on_onednn_is_one_convolution_with_the_unfused_results(bias, 
              + [rng.uniform(0.5, 2, 16).astype(np.float32)]) if bn else [None] * 4
     res = rng.standard_normal((2, 16, 8, 8)).astype(np.float32) if residual else None
     geom = ([1, 1], [1, 1, 1, 1], [1, 1], 1, 'NCHW')
-    args = (x, w, b, *stats, res, *geom, 1e-5, act)
+    args = (x, w, b, *stats, res, *geom, 1e-5, act, act_attrs)
     rt = onednn.runtime()
     fell_back = []
     real_unfused = fused_conv._unfused
@@ -945,7 +967,7 @@ def test_fused_conv_on_onednn_is_one_convolution_with_the_unfused_results(bias, 
     if residual:
         want = want + res
     if act:
-        want = registry.lookup(act).kernel(want)
+        want = registry.lookup(act).kernel(want, *act_attrs)
     np.testing.assert_array_equal(got, want)
 
 
@@ -962,7 +984,7 @@ def test_a_fused_1x1_conv_runs_unfused_on_onednn(monkeypatch):
     calls = []
     real = fused_conv._unfused
     monkeypatch.setattr(fused_conv, '_unfused', lambda *a: calls.append(a[0]) or real(*a))
-    args = (x, w, None, *stats, None, [1, 1], [0, 0, 0, 0], [1, 1], 1, 'NCHW', 1e-5, 'relu')
+    args = (x, w, None, *stats, None, [1, 1], [0, 0, 0, 0], [1, 1], 1, 'NCHW', 1e-5, 'relu', ())
     got = fused_conv.fused_conv_op.kernels['onednn'](*args)
     assert calls == ['onednn']
     np.testing.assert_allclose(got, fused_conv.fused_conv_op.kernels['numpy'](*args),
@@ -977,14 +999,16 @@ def test_fused_conv_checks_its_inputs():
     c4, c3 = M([4], np.float32), M([3], np.float32)
     geom = ([1, 1], [1, 1, 1, 1], [1, 1], 1, 'NCHW', 1e-5)
     assert op.infer_meta(x, w, None, c4, c4, c4, c4, M([-1, 4, 6, 6], np.float32), *geom,
-                         'relu').shape == (2, 4, 6, 6)
+                         'relu', ()).shape == (2, 4, 6, 6)
     with pytest.raises(registry.OpError, match=r"fused_conv: residual must have the output's "
                        r"shape \[2, 4, 6, 6\], got \[2, 4, 5, 6\]"):
         op.infer_meta(x, w, None, None, None, None, None, M([2, 4, 5, 6], np.float32), *geom,
-                      '')
+                      '', ())
     with pytest.raises(registry.OpError, match=r"fused_conv: bn_mean must have shape \[4\]"):
-        op.infer_meta(x, w, None, None, None, c3, c4, None, *geom, '')
+        op.infer_meta(x, w, None, None, None, c3, c4, None, *geom, '', ())
     with pytest.raises(registry.OpError, match='bn_mean and bn_var come together'):
-        op.infer_meta(x, w, None, None, None, c4, None, None, *geom, '')
-    with pytest.raises(ValueError, match="act must be '' or an attribute-free"):
-        op.infer_meta(x, w, None, None, None, None, None, None, *geom, 'leaky_relu')
+        op.infer_meta(x, w, None, None, None, c4, None, None, *geom, '', ())
+    with pytest.raises(registry.OpError, match=r"fused_conv: .*act must be '' or a one-input"):
+        op.infer_meta(x, w, None, None, None, None, None, None, *geom, 'matmul', ())
+    with pytest.raises(registry.OpError, match=r"act 'leaky_relu' takes 1 attributes"):
+        op.infer_meta(x, w, None, None, None, None, None, None, *geom, 'leaky_relu', ())

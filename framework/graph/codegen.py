@@ -34,7 +34,9 @@ from .passes.analysis import ShapeClasses, Usage, persistable_writes
 RUNTIME = {}
 # Where the inplace pass set attr ``op_inplace`` (the index of the input whose
 # buffer dies at this op), the op's ``kernel_into`` computes into that buffer.
-# Attr ``op_free`` lists names whose last use is this op.
+# Attr ``op_free`` lists names whose last use is this op. Where the layout
+# pass set ``op_layout``, the op's layout kernel runs (``k_conv2d_layout_out``:
+# leaving output ``out`` in the backend's layout).
 
 
 # ---- code generation ------------------------------------------------------------
@@ -254,9 +256,16 @@ class _BlockCode:
             parts.append(self.em.literal(value, '%s_%s' % (op.type, name)))
         outs = output_names(opdef, op)
         reuse = op.attrs.get('op_inplace')
+        layout = op.attrs.get('op_layout')
         code = self.lean_code(op, opdef, attrs, parts, outs, reuse) \
-            if self.em.lean_shapes is not None else None
-        if code is not None:
+            if self.em.lean_shapes is not None and layout is None else None
+        if layout is not None:
+            # values pass in the backend's own layout (passes/layout.py): the
+            # kernel's name says which outputs it leaves so
+            kernel = self.em.kernel(op.type, opdef.layout_kernel_for(self.em.backend, layout),
+                                    '_layout' + ''.join('_' + n for n in layout))
+            self.emit_call(op, opdef, '%s(%s)' % (kernel, ', '.join(parts)), outs)
+        elif code is not None:
             self.emit_lean(op, code, outs)
         else:
             kernel = self.em.kernel(op.type, opdef.kernel_for(self.em.backend))

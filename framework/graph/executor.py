@@ -37,7 +37,8 @@ def compile_program(program, feed_names, fetch_names, strategy=None, side_effect
     for n in fetch_names:
         if not any(b._find_var(n) is not None for b in work.blocks):
             raise ValueError("fetch target '%s' is not a variable of the program" % n)
-    run_pipeline(work, feed_names, fetch_names, strategy, side_effects)
+    run_pipeline(work, feed_names, fetch_names, strategy, side_effects,
+                 backend=backend or backends.backend())
     plan = codegen.generate(
         work, feed_names, fetch_names, program._captured, check_nan_inf,
         lean=strategy is not None and getattr(strategy, 'specialize_kernels', True),
@@ -114,6 +115,9 @@ class BuildStrategy:
         self.fuse_matmul_add_act = True
         # conv + batch norm (inference) + residual add + activation: Paddle's name
         self.fuse_bn_add_act_ops = True
+        # activations stay in the kernel backend's own layout between its ops
+        # (passes/layout.py; oneDNN's blocked layouts)
+        self.plan_layouts = True
         self.enable_inplace = True
         self.memory_optimize = True
         # the generated code calls numpy itself where the Program's dtypes and

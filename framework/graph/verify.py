@@ -80,7 +80,7 @@ IR_ATTRS = {'op_role': (attr_types.parse('str'),
             'op_namescope': (_location_type, None),
             'op_device': (_location_type, None)}
 # what the executor's passes set on its private copy; never read from a file
-EXECUTOR_ATTRS = ('op_inplace', 'op_free')
+EXECUTOR_ATTRS = ('op_inplace', 'op_free', 'op_layout')
 
 
 class VerifyError(ValueError):
@@ -170,12 +170,21 @@ def _registry_slots(opdef):
 
 def _check_executor_attr(where, op, name, value):
     """``op_inplace``: the index of a single-name input whose buffer the op's
-    in-place kernel overwrites; ``op_free``: names whose last use the op is."""
+    in-place kernel overwrites; ``op_free``: names whose last use the op is;
+    ``op_layout``: the outputs the op's layout kernel leaves in its backend's
+    layout (``passes/layout.py``)."""
     if name == 'op_free':
         if not (isinstance(value, list) and all(isinstance(n, str) and n for n in value)):
             _fail(where, 'attribute op_free: expected a list of variable names, got %r' % (value,))
         return
     opdef = registry.lookup(op.type)
+    if name == 'op_layout':
+        gives = {n for lk in opdef.layout_kernels.values() for n in lk.gives}
+        if not opdef.layout_kernels or not isinstance(value, list) or \
+                not set(value) <= gives:
+            _fail(where, 'attribute op_layout: %r names no output the op can leave in a '
+                  "backend's layout" % (value,))
+        return
     slots = list(opdef.input_names)
     if opdef.kernel_into is None or type(value) is not int or \
             not 0 <= value < len(slots) or len(op.inputs.get(slots[value], ())) != 1:

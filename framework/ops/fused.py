@@ -40,7 +40,7 @@ def elementwise_ops():
     return _fusable[1]
 
 
-def _check_act(act, inputs=None):
+def check_act(act, inputs=None):
     """The attribute type of ``act``: '' or a fusable one-input op."""
     if act == '':
         return
@@ -58,9 +58,9 @@ def is_activation(name):
 
 
 def _act_op(act, api):
-    """The OpDef of activation ``act`` (``_check_act``); an OpError naming ``api`` else."""
+    """The OpDef of activation ``act`` (``check_act``); an OpError naming ``api`` else."""
     try:
-        _check_act(act)
+        check_act(act)
     except ValueError as e:
         raise OpError("%s: %s" % (api, e)) from None
     return lookup(act)
@@ -250,10 +250,12 @@ def fused_elementwise_op(xs, expr=()):
 
 # ---- fused_matmul_bias_act ------------------------------------------------------
 
-def _act_meta(m, act, act_attrs):
+def act_meta(m, act, act_attrs, api='fused_matmul_bias_act'):
+    """The meta of activation ``act`` with ``act_attrs`` applied to ``m`` (a
+    fused op's last step), checking the attributes; OpErrors name ``api``."""
     if not act:
         return m
-    opdef = _act_op(act, 'fused_matmul_bias_act')
+    opdef = _act_op(act, api)
     if len(act_attrs) != opdef.n_attrs:
         raise OpError("act '%s' takes %d attributes %s, got %r"
                       % (act, opdef.n_attrs, list(opdef.attr_names), act_attrs))
@@ -270,10 +272,10 @@ def _fused_matmul_meta(x, y, bias=None, transpose_x=False, transpose_y=False, ac
     m = lookup('matmul').infer_meta(x, y, transpose_x, transpose_y)
     if bias is not None:
         m = meta.broadcast(m, bias)
-    return _act_meta(m, act, tuple(act_attrs))
+    return act_meta(m, act, tuple(act_attrs))
 
 
-def _apply_act(r, opdef, act_attrs):
+def apply_act(r, opdef, act_attrs):
     if opdef.kernel_into is not None and not act_attrs:
         try:          # into the product's buffer when the dtype stays (see _inplace_lines)
             return opdef.kernel_into(r, r)
@@ -284,7 +286,7 @@ def _apply_act(r, opdef, act_attrs):
 
 @def_op('fused_matmul_bias_act', _fused_matmul_meta, inputs=('x', 'y', 'bias?'),
         attrs={'transpose_x': False, 'transpose_y': False, 'act': '', 'act_attrs': ()},
-        differentiable=False, attr_types={'act': _check_act, 'act_attrs': 'value'},
+        differentiable=False, attr_types={'act': check_act, 'act_attrs': 'value'},
         pattern='opaque', fresh=True)
 @float32_compute
 def fused_matmul_bias_act_op(x, y, bias=None, transpose_x=False, transpose_y=False, act='',
@@ -299,7 +301,7 @@ def fused_matmul_bias_act_op(x, y, bias=None, transpose_x=False, transpose_y=Fal
         except (ValueError, TypeError):
             r = np.add(r, bias)
     if act:
-        r = _apply_act(r, _act_op(act, 'fused_matmul_bias_act'), tuple(act_attrs))
+        r = apply_act(r, _act_op(act, 'fused_matmul_bias_act'), tuple(act_attrs))
     return r
 
 

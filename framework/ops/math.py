@@ -15,6 +15,9 @@ from decimal import ROUND_HALF_UP, Decimal
 import numpy as np
 
 from .. import dtype as _dt
+from ..backends import onednn, plain
+from ..backends.onednn import binary as dnnl_binary
+from ..backends.onednn import layout as dnnl_layout
 from . import lib, meta
 from .grad_utils import is_value, scalar_array, sum_like, ub, wants
 from .lowp import float32_compute
@@ -47,6 +50,25 @@ def _add_fast(g, x, y, out):
 @add_op.def_onnx
 def _add_onnx(g, x, y):
     return g.op('Add', *g.cast_to_output(x, y))
+
+
+def _same_shape_4d(op, block):
+    """The layout pass's condition for add: two NCHW-ranked operands of one
+    shape (oneDNN's layouts are per shape; a broadcast add stays on numpy)."""
+    x, y = (block._find_var(op.inputs[n][0]) for n in ('x', 'y'))
+    return x is not None and y is not None and len(x.shape) == 4 and \
+        list(x.shape) == list(y.shape)
+
+
+@add_op.def_layout_kernel('onednn', takes=('x', 'y'), gives=('out',), applies=_same_shape_4d)
+def _add_onednn_layout(x, y, keep):
+    """A residual add between oneDNN layouts (float32 addition, as numpy's)."""
+    if not (dnnl_layout.takes(x, y) and x is not None and y is not None
+            and x.shape == y.shape):
+        return NotImplemented
+    out = dnnl_binary.forward(onednn.runtime(), onednn.constants.BINARY_ADD, x, y,
+                              dnnl_layout.like(x))
+    return NotImplemented if out is None else out if 'out' in keep else plain(out)
 
 
 def _onnx_binary(onnx_type):
@@ -1215,6 +1237,8 @@ _u = _rng.uniform
 add_test_case(add_op, _r((3, 4)), _r(4), ref=lambda x, y: x + y)
 add_test_case(add_op, _r((2, 1, 3)), _r((4, 1)), ref=lambda x, y: x + y)
 add_test_case(add_op, _r((3, 4)), 1.5, ref=lambda x, y: x + y)
+# a residual add of two feature maps: the shape oneDNN layouts carry
+add_test_case(add_op, _r((2, 20, 5, 3)), _r((2, 20, 5, 3)), ref=lambda x, y: x + y)
 add_test_case(subtract_op, _r((3, 4)), _r((3, 1)), ref=lambda x, y: x - y)
 add_test_case(subtract_op, 2.0, _r((3, 1)), ref=lambda x, y: x - y)
 add_test_case(multiply_op, _r((3, 4)), _r((1, 4)), ref=lambda x, y: x * y)

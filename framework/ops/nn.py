@@ -14,8 +14,9 @@ import math
 import numpy as np
 
 from .. import random as _random
-from ..backends import onednn
+from ..backends import onednn, plain
 from ..backends.onednn import eltwise as dnnl_eltwise
+from ..backends.onednn import layout as dnnl_layout
 from ..backends.onednn import norm as dnnl_norm
 from ..backends.onednn import softmax as dnnl_softmax
 from . import lib, meta, registry
@@ -138,6 +139,30 @@ hardtanh_op = _act(
 
 
 hardtanh_op.def_onnx(lambda g, x, lo, hi: g.op('Clip', x, g.scalar(lo, x), g.scalar(hi, x)))
+
+
+# The piecewise-linear activations in a static plan on oneDNN, reading and
+# writing its layouts (passes/layout.py): oneDNN's relu and clip compute
+# exactly what the numpy kernels do (max/min; leaky relu's one multiply)
+def _eltwise_layout(op, algorithm, alpha_beta):
+    """Declare ``op``'s oneDNN layout kernel: eltwise ``algorithm`` with
+    ``alpha_beta(*attrs)``, the result laid out as the input."""
+    @op.def_layout_kernel('onednn', takes=('x',), gives=('out',))
+    def kernel(x, *attrs, keep):
+        if not (dnnl_layout.takes(x) and x is not None) or \
+                (isinstance(x, np.ndarray) and not x.flags.c_contiguous):
+            return NotImplemented
+        y = dnnl_eltwise.forward(onednn.runtime(), x, algorithm, *alpha_beta(*attrs),
+                                 dnnl_layout.like(x))
+        return NotImplemented if y is None else y if 'out' in keep else plain(y)
+    return kernel
+
+
+_E = onednn.constants
+_eltwise_layout(relu_op, _E.ELTWISE_RELU, lambda: (0.0, 0.0))
+_eltwise_layout(relu6_op, _E.ELTWISE_CLIP, lambda threshold: (0.0, threshold))
+_eltwise_layout(leaky_relu_op, _E.ELTWISE_RELU, lambda slope: (slope, 0.0))
+_eltwise_layout(hardtanh_op, _E.ELTWISE_CLIP, lambda lo, hi: (lo, hi))
 
 
 def _hardsigmoid_k(x, slope=0.1666667, offset=0.5):
@@ -2347,6 +2372,15 @@ def _sp(v):
 
 
 add_test_case(relu_op, _away((3, 4)), ref=_ew(lambda v: v if v > 0 else 0.0))
+# feature maps (what oneDNN's layouts hold in a static plan: _eltwise_layout),
+# both signs and past the clips
+add_test_case(relu_op, _away((2, 20, 5, 3)), ref=lambda x: np.maximum(x, 0))
+add_test_case(relu6_op, _away((2, 20, 5, 3), -3, 9, (0, 6)), 6.0,
+              ref=lambda x, t: np.minimum(np.maximum(x, 0), t))
+add_test_case(leaky_relu_op, _away((2, 20, 5, 3)), 0.1,
+              ref=lambda x, s: np.where(x > 0, x, s * x))
+add_test_case(hardtanh_op, _away((2, 20, 5, 3), -3, 4, (-2, 3)), -2.0, 3.0,
+              ref=lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi))
 add_test_case(relu6_op, _away((3, 4), -2, 8, (0, 6)), 6.0,
               ref=_ew(lambda v, t: min(max(v, 0.0), t)))
 add_test_case(leaky_relu_op, _away((3, 4)), 0.1, ref=_ew(lambda v, s: v if v > 0 else s * v))

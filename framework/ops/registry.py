@@ -49,6 +49,15 @@ An ``OpDef`` carries everything either mode needs:
                on numpy. ``kernel`` is what runs: the numpy kernel, or, while
                a backend is active (``use_backend``, ``ops/backends.py``),
                the backend's kernel falling back to numpy.
+* ``layout_kernels``  ``{backend: LayoutKernel}``
+               (``@op.def_layout_kernel``): the kernel a static plan on that
+               backend calls where the layout pass (``graph/passes/layout.py``)
+               lets the op read inputs ``takes`` and leave outputs ``gives`` in
+               the backend's own memory layout (``backends.Opaque`` values),
+               and ``applies(op, block)`` says the op's attributes and shapes
+               allow it. It has the kernel's signature plus ``keep`` (the
+               outputs it may leave opaque) and may decline like a backend
+               kernel: the op's kernel then runs on plain arrays.
 * what the op *is* (``ops/properties.py``): ``pattern`` (elementwise /
                broadcast / reduce / view / opaque), ``effects`` (random,
                stateful, io, collective, callback), ``ufunc``/``ufunc_on``,
@@ -64,6 +73,7 @@ Calling an OpDef (``op(*inputs, *attrs)``) dispatches to whichever mode is
 active (``ops/modes.py``: the modes install their handlers there, so this
 module depends on neither).
 """
+import collections
 import contextlib
 import contextvars
 import inspect
@@ -71,6 +81,7 @@ import threading
 
 import numpy as np
 
+from .. import backends as _backends
 from . import attr_types as _attr_types
 from . import properties as _props
 from .modes import handlers as _handlers
@@ -127,6 +138,11 @@ def autocast_suspended():
 _active_backend = ['numpy']
 
 
+class LayoutKernel(collections.namedtuple('LayoutKernel', 'fn takes gives drops applies')):
+    """An op's layout kernel on one backend (``OpDef.def_layout_kernel``)."""
+    __slots__ = ()
+
+
 def use_backend(name):
     """Run every op on backend ``name`` where it has a kernel there (numpy
     elsewhere); ``'numpy'`` runs the reference kernels only."""
@@ -165,6 +181,7 @@ class OpDef:
                  'value_from_meta', 'promote', 'attr_types', 'attr_ranges',
                  'undeclared_attrs', 'onnx', 'output_variadic', 'sub_blocks', 'emit',
                  'block_grad', 'block_rules', 'plain_fast_grad', 'kernels', '_composed',
+                 'layout_kernels',
                  # what the op is (ops/properties.py)
                  'pattern', 'effects', 'ufunc', 'ufunc_on', 'identity', 'passthrough',
                  'kernel_into', 'fresh', 'inference', 'amp', 'amp_inputs', 'paddle_names',
@@ -206,7 +223,10 @@ class OpDef:
                              % (name, ', '.join(sorted(unknown))))
         self.kernel = kernel
         self.kernels = {'numpy': kernel}
-        self._composed = {}       # backend -> its kernel with the numpy fallback
+        # backend -> its kernel with the numpy fallback; (backend, keep) -> the
+        # layout kernel with the plain fallback
+        self._composed = {}
+        self.layout_kernels = {}  # backend -> LayoutKernel (def_layout_kernel)
         self.infer_meta = infer_meta
         self.no_grad_inputs = frozenset(no_grad_inputs)
         self.grad = self._adapt(grad)
@@ -350,6 +370,47 @@ class OpDef:
             self._select_kernel()
             return fn
         return register
+
+    def def_layout_kernel(self, backend, takes, gives=(), drops=(), applies=None):
+        """Decorator: the op's layout kernel on ``backend`` (see the module
+        doc): ``fn(*args, keep)``; ``takes``/``gives`` name inputs/outputs,
+        ``drops`` the outputs it does not compute (None: the pass uses it only
+        where nothing reads them), ``applies(op, block)`` (default: always) is
+        asked by the layout pass."""
+        unknown = (set(takes) - set(self.input_names)) | (
+            set(gives) - set(self.output_names)) | (set(drops) - set(self.output_names))
+        if unknown:
+            raise ValueError("op '%s': a layout kernel names no such input or output: %s"
+                             % (self.name, ', '.join(sorted(unknown))))
+
+        def register(fn):
+            self.layout_kernels[backend] = LayoutKernel(fn, tuple(takes), tuple(gives),
+                                                        tuple(drops),
+                                                        applies or (lambda op, block: True))
+            return fn
+        return register
+
+    def layout_kernel_for(self, backend, keep):
+        """What a static plan calls for this op on ``backend`` where the
+        layout pass marked it: the layout kernel leaving outputs ``keep``
+        opaque, or where it declines, the op's kernel on plain arrays."""
+        fast = self.layout_kernels[backend].fn
+        fallback = self.kernel_for(backend)
+        keep = frozenset(keep)
+        key = (backend, keep)
+        kernel = self._composed.get(key)
+        if kernel is not None and kernel.backend is fast and kernel.fallback is fallback:
+            return kernel
+
+        def kernel(*args):
+            out = fast(*args, keep=keep)
+            if out is NotImplemented:
+                out = fallback(*[_backends.plain(a) for a in args])
+            return out
+        kernel.__name__ = '%s_layout' % self.name
+        kernel.backend, kernel.fallback = fast, fallback
+        self._composed[key] = kernel
+        return kernel
 
     def kernel_for(self, backend):
         """What runs on ``backend``: its kernel, falling back to numpy where it

@@ -11,8 +11,12 @@ Layouts per shape: a 1x1 convolution with stride 1 runs fastest on the
 plain layout (oneDNN calls a GEMM); for every other shape oneDNN chooses a
 blocked layout (``format_tag_any``) and the plan reorders into it and back.
 """
+import numpy as np
+
 from . import constants as C
 from .core import frozen, plain_strides, post_op_arg
+from . import layout
+from .layout import keep_output
 from .library import DnnlError
 
 
@@ -23,12 +27,33 @@ def _geometry(ksize, stride, padding, dilation):
             [int(padding[2 * i + 1]) for i in range(nd)])
 
 
-def _chosen(rt, ksize, stride, *user_descs):
-    """The descriptors the primitive is created with: the user's own for a
-    1x1 stride-1 conv, else 'any' for oneDNN to choose."""
-    if all(k == 1 for k in ksize) and all(s == 1 for s in stride):
-        return list(user_descs)
+def _chosen(rt, ksize, stride, *user_descs, blocked=False):
+    """The descriptors the primitive is created with: plain ones for a 1x1
+    stride-1 conv (the user's own; ``Blocked`` data is reordered to plain),
+    else 'any' for oneDNN to choose; ``blocked``: 'any' for the 1x1 too."""
+    if not blocked and all(k == 1 for k in ksize) and all(s == 1 for s in stride):
+        return [d if _is_plain(rt, d) else _plain_like(rt, d) for d in user_descs]
     return [rt.any_like(d) for d in user_descs]
+
+
+def _is_plain(rt, md):
+    """Strided, without inner blocks (not 'any')."""
+    facts = layout.describe(rt, md)
+    return facts[2] != 'any' and not facts[4]
+
+
+def _plain_like(rt, md):
+    dims = layout.describe(rt, md)[0]
+    return rt.desc(dims, strides=plain_strides(dims))
+
+
+def _blocked_1x1(x, w, out_shape):
+    """Whether a 1x1 convolution in a chain of oneDNN layouts (``Blocked``
+    data in or out) runs blocked: where the activations outweigh the filter,
+    or the filter is frozen (its reorder runs once). Otherwise the plain
+    GEMM, whose filter needs no reorder per call, wins."""
+    acts = x.size + int(np.prod(out_shape))
+    return frozen(w) or acts >= w.size
 
 
 def _hint(plan, rt, src, weights, dst, geometry):
@@ -42,24 +67,28 @@ def _hint(plan, rt, src, weights, dst, geometry):
 
 
 def forward(rt, x, w, b, stride, padding, dilation, groups, y, affine=None, residual=None,
-            act=None, as_plain=False):
+            act=None, as_plain=False, out_shape=None):
     """``y[:] = act((conv(x, w) + b) * scale + shift + residual)``; ``b``,
     ``affine`` (``(scale, shift)``, per output channel: an inference batch
     norm), ``residual`` and ``act`` (``(eltwise algorithm, alpha, beta)``) may
     be None; the arrays are logical views. The convolution applies them as
     post-ops on its result, in that order; ``as_plain``: only if oneDNN runs
     the same implementation as for the convolution alone (so the post-ops
-    change no rounding of the convolution itself). Returns None where oneDNN has no
-    fast implementation for the call (so the caller runs its numpy kernel);
-    so do the other two."""
+    change no rounding of the convolution itself). ``x`` and ``residual`` may
+    be ``Blocked`` (``layout.py``); ``y`` None: the result stays in the layout
+    the convolution writes (a ``Blocked`` of logical ``out_shape``, or a numpy
+    array when that layout is plain). Returns ``y``, or None where oneDNN has
+    no fast implementation for the call (so the caller runs its numpy
+    kernel); so do the other two."""
     ksize = w.shape[2:]
     # a frozen filter (a loaded model's) gets a plan of its own, whose reorder
     # of it runs once (Plan.reorders_of)
+    keep = y is None
     key = ('conv', x.shape, x.strides, w.shape, w.strides, id(w) if frozen(w) else None,
-           b is not None, y.strides,
+           b is not None, tuple(out_shape) if keep else y.strides,
            affine is not None, None if residual is None else residual.strides, act,
            tuple(stride), tuple(padding), tuple(dilation), groups, rt.threads())
-    channel = (1, y.shape[1]) + (1,) * (y.ndim - 2)
+    channel = (1, w.shape[0]) + (1,) * (w.ndim - 2)
     post = []
     if affine is not None:
         post += [('binary', C.BINARY_MUL, channel), ('binary', C.BINARY_ADD, channel)]
@@ -72,8 +101,11 @@ def forward(rt, x, w, b, stride, padding, dilation, groups, y, affine=None, resi
 
     def build(plan):
         geometry = _geometry(ksize, stride, padding, dilation)
-        ux, uw, uy = rt.desc_of(x), rt.desc_of(w, groups), rt.desc_of(y)
-        sx, sw, sy = _chosen(rt, ksize, stride, ux, uw, uy)
+        ux, uw = rt.desc_of(x), rt.desc_of(w, groups)
+        uy = rt.desc(out_shape, tag=C.FORMAT_TAG_ANY) if keep else rt.desc_of(y)
+        chain = (keep or not isinstance(x, np.ndarray)) and _blocked_1x1(
+            x, w, out_shape if keep else y.shape)
+        sx, sw, sy = _chosen(rt, ksize, stride, ux, uw, uy, blocked=chain)
         slot = 3
         ub = None
         if b is not None:
@@ -105,6 +137,8 @@ def forward(rt, x, w, b, stride, padding, dilation, groups, y, affine=None, resi
             for k in range(2):
                 args[post_op_arg(k)] = plan.user(slot + k, uc)
             slot += 2
+        if keep:
+            uy = keep_output(plan, pd, C.QUERY_DST_MD, out_shape)
         if residual is None:
             plan.add_into(pd, args, C.ARG_DST, C.QUERY_DST_MD, 2, uy, 'convolution forward')
             return
@@ -118,7 +152,7 @@ def forward(rt, x, w, b, stride, padding, dilation, groups, y, affine=None, resi
         if dst is not out:
             plan.reorder_into(dst, dst_md, out, uy)
 
-    return y if rt.run(key, build, x, w, y, *extra) else None
+    return layout.run(rt, key, build, x, w, y, *extra, out=2)
 
 
 def backward_data(rt, gy, w, stride, padding, dilation, groups, gx):

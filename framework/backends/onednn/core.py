@@ -18,6 +18,7 @@ import threading
 
 import numpy as np
 
+from .. import Opaque
 from . import constants as C
 from .library import DnnlError, ExecArg
 
@@ -37,6 +38,7 @@ class Runtime:
         self._local = threading.local()
         self.attr = self._user_scratchpad_attr()
         self._attrs = {(): self.attr}
+        self.layouts = {}         # what oneDNN reports of a layout -> its Layout (layout.py)
         # libgomp is loaded with oneDNN (it is linked against it)
         gomp = ctypes.CDLL('libgomp.so.1')
         self._omp_set = gomp.omp_set_num_threads
@@ -185,7 +187,10 @@ class Runtime:
     def desc_of(self, arr, groups=1):
         """The descriptor of numpy array ``arr`` as it lies in memory (any
         strides); ``groups`` > 1 splits its first axis into
-        ``[groups, shape[0] // groups]`` (a grouped conv's weights)."""
+        ``[groups, shape[0] // groups]`` (a grouped conv's weights). A
+        ``Blocked`` value (``layout.py``) has its layout's descriptor."""
+        if isinstance(arr, Opaque):
+            return arr.layout.md
         item = arr.itemsize
         dims, strides = list(arr.shape), [s // item for s in arr.strides]
         if groups > 1:
@@ -198,6 +203,11 @@ class Runtime:
                 inner = [strides[j] * dims[j] for j in range(i + 1, len(dims))]
                 strides[i] = max(inner, default=1)
         return self.desc(dims, DTYPES[arr.dtype], strides=strides)
+
+
+def _handle(md):
+    """The C handle of a descriptor (an ``Owned`` one or a bare handle)."""
+    return getattr(md, 'handle', md)
 
 
 def plain_strides(dims):
@@ -292,21 +302,21 @@ class Plan:
         self._keep.append(Owned(mem, self.lib.dnnl_memory_destroy))
         return mem
 
+    # (``md`` arguments may be ``Owned`` temporaries: their handle is read
+    # without rebinding ``md``, which would free the descriptor mid-call)
     def user(self, slot, md):
         """Memory over the ``slot``-th array of each run."""
-        md = getattr(md, 'handle', md)
-        mem = self._memory(md)
+        mem = self._memory(_handle(md))
         self.bindings.append((mem, slot))
         return mem
 
     def buffer(self, md):
         """Memory over a buffer the plan owns (``md``'s size, aligned)."""
-        md = getattr(md, 'handle', md)
-        size = self.lib.dnnl_memory_desc_get_size(md)
+        size = self.lib.dnnl_memory_desc_get_size(_handle(md))
         raw = np.empty(size + _ALIGN, np.uint8)
         start = -raw.ctypes.data % _ALIGN
         self._keep.append(raw)
-        return self._memory(md, raw[start:].ctypes.data)
+        return self._memory(_handle(md), raw[start:].ctypes.data)
 
     def add(self, pd, args, what):
         """Run primitive ``pd`` with ``args`` ({DNNL_ARG: memory}); its
@@ -333,8 +343,7 @@ class Plan:
         """Memory holding ``src`` (described by ``src_md``) in layout
         ``dst_md``: ``src`` itself when they are the same, else a buffer
         filled by a reorder step."""
-        src_md, dst_md = getattr(src_md, 'handle', src_md), getattr(dst_md, 'handle', dst_md)
-        if self.lib.dnnl_memory_desc_equal(src_md, dst_md):
+        if self.lib.dnnl_memory_desc_equal(_handle(src_md), _handle(dst_md)):
             return src
         dst = self.buffer(dst_md)
         self.reorder_into(src, src_md, dst, dst_md)
@@ -344,8 +353,7 @@ class Plan:
         pd = ctypes.c_void_p()
         eng = self.rt.engine
         self.rt.check(self.lib.dnnl_reorder_primitive_desc_create(
-            ctypes.byref(pd), getattr(src_md, 'handle', src_md), eng,
-            getattr(dst_md, 'handle', dst_md), eng, self.rt.attr),
+            ctypes.byref(pd), _handle(src_md), eng, _handle(dst_md), eng, self.rt.attr),
             'dnnl_reorder_primitive_desc_create')
         self.add(PrimitiveDesc(self.lib, pd), {C.ARG_FROM: src, C.ARG_TO: dst}, 'reorder')
 
@@ -366,12 +374,11 @@ class Plan:
         self._keep.append(obj)
 
     def same(self, a, b):
-        return bool(self.lib.dnnl_memory_desc_equal(getattr(a, 'handle', a),
-                                                    getattr(b, 'handle', b)))
+        return bool(self.lib.dnnl_memory_desc_equal(_handle(a), _handle(b)))
 
     def run(self, *arrays):
         lib, check = self.lib, self.rt.check
-        ptrs = [a.ctypes.data for a in arrays]
+        ptrs = [a.ptr if isinstance(a, Opaque) else a.ctypes.data for a in arrays]
         for mem, slot in self.bindings:
             lib.dnnl_memory_set_data_handle(mem, ptrs[slot])
         skip = self._unchanged(arrays) if self.reorders_of else ()

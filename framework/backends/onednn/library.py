@@ -48,6 +48,7 @@ _FUNCTIONS = {
     'dnnl_memory_desc_create_with_strides': (_status, [_out, _int, _dims, _int, _dims]),
     'dnnl_memory_desc_create_with_tag': (_status, [_out, _int, _dims, _int, _int]),
     'dnnl_memory_desc_destroy': (_status, [_vp]),
+    'dnnl_memory_desc_clone': (_status, [_out, _vp]),
     'dnnl_memory_desc_get_size': (_size, [_vp]),
     'dnnl_memory_desc_equal': (_int, [_vp, _vp]),
     'dnnl_memory_desc_query': (_status, [_vp, _int, _vp]),
@@ -88,6 +89,7 @@ _FUNCTIONS = {
         (_status, [_out, _vp, _int, _int, _vp, _vp, _float, _float, _vp]),
     'dnnl_eltwise_backward_primitive_desc_create':
         (_status, [_out, _vp, _int, _vp, _vp, _vp, _float, _float, _vp, _vp]),
+    'dnnl_binary_primitive_desc_create': (_status, [_out, _vp, _int, _vp, _vp, _vp, _vp]),
     'dnnl_reorder_primitive_desc_create': (_status, [_out, _vp, _vp, _vp, _vp, _vp]),
     'dnnl_primitive_desc_query_md': (_vp, [_vp, _int, _int]),
     'dnnl_primitive_desc_query': (_status, [_vp, _int, _int, _vp]),

@@ -1,6 +1,6 @@
-"""Pooling on oneDNN: average pooling forward and backward; max pooling's
-training forward: the output and, per output element, which tap of its
-window won (the primitive's workspace).
+"""Pooling on oneDNN: max and average pooling forward (inference), average
+pooling backward; max pooling's training forward: the output and, per
+output element, which tap of its window won (the primitive's workspace).
 
 oneDNN calls the workspace opaque. For a plain (NCHW) destination and a
 window of fewer than 256 taps, oneDNN 3.2 writes one byte per output
@@ -14,6 +14,8 @@ import ctypes
 import numpy as np
 
 from . import constants as C
+from . import layout
+from .layout import keep_output
 from .library import DnnlError
 
 _TAP_DTYPES = {C.U8: np.uint8, C.S32: np.int32}
@@ -57,31 +59,39 @@ def plan_key(x, y, kernel, stride, pad_l, pad_r, rt):
             tuple(pad_l), tuple(pad_r), rt.threads())
 
 
-_AVERAGES = {True: C.POOLING_AVG_EXCLUDE_PADDING, False: C.POOLING_AVG_INCLUDE_PADDING}
+AVERAGES = {True: C.POOLING_AVG_EXCLUDE_PADDING, False: C.POOLING_AVG_INCLUDE_PADDING}
 
 
 def _avg_pd(plan, rt, prop, ux, uy, kernel, stride, pad_l, pad_r, exclude):
     return plan.primitive_desc(
         rt.lib.dnnl_pooling_forward_primitive_desc_create, 'average pooling forward', prop,
-        _AVERAGES[exclude], ux.handle, uy.handle, rt.dims(stride), rt.dims(kernel),
+        AVERAGES[exclude], ux.handle, uy.handle, rt.dims(stride), rt.dims(kernel),
         rt.dims([0] * len(kernel)), rt.dims(pad_l), rt.dims(pad_r))
 
 
-def avg_forward(rt, x, kernel, stride, pad_l, pad_r, exclude, y):
-    """``y[:]`` = the mean over each window of ``x`` (logical ``[N, C, H, W]``
-    views); ``exclude``: padding is not counted. None where oneDNN has no
-    fast implementation."""
-    key = ('avg_pool', x.shape, x.strides, y.strides, tuple(kernel), tuple(stride),
-           tuple(pad_l), tuple(pad_r), exclude, rt.threads())
+def forward(rt, algorithm, x, kernel, stride, pad_l, pad_r, y, out_shape=None):
+    """``y[:]`` = the max or mean (pooling ``algorithm``) over each window of
+    ``x`` (a logical ``[N, C, H, W]`` view, or ``Blocked``), inference form
+    (no workspace); ``y`` None: the result stays in the layout the pooling
+    writes (of logical ``out_shape``). Returns ``y``, or None where oneDNN has
+    no fast implementation."""
+    keep = y is None
+    key = ('pool', algorithm, x.shape, x.strides, tuple(out_shape) if keep else y.strides,
+           tuple(kernel), tuple(stride), tuple(pad_l), tuple(pad_r), rt.threads())
 
     def build(plan):
-        ux, uy = rt.desc_of(x), rt.desc_of(y)
-        pd = _avg_pd(plan, rt, C.FORWARD_INFERENCE, ux, uy, kernel, stride, pad_l, pad_r,
-                     exclude)
-        plan.add(pd, {C.ARG_SRC: plan.user(0, ux), C.ARG_DST: plan.user(1, uy)},
-                 'average pooling forward')
+        ux = rt.desc_of(x)
+        uy = rt.desc(out_shape, tag=C.FORMAT_TAG_ANY) if keep else rt.desc_of(y)
+        pd = plan.primitive_desc(
+            rt.lib.dnnl_pooling_forward_primitive_desc_create, 'pooling forward',
+            C.FORWARD_INFERENCE, algorithm, ux.handle, uy.handle, rt.dims(stride),
+            rt.dims(kernel), rt.dims([0] * len(kernel)), rt.dims(pad_l), rt.dims(pad_r))
+        if keep:
+            uy = keep_output(plan, pd, C.QUERY_DST_MD, out_shape)
+        plan.add(pd, {C.ARG_SRC: plan.input(0, ux, pd, C.QUERY_SRC_MD),
+                      C.ARG_DST: plan.user(1, uy)}, 'pooling forward')
 
-    return y if rt.run(key, build, x, y) else None
+    return layout.run(rt, key, build, x, y, out=1)
 
 
 def avg_backward(rt, gy, kernel, stride, pad_l, pad_r, exclude, gx):
@@ -96,7 +106,7 @@ def avg_backward(rt, gy, kernel, stride, pad_l, pad_r, exclude, gx):
         plan.keep(hint)
         pd = plan.primitive_desc(
             rt.lib.dnnl_pooling_backward_primitive_desc_create, 'average pooling backward',
-            _AVERAGES[exclude], ugx.handle, ugy.handle, rt.dims(stride), rt.dims(kernel),
+            AVERAGES[exclude], ugx.handle, ugy.handle, rt.dims(stride), rt.dims(kernel),
             rt.dims([0] * len(kernel)), rt.dims(pad_l), rt.dims(pad_r), hint.handle)
         plan.add(pd, {C.ARG_DIFF_DST: plan.user(0, ugy), C.ARG_DIFF_SRC: plan.user(1, ugx)},
                  'average pooling backward')

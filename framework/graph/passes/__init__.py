@@ -18,7 +18,7 @@ import collections
 
 from ... import flags
 from .. import verify
-from . import batch, constant_fold, cse, dce, fuse, hoist, identity, inplace
+from . import batch, constant_fold, cse, dce, fuse, hoist, identity, inplace, layout
 from .prune import prune
 
 # ``switch``: the BuildStrategy attribute that turns the pass on (None: always)
@@ -49,6 +49,10 @@ PIPELINE = (
     Pass('fuse_elewise_add_act_ops', 'fuse_elewise_add_act_ops', fuse.fuse_elementwise),
     # after everything that leaves ops nobody reads behind
     Pass('enable_dce', 'enable_dce', dce.dead_code_elimination),
+    # layouts on the final ops (the fused ones are the ones to chain) and
+    # their final readers; before buffer planning, which leaves the ops that
+    # pass opaque values alone (they do not write numpy buffers in place)
+    Pass('plan_layouts', 'plan_layouts', layout.plan_layouts),
     # buffer planning last: op_inplace/op_free refer to the final op order and
     # last uses, which any later pass would change; in-place marking first so
     # freeing knows which buffers it reuses
@@ -90,11 +94,12 @@ def _verifier(program, feed_names, fetch_names):
 
 
 def run_pipeline(program, feed_names, fetch_names, strategy=None, side_effects=True,
-                 pipeline=None):
+                 pipeline=None, backend='numpy'):
     """Run ``pipeline`` (default ``PIPELINE``) on ``program`` (the executor's
     copy) in order: passes without a switch always, the others when
     ``strategy`` turns them on.
-    ``side_effects``: which side effects prune keeps (``prune.prune_block``).
+    ``side_effects``: which side effects prune keeps (``prune.prune_block``);
+    ``backend``: whose kernels the plan will call (the layout pass plans for it).
     Returns ``[(pass name, changed), ...]`` for the passes that ran."""
     check = _verifier(program, feed_names, fetch_names)
     if check is not None:
@@ -103,8 +108,10 @@ def run_pipeline(program, feed_names, fetch_names, strategy=None, side_effects=T
     for p in PIPELINE if pipeline is None else pipeline:
         if p.switch is not None and (strategy is None or not getattr(strategy, p.switch, True)):
             continue
-        # prune alone takes the caller's choice of side effects to keep
-        extra = {'side_effects': side_effects} if p.fn is prune else {}
+        # prune takes the caller's choice of side effects to keep, the layout
+        # pass the backend
+        extra = {'side_effects': side_effects} if p.fn is prune else \
+            {'backend': backend} if p.fn is layout.plan_layouts else {}
         changed = bool(p.fn(program, feed_names, fetch_names, **extra))
         ran.append((p.name, changed))
         if changed and check is not None:

@@ -19,7 +19,6 @@ its group was; inputs read earlier by the group must therefore be stable (not
 rewritten in between).
 """
 from ...ops import fused, registry
-from ...ops.conv import fused_conv
 from ...ops.properties import unary_fusable
 from ..operands import stored_attrs
 from .analysis import ShapeClasses, Usage
@@ -209,14 +208,10 @@ def _conv_chain(op, usage, shapes, bidx):
             chain.append(r)
             cur = r.output('out')[0]
             r = _sole_reader(usage, cur, bidx)
-    if r is not None and registry.has_op(r.type):
-        try:
-            fused_conv.check_act(r.type)
-        except ValueError:
-            r = None
-        if r is not None and r.input_arg_names == [cur]:
-            chain.append(r)
-            act = r
+    if r is not None and registry.has_op(r.type) and fused.is_activation(r.type) and \
+            r.input_arg_names == [cur]:
+        chain.append(r)
+        act = r
     return (chain, bn, residual, act) if len(chain) > 1 else None
 
 
@@ -225,6 +220,8 @@ def _fused_conv(block, chain, bn, residual, act):
     attrs = {k: conv.attrs[k] for k in ('stride', 'padding', 'dilation', 'groups',
                                         'data_format') if k in conv.attrs}
     attrs.update(act=act.type if act is not None else '',
+                 act_attrs=(stored_attrs(registry.lookup(act.type), act)
+                            if act is not None else []),
                  op_role=chain[-1].attrs.get('op_role', 'forward'), **_location(conv))
     inputs = {'x': conv.input('x'), 'weight': conv.input('weight'),
               'bias': conv.input('bias'), 'residual': [residual] if residual else []}

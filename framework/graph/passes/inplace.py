@@ -78,8 +78,8 @@ def mark_inplace(program, block, usage):
     shapes = ShapeClasses(program, usage)
     marked = 0
     for i, op in enumerate(block.ops):
-        if is_structural(op) or 'op_inplace' in op.attrs:
-            continue
+        if is_structural(op) or 'op_inplace' in op.attrs or 'op_layout' in op.attrs:
+            continue          # (a layout kernel writes no numpy buffer in place)
         opdef = registry.lookup(op.type)
         if opdef.kernel_into is None or any(opdef.variadic) or len(op.output_arg_names) != 1:
             continue

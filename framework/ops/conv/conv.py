@@ -25,8 +25,9 @@ import numpy as np
 
 
 from ... import dtype as _dt
-from ...backends import onednn
+from ...backends import Opaque, onednn
 from ...backends.onednn import conv as dnnl_conv
+from ...backends.onednn import layout as dnnl_layout
 from .. import lib, meta
 from ..grad_utils import is_value, wants
 from ..lowp import float32_compute
@@ -458,9 +459,7 @@ def _filter_grad_fast(gw, x, gy, out, kernel_size, stride, padding, dilation, gr
 # writes a result allocated in the op's data_format. Anything but float32
 # arrays, and empty arrays, run on numpy (where the errors are made too).
 
-def _onednn_takes(*arrays):
-    return all(a is None or (isinstance(a, np.ndarray) and a.dtype == np.float32 and a.size)
-               for a in arrays)
+_onednn_takes = dnnl_layout.takes
 
 
 def _onednn_attrs(ndim, stride, padding, dilation):
@@ -472,8 +471,10 @@ def _onednn_attrs(ndim, stride, padding, dilation):
 
 def _dense(*arrays):
     """C-contiguous arrays (one copy of a strided view, e.g. after a channel
-    shuffle): oneDNN's fast kernels and reorders want a dense layout."""
-    return [a if a is None or a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
+    shuffle): oneDNN's fast kernels and reorders want a dense layout
+    (``Blocked`` values are dense already)."""
+    return [a if a is None or isinstance(a, Opaque) or a.flags.c_contiguous
+            else np.ascontiguousarray(a) for a in arrays]
 
 
 def _empty_in(shape_nc, spatial, data_format):
@@ -497,6 +498,33 @@ def _conv_onednn(x, weight, bias, stride, padding, dilation, groups, data_format
                          *_onednn_attrs(x.ndim, stride, padding, dilation), groups, view) is None:
         return NotImplemented
     return out
+
+
+def nchw_conv(op, block):
+    """The layout pass's condition for a conv op: 2-D or 3-D, channels first
+    (oneDNN's layouts are of the logical NC(D)HW tensor)."""
+    x = block._find_var(op.inputs['x'][0])
+    return op.attrs.get('data_format', 'NCHW') in ('NCHW', 'NCDHW') and x is not None \
+        and len(x.shape) in (4, 5)
+
+
+@conv_op.def_layout_kernel('onednn', takes=('x',), gives=('out',), applies=nchw_conv)
+def _conv_onednn_layout(x, weight, bias, stride, padding, dilation, groups, data_format, keep):
+    """The convolution reading ``x`` in a oneDNN layout and, with ``out`` in
+    ``keep``, leaving its result in the layout it writes."""
+    if not _onednn_takes(x, weight, bias) or x.ndim != weight.ndim or x.ndim < 4:
+        return NotImplemented
+    check_conv_shapes('conv', x.shape, weight.shape, groups, data_format)
+    spatial = _conv_spatial(x.shape[2:], weight.shape[2:], stride, padding, dilation)
+    if min(spatial) <= 0:
+        return NotImplemented
+    x, weight, bias = _dense(x, weight, bias)
+    shape = [x.shape[0], weight.shape[0]] + spatial
+    out = dnnl_conv.forward(onednn.runtime(), x, P.weight4(weight), bias,
+                            *_onednn_attrs(x.ndim, stride, padding, dilation), groups,
+                            None if 'out' in keep else np.empty(shape, np.float32),
+                            out_shape=shape)
+    return NotImplemented if out is None else out
 
 
 @conv_transpose_op.def_kernel('onednn')

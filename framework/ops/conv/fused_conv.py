@@ -24,29 +24,20 @@ import numpy as np
 from ...backends import onednn
 from ...backends.onednn import conv as dnnl_conv
 from .. import meta
-from ..fused import is_activation
+from ..fused import act_meta, check_act
 from ..lowp import float32_compute
 from ..nn import batch_norm_op, bn_affine
 from ..registry import Meta, OpError, add_test_case, def_op, lookup
 from . import params as P
 from . import reference as ref
 from .conv import (_CONV_ATTRS, _conv_meta, _dense, _empty_in, _onednn_attrs, _onednn_takes,
-                   conv_op)
+                   conv_op, nchw_conv)
 
 _BN = ('bn_scale', 'bn_shift', 'bn_mean', 'bn_var')
 
 
-def check_act(act, inputs=None):
-    """The attribute type of ``act``: '' or an attribute-free one-input activation."""
-    if act == '':
-        return
-    if not (isinstance(act, str) and is_activation(act) and not lookup(act).n_attrs):
-        raise ValueError("act must be '' or an attribute-free one-input activation (relu, "
-                         "tanh, sigmoid, silu, hardswish, ...), got %r" % (act,))
-
-
 def _fused_conv_meta(x, weight, bias, bn_scale, bn_shift, bn_mean, bn_var, residual, stride,
-                     padding, dilation, groups, data_format, bn_epsilon, act):
+                     padding, dilation, groups, data_format, bn_epsilon, act, act_attrs):
     out = _conv_meta(x, weight, bias, stride, padding, dilation, groups, data_format)
     channels = P.channels_of(out.shape, data_format)
     for name, v in zip(_BN, (bn_scale, bn_shift, bn_mean, bn_var)):
@@ -63,28 +54,28 @@ def _fused_conv_meta(x, weight, bias, bn_scale, bn_shift, bn_mean, bn_var, resid
                                                 for a, b in zip(rs, out.shape)):
             raise OpError("fused_conv: residual must have the output's shape %s, got %s"
                           % (list(out.shape), rs))
-    check_act(act)
-    return Meta(out.shape, out.dtype) if not act else lookup(act).infer_meta(out)
+    return act_meta(Meta(out.shape, out.dtype), act, tuple(act_attrs), 'fused_conv')
 
 
-_FUSED_ATTRS = dict(_CONV_ATTRS, bn_epsilon=1e-5, act='')
+_FUSED_ATTRS = dict(_CONV_ATTRS, bn_epsilon=1e-5, act='', act_attrs=())
 
 
 @def_op('fused_conv', _fused_conv_meta,
         inputs=('x', 'weight', 'bias?', 'bn_scale?', 'bn_shift?', 'bn_mean?', 'bn_var?',
                 'residual?'),
-        attrs=_FUSED_ATTRS, differentiable=False, attr_types={'act': check_act},
+        attrs=_FUSED_ATTRS, differentiable=False,
+        attr_types={'act': check_act, 'act_attrs': 'value'},
         pattern='opaque', fresh=True)
 @float32_compute
 def fused_conv_op(x, weight, bias, bn_scale, bn_shift, bn_mean, bn_var, residual, stride,
-                  padding, dilation, groups, data_format, bn_epsilon, act):
+                  padding, dilation, groups, data_format, bn_epsilon, act, act_attrs):
     """``act(batch_norm(conv(x, weight) + bias) + residual)`` (see the module doc)."""
     return _unfused('numpy', x, weight, bias, bn_scale, bn_shift, bn_mean, bn_var, residual,
-                    stride, padding, dilation, groups, data_format, bn_epsilon, act)
+                    stride, padding, dilation, groups, data_format, bn_epsilon, act, act_attrs)
 
 
 def _unfused(backend, x, weight, bias, bn_scale, bn_shift, bn_mean, bn_var, residual, stride,
-             padding, dilation, groups, data_format, bn_epsilon, act):
+             padding, dilation, groups, data_format, bn_epsilon, act, act_attrs):
     """The ops fused_conv stands for, one after the other, with their kernels
     on ``backend``: what the program computed before the pass."""
     y = conv_op.kernel_for(backend)(x, weight, bias, stride, padding, dilation, groups,
@@ -94,24 +85,63 @@ def _unfused(backend, x, weight, bias, bn_scale, bn_shift, bn_mean, bn_var, resi
                                               bn_epsilon, data_format, True)[0]
     if residual is not None:
         y = np.add(y, residual, out=y) if y.dtype == residual.dtype else y + residual
-    return lookup(act).kernel_for(backend)(y) if act else y
+    return lookup(act).kernel_for(backend)(y, *act_attrs) if act else y
 
 
 # ---- on oneDNN ----------------------------------------------------------------------
 
-# activations oneDNN applies as a post-op with the numpy kernel's results:
-# relu is exact; its tanh, sigmoid, silu... approximate exp differently from
+# activations oneDNN applies as a post-op with the numpy kernel's results
+# (max, min, one multiply: exact), as (eltwise algorithm, alpha(attrs),
+# beta(attrs)); its tanh, sigmoid, silu... approximate exp differently from
 # numpy's, so those run after the convolution with their own kernels
-_ONEDNN_ACTS = {'relu': (onednn.constants.ELTWISE_RELU, 0.0, 0.0)}
+_E = onednn.constants
+_ONEDNN_ACTS = {'relu': (_E.ELTWISE_RELU, lambda: 0.0, lambda: 0.0),
+                'relu6': (_E.ELTWISE_CLIP, lambda t: 0.0, lambda t: t),
+                'leaky_relu': (_E.ELTWISE_RELU, lambda slope: slope, lambda slope: 0.0),
+                'hardtanh': (_E.ELTWISE_CLIP, lambda lo, hi: lo, lambda lo, hi: hi)}
+
+
+def _post_act(act, act_attrs):
+    """``act`` as a oneDNN eltwise post-op, or None."""
+    found = _ONEDNN_ACTS.get(act)
+    if found is None:
+        return None
+    alg, alpha, beta = found
+    return alg, float(alpha(*act_attrs)), float(beta(*act_attrs))
 
 
 @fused_conv_op.def_kernel('onednn')
-def _fused_conv_onednn(x, weight, bias, bn_scale, bn_shift, bn_mean, bn_var, residual, stride,
-                       padding, dilation, groups, data_format, bn_epsilon, act):
-    post = _ONEDNN_ACTS.get(act)
+def _fused_conv_onednn(*args):
+    out = _on_onednn(args, keep=False)
+    # None: oneDNN would run the convolution differently with its post-ops (or
+    # not at all): the unfused ops on oneDNN, as the program did before
+    return _unfused('onednn', *args) if out is None else out
+
+
+@fused_conv_op.def_layout_kernel('onednn', takes=('x', 'residual'), gives=('out',),
+                                 applies=nchw_conv)
+def _fused_conv_onednn_layout(*args, keep):
+    """The fused convolution reading ``x`` and ``residual`` in oneDNN layouts
+    and, with ``out`` in ``keep``, leaving its result in the layout it writes."""
+    if args[12] not in ('NCHW', 'NCDHW'):
+        return NotImplemented
+    out = _on_onednn(args, keep='out' in keep)
+    return NotImplemented if out is None else out      # (the wrapper then runs the kernel)
+
+
+def _on_onednn(args, keep):
+    """fused_conv's result by one oneDNN convolution with post-ops (``keep``:
+    in the layout it writes); NotImplemented for calls oneDNN does not take
+    (dtypes, empty arrays: numpy runs them), None where the convolution with
+    post-ops would not give the unfused ops' result."""
+    (x, weight, bias, bn_scale, bn_shift, bn_mean, bn_var, residual, stride, padding, dilation,
+     groups, data_format, bn_epsilon, act, act_attrs) = args
+    post = _post_act(act, act_attrs)
     if x.ndim != weight.ndim or not _onednn_takes(
             x, weight, bias, bn_scale, bn_shift, bn_mean, bn_var, residual):
         return NotImplemented
+    if keep and act and post is None:
+        return None          # the activation's own kernel would run on a oneDNN layout
     out_meta = _conv_meta(Meta(x.shape, x.dtype), Meta(weight.shape, weight.dtype),
                           None if bias is None else Meta(bias.shape, bias.dtype),
                           stride, padding, dilation, groups, data_format)
@@ -123,26 +153,27 @@ def _fused_conv_onednn(x, weight, bias, bn_scale, bn_shift, bn_mean, bn_var, res
         _, scale, shift = bn_affine(bn_mean.astype(np.float32), bn_var.astype(np.float32),
                                     bn_scale, bn_shift, bn_epsilon, np.float32)
         affine = _dense(scale, shift)
-    args = (x, weight, bias, bn_scale, bn_shift, bn_mean, bn_var, residual, stride, padding,
-            dilation, groups, data_format, bn_epsilon, act)
     x, weight, bias, residual = _dense(x, weight, bias, residual)
-    out, view = _empty_in((x.shape[0], weight.shape[0]),
-                          P.spatial_shape(out_meta.shape, data_format), data_format)
+    nchw = (x.shape[0], weight.shape[0]) + tuple(P.spatial_shape(out_meta.shape, data_format))
+    out = view = None
+    if not keep:
+        out, view = _empty_in(nchw[:2], nchw[2:], data_format)
     done = dnnl_conv.forward(onednn.runtime(), P.to_nchw(x, data_format), P.weight4(weight),
                              bias, *_onednn_attrs(x.ndim, stride, padding, dilation), groups,
                              view, affine=affine, residual=None if residual is None
-                             else P.to_nchw(residual, data_format), act=post, as_plain=True)
+                             else P.to_nchw(residual, data_format), act=post, as_plain=True,
+                             out_shape=nchw)
     if done is None:
-        # oneDNN would run the convolution differently with its post-ops (or
-        # not at all): the unfused ops on oneDNN, as the program did before
-        return _unfused('onednn', *args)
-    return lookup(act).kernel_for('onednn')(out) if act and post is None else out
+        return None
+    if keep:
+        return done
+    return lookup(act).kernel_for('onednn')(out, *act_attrs) if act and post is None else out
 
 
 # ---- test cases (independent numpy references: the naive loops of reference.py) -----
 
 def _ref(x, w, b, scale, shift, mean, var, res, stride, padding, dilation, groups, fmt, eps,
-         act):
+         act, act_attrs):
     xs = x.transpose(0, 3, 1, 2) if fmt == 'NHWC' else x
     y = ref.conv2d(xs, w, stride, padding, dilation, groups)
     c = (1,) + (-1,) + (1,) * (y.ndim - 2)
@@ -158,7 +189,9 @@ def _ref(x, w, b, scale, shift, mean, var, res, stride, padding, dilation, group
         y = y + res
     return {'': lambda v: v, 'relu': lambda v: np.maximum(v, 0), 'tanh': np.tanh,
             'sigmoid': lambda v: 1 / (1 + np.exp(-v)), 'silu': lambda v: v / (1 + np.exp(-v)),
-            'hardswish': lambda v: v * np.clip(v + 3, 0, 6) / 6}[act](y)
+            'hardswish': lambda v: v * np.clip(v + 3, 0, 6) / 6,
+            'relu6': lambda v, t: np.minimum(np.maximum(v, 0), t),
+            'leaky_relu': lambda v, a: np.where(v > 0, v, a * v)}[act](y, *act_attrs)
 
 
 _rng = np.random.default_rng(33)
@@ -169,26 +202,32 @@ _stats = [_rng.standard_normal(4), _rng.standard_normal(4), _rng.standard_normal
 _res = _rng.standard_normal((2, 4, 7, 6))
 _geom = ([1, 1], [1, 1, 1, 1], [1, 1], 1)
 # the ResNet chain: conv + bn + residual + relu
-add_test_case(fused_conv_op, _x, _w, None, *_stats, _res, *_geom, 'NCHW', 1e-5, 'relu',
+add_test_case(fused_conv_op, _x, _w, None, *_stats, _res, *_geom, 'NCHW', 1e-5, 'relu', (),
               ref=_ref)
 # conv + bias + silu, stride 2, no batch norm, no residual
 add_test_case(fused_conv_op, _x, _w, _rng.standard_normal(4), None, None, None, None, None,
-              [2, 2], [0, 1, 1, 0], [1, 1], 1, 'NCHW', 1e-5, 'silu', ref=_ref)
+              [2, 2], [0, 1, 1, 0], [1, 1], 1, 'NCHW', 1e-5, 'silu', (), ref=_ref)
 # depthwise with a dilation, batch norm without scale and shift, tanh
 _xd = _rng.standard_normal((1, 4, 8, 8))
 add_test_case(fused_conv_op, _xd, _rng.standard_normal((4, 1, 3, 3)), None, None, None,
-              _stats[2], _stats[3], None, [1, 1], [2, 2, 2, 2], [2, 2], 4, 'NCHW', 1e-3, 'tanh',
+              _stats[2], _stats[3], None, [1, 1], [2, 2, 2, 2], [2, 2], 4, 'NCHW', 1e-3, 'tanh', (),
               ref=_ref)
 # channel-last, bn + residual, hardswish; and a float32 case with sigmoid
 _xl = _rng.standard_normal((2, 6, 5, 3))
 add_test_case(fused_conv_op, _xl, _w, None, *_stats, _rng.standard_normal((2, 6, 5, 4)),
-              *_geom, 'NHWC', 1e-5, 'hardswish', ref=_ref)
+              *_geom, 'NHWC', 1e-5, 'hardswish', (), ref=_ref)
 add_test_case(fused_conv_op, _x.astype(np.float32), _w.astype(np.float32), None,
               *[s.astype(np.float32) for s in _stats], _res.astype(np.float32), *_geom, 'NCHW',
-              1e-5, 'sigmoid', ref=_ref, rtol=1e-4, atol=1e-5, grad=False)
+              1e-5, 'sigmoid', (), ref=_ref, rtol=1e-4, atol=1e-5, grad=False)
 # a 1x1 conv on one pixel and no activation; an empty batch
 add_test_case(fused_conv_op, _rng.standard_normal((3, 3, 1, 1)),
               _rng.standard_normal((4, 3, 1, 1)), None, *_stats, None, [1, 1], [0, 0, 0, 0],
-              [1, 1], 1, 'NCHW', 1e-5, '', ref=_ref)
+              [1, 1], 1, 'NCHW', 1e-5, '', (), ref=_ref)
 add_test_case(fused_conv_op, np.zeros((0, 3, 7, 6)), _w, None, *_stats, None, *_geom, 'NCHW',
-              1e-5, 'relu', ref=_ref)
+              1e-5, 'relu', (), ref=_ref)
+# relu6 and leaky_relu with their attributes (MobileNet's conv + bn + relu6)
+add_test_case(fused_conv_op, _x * 3, _w, None, *_stats, None, *_geom, 'NCHW', 1e-5, 'relu6',
+              (6.0,), ref=_ref)
+add_test_case(fused_conv_op, _x, _w, None, None, None, None, None,
+              _rng.standard_normal((2, 4, 3, 5)), [2, 1], [1, 0, 0, 1], [1, 1], 1, 'NCHW', 1e-5,
+              'leaky_relu', (0.2,), ref=_ref)

@@ -20,7 +20,8 @@ import itertools
 import numpy as np
 
 from ... import random as _random
-from ...backends import onednn
+from ...backends import Opaque, onednn
+from ...backends.onednn import layout as dnnl_layout
 from ...backends.onednn import pool as dnnl_pool
 from .. import lib, meta
 from ..lowp import float32_compute
@@ -347,6 +348,44 @@ def _max_pool_onednn(x, kernel_size, stride, padding, ceil_mode, data_format):
     return y, mask
 
 
+def nchw_pool(op, block):
+    """The layout pass's condition for a pooling op: 2-D, channels first."""
+    x = block._find_var(op.inputs['x'][0])
+    return op.attrs.get('data_format', 'NCHW') == 'NCHW' and x is not None and len(x.shape) == 4
+
+
+def _pool_layout(algorithm, x, g, geometry, keep):
+    """Pooling ``x`` (``Blocked`` or NCHW float32) on oneDNN, inference form;
+    the result stays in oneDNN's layout with ``out`` in ``keep``."""
+    shape = [x.shape[0], x.shape[1], g.oh, g.ow]
+    out = dnnl_pool.forward(onednn.runtime(), algorithm, x, *geometry,
+                            None if 'out' in keep else np.empty(shape, np.float32),
+                            out_shape=shape)
+    return NotImplemented if out is None else out
+
+
+def _takes_4d(x):
+    return x is not None and dnnl_layout.takes(x) and x.ndim == 4
+
+
+@max_pool_op.def_layout_kernel('onednn', takes=('x',), gives=('out',), drops=('mask',),
+                               applies=nchw_pool)
+def _max_pool_onednn_layout(x, kernel_size, stride, padding, ceil_mode, data_format, keep):
+    """Max pooling without its mask (nothing reads it: an inference program)."""
+    if not _takes_4d(x) or data_format != 'NCHW':
+        return NotImplemented
+    g = _geom(x, kernel_size, stride, padding, ceil_mode)
+    geometry = _onednn_geometry(g)
+    if geometry is None:
+        return NotImplemented
+    out = _pool_layout(onednn.constants.POOLING_MAX, _dense_data(x), g, geometry, keep)
+    return out if out is NotImplemented else (out, None)
+
+
+def _dense_data(x):
+    return x if isinstance(x, Opaque) else np.ascontiguousarray(x)
+
+
 def _onnx_pool_attrs(kernel_size, stride, padding, ceil_mode):
     return dict(kernel_shape=list(kernel_size), strides=list(stride),
                 pads=list(padding[0::2]) + list(padding[1::2]), ceil_mode=int(bool(ceil_mode)))
@@ -595,10 +634,22 @@ def _avg_pool_onednn(x, kernel_size, stride, padding, ceil_mode, exclusive, divi
     g, geometry = found
     out = np.empty(_with_spatial(x.shape, [g.oh, g.ow] if x.ndim == 4 else [g.ow],
                                  data_format), np.float32)
-    if dnnl_pool.avg_forward(onednn.runtime(), x4, *geometry, bool(exclusive),
-                             P.to_nchw(out, data_format)) is None:
+    if dnnl_pool.forward(onednn.runtime(), dnnl_pool.AVERAGES[bool(exclusive)], x4, *geometry,
+                         P.to_nchw(out, data_format)) is None:
         return NotImplemented
     return out
+
+
+@avg_pool_op.def_layout_kernel('onednn', takes=('x',), gives=('out',), applies=nchw_pool)
+def _avg_pool_onednn_layout(x, kernel_size, stride, padding, ceil_mode, exclusive, divisor,
+                            data_format, keep):
+    if not _takes_4d(x) or data_format != 'NCHW':
+        return NotImplemented
+    found = _avg_geometry(x, kernel_size, stride, padding, ceil_mode, exclusive, divisor)
+    if found is None:
+        return NotImplemented
+    g, geometry = found
+    return _pool_layout(dnnl_pool.AVERAGES[bool(exclusive)], _dense_data(x), g, geometry, keep)
 
 
 @avg_pool_grad_op.def_kernel('onednn')

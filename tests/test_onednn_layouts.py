@@ -1,0 +1,326 @@
+"""Activations kept in oneDNN's layouts between ops of a static plan: the
+``Blocked`` values (``backends/onednn/layout.py``), the ops' layout kernels
+(``OpDef.def_layout_kernel``) and the pass that plans them
+(``graph/passes/layout.py``)."""
+import gc
+import re
+
+import numpy as np
+import pytest
+
+import framework as paddle
+from framework import nn, static
+from framework.backends import Opaque, onednn, plain
+from framework.graph import verify
+from framework.ops import backends, registry
+
+pytestmark = pytest.mark.skipif(not onednn.available(), reason='oneDNN is not installed')
+
+
+def _rt():
+    return onednn.runtime()
+
+
+def _layouts():
+    C = onednn.constants
+    return [C.ABCD16B, C.ABCD8B]
+
+
+# ---- Blocked values --------------------------------------------------------------------
+
+def test_a_blocked_value_round_trips_and_reports_its_layout():
+    from framework.backends.onednn import layout as L
+    x = np.random.default_rng(0).standard_normal((2, 20, 5, 3)).astype(np.float32)
+    b = L.to_layout(_rt(), x, onednn.constants.ABCD16B)
+    assert isinstance(b, Opaque) and b.shape == x.shape and b.dtype == np.float32
+    assert b.ndim == 4 and b.size == x.size
+    dims, _, name, strides, blks, idxs, padded = b.layout.key[:7]
+    # 20 channels in blocks of 16: padded to 32, the block's axis is 1
+    assert (dims, name, blks, idxs, padded) == ((2, 20, 5, 3), 'abcd16b', (16,), (1,),
+                                                (2, 32, 5, 3))
+    assert b.layout.size == 2 * 32 * 5 * 3 * 4
+    np.testing.assert_array_equal(b.plain(), x)
+    np.testing.assert_array_equal(plain([b, x])[0], x)
+
+
+def test_equal_layouts_are_one_object_and_plain_ones_are_numpy():
+    from framework.backends.onednn import layout as L
+    x = np.ones((1, 8, 4, 4), np.float32)
+    a = L.to_layout(_rt(), x, onednn.constants.ABCD8B)
+    b = L.to_layout(_rt(), 2 * x, onednn.constants.ABCD8B)
+    assert a.layout is b.layout and a.strides == b.strides
+    assert type(L.to_layout(_rt(), x, onednn.constants.ABCD)) is np.ndarray
+
+
+def test_a_temporary_descriptor_lives_until_oneDNN_copied_it():
+    # Plan.user once rebound its argument to the bare handle, which freed a
+    # temporary descriptor before dnnl_memory_create read it
+    from framework.backends.onednn import core
+    destroyed = []
+    rt = _rt()
+    plan = core.Plan(rt, rt._thread().stream)
+    original = core.Plan._memory
+
+    def memory(self, md, handle=None):
+        assert md.value not in destroyed, 'the descriptor was freed before use'
+        return original(self, md, handle)
+
+    class Watched(core.Owned):
+        __slots__ = ()
+
+        def __del__(self):
+            destroyed.append(self.handle.value)
+            super().__del__()
+    core.Plan._memory = memory
+    try:
+        for _ in range(3):
+            # (handles are addresses malloc reuses: only frees during a call count)
+            handle, destroy = _fresh_handle(rt)
+            destroyed.clear()
+            plan.user(0, Watched(handle, destroy))      # the temporary's only owner
+            handle, destroy = _fresh_handle(rt)
+            destroyed.clear()
+            plan.buffer(Watched(handle, destroy))
+            gc.collect()
+    finally:
+        core.Plan._memory = original
+
+
+def _fresh_handle(rt):
+    """A new descriptor's handle and destroy function, owned by nobody yet."""
+    md = rt.desc([2, 3], strides=[3, 1])
+    handle, destroy = md.handle, md._destroy
+    md.handle = None
+    return handle, destroy
+
+
+# ---- every layout kernel against the op's own kernel, on its test cases --------------
+
+def _layout_ops():
+    return sorted(n for n, op in registry.all_ops().items() if 'onednn' in op.layout_kernels)
+
+
+def _blocked_case(op, case, tag):
+    """The case with each 4-D float32 input of the layout kernel's ``takes``
+    reordered into format ``tag``."""
+    from framework.backends.onednn import layout as L
+    takes = op.layout_kernels['onednn'].takes
+    out = list(case)
+    for i, name in enumerate(op.input_names):
+        a = out[i]
+        if name in takes and isinstance(a, np.ndarray) and a.dtype == np.float32 and \
+                a.ndim == 4 and a.size:
+            out[i] = L.to_layout(_rt(), np.ascontiguousarray(a), tag)
+    return out
+
+
+def test_layout_kernels_are_declared_for_the_chain_ops():
+    assert {'conv', 'fused_conv', 'max_pool', 'avg_pool', 'add', 'relu', 'relu6'} <= \
+        set(_layout_ops())
+
+
+@pytest.mark.parametrize('name', _layout_ops())
+def test_layout_kernels_agree_with_the_kernels(name):
+    import test_op_properties as T
+    op = registry.lookup(name)
+    rule = op.layout_kernels['onednn']
+    ran = 0
+    for k, (args, _) in enumerate(op.test_cases):
+        case = T._as_float32(op, args)
+        with backends.using('onednn'):
+            want = op.kernel_for('onednn')(*T._fresh_args(op, case))
+        want = want if isinstance(want, tuple) else (want,)
+        for tag in _layouts():
+            for keep in (rule.gives, ()):
+                got = op.layout_kernel_for('onednn', keep)(*_blocked_case(op, case, tag))
+                got = got if isinstance(got, tuple) else (got,)
+                ran += any(isinstance(g, Opaque) for g in got)
+                for slot, g, w in zip(op.output_names, got, want):
+                    if slot in rule.drops:
+                        continue
+                    if slot not in keep:
+                        assert isinstance(g, np.ndarray), (name, k, slot)
+                    g = plain(g)
+                    assert g.shape == w.shape and g.dtype == w.dtype, (name, k, slot)
+                    np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5,
+                                               err_msg='%s case %d %s' % (name, k, slot))
+    assert ran, '%s: no case left a result in a oneDNN layout' % name
+
+
+# ---- the pass --------------------------------------------------------------------------
+
+class _Block(nn.Layer):
+    """conv-bn-relu, conv-bn + shortcut, relu, max pool, then a non-layout op."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1, self.b1 = nn.Conv2D(8, 16, 3, padding=1), nn.BatchNorm2D(16)
+        self.c2, self.b2 = nn.Conv2D(16, 16, 3, padding=1), nn.BatchNorm2D(16)
+        self.c3 = nn.Conv2D(16, 16, 1)
+        self.pool = nn.MaxPool2D(2, 2)
+
+    def forward(self, x):
+        y = nn.functional.relu(self.b1(self.c1(x)))
+        y = nn.functional.relu(self.b2(self.c2(y)) + y)
+        y = nn.functional.relu6(self.c3(y))
+        return paddle.tanh(self.pool(y))
+
+
+def _programs():
+    paddle.seed(3)
+    net = _Block()
+    net.eval()
+    x = np.random.default_rng(4).standard_normal((2, 8, 10, 10)).astype(np.float32)
+    return net, x
+
+
+def _static_run(net, x, layouts, fetch_extra=False):
+    """Run ``net`` as a static program on oneDNN; returns the fetches, the
+    compiled program's ops and the generated code."""
+    paddle.enable_static()
+    try:
+        main, startup = static.Program(), static.Program()
+        with static.program_guard(main, startup):
+            xv = static.data('x', [-1, 8, 10, 10], 'float32')
+            out = net(xv)
+            fetch = [out]
+            if fetch_extra:
+                fetch.append(main.global_block().ops[0].output_arg_names[0])
+        strategy = static.BuildStrategy()
+        strategy.plan_layouts = layouts
+        prog = static.CompiledProgram(main, build_strategy=strategy)
+        exe = static.Executor()
+        exe.run(startup)
+        with backends.using('onednn'):
+            got = exe.run(prog, feed={'x': x}, fetch_list=fetch)
+            code = exe.generated_code(prog, feed={'x': x}, fetch_list=fetch)
+        return got, code
+    finally:
+        paddle.disable_static()
+
+
+def test_the_pass_keeps_layouts_inside_and_changes_no_result():
+    net, x = _programs()
+    with backends.using('onednn'):
+        eager = net(paddle.to_tensor(x)).numpy()
+    base, code_off = _static_run(net, x, False)
+    got, code = _static_run(net, x, True)
+    np.testing.assert_array_equal(got[0], base[0])
+    np.testing.assert_allclose(got[0], eager, rtol=1e-5, atol=1e-6)
+    assert not re.search(r'k_\w+_layout', code_off)
+    # the generated code shows the plan: which kernels leave their result in
+    # oneDNN's layout, and the last op before tanh (not a layout op) does not
+    assert code.count('_layout_out(') >= 3, code
+    pool_line = next(line for line in code.splitlines() if 'max_pool [' in line)
+    assert 'k_max_pool_layout(' in pool_line, pool_line
+
+
+def test_a_fetched_value_is_never_left_opaque():
+    net, x = _programs()
+    got, code = _static_run(net, x, True, fetch_extra=True)
+    base, _ = _static_run(net, x, False, fetch_extra=True)
+    for g, b in zip(got, base):
+        assert isinstance(g, np.ndarray)
+        np.testing.assert_array_equal(g, b)
+
+
+def test_to_static_models_give_the_same_results_with_and_without_the_pass():
+    for name in ('resnet18', 'mobilenet_v2'):
+        paddle.seed(0)
+        net = getattr(paddle.vision.models, name)(num_classes=10)
+        net.eval()
+        x = paddle.to_tensor(np.random.default_rng(0).standard_normal((2, 3, 32, 32))
+                             .astype(np.float32))
+        outs = []
+        for on in (False, True):
+            strategy = static.BuildStrategy()
+            strategy.plan_layouts = on
+            with backends.using('onednn'):
+                outs.append(paddle.jit.to_static(net, build_strategy=strategy)(x).numpy())
+        np.testing.assert_array_equal(outs[1], outs[0], err_msg=name)
+
+
+def _marks(build, backend='onednn'):
+    """{op type: op_layout} (None: unmarked) of the program ``build()``
+    makes (returning its fetch names), after the layout pass on ``backend``."""
+    from framework.graph.passes import layout
+    paddle.enable_static()
+    try:
+        main = static.Program()
+        with static.program_guard(main, static.Program()):
+            fetch = build()
+        work = main.clone()
+        layout.plan_layouts(work, ['x'], fetch, backend=backend)
+        return [(op.type, op.attrs.get('op_layout')) for op in work.global_block().ops]
+    finally:
+        paddle.disable_static()
+
+
+def _conv(x, name):
+    w = static.create_parameter([4, 4, 3, 3], 'float32', name=name)
+    return paddle.nn.functional.conv2d(x, w, padding=1)
+
+
+def _chain(fetch_middle=False, pool_mask=False):
+    def build():
+        x = static.data('x', [2, 4, 8, 8], 'float32')
+        b = paddle.nn.functional.relu(_conv(x, 'w1'))
+        c = _conv(b, 'w2')
+        if pool_mask:
+            c, mask = paddle.nn.functional.max_pool2d(c, 2, 2, return_mask=True)
+            return [paddle.tanh(c).name, mask.name]
+        return [paddle.tanh(c).name] + ([b.name] if fetch_middle else [])
+    return build
+
+
+def test_what_the_pass_marks():
+    # conv -> relu -> conv stay in oneDNN's layouts; the last conv's reader
+    # (tanh) has no layout kernel: that conv takes an opaque input only
+    assert _marks(_chain()) == [('conv', ['out']), ('relu', ['out']), ('conv', []),
+                                ('tanh', None)]
+    # a fetched value is plain: relu leaves nothing opaque, the conv after it
+    # then has nothing opaque to read
+    assert _marks(_chain(fetch_middle=True)) == [('conv', ['out']), ('relu', []),
+                                                 ('conv', None), ('tanh', None)]
+    # max pooling's layout kernel drops the mask: with the mask read it is
+    # not a layout op, so the conv before it leaves a plain value
+    assert _marks(_chain(pool_mask=True)) == [('conv', ['out']), ('relu', ['out']),
+                                              ('conv', []), ('max_pool', None),
+                                              ('tanh', None)]
+    assert all(mark is None for _, mark in _marks(_chain(), backend='numpy'))
+
+
+def test_a_value_read_in_a_branch_stays_plain():
+    def build():
+        x = static.data('x', [2, 4, 8, 8], 'float32')
+        a = paddle.nn.functional.relu(_conv(x, 'w1'))
+        out = static.nn.cond(paddle.mean(x) > 0, lambda: _conv(a, 'w2'),
+                             lambda: paddle.nn.functional.relu(a))
+        return [out.name]
+    marks = dict(_marks(build))
+    # the conv's value goes to relu only; relu's is read inside the branches
+    assert marks['conv'] == ['out'] and marks['relu'] == [], marks
+
+
+def test_the_verifier_checks_the_marks():
+    # (the suite verifies every pass's output: FLAGS_verify_passes, conftest.py)
+    from framework.graph.passes import layout
+    paddle.enable_static()
+    try:
+        main = static.Program()
+        with static.program_guard(main, static.Program()):
+            fetch = _chain()()
+        work = main.clone()
+        assert layout.plan_layouts(work, ['x'], fetch, backend='onednn')
+        verify.verify_program(work, fetch_names=fetch, executor_copy=True)
+        op = next(o for o in work.global_block().ops if o.attrs.get('op_layout'))
+        op.attrs['op_layout'] = ['no_such_output']
+        with pytest.raises(verify.VerifyError, match='op_layout'):
+            verify.verify_program(work, fetch_names=fetch, executor_copy=True)
+        tanh = next(o for o in work.global_block().ops if o.type == 'tanh')
+        op.attrs['op_layout'] = ['out']
+        tanh.attrs['op_layout'] = []          # tanh has no layout kernel
+        with pytest.raises(verify.VerifyError, match='op_layout'):
+            verify.verify_program(work, fetch_names=fetch, executor_copy=True)
+    finally:
+        paddle.disable_static()
