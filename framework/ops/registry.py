@@ -19,6 +19,12 @@ An ``OpDef`` carries everything either mode needs:
                Variables (emitting grad ops) alike.
 * ``fast_grad`` the same signature on numpy arrays; an optional fused
                first-order path used when no graph is being built.
+* ``reserve_outputs``  outputs only the op's own backward reads, whose
+               content is the kernel's own (cuDNN's reserve space, Paddle's
+               ``rnn`` op's ``Reserve``): each backend lays them out its way
+               and says so inside them, their ``infer_meta`` size may be
+               unknown, and tests compare them with no reference or other
+               backend. They are ``nondiff_outputs``.
 * ``attr_types`` / ``attr_ranges``  each attribute's type and bounds
                (``ops/attr_types.py``): derived from the default where it is
                unambiguous, declared otherwise. Loaders check every attribute
@@ -176,7 +182,7 @@ class OpDef:
     __slots__ = ('name', 'input_names', 'variadic', 'optional', 'output_names',
                  'attr_names', 'attr_defaults', 'n_in', 'n_out', 'n_attrs',
                  'kernel', 'infer_meta', 'grad', '_fast_grad', 'differentiable',
-                 'no_grad_inputs', 'nondiff_outputs', 'random', 'inplace_map',
+                 'no_grad_inputs', 'nondiff_outputs', 'reserve_outputs', 'random', 'inplace_map',
                  'save_inputs', 'doc', 'test_cases', 'eager_fn', 'variadic_out',
                  'value_from_meta', 'promote', 'attr_types', 'attr_ranges',
                  'undeclared_attrs', 'onnx', 'output_variadic', 'sub_blocks', 'emit',
@@ -189,7 +195,7 @@ class OpDef:
 
     def __init__(self, name, kernel, infer_meta, inputs, outputs, attrs,
                  grad=None, fast_grad=None, differentiable=True,
-                 no_grad_inputs=(), nondiff_outputs=(),
+                 no_grad_inputs=(), nondiff_outputs=(), reserve_outputs=(),
                  inplace_map=None, save_inputs=True, value_from_meta=None, promote=(),
                  attr_types=None, attr_ranges=None, sub_blocks=(), emit=None,
                  block_grad=None, block_rules=None, pattern=_props.UNDECLARED, effects=(),
@@ -233,6 +239,11 @@ class OpDef:
         self.fast_grad = self._adapt(fast_grad)
         self.differentiable = differentiable and grad is not None
         self.nondiff_outputs = frozenset(nondiff_outputs)
+        self.reserve_outputs = frozenset(reserve_outputs)
+        if not self.reserve_outputs <= self.nondiff_outputs:
+            raise ValueError("op '%s': reserve_outputs must be nondiff_outputs: %s"
+                             % (name, ', '.join(sorted(self.reserve_outputs -
+                                                       self.nondiff_outputs))))
         # {output_name: input_name} for ops whose output overwrites an input
         # (batch_norm's running statistics); static mode reuses the variable.
         self.inplace_map = dict(inplace_map or {})

@@ -6,7 +6,7 @@ for a sequence instead of a fused cell op per step (``rnn_cells.py``) plus the
 slicing and stacking around it; a static Program holds one op instead of T.
 
 * ``lstm_seq(x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0, sequence_length?;
-  reverse, time_major) -> (y, h_n, c_n, gates, h_prev, c_prev, tanh_c)``
+  reverse, time_major) -> (y, h_n, c_n, reserve)``
 * ``gru_seq(x, weight_ih, weight_hh, bias_ih, bias_hh, h0, sequence_length?;
   reverse, time_major) -> (y, h_n, gates, hidden, h_prev)``
 
@@ -24,7 +24,11 @@ The extra outputs are what the backward needs, not differentiable, and
 always time-major (``[T, B, ...]``: the kernels run on time-major buffers,
 whose per-step slices are contiguous): the activated gates, the states each
 step started from, ``tanh(c)`` (LSTM) and the hidden projection
-``h @ W_hh^T + b_hh`` (GRU). The fused backward (``def_fast_grad``) walks
+``h @ W_hh^T + b_hh`` (GRU). The LSTM's are one ``reserve`` (a reserve
+output, ``registry.py``): the numpy kernel packs its four arrays into it,
+oneDNN's kernel (``backends/onednn/rnn.py``) its workspace, and its last
+element says which, so the backward that reads it is the one of the kernel
+that wrote it, whichever backend is active then. The fused backward (``def_fast_grad``) walks
 the steps back with a few in-place numpy calls per step, then forms the
 weight gradients with a few GEMMs over blocks of steps. The composite rule
 (``def_grad``) replays the forward once with registered ops (the cells'
@@ -40,6 +44,8 @@ the cell's outputs at padded steps, not zeros).
 """
 import numpy as np
 
+from ..backends import onednn
+from ..backends.onednn import rnn as dnnl_rnn
 from . import lib, meta
 from .grad_utils import wants
 from .lowp import float32_compute
@@ -104,9 +110,8 @@ def _lstm_seq_meta(x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0, sequence_l
     steps, batch, n, dt = _seq_meta('lstm_seq', 4, x, weight_ih, weight_hh, bias_ih, bias_hh,
                                     h0, c0, sequence_length, time_major)
     state = Meta((batch, n), dt)
-    saved = Meta((steps, batch, n), dt)            # the saved arrays are time-major
-    return (Meta(_layout(steps, batch, time_major)(n), dt), state, state,
-            Meta((steps, batch, -1 if n < 0 else 4 * n), dt), saved, saved, saved)
+    # the reserve's size is its kernel's own (numpy's: _numpy_reserve)
+    return Meta(_layout(steps, batch, time_major)(n), dt), state, state, Meta((-1,), dt)
 
 
 def _gru_seq_meta(x, weight_ih, weight_hh, bias_ih, bias_hh, h0, sequence_length=None,
@@ -212,12 +217,53 @@ def _sum_of_products(a, b):
 
 # ---- lstm_seq ------------------------------------------------------------------------------
 
+# ---- lstm_seq's reserve ------------------------------------------------------------------
+
+# its last element: which kernel wrote it (and so which backward reads it)
+RESERVE_NUMPY, RESERVE_ONEDNN = 0, 1
+
+
+def _numpy_reserve(steps, batch, n, dtype):
+    """A numpy reserve and its views: the activated gates [T, B, 4n] and
+    the steps' h_prev, c_prev and tanh(c) [T, B, n]."""
+    size = steps * batch * n
+    reserve = np.empty(7 * size + 1, dtype)
+    reserve[-1] = RESERVE_NUMPY
+    return (reserve,) + _reserve_views(reserve, steps, batch, n)
+
+
+def _reserve_views(reserve, steps, batch, n):
+    size = steps * batch * n
+    if reserve.size != 7 * size + 1 or reserve[-1] != RESERVE_NUMPY:
+        raise OpError("lstm_seq: the reserve (%d values) was not made by the numpy kernel "
+                      "for %d steps, batch %d, hidden %d" % (reserve.size, steps, batch, n))
+    gates = reserve[:4 * size].reshape(steps, batch, 4 * n)
+    return (gates,) + tuple(reserve[k * size:(k + 1) * size].reshape(steps, batch, n)
+                            for k in (4, 5, 6))
+
+
+def pack_reserve(gates, h_prev, c_prev, tanh_c):
+    """The numpy reserve holding these saved arrays (test cases build it
+    from their reference's)."""
+    steps, batch, n = h_prev.shape
+    reserve, *views = _numpy_reserve(steps, batch, n, np.result_type(gates, h_prev))
+    for view, a in zip(views, (gates, h_prev, c_prev, tanh_c)):
+        view[...] = a
+    return reserve
+
+
+def _made_by_onednn(reserve):
+    return reserve.size > 0 and reserve[-1] == RESERVE_ONEDNN
+
+
+# ---- lstm_seq ------------------------------------------------------------------------------
+
 @def_op('lstm_seq', _lstm_seq_meta,
         inputs=('x', 'weight_ih', 'weight_hh', 'bias_ih', 'bias_hh', 'h0', 'c0',
                 'sequence_length?'),
-        outputs=('y', 'h_n', 'c_n', 'gates', 'h_prev', 'c_prev', 'tanh_c'),
+        outputs=('y', 'h_n', 'c_n', 'reserve'),
         attrs={'reverse': False, 'time_major': True},
-        nondiff_outputs=('gates', 'h_prev', 'c_prev', 'tanh_c'),
+        nondiff_outputs=('reserve',), reserve_outputs=('reserve',),
         no_grad_inputs=('sequence_length',), pattern='opaque')
 @float32_compute
 def lstm_seq_op(x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0, sequence_length,
@@ -232,8 +278,8 @@ def lstm_seq_op(x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0, sequence_leng
         _lstm_seq_meta(*args)
     steps, batch = x.shape[:2] if time_major else x.shape[1::-1]
     dt = x.dtype
-    Y, A = np.empty((steps, batch, n), dt), np.empty((steps, batch, 4 * n), dt)
-    HP, CP, TC = (np.empty((steps, batch, n), dt) for _ in range(3))
+    Y = np.empty((steps, batch, n), dt)
+    reserve, A, HP, CP, TC = _numpy_reserve(steps, batch, n, dt)
     gx = _project(_time_major(x, time_major), weight_ih, bias_ih + bias_hh)
     keep, keep_f, full = _keep_masks(sequence_length, steps, time_major, dt)
     w_t, one = weight_hh.T, np.ones((), dt)
@@ -258,16 +304,88 @@ def lstm_seq_op(x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0, sequence_leng
                 h = np.where(keep[t], h_new, h)
                 c = np.where(keep[t], c_new, c)
                 h_new *= keep_f[t]
-    return _in_layout(Y, time_major), np.array(h), np.array(c), A, HP, CP, TC
+    return _in_layout(Y, time_major), np.array(h), np.array(c), reserve
+
+
+def _dense_float32(*arrays):
+    return all(isinstance(a, np.ndarray) and a.dtype == np.float32 and a.size
+               for a in arrays)
+
+
+@lstm_seq_op.def_kernel('onednn')
+def _lstm_seq_onednn(x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0, sequence_length,
+                     reverse, time_major):
+    # no per-sequence lengths on oneDNN; shapes the numpy kernel rejects stay there
+    if sequence_length is not None or not _dense_float32(
+            x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0) or x.ndim != 3 or \
+            h0.ndim != 2 or c0.shape != h0.shape:
+        return NotImplemented
+    n = h0.shape[1]
+    if weight_ih.shape != (4 * n, x.shape[2]) or weight_hh.shape != (4 * n, n) or \
+            bias_ih.shape != (4 * n,) or bias_hh.shape != (4 * n,) or \
+            h0.shape[0] != x.shape[1 if time_major else 0]:
+        return NotImplemented
+    y = np.empty(x.shape[:2] + (n,), np.float32)
+    dense = np.ascontiguousarray
+    out = dnnl_rnn.forward(onednn.runtime(), _time_major_view(x, time_major),
+                           dense(weight_ih), dense(weight_hh), bias_ih + bias_hh, dense(h0),
+                           dense(c0), reverse, _time_major_view(y, time_major))
+    if out is None:
+        return NotImplemented
+    h_n, c_n, reserve = out
+    reserve[-1] = RESERVE_ONEDNN
+    return y, h_n, c_n, reserve
+
+
+def _time_major_view(a, time_major):
+    """``a`` as [T, B, ...] without a copy (oneDNN reads any strides)."""
+    return a if time_major else a.swapaxes(0, 1)
+
+
+def _onednn_bptt(gy, ghn, gcn, x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0, y, h_n,
+                 c_n, reserve, reverse, time_major):
+    """The backward of a call the oneDNN kernel ran (its workspace in
+    ``reserve``): (dx, dW_ih, dW_hh, dbias, dh0, dc0)."""
+    def given(g, like):
+        return np.zeros(like.shape, np.float32) if g is None else \
+            np.ascontiguousarray(g, np.float32)
+    if reserve.ctypes.data % 64:          # a copy of it (oneDNN wants the workspace aligned)
+        aligned = dnnl_rnn.aligned(reserve.size)
+        aligned[...] = reserve
+        reserve = aligned
+    dense = np.ascontiguousarray
+    gy = given(gy, y)
+    grads = dnnl_rnn.backward(
+        onednn.runtime(), _time_major_view(x, time_major), dense(weight_ih), dense(weight_hh),
+        bias_ih + bias_hh, dense(h0), dense(c0), reverse, _time_major_view(y, time_major),
+        dense(h_n), dense(c_n), reserve, _time_major_view(gy, time_major), given(ghn, h_n),
+        given(gcn, c_n))
+    if grads is None:
+        raise OpError("lstm_seq: oneDNN ran the forward of this call but declines its "
+                      "backward (x %s, hidden %d)" % (list(x.shape), h0.shape[1]))
+    dx, dw_ih, dw_hh, db, dh0, dc0 = grads
+    return (_in_layout(dx, time_major),) + (dw_ih, dw_hh, db, dh0, dc0)
+
+
+def _lstm_backward(need, gy, ghn, gcn, x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0,
+                   sequence_length, y, h_n, c_n, reserve, reverse, time_major):
+    """(dx, dW_ih, dW_hh, dbias, dh0, dc0) by the backward of the kernel
+    that wrote ``reserve``."""
+    if _made_by_onednn(reserve):
+        return _onednn_bptt(gy, ghn, gcn, x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0,
+                            y, h_n, c_n, reserve, reverse, time_major)
+    steps, batch = x.shape[:2] if time_major else x.shape[1::-1]
+    saved = _reserve_views(reserve, steps, batch, h0.shape[-1])
+    return _lstm_bptt(need, gy, ghn, gcn, x, weight_ih, weight_hh, h0, c0, sequence_length,
+                      *saved, reverse, time_major)
 
 
 @lstm_seq_op.def_fast_grad
-def _lstm_seq_fast(gy, ghn, gcn, g_gates, g_hp, g_cp, g_tc, x, weight_ih, weight_hh, bias_ih,
-                   bias_hh, h0, c0, sequence_length, y, h_n, c_n, gates, h_prev, c_prev, tanh_c,
-                   reverse, time_major):
-    dx, dw_ih, dw_hh, db, dh0, dc0 = _lstm_bptt(
-        (wants(0), wants(1), wants(2)), gy, ghn, gcn, x, weight_ih, weight_hh, h0, c0,
-        sequence_length, gates, h_prev, c_prev, tanh_c, reverse, time_major)
+def _lstm_seq_fast(gy, ghn, gcn, g_reserve, x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0,
+                   sequence_length, y, h_n, c_n, reserve, reverse, time_major):
+    dx, dw_ih, dw_hh, db, dh0, dc0 = _lstm_backward(
+        (wants(0), wants(1), wants(2)), gy, ghn, gcn, x, weight_ih, weight_hh, bias_ih,
+        bias_hh, h0, c0, sequence_length, y, h_n, c_n, reserve, reverse, time_major)
     return dx, dw_ih, dw_hh, db, db.copy(), dh0, dc0, None
 
 
@@ -392,9 +510,8 @@ def _seq_grad(x, weight_ih, bias_x, lengths, reverse, time_major, states0, gy, g
 
 
 @lstm_seq_op.def_grad
-def _lstm_seq_grad(gy, ghn, gcn, g_gates, g_hp, g_cp, g_tc, x, weight_ih, weight_hh, bias_ih,
-                   bias_hh, h0, c0, sequence_length, y, h_n, c_n, gates, h_prev, c_prev, tanh_c,
-                   reverse, time_major):
+def _lstm_seq_grad(gy, ghn, gcn, g_reserve, x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0,
+                   sequence_length, y, h_n, c_n, reserve, reverse, time_major):
     def forward_step(x_t, states):          # the lstm_cell step (rnn_cells.py)
         h, c = states
         pre = x_t + matmul_op(h, weight_hh, False, True)
@@ -416,8 +533,8 @@ def _lstm_seq_grad(gy, ghn, gcn, g_gates, g_hp, g_cp, g_tc, x, weight_ih, weight
     if x.shape[0 if time_major else 1] < 0:      # no replay: the fused backward as an op
         gy, ghn, gcn = _filled([gy, ghn, gcn], [y, h_n, c_n])
         dx, dw_ih, dw_hh, db, dh0, dc0 = lstm_seq_grad_op(
-            gy, ghn, gcn, x, weight_ih, weight_hh, h0, c0, sequence_length, gates, h_prev,
-            c_prev, tanh_c, reverse, time_major)
+            gy, ghn, gcn, x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0, sequence_length,
+            y, h_n, c_n, reserve, reverse, time_major)
         return dx, dw_ih, dw_hh, db, db, dh0, dc0, None
     dx, dw_ih, dw_hh, db, _, (dh0, dc0) = _seq_grad(
         x, weight_ih, bias_ih + bias_hh, sequence_length, reverse, time_major, [h0, c0], gy,
@@ -436,8 +553,8 @@ def _seq_grad_meta(x, weight_ih, weight_hh, h0, c0):
     return tuple(metas + [Meta(meta.shape_of(v), dt) for v in (h0, c0) if v is not None])
 
 
-def _lstm_seq_grad_meta(gy, gh_n, gc_n, x, weight_ih, weight_hh, h0, c0, sequence_length,
-                        gates, h_prev, c_prev, tanh_c, reverse=False, time_major=True):
+def _lstm_seq_grad_meta(gy, gh_n, gc_n, x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0,
+                        sequence_length, y, h_n, c_n, reserve, reverse=False, time_major=True):
     return _seq_grad_meta(x, weight_ih, weight_hh, h0, c0)
 
 
@@ -446,15 +563,17 @@ def _lstm_seq_grad_meta(gy, gh_n, gc_n, x, weight_ih, weight_hh, h0, c0, sequenc
 # the steps otherwise). Its grad rule raises: second derivatives through it
 # need the number of steps (a known time dimension).
 @def_op('lstm_seq_grad', _lstm_seq_grad_meta,
-        inputs=('gy', 'gh_n', 'gc_n', 'x', 'weight_ih', 'weight_hh', 'h0', 'c0',
-                'sequence_length?', 'gates', 'h_prev', 'c_prev', 'tanh_c'),
+        inputs=('gy', 'gh_n', 'gc_n', 'x', 'weight_ih', 'weight_hh', 'bias_ih', 'bias_hh',
+                'h0', 'c0', 'sequence_length?', 'y', 'h_n', 'c_n', 'reserve'),
         outputs=('dx', 'dweight_ih', 'dweight_hh', 'dbias', 'dh0', 'dc0'),
         attrs={'reverse': False, 'time_major': True}, differentiable=False, pattern='opaque')
-def lstm_seq_grad_op(gy, gh_n, gc_n, x, weight_ih, weight_hh, h0, c0, sequence_length, gates,
-                     h_prev, c_prev, tanh_c, reverse, time_major):
-    """The gradients of ``lstm_seq`` (one bias gradient: both biases get it)."""
-    return _lstm_bptt((True, True, True), gy, gh_n, gc_n, x, weight_ih, weight_hh, h0, c0,
-                      sequence_length, gates, h_prev, c_prev, tanh_c, reverse, time_major)
+def lstm_seq_grad_op(gy, gh_n, gc_n, x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0,
+                     sequence_length, y, h_n, c_n, reserve, reverse, time_major):
+    """The gradients of ``lstm_seq`` (one bias gradient: both biases get it),
+    by the backward of the kernel that wrote ``reserve``."""
+    return _lstm_backward((True, True, True), gy, gh_n, gc_n, x, weight_ih, weight_hh, bias_ih,
+                          bias_hh, h0, c0, sequence_length, y, h_n, c_n, reserve, reverse,
+                          time_major)
 
 
 @lstm_seq_op.def_onnx
@@ -727,6 +846,13 @@ def _seq_ref(step, x, lengths, reverse, time_major, states, widths):
 
 
 def _lstm_seq_ref(x, w_ih, w_hh, b_ih, b_hh, h0, c0, lengths, reverse, time_major):
+    """y, h_n, c_n (the reserve is the kernel's own: no reference)."""
+    return _lstm_seq_ref_saved(x, w_ih, w_hh, b_ih, b_hh, h0, c0, lengths, reverse,
+                               time_major)[:3]
+
+
+def _lstm_seq_ref_saved(x, w_ih, w_hh, b_ih, b_hh, h0, c0, lengths, reverse, time_major):
+    """y, h_n, c_n, then the saved arrays a numpy reserve packs."""
     def step(x_t, s):
         h, c, gates = _lstm_ref(x_t @ w_ih.T + b_ih + b_hh, s[0], s[1], w_hh, None)
         return [h, c], [gates, s[0], s[1], np.tanh(c)]
@@ -796,19 +922,22 @@ def _fd_vjp(ref, args, diff, cots):
     return grads
 
 
-def _grad_op_case(op, fwd_ref, args, n_states, n_out_states):
+def _grad_op_case(op, fwd_ref, args, n_states, n_out_states, lstm=False):
     """A case of ``op`` (a *_seq_grad op) at the forward case ``args``: saved
-    arrays from the reference, random cotangents, a finite-difference reference."""
+    arrays from the reference, random cotangents, a finite-difference reference.
+    ``lstm_seq_grad`` also reads the biases, the outputs and a numpy reserve."""
     rng = np.random.default_rng(len(args[0].shape) + args[0].size)
-    outs = fwd_ref(*args)
+    outs = (_lstm_seq_ref_saved if lstm else fwd_ref)(*args)
     cots = tuple(rng.uniform(-1, 1, np.shape(o)) for o in outs[:1 + n_out_states])
     lengths, attrs = args[5 + n_states], args[6 + n_states:]
-    ins = (args[0], args[1], args[2]) + args[5:5 + n_states]
-    saved = tuple(outs[1 + n_out_states:])
+    lead = 5 if lstm else 3            # x, the weights (and the biases)
+    ins = args[:lead] + args[5:5 + n_states]
+    saved = tuple(outs[:3]) + (pack_reserve(*outs[3:]),) if lstm else \
+        tuple(outs[1 + n_out_states:])
 
     def ref(*a):
         x, w_ih, w_hh = a[len(cots)], a[len(cots) + 1], a[len(cots) + 2]
-        states = a[len(cots) + 3:len(cots) + 3 + n_states]
+        states = a[len(cots) + lead:len(cots) + lead + n_states]
         fwd = (x, w_ih, w_hh, args[3], args[4]) + tuple(states) + (lengths,) + tuple(attrs)
         diff = (0, 1, 2) + tuple(5 + k for k in range(n_states))
         g = _fd_vjp(fwd_ref, fwd, diff, cots)
@@ -826,8 +955,9 @@ def _grad_op_cases():
     lstm_args = (u(2, 3, 2), u(8, 2), u(8, 2), u(8), u(8), u(2, 2), u(2, 2))
     gru_args = (u(3, 2, 2), u(6, 2), u(6, 2), u(6), u(6), u(2, 2))
     _grad_op_case(lstm_seq_grad_op, _lstm_seq_ref, lstm_args + (np.array([3, 1]), True, False),
-                  2, 2)
-    _grad_op_case(lstm_seq_grad_op, _lstm_seq_ref, lstm_args + (None, False, False), 2, 2)
+                  2, 2, lstm=True)
+    _grad_op_case(lstm_seq_grad_op, _lstm_seq_ref, lstm_args + (None, False, False), 2, 2,
+                  lstm=True)
     _grad_op_case(gru_seq_grad_op, _gru_seq_ref, gru_args + (np.array([2, 3]), False, True),
                   1, 1)
     _grad_op_case(gru_seq_grad_op, _gru_seq_ref, gru_args + (None, True, True), 1, 1)

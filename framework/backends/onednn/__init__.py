@@ -4,7 +4,7 @@
 the ``Runtime`` (``core.py``) the kernels run on, or raises
 ``Unavailable`` with the reason (no ``[onednn]`` extra, no libgomp, an old
 version). The op families' primitives are ``conv.py``, ``eltwise.py``,
-``norm.py``, ``pool.py`` and ``softmax.py``; the ops declare their ``onednn``
+``norm.py``, ``pool.py``, ``rnn.py`` and ``softmax.py``; the ops declare their ``onednn``
 kernels beside their numpy ones and call these.
 """
 import threading

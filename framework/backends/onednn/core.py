@@ -286,11 +286,12 @@ class Plan:
         self.rt.check(create(ctypes.byref(pd), self.rt.engine, *args, attr), call)
         return PrimitiveDesc(self.lib, pd)
 
-    def input(self, slot, user_md, pd, query):
+    def input(self, slot, user_md, pd, query, index=0):
         """Memory holding user array ``slot`` in the layout ``pd`` reads
-        (``query``): the array itself, or a buffer a reorder fills."""
+        (``query``, its ``index``-th): the array itself, or a buffer a
+        reorder fills."""
         n = len(self.steps)
-        mem = self.reorder(self.user(slot, user_md), user_md, pd.md(query))
+        mem = self.reorder(self.user(slot, user_md), user_md, pd.md(query, index))
         if len(self.steps) > n:
             self.reorders_of[slot] = n
         return mem
@@ -357,17 +358,28 @@ class Plan:
             'dnnl_reorder_primitive_desc_create')
         self.add(PrimitiveDesc(self.lib, pd), {C.ARG_FROM: src, C.ARG_TO: dst}, 'reorder')
 
-    def add_into(self, pd, args, arg, query, slot, user_md, what):
+    def add_into(self, pd, args, arg, query, slot, user_md, what, index=0):
         """Add ``pd`` writing its output ``arg`` straight into user array
-        ``slot`` when the layouts agree, else into a buffer reordered into it."""
-        out_md = pd.md(query)
-        mine = self.user(slot, user_md)
-        if self.same(out_md, user_md):
-            self.add(pd, {**args, arg: mine}, what)
-            return
-        tmp = self.buffer(out_md)
-        self.add(pd, {**args, arg: tmp}, what)
-        self.reorder_into(tmp, out_md, mine, user_md)
+        ``slot`` when the layouts agree (``query``'s ``index``-th), else into
+        a buffer reordered into it."""
+        self.add_writing(pd, args, [(arg, query, index, slot, user_md)], what)
+
+    def add_writing(self, pd, args, outputs, what):
+        """Add ``pd`` with inputs ``args`` and ``outputs``, each ``(arg,
+        query, index, slot, user_md)``: written into user array ``slot``
+        directly when the layouts agree, else through a buffer reordered
+        into it after the primitive ran."""
+        args, after = dict(args), []
+        for arg, query, index, slot, user_md in outputs:
+            out_md, mine = pd.md(query, index), self.user(slot, user_md)
+            if self.same(out_md, user_md):
+                args[arg] = mine
+            else:
+                args[arg] = self.buffer(out_md)
+                after.append((args[arg], out_md, mine, user_md))
+        self.add(pd, args, what)
+        for reordered in after:
+            self.reorder_into(*reordered)
 
     def keep(self, obj):
         """Hold ``obj`` (a hint descriptor...) as long as the plan."""

@@ -89,6 +89,13 @@ _FUNCTIONS = {
         (_status, [_out, _vp, _int, _int, _vp, _vp, _float, _float, _vp]),
     'dnnl_eltwise_backward_primitive_desc_create':
         (_status, [_out, _vp, _int, _vp, _vp, _vp, _float, _float, _vp, _vp]),
+    # (engine, prop kind, direction, 11 descriptors: src layer/iter/iter_c, weights
+    # layer/iter/peephole/projection, bias, dst layer/iter/iter_c; flags, attr)
+    'dnnl_lstm_forward_primitive_desc_create':
+        (_status, [_out, _vp, _int, _int] + [_vp] * 11 + [_uint, _vp]),
+    # (... the forward's 11, then their 11 diffs; flags, hint, attr)
+    'dnnl_lstm_backward_primitive_desc_create':
+        (_status, [_out, _vp, _int, _int] + [_vp] * 22 + [_uint, _vp, _vp]),
     'dnnl_binary_primitive_desc_create': (_status, [_out, _vp, _int, _vp, _vp, _vp, _vp]),
     'dnnl_reorder_primitive_desc_create': (_status, [_out, _vp, _vp, _vp, _vp, _vp]),
     'dnnl_primitive_desc_query_md': (_vp, [_vp, _int, _int]),
