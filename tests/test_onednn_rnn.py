@@ -83,6 +83,7 @@ def test_a_reserve_of_another_shape_is_refused_with_the_op_named():
 
 
 def test_an_unaligned_copy_of_the_workspace_still_runs_the_backward():
+    # (a static plan or a user may copy the reserve: oneDNN reads it anywhere)
     op = registry.lookup('lstm_seq')
     args = _call(np.random.default_rng(2))
     y, h, c, reserve = op.kernels['onednn'](*args)

@@ -349,10 +349,6 @@ def _onednn_bptt(gy, ghn, gcn, x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0
     def given(g, like):
         return np.zeros(like.shape, np.float32) if g is None else \
             np.ascontiguousarray(g, np.float32)
-    if reserve.ctypes.data % 64:          # a copy of it (oneDNN wants the workspace aligned)
-        aligned = dnnl_rnn.aligned(reserve.size)
-        aligned[...] = reserve
-        reserve = aligned
     dense = np.ascontiguousarray
     gy = given(gy, y)
     grads = dnnl_rnn.backward(
