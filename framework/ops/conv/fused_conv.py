@@ -19,6 +19,8 @@ operations the unfused ops do, in the same order, so fusing changes no
 result. (Folding the batch norm into the filter
 instead would round differently, and cost a pass over the filter per call.)
 """
+import functools
+
 import numpy as np
 
 from ...backends import onednn
@@ -129,6 +131,19 @@ def _fused_conv_onednn_layout(*args, keep):
     return NotImplemented if out is None else out      # (the wrapper then runs the kernel)
 
 
+@functools.lru_cache(maxsize=4096)
+def _out_shape(x_shape, w_shape, b_shape, stride, padding, dilation, groups, data_format):
+    """The convolution's output shape (a served model asks it per call: its
+    infer_meta cost a third of a small conv's time)."""
+    metas = [None if s is None else Meta(s, np.float32) for s in (x_shape, w_shape, b_shape)]
+    return tuple(_conv_meta(*metas, stride, padding, dilation, groups, data_format).shape)
+
+
+def _hashable(v):
+    """An attribute as a key: lists (nested or not) as tuples."""
+    return tuple(_hashable(e) for e in v) if isinstance(v, (list, tuple)) else v
+
+
 def _on_onednn(args, keep):
     """fused_conv's result by one oneDNN convolution with post-ops (``keep``:
     in the layout it writes); NotImplemented for calls oneDNN does not take
@@ -142,11 +157,10 @@ def _on_onednn(args, keep):
         return NotImplemented
     if keep and act and post is None:
         return None          # the activation's own kernel would run on a oneDNN layout
-    out_meta = _conv_meta(Meta(x.shape, x.dtype), Meta(weight.shape, weight.dtype),
-                          None if bias is None else Meta(bias.shape, bias.dtype),
-                          stride, padding, dilation, groups, data_format)
-    if min(out_meta.shape) <= 0 or (residual is not None
-                                    and tuple(residual.shape) != tuple(out_meta.shape)):
+    out_shape = _out_shape(x.shape, weight.shape, None if bias is None else bias.shape,
+                           _hashable(stride), _hashable(padding), _hashable(dilation), groups,
+                           data_format)
+    if min(out_shape) <= 0 or (residual is not None and tuple(residual.shape) != out_shape):
         return NotImplemented
     affine = None
     if bn_mean is not None:
@@ -154,7 +168,7 @@ def _on_onednn(args, keep):
                                     bn_scale, bn_shift, bn_epsilon, np.float32)
         affine = _dense(scale, shift)
     x, weight, bias, residual = _dense(x, weight, bias, residual)
-    nchw = (x.shape[0], weight.shape[0]) + tuple(P.spatial_shape(out_meta.shape, data_format))
+    nchw = (x.shape[0], weight.shape[0]) + tuple(P.spatial_shape(out_shape, data_format))
     out = view = None
     if not keep:
         out, view = _empty_in(nchw[:2], nchw[2:], data_format)
