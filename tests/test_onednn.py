@@ -672,3 +672,34 @@ def test_gelu_on_onednn_forward_and_fast_gradient(on_onednn, approximate):
     # small arrays stay on numpy, forward and backward
     assert op.kernels['onednn'](x[:2, :2], approximate) is NotImplemented
     assert ops_nn._gelu_grad_onednn(g[:2, :2], x[:2, :2], approximate) is NotImplemented
+
+
+def test_a_frozen_batch_norm_is_turned_into_scale_and_shift_once():
+    from framework.backends.onednn.core import freeze
+    from framework.ops.conv import fused_conv as FC
+    from framework.ops.nn import bn_affine
+    rng = np.random.default_rng(5)
+
+    def vectors():
+        return [freeze(rng.uniform(0.5, 1.5, 4).astype(np.float32)) for _ in range(4)]
+    arrays = vectors()
+    first = FC._affine(*arrays, 1e-5)
+    assert FC._affine(*arrays, 1e-5) is first              # computed once
+    want = bn_affine(*arrays[:2], *arrays[2:], 1e-5, np.float32)[1:]
+    np.testing.assert_allclose(first[0], want[0], rtol=1e-6)
+    np.testing.assert_allclose(first[1], want[1], rtol=1e-6)
+    other = FC._affine(*arrays, 1e-3)                     # the epsilon alone
+    assert other is not first and not np.allclose(other[0], first[0])
+    for k in range(4):                                     # each array alone
+        changed = list(arrays)
+        changed[k] = freeze(arrays[k] + np.float32(0.25))
+        got = FC._affine(*changed, 1e-5)
+        want = bn_affine(*changed[:2], *changed[2:], 1e-5, np.float32)[1:]
+        assert got is not first
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-6)
+        np.testing.assert_allclose(got[1], want[1], rtol=1e-6)
+    writable = [a.copy() for a in arrays]                  # a training model's: every call
+    before = FC._affine(*writable, 1e-5)
+    writable[2] *= 2
+    after = FC._affine(*writable, 1e-5)
+    np.testing.assert_allclose(after[0], 2 * before[0], rtol=1e-6)

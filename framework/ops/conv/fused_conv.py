@@ -19,12 +19,14 @@ operations the unfused ops do, in the same order, so fusing changes no
 result. (Folding the batch norm into the filter
 instead would round differently, and cost a pass over the filter per call.)
 """
+import collections
 import functools
 
 import numpy as np
 
 from ...backends import onednn
 from ...backends.onednn import conv as dnnl_conv
+from ...backends.onednn.core import frozen
 from .. import meta
 from ..fused import act_meta, check_act
 from ..lowp import float32_compute
@@ -139,6 +141,32 @@ def _out_shape(x_shape, w_shape, b_shape, stride, padding, dilation, groups, dat
     return tuple(_conv_meta(*metas, stride, padding, dilation, groups, data_format).shape)
 
 
+# the batch norm vectors of frozen statistics and parameters (a loaded
+# model's): {ids: (the arrays, which keep the ids theirs; scale, shift)}
+_FROZEN_AFFINE = collections.OrderedDict()
+_FROZEN_AFFINE_SIZE = 1024
+
+
+def _affine(mean, var, weight, bias, epsilon):
+    """The dense float32 ``(scale, shift)`` of an inference batch norm
+    (``bn_affine``); computed once for frozen arrays."""
+    arrays = (mean, var, weight, bias)
+    still = all(a is None or frozen(a) for a in arrays)
+    key = tuple(map(id, arrays)) + (float(epsilon),)
+    if still:
+        hit = _FROZEN_AFFINE.get(key)
+        if hit is not None and all(a is b for a, b in zip(hit[0], arrays)):
+            return hit[1]
+    _, scale, shift = bn_affine(mean.astype(np.float32), var.astype(np.float32), weight, bias,
+                                epsilon, np.float32)
+    affine = _dense(scale, shift)
+    if still:
+        _FROZEN_AFFINE[key] = (arrays, affine)
+        while len(_FROZEN_AFFINE) > _FROZEN_AFFINE_SIZE:
+            _FROZEN_AFFINE.popitem(last=False)
+    return affine
+
+
 def _hashable(v):
     """An attribute as a key: lists (nested or not) as tuples."""
     return tuple(_hashable(e) for e in v) if isinstance(v, (list, tuple)) else v
@@ -162,11 +190,8 @@ def _on_onednn(args, keep):
                            data_format)
     if min(out_shape) <= 0 or (residual is not None and tuple(residual.shape) != out_shape):
         return NotImplemented
-    affine = None
-    if bn_mean is not None:
-        _, scale, shift = bn_affine(bn_mean.astype(np.float32), bn_var.astype(np.float32),
-                                    bn_scale, bn_shift, bn_epsilon, np.float32)
-        affine = _dense(scale, shift)
+    affine = None if bn_mean is None else _affine(bn_mean, bn_var, bn_scale, bn_shift,
+                                                  bn_epsilon)
     x, weight, bias, residual = _dense(x, weight, bias, residual)
     nchw = (x.shape[0], weight.shape[0]) + tuple(P.spatial_shape(out_shape, data_format))
     out = view = None
