@@ -324,3 +324,25 @@ def test_the_verifier_checks_the_marks():
             verify.verify_program(work, fetch_names=fetch, executor_copy=True)
     finally:
         paddle.disable_static()
+
+
+def test_an_op_its_layout_kernel_does_not_apply_to_stays_plain():
+    # conv's layout kernel applies to NCHW only: a channel-last conv between
+    # two NCHW ones leaves and reads plain values
+    def build():
+        x = static.data('x', [2, 4, 8, 8], 'float32')
+        a = paddle.nn.functional.relu(_conv(x, 'w1'))
+        w = static.create_parameter([8, 8, 3, 3], 'float32', name='w2')   # 8 channels last
+        b = paddle.nn.functional.conv2d(a, w, padding=1, data_format='NHWC')
+        return [paddle.tanh(b).name]
+    marks = _marks(build)
+    assert marks[-2:] == [('conv', None), ('tanh', None)], marks
+    assert marks[1] == ('relu', []), marks
+
+
+def test_a_value_nobody_reads_is_not_marked():
+    def build():
+        x = static.data('x', [2, 4, 8, 8], 'float32')
+        _conv(x, 'w0')                      # unread (the pass runs before nothing else)
+        return [paddle.tanh(_conv(x, 'w1')).name]
+    assert _marks(build) == [('conv', None), ('conv', None), ('tanh', None)]
