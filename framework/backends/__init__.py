@@ -6,6 +6,7 @@ kernels for a backend beside their numpy kernels
 (``OpDef.def_kernel('onednn')``) and call the package's primitives;
 ``ops/backends.py`` chooses the backend that runs.
 """
+import math
 
 
 class Opaque:
@@ -23,10 +24,7 @@ class Opaque:
 
     @property
     def size(self):
-        n = 1
-        for d in self.shape:
-            n *= d
-        return n
+        return math.prod(self.shape)
 
     def plain(self):
         """The value as a C-contiguous numpy array (a copy)."""

@@ -45,6 +45,7 @@ the cell's outputs at padded steps, not zeros).
 import numpy as np
 
 from ..backends import onednn
+from ..backends.onednn import layout as dnnl_layout
 from ..backends.onednn import rnn as dnnl_rnn
 from . import lib, meta
 from .grad_utils import wants
@@ -307,16 +308,11 @@ def lstm_seq_op(x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0, sequence_leng
     return _in_layout(Y, time_major), np.array(h), np.array(c), reserve
 
 
-def _dense_float32(*arrays):
-    return all(isinstance(a, np.ndarray) and a.dtype == np.float32 and a.size
-               for a in arrays)
-
-
 @lstm_seq_op.def_kernel('onednn')
 def _lstm_seq_onednn(x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0, sequence_length,
                      reverse, time_major):
     # no per-sequence lengths on oneDNN; shapes the numpy kernel rejects stay there
-    if sequence_length is not None or not _dense_float32(
+    if sequence_length is not None or not dnnl_layout.takes(
             x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0) or x.ndim != 3 or \
             h0.ndim != 2 or c0.shape != h0.shape:
         return NotImplemented

@@ -313,11 +313,9 @@ class Plan:
 
     def buffer(self, md):
         """Memory over a buffer the plan owns (``md``'s size, aligned)."""
-        size = self.lib.dnnl_memory_desc_get_size(_handle(md))
-        raw = np.empty(size + _ALIGN, np.uint8)
-        start = -raw.ctypes.data % _ALIGN
-        self._keep.append(raw)
-        return self._memory(_handle(md), raw[start:].ctypes.data)
+        buf = aligned_bytes(self.lib.dnnl_memory_desc_get_size(_handle(md)))
+        self._keep.append(buf)
+        return self._memory(_handle(md), buf.ctypes.data)
 
     def add(self, pd, args, what):
         """Run primitive ``pd`` with ``args`` ({DNNL_ARG: memory}); its
@@ -413,6 +411,13 @@ class Plan:
             else:
                 self._frozen[slot] = a if frozen(a) else None
         return skip
+
+
+def aligned_bytes(n):
+    """An uninitialized buffer of ``n`` bytes starting on a cache line."""
+    raw = np.empty(n + _ALIGN, np.uint8)
+    start = -raw.ctypes.data % _ALIGN
+    return raw[start:start + n]
 
 
 def frozen(a):

@@ -14,9 +14,8 @@ import numpy as np
 
 from .. import Opaque
 from . import constants as C
-from .core import DTYPES, Owned, _handle, plain_strides
+from .core import DTYPES, Owned, _handle, aligned_bytes, plain_strides
 
-_ALIGN = 64           # bytes: oneDNN's blocked kernels read whole cache lines
 _NP_DTYPES = {v: k for k, v in DTYPES.items()}
 
 
@@ -44,9 +43,8 @@ class Blocked(Opaque):
     def __init__(self, layout):
         self.layout, self.shape, self.dtype = layout, layout.dims, layout.dtype
         self.strides = layout.key
-        self._raw = np.empty(layout.size + _ALIGN, np.uint8)
-        address = self._raw.ctypes.data
-        self.ptr = address + (-address % _ALIGN)
+        self._raw = aligned_bytes(layout.size)
+        self.ptr = self._raw.ctypes.data
 
     def plain(self):
         from . import runtime

@@ -15,10 +15,8 @@ numpy's 4.5, backward 3.7 ms against 5.2.
 import numpy as np
 
 from . import constants as C
+from .core import aligned_bytes
 from .library import DnnlError
-
-_ALIGN = 16                   # float32 elements: 64 bytes
-
 
 def _weights_desc(rt, w, hidden):
     """Our ``[4 * hidden, input]`` weights as oneDNN's ``ldigo`` dims."""
@@ -58,10 +56,6 @@ def _direction(reverse):
 
 def _key(what, x, y, h0, reverse, rt):
     return (what, x.shape, x.strides, y.strides, h0.shape, bool(reverse), rt.threads())
-
-
-def _arg_md(pd, arg):
-    return pd.md(C.QUERY_EXEC_ARG_MD, arg)
 
 
 def forward(rt, x, w_ih, w_hh, bias, h0, c0, reverse, y):
@@ -131,7 +125,7 @@ def backward(rt, x, w_ih, w_hh, bias, h0, c0, reverse, y, h_n, c_n, workspace, g
                C.ARG_BIAS: plan.input(5, d['bias'], pd, q, C.ARG_BIAS),
                C.ARG_DST: plan.user(6, d['dst']), C.ARG_DST_1: plan.user(7, d['state']),
                C.ARG_DST_2: plan.user(8, d['state']),
-               C.ARG_WORKSPACE: plan.user(9, _arg_md(pd, C.ARG_WORKSPACE)),
+               C.ARG_WORKSPACE: plan.user(9, pd.md(C.QUERY_WORKSPACE_MD)),
                C.ARG_DIFF_DST: plan.user(10, ug), C.ARG_DIFF_DST_1: plan.user(11, d['state']),
                C.ARG_DIFF_DST_2: plan.user(12, d['state'])}
         outs = [(C.ARG_DIFF_SRC, q, C.ARG_DIFF_SRC, 13, ugx),
@@ -150,7 +144,5 @@ def backward(rt, x, w_ih, w_hh, bias, h0, c0, reverse, y, h_n, c_n, workspace, g
 
 
 def aligned(n):
-    """An uninitialized float32 array of ``n`` elements starting on 64 bytes."""
-    raw = np.empty(n + _ALIGN, np.float32)
-    start = (-raw.ctypes.data % (4 * _ALIGN)) // 4
-    return raw[start:start + n]
+    """An uninitialized float32 array of ``n`` elements starting on a cache line."""
+    return aligned_bytes(4 * n).view(np.float32)
