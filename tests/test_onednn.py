@@ -565,6 +565,8 @@ EXPECTED_DECLINES = {
     # no per-sequence lengths on oneDNN, nor an empty batch or sequence
     'lstm_seq': lambda x, w_ih, w_hh, b_ih, b_hh, h0, c0, lengths, *attrs:
         lengths is not None or x.size == 0,
+    'gru_seq': lambda x, w_ih, w_hh, b_ih, b_hh, h0, lengths, *attrs:
+        lengths is not None or x.size == 0,
 }
 
 
@@ -592,7 +594,7 @@ def test_the_declines_table_names_only_onednn_ops():
     assert set(EXPECTED_DECLINES) <= set(_onednn_ops())
     assert {'conv', 'conv_transpose', 'conv_filter_grad', 'max_pool', 'avg_pool',
             'avg_pool_grad', 'softmax', 'layer_norm', 'gelu',
-            'fused_conv', 'lstm_seq'} <= set(_onednn_ops())
+            'fused_conv', 'lstm_seq', 'gru_seq'} <= set(_onednn_ops())
 
 
 # ---- the runtime's own rules -------------------------------------------------------------

@@ -1,8 +1,8 @@
-"""The LSTM on oneDNN (``backends/onednn/rnn.py`` behind ``lstm_seq``'s onednn
-kernel): nn.LSTM's values and gradients against the numpy kernels over
-layouts, directions and layers; the reserve says which kernel wrote it, and
-that kernel's backward reads it whichever backend is active then; what the
-kernel leaves to numpy."""
+"""The LSTM and the GRU on oneDNN (``backends/onednn/rnn.py`` behind
+``lstm_seq``'s and ``gru_seq``'s onednn kernels): nn.LSTM's and nn.GRU's
+values and gradients against the numpy kernels over layouts, directions and
+layers; the reserve says which kernel wrote it, and that kernel's backward
+reads it whichever backend is active then; what the kernels leave to numpy."""
 import numpy as np
 import pytest
 
@@ -15,26 +15,29 @@ pytestmark = pytest.mark.skipif(not onednn.available(), reason="oneDNN did not l
                                 % onednn.why_unavailable())
 
 
-def _train_step(backend, time_major, direction, layers, seed=3):
-    """Loss, parameter grads and the input grad of one nn.LSTM step."""
+def _train_step(layer, backend, time_major, direction, layers, seed=3):
+    """Loss, parameter grads and the input grad of one nn.LSTM / nn.GRU step."""
     rng = np.random.default_rng(seed)
     shape = (6, 4, 5) if time_major else (4, 6, 5)
     x = paddle.to_tensor(rng.uniform(-1, 1, shape).astype(np.float32), stop_gradient=False)
     paddle.seed(seed)
-    net = nn.LSTM(5, 7, layers, direction, time_major=time_major)
+    net = layer(5, 7, layers, direction, time_major=time_major)
     with backends.using(backend):
-        y, (h, c) = net(x)
-        loss = (y * y).sum() + (h * c).sum()
+        y, states = net(x)
+        h = states[0] if layer is nn.LSTM else states
+        last = (h * states[1]).sum() if layer is nn.LSTM else (h * h * h).sum()
+        loss = (y * y).sum() + last
         loss.backward()
     grads = {n: p.grad.numpy() for n, p in net.named_parameters()}
     return float(loss), grads, x.grad.numpy()
 
 
+@pytest.mark.parametrize('layer', [nn.LSTM, nn.GRU])
 @pytest.mark.parametrize('time_major,direction,layers', [
     (False, 'forward', 1), (True, 'forward', 2), (False, 'bidirect', 2), (True, 'bidirect', 1)])
-def test_lstm_training_step_agrees_with_numpy(time_major, direction, layers):
-    loss, grads, gx = _train_step('onednn', time_major, direction, layers)
-    ref_loss, ref_grads, ref_gx = _train_step('numpy', time_major, direction, layers)
+def test_training_step_agrees_with_numpy(layer, time_major, direction, layers):
+    loss, grads, gx = _train_step(layer, 'onednn', time_major, direction, layers)
+    ref_loss, ref_grads, ref_gx = _train_step(layer, 'numpy', time_major, direction, layers)
     assert abs(loss - ref_loss) <= 1e-5 * max(1.0, abs(ref_loss))
     np.testing.assert_allclose(gx, ref_gx, rtol=1e-4, atol=1e-5)
     assert grads.keys() == ref_grads.keys()
@@ -43,60 +46,100 @@ def test_lstm_training_step_agrees_with_numpy(time_major, direction, layers):
                                    err_msg=name)
 
 
-def _call(rng, reverse=False, lengths=None):
+def _call(op, rng, reverse=False, lengths=None):
+    """Float32 arguments of an ``op`` call: [5 steps, batch 3, 4 -> 2]."""
     f = lambda *s: rng.uniform(-1, 1, s).astype(np.float32)  # noqa: E731
-    return (f(5, 3, 4), f(8, 4), f(8, 2), f(8), f(8), f(3, 2), f(3, 2), lengths, reverse, True)
+    g = 4 if op == 'lstm_seq' else 3
+    states = (f(3, 2), f(3, 2)) if op == 'lstm_seq' else (f(3, 2),)
+    return (f(5, 3, 4), f(g * 2, 4), f(g * 2, 2), f(g * 2), f(g * 2)) + states + \
+        (lengths, reverse, True)
 
 
-def test_the_reserve_says_which_kernel_wrote_it():
-    op = registry.lookup('lstm_seq')
-    args = _call(np.random.default_rng(0))
-    dnnl = op.kernels['onednn'](*args)[3]
-    numpy_made = op.kernels['numpy'](*args)[3]
+def _n_inputs(op):
+    return 7 if op == 'lstm_seq' else 6
+
+
+SEQ_OPS = ['lstm_seq', 'gru_seq']
+
+
+@pytest.mark.parametrize('name', SEQ_OPS)
+def test_the_reserve_says_which_kernel_wrote_it(name):
+    op = registry.lookup(name)
+    args = _call(name, np.random.default_rng(0))
+    dnnl = op.kernels['onednn'](*args)[-1]
+    numpy_made = op.kernels['numpy'](*args)[-1]
     assert dnnl[-1] == rnn_seq.RESERVE_ONEDNN and numpy_made[-1] == rnn_seq.RESERVE_NUMPY
     assert dnnl.ctypes.data % 64 == 0         # oneDNN's workspace starts on a cache line
     # sequence lengths are numpy's alone
     lengths = np.array([5, 2, 4])
-    assert op.kernels['onednn'](*_call(np.random.default_rng(0), lengths=lengths)) \
+    assert op.kernels['onednn'](*_call(name, np.random.default_rng(0), lengths=lengths)) \
         is NotImplemented
 
 
+@pytest.mark.parametrize('name', SEQ_OPS)
 @pytest.mark.parametrize('forward_on,backward_on', [('onednn', 'numpy'), ('numpy', 'onednn')])
-def test_the_backward_is_the_one_of_the_kernel_that_ran_the_forward(forward_on, backward_on):
-    args = _call(np.random.default_rng(1), reverse=True)
+def test_the_backward_is_the_one_of_the_kernel_that_ran_the_forward(name, forward_on,
+                                                                     backward_on):
+    op = registry.lookup(name)
+    args = _call(name, np.random.default_rng(1), reverse=True)
+    k = _n_inputs(name)
     grads = {}
     for fwd, bwd in ((forward_on, backward_on), (forward_on, forward_on)):
-        ins = [paddle.to_tensor(a, stop_gradient=False) for a in args[:7]]
+        ins = [paddle.to_tensor(a, stop_gradient=False) for a in args[:k]]
         with backends.using(fwd):
-            y, h, c, _ = rnn_seq.lstm_seq_op(*ins, *args[7:])
+            outs = op(*ins, *args[k:])
         with backends.using(bwd):
-            ((y * y).sum() + c.sum()).backward()
+            ((outs[0] * outs[0]).sum() + outs[-2].sum()).backward()
         grads[bwd] = [t.grad.numpy() for t in ins]
     for a, b in zip(grads[backward_on], grads[forward_on]):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
-def test_a_reserve_of_another_shape_is_refused_with_the_op_named():
-    reserve = rnn_seq.pack_reserve(*(np.zeros((2, 3, k)) for k in (8, 2, 2, 2)))
-    with pytest.raises(ValueError, match='lstm_seq: the reserve'):
-        rnn_seq._reserve_views(reserve, 2, 3, 4)
+@pytest.mark.parametrize('name,widths', [('lstm_seq', (8, 2, 2, 2)), ('gru_seq', (6, 6, 2))])
+def test_a_reserve_of_another_shape_is_refused_with_the_op_named(name, widths):
+    reserve = rnn_seq.pack_reserve(name, *(np.zeros((2, 3, k)) for k in widths))
+    assert rnn_seq._reserve_views(name, reserve, 2, 3, 2)[0].shape == (2, 3, widths[0])
+    with pytest.raises(ValueError, match=name + ': the reserve'):
+        rnn_seq._reserve_views(name, reserve, 2, 3, 4)
 
 
-def test_an_unaligned_copy_of_the_workspace_still_runs_the_backward():
+def _backward(name, args, outs, reserve, gy):
+    k = _n_inputs(name)
+    if name == 'lstm_seq':
+        return rnn_seq._lstm_backward((True,) * 3, gy, None, None, *args[:k + 1], *outs,
+                                      reserve, *args[k + 1:])
+    return rnn_seq._gru_backward((True,) * 3, gy, None, *args[:k + 1], *outs, reserve,
+                                 *args[k + 1:])
+
+
+@pytest.mark.parametrize('name', SEQ_OPS)
+def test_an_unaligned_copy_of_the_workspace_still_runs_the_backward(name):
     # (a static plan or a user may copy the reserve: oneDNN reads it anywhere)
-    op = registry.lookup('lstm_seq')
-    args = _call(np.random.default_rng(2))
-    y, h, c, reserve = op.kernels['onednn'](*args)
+    op = registry.lookup(name)
+    args = _call(name, np.random.default_rng(2))
+    *outs, reserve = op.kernels['onednn'](*args)
     shifted = np.empty(reserve.size + 1, np.float32)[1:]
     shifted[...] = reserve
     assert shifted.ctypes.data % 64
-    gy = np.ones_like(y)
-    want = rnn_seq._lstm_backward((True,) * 3, gy, None, None, *args[:8], y, h, c, reserve,
-                                  False, True)
-    got = rnn_seq._lstm_backward((True,) * 3, gy, None, None, *args[:8], y, h, c, shifted,
-                                 False, True)
+    gy = np.ones_like(outs[0])
+    want = _backward(name, args, outs, reserve, gy)
+    got = _backward(name, args, outs, shifted, gy)
     for a, b in zip(got, want):
         np.testing.assert_array_equal(a, b)
+
+
+def test_gru_gates_map_onto_onednn_order_and_back():
+    # (z, r, c) rows -> oneDNN's (u = z, r, o = c); the bias keeps b_hc apart (u')
+    n = 2
+    w = np.arange(6 * 3).reshape(6, 3)
+    mapped = rnn_seq._gru_onednn_order(w, n)
+    np.testing.assert_array_equal(mapped[:n], w[n:2 * n])
+    np.testing.assert_array_equal(mapped[n:2 * n], w[:n])
+    np.testing.assert_array_equal(mapped[2 * n:], w[2 * n:])
+    np.testing.assert_array_equal(rnn_seq._gru_onednn_order(mapped, n), w)
+    b_ih, b_hh = np.arange(6.0), 10 * np.arange(6.0)
+    np.testing.assert_array_equal(rnn_seq._gru_onednn_bias(b_ih, b_hh, n),
+                                  [22, 33, 0, 11, 4, 5, 40, 50])
 
 
 def test_reserve_outputs_must_be_nondiff():

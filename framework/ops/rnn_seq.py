@@ -8,7 +8,7 @@ slicing and stacking around it; a static Program holds one op instead of T.
 * ``lstm_seq(x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0, sequence_length?;
   reverse, time_major) -> (y, h_n, c_n, reserve)``
 * ``gru_seq(x, weight_ih, weight_hh, bias_ih, bias_hh, h0, sequence_length?;
-  reverse, time_major) -> (y, h_n, gates, hidden, h_prev)``
+  reverse, time_major) -> (y, h_n, reserve)``
 
 ``x`` is ``[T, B, input]`` (``[B, T, input]`` unless ``time_major``); ``y``
 has the same layout with ``hidden_size`` features. Each step is the cell of
@@ -20,17 +20,17 @@ zeros (cuDNN's padded layout): the final states are the states at each
 sequence's end, also when reversed (the backward pass then starts at step
 ``length - 1``).
 
-The extra outputs are what the backward needs, not differentiable, and
-always time-major (``[T, B, ...]``: the kernels run on time-major buffers,
-whose per-step slices are contiguous): the activated gates, the states each
-step started from, ``tanh(c)`` (LSTM) and the hidden projection
-``h @ W_hh^T + b_hh`` (GRU). The LSTM's are one ``reserve`` (a reserve
-output, ``registry.py``): the numpy kernel packs its four arrays into it,
-oneDNN's kernel (``backends/onednn/rnn.py``) its workspace, and its last
-element says which, so the backward that reads it is the one of the kernel
-that wrote it, whichever backend is active then. The fused backward (``def_fast_grad``) walks
-the steps back with a few in-place numpy calls per step, then forms the
-weight gradients with a few GEMMs over blocks of steps. The composite rule
+The ``reserve`` output is what the backward needs, not differentiable (a
+reserve output, ``registry.py``): the numpy kernel packs its time-major
+arrays into it (``[T, B, ...]``: the kernels run on time-major buffers,
+whose per-step slices are contiguous: the activated gates, the states each
+step started from, ``tanh(c)`` (LSTM) and the hidden projection ``h @
+W_hh^T + b_hh`` (GRU)), oneDNN's kernel (``backends/onednn/rnn.py``) its
+workspace, and its last element says which, so the backward that reads it
+is the one of the kernel that wrote it, whichever backend is active then.
+The fused backward (``def_fast_grad``) walks the steps back with a few
+in-place numpy calls per step, then forms the weight gradients with a few
+GEMMs over blocks of steps (oneDNN's: its primitive). The composite rule
 (``def_grad``) replays the forward once with registered ops (the cells'
 formulas) and walks back through its activations, so grad-of-grad and
 static backward work; when a static graph's number of steps is unknown it
@@ -119,9 +119,8 @@ def _gru_seq_meta(x, weight_ih, weight_hh, bias_ih, bias_hh, h0, sequence_length
                   reverse=False, time_major=True):
     steps, batch, n, dt = _seq_meta('gru_seq', 3, x, weight_ih, weight_hh, bias_ih, bias_hh,
                                     h0, None, sequence_length, time_major)
-    gates = Meta((steps, batch, -1 if n < 0 else 3 * n), dt)   # saved arrays: time-major
-    return (Meta(_layout(steps, batch, time_major)(n), dt), Meta((batch, n), dt), gates, gates,
-            Meta((steps, batch, n), dt))
+    # the reserve's size is its kernel's own (numpy's: _numpy_reserve)
+    return Meta(_layout(steps, batch, time_major)(n), dt), Meta((batch, n), dt), Meta((-1,), dt)
 
 
 # ---- numpy helpers ------------------------------------------------------------------------
@@ -216,39 +215,43 @@ def _sum_of_products(a, b):
     return parts[0]
 
 
-# ---- lstm_seq ------------------------------------------------------------------------------
-
-# ---- lstm_seq's reserve ------------------------------------------------------------------
+# ---- the reserves ---------------------------------------------------------------------------
 
 # its last element: which kernel wrote it (and so which backward reads it)
 RESERVE_NUMPY, RESERVE_ONEDNN = 0, 1
 
+# what a numpy kernel saves, each [T, B, width * hidden] (width: here):
+# the LSTM's activated gates, the steps' h_prev, c_prev and tanh(c); the
+# GRU's activated gates, hidden projections h @ W_hh^T + b_hh and h_prev
+_SAVED_WIDTHS = {'lstm_seq': (4, 1, 1, 1), 'gru_seq': (3, 3, 1)}
 
-def _numpy_reserve(steps, batch, n, dtype):
-    """A numpy reserve and its views: the activated gates [T, B, 4n] and
-    the steps' h_prev, c_prev and tanh(c) [T, B, n]."""
+
+def _numpy_reserve(op, steps, batch, n, dtype):
+    """A numpy reserve of ``op`` and its views (``_SAVED_WIDTHS``)."""
     size = steps * batch * n
-    reserve = np.empty(7 * size + 1, dtype)
+    reserve = np.empty(sum(_SAVED_WIDTHS[op]) * size + 1, dtype)
     reserve[-1] = RESERVE_NUMPY
-    return (reserve,) + _reserve_views(reserve, steps, batch, n)
+    return (reserve,) + _reserve_views(op, reserve, steps, batch, n)
 
 
-def _reserve_views(reserve, steps, batch, n):
-    size = steps * batch * n
-    if reserve.size != 7 * size + 1 or reserve[-1] != RESERVE_NUMPY:
-        raise OpError("lstm_seq: the reserve (%d values) was not made by the numpy kernel "
-                      "for %d steps, batch %d, hidden %d" % (reserve.size, steps, batch, n))
-    gates = reserve[:4 * size].reshape(steps, batch, 4 * n)
-    return (gates,) + tuple(reserve[k * size:(k + 1) * size].reshape(steps, batch, n)
-                            for k in (4, 5, 6))
+def _reserve_views(op, reserve, steps, batch, n):
+    widths, size = _SAVED_WIDTHS[op], steps * batch * n
+    if reserve.size != sum(widths) * size + 1 or reserve[-1] != RESERVE_NUMPY:
+        raise OpError("%s: the reserve (%d values) was not made by the numpy kernel "
+                      "for %d steps, batch %d, hidden %d" % (op, reserve.size, steps, batch, n))
+    views, start = [], 0
+    for w in widths:
+        views.append(reserve[start:start + w * size].reshape(steps, batch, w * n))
+        start += w * size
+    return tuple(views)
 
 
-def pack_reserve(gates, h_prev, c_prev, tanh_c):
-    """The numpy reserve holding these saved arrays (test cases build it
-    from their reference's)."""
-    steps, batch, n = h_prev.shape
-    reserve, *views = _numpy_reserve(steps, batch, n, np.result_type(gates, h_prev))
-    for view, a in zip(views, (gates, h_prev, c_prev, tanh_c)):
+def pack_reserve(op, *saved):
+    """The numpy reserve of ``op`` holding these saved arrays (test cases
+    build it from their reference's)."""
+    steps, batch, n = saved[-1].shape
+    reserve, *views = _numpy_reserve(op, steps, batch, n, np.result_type(*saved))
+    for view, a in zip(views, saved):
         view[...] = a
     return reserve
 
@@ -280,7 +283,7 @@ def lstm_seq_op(x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0, sequence_leng
     steps, batch = x.shape[:2] if time_major else x.shape[1::-1]
     dt = x.dtype
     Y = np.empty((steps, batch, n), dt)
-    reserve, A, HP, CP, TC = _numpy_reserve(steps, batch, n, dt)
+    reserve, A, HP, CP, TC = _numpy_reserve('lstm_seq', steps, batch, n, dt)
     gx = _project(_time_major(x, time_major), weight_ih, bias_ih + bias_hh)
     keep, keep_f, full = _keep_masks(sequence_length, steps, time_major, dt)
     w_t, one = weight_hh.T, np.ones((), dt)
@@ -311,26 +314,36 @@ def lstm_seq_op(x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0, sequence_leng
 @lstm_seq_op.def_kernel('onednn')
 def _lstm_seq_onednn(x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0, sequence_length,
                      reverse, time_major):
-    # no per-sequence lengths on oneDNN; shapes the numpy kernel rejects stay there
-    if sequence_length is not None or not dnnl_layout.takes(
-            x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0) or x.ndim != 3 or \
-            h0.ndim != 2 or c0.shape != h0.shape:
+    if not _onednn_takes(4, x, weight_ih, weight_hh, bias_ih, bias_hh, (h0, c0),
+                         sequence_length, time_major):
         return NotImplemented
     n = h0.shape[1]
-    if weight_ih.shape != (4 * n, x.shape[2]) or weight_hh.shape != (4 * n, n) or \
-            bias_ih.shape != (4 * n,) or bias_hh.shape != (4 * n,) or \
-            h0.shape[0] != x.shape[1 if time_major else 0]:
-        return NotImplemented
     y = np.empty(x.shape[:2] + (n,), np.float32)
     dense = np.ascontiguousarray
-    out = dnnl_rnn.forward(onednn.runtime(), _time_major_view(x, time_major),
-                           dense(weight_ih), dense(weight_hh), bias_ih + bias_hh, dense(h0),
-                           dense(c0), reverse, _time_major_view(y, time_major))
+    out = dnnl_rnn.forward(onednn.runtime(), dnnl_rnn.LSTM, _time_major_view(x, time_major),
+                           dense(weight_ih), dense(weight_hh), bias_ih + bias_hh,
+                           (dense(h0), dense(c0)), reverse, _time_major_view(y, time_major))
     if out is None:
         return NotImplemented
-    h_n, c_n, reserve = out
+    (h_n, c_n), reserve = out
     reserve[-1] = RESERVE_ONEDNN
     return y, h_n, c_n, reserve
+
+
+def _onednn_takes(gates, x, weight_ih, weight_hh, bias_ih, bias_hh, states, sequence_length,
+                  time_major):
+    """Whether a sequence op's oneDNN kernel runs the call: no per-sequence
+    lengths on oneDNN, and shapes the numpy kernel rejects stay there."""
+    if sequence_length is not None or not dnnl_layout.takes(
+            x, weight_ih, weight_hh, bias_ih, bias_hh, *states) or x.ndim != 3:
+        return False
+    h0 = states[0]
+    if h0.ndim != 2 or any(s.shape != h0.shape for s in states):
+        return False
+    rows = gates * h0.shape[1]
+    return weight_ih.shape == (rows, x.shape[2]) and weight_hh.shape == (rows, h0.shape[1]) \
+        and bias_ih.shape == (rows,) and bias_hh.shape == (rows,) and \
+        h0.shape[0] == x.shape[1 if time_major else 0]
 
 
 def _time_major_view(a, time_major):
@@ -342,21 +355,34 @@ def _onednn_bptt(gy, ghn, gcn, x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0
                  c_n, reserve, reverse, time_major):
     """The backward of a call the oneDNN kernel ran (its workspace in
     ``reserve``): (dx, dW_ih, dW_hh, dbias, dh0, dc0)."""
-    def given(g, like):
-        return np.zeros(like.shape, np.float32) if g is None else \
-            np.ascontiguousarray(g, np.float32)
     dense = np.ascontiguousarray
-    gy = given(gy, y)
+    dx, dw_ih, dw_hh, db, (dh0, dc0) = _onednn_backward(
+        'lstm_seq', dnnl_rnn.LSTM, x, dense(weight_ih), dense(weight_hh), bias_ih + bias_hh,
+        (h0, c0), reverse, time_major, y, (h_n, c_n), reserve, gy, (ghn, gcn))
+    return dx, dw_ih, dw_hh, db, dh0, dc0
+
+
+def _given(g, like):
+    """An output's gradient as oneDNN reads it: dense float32, zeros for None."""
+    return np.zeros(like.shape, np.float32) if g is None else np.ascontiguousarray(g, np.float32)
+
+
+def _onednn_backward(op, cell, x, w_ih, w_hh, bias, states, reverse, time_major, y, finals,
+                     reserve, gy, g_finals):
+    """oneDNN's backward of ``cell`` (weights and bias as its forward got
+    them): (dx in ``x``'s layout, dW_ih, dW_hh, dbias, the states' grads)."""
+    dense = np.ascontiguousarray
     grads = dnnl_rnn.backward(
-        onednn.runtime(), _time_major_view(x, time_major), dense(weight_ih), dense(weight_hh),
-        bias_ih + bias_hh, dense(h0), dense(c0), reverse, _time_major_view(y, time_major),
-        dense(h_n), dense(c_n), reserve, _time_major_view(gy, time_major), given(ghn, h_n),
-        given(gcn, c_n))
+        onednn.runtime(), cell, _time_major_view(x, time_major), w_ih, w_hh, bias,
+        tuple(dense(s) for s in states), reverse, _time_major_view(y, time_major),
+        tuple(dense(s) for s in finals), reserve,
+        _time_major_view(_given(gy, y), time_major),
+        tuple(_given(g, s) for g, s in zip(g_finals, finals)))
     if grads is None:
-        raise OpError("lstm_seq: oneDNN ran the forward of this call but declines its "
-                      "backward (x %s, hidden %d)" % (list(x.shape), h0.shape[1]))
-    dx, dw_ih, dw_hh, db, dh0, dc0 = grads
-    return (_in_layout(dx, time_major),) + (dw_ih, dw_hh, db, dh0, dc0)
+        raise OpError("%s: oneDNN ran the forward of this call but declines its backward "
+                      "(x %s, hidden %d)" % (op, list(x.shape), states[0].shape[1]))
+    dx, dw_ih, dw_hh, db, d_states = grads
+    return _in_layout(dx, time_major), dw_ih, dw_hh, db, d_states
 
 
 def _lstm_backward(need, gy, ghn, gcn, x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0,
@@ -367,7 +393,7 @@ def _lstm_backward(need, gy, ghn, gcn, x, weight_ih, weight_hh, bias_ih, bias_hh
         return _onednn_bptt(gy, ghn, gcn, x, weight_ih, weight_hh, bias_ih, bias_hh, h0, c0,
                             y, h_n, c_n, reserve, reverse, time_major)
     steps, batch = x.shape[:2] if time_major else x.shape[1::-1]
-    saved = _reserve_views(reserve, steps, batch, h0.shape[-1])
+    saved = _reserve_views('lstm_seq', reserve, steps, batch, h0.shape[-1])
     return _lstm_bptt(need, gy, ghn, gcn, x, weight_ih, weight_hh, h0, c0, sequence_length,
                       *saved, reverse, time_major)
 
@@ -630,9 +656,9 @@ def _onnx_output(g, y, time_major):
 
 @def_op('gru_seq', _gru_seq_meta,
         inputs=('x', 'weight_ih', 'weight_hh', 'bias_ih', 'bias_hh', 'h0', 'sequence_length?'),
-        outputs=('y', 'h_n', 'gates', 'hidden', 'h_prev'),
+        outputs=('y', 'h_n', 'reserve'),
         attrs={'reverse': False, 'time_major': True},
-        nondiff_outputs=('gates', 'hidden', 'h_prev'),
+        nondiff_outputs=('reserve',), reserve_outputs=('reserve',),
         no_grad_inputs=('sequence_length',), pattern='opaque')
 @float32_compute
 def gru_seq_op(x, weight_ih, weight_hh, bias_ih, bias_hh, h0, sequence_length, reverse,
@@ -647,7 +673,8 @@ def gru_seq_op(x, weight_ih, weight_hh, bias_ih, bias_hh, h0, sequence_length, r
         _gru_seq_meta(*args)
     steps, batch = x.shape[:2] if time_major else x.shape[1::-1]
     dt = x.dtype
-    Y, A, HW, HP = (np.empty((steps, batch, k), dt) for k in (n, 3 * n, 3 * n, n))
+    Y = np.empty((steps, batch, n), dt)
+    reserve, A, HW, HP = _numpy_reserve('gru_seq', steps, batch, n, dt)
     gx = _project(_time_major(x, time_major), weight_ih, bias_ih)
     keep, keep_f, full = _keep_masks(sequence_length, steps, time_major, dt)
     w_t, one = weight_hh.T, np.ones((), dt)
@@ -671,14 +698,66 @@ def gru_seq_op(x, weight_ih, weight_hh, bias_ih, bias_hh, h0, sequence_length, r
             else:
                 h = np.where(keep[t], h_new, h)
                 h_new *= keep_f[t]
-    return _in_layout(Y, time_major), np.array(h), A, HW, HP
+    return _in_layout(Y, time_major), np.array(h), reserve
+
+
+def _gru_onednn_order(w, n):
+    """Rows of gate blocks (r, z, c) in oneDNN's order (u = z, r, o = c),
+    and back: the permutation is its own inverse."""
+    return np.concatenate([w[n:2 * n], w[:n], w[2 * n:]])
+
+
+def _gru_onednn_bias(bias_ih, bias_hh, n):
+    """oneDNN's four bias rows (u, r, o, u'): the candidate's hidden bias
+    stays apart, inside r * (...)."""
+    both = bias_ih + bias_hh
+    return np.concatenate([both[n:2 * n], both[:n], bias_ih[2 * n:], bias_hh[2 * n:]])
+
+
+@gru_seq_op.def_kernel('onednn')
+def _gru_seq_onednn(x, weight_ih, weight_hh, bias_ih, bias_hh, h0, sequence_length, reverse,
+                    time_major):
+    if not _onednn_takes(3, x, weight_ih, weight_hh, bias_ih, bias_hh, (h0,), sequence_length,
+                         time_major):
+        return NotImplemented
+    n = h0.shape[1]
+    y = np.empty(x.shape[:2] + (n,), np.float32)
+    out = dnnl_rnn.forward(onednn.runtime(), dnnl_rnn.GRU, _time_major_view(x, time_major),
+                           _gru_onednn_order(weight_ih, n), _gru_onednn_order(weight_hh, n),
+                           _gru_onednn_bias(bias_ih, bias_hh, n), (np.ascontiguousarray(h0),),
+                           reverse, _time_major_view(y, time_major))
+    if out is None:
+        return NotImplemented
+    (h_n,), reserve = out
+    reserve[-1] = RESERVE_ONEDNN
+    return y, h_n, reserve
+
+
+def _gru_backward(need, gy, ghn, x, weight_ih, weight_hh, bias_ih, bias_hh, h0,
+                  sequence_length, y, h_n, reserve, reverse, time_major):
+    """(dx, dW_ih, dW_hh, db_ih, db_hh, dh0) by the backward of the kernel
+    that wrote ``reserve``."""
+    n = h0.shape[-1]
+    if _made_by_onednn(reserve):
+        dx, dw_ih, dw_hh, db, (dh0,) = _onednn_backward(
+            'gru_seq', dnnl_rnn.GRU, x, _gru_onednn_order(weight_ih, n),
+            _gru_onednn_order(weight_hh, n), _gru_onednn_bias(bias_ih, bias_hh, n), (h0,),
+            reverse, time_major, y, (h_n,), reserve, gy, (ghn,))
+        ours = _gru_onednn_order(db, n)        # (r, z, o, u') rows
+        return (dx, _gru_onednn_order(dw_ih, n), _gru_onednn_order(dw_hh, n), ours[:3 * n],
+                np.concatenate([ours[:2 * n], ours[3 * n:]]), dh0)
+    steps, batch = x.shape[:2] if time_major else x.shape[1::-1]
+    saved = _reserve_views('gru_seq', reserve, steps, batch, n)
+    return _gru_bptt(need, gy, ghn, x, weight_ih, weight_hh, h0, sequence_length, *saved,
+                     reverse, time_major)
 
 
 @gru_seq_op.def_fast_grad
-def _gru_seq_fast(gy, ghn, g_gates, g_hidden, g_hp, x, weight_ih, weight_hh, bias_ih, bias_hh,
-                  h0, sequence_length, y, h_n, gates, hidden, h_prev, reverse, time_major):
-    return _gru_bptt((wants(0), wants(1), wants(2)), gy, ghn, x, weight_ih, weight_hh, h0,
-                     sequence_length, gates, hidden, h_prev, reverse, time_major) + (None,)
+def _gru_seq_fast(gy, ghn, g_reserve, x, weight_ih, weight_hh, bias_ih, bias_hh, h0,
+                  sequence_length, y, h_n, reserve, reverse, time_major):
+    return _gru_backward((wants(0), wants(1), wants(2)), gy, ghn, x, weight_ih, weight_hh,
+                         bias_ih, bias_hh, h0, sequence_length, y, h_n, reserve, reverse,
+                         time_major) + (None,)
 
 
 @float32_compute
@@ -729,8 +808,8 @@ def _gru_bptt(need, gy, ghn, x, weight_ih, weight_hh, h0, sequence_length, gates
 
 
 @gru_seq_op.def_grad
-def _gru_seq_grad(gy, ghn, g_gates, g_hidden, g_hp, x, weight_ih, weight_hh, bias_ih, bias_hh,
-                  h0, sequence_length, y, h_n, gates, hidden, h_prev, reverse, time_major):
+def _gru_seq_grad(gy, ghn, g_reserve, x, weight_ih, weight_hh, bias_ih, bias_hh, h0,
+                  sequence_length, y, h_n, reserve, reverse, time_major):
     def forward_step(x_t, states):          # the gru_cell step (rnn_cells.py)
         h = states[0]
         hw = matmul_op(h, weight_hh, False, True) + bias_hh
@@ -753,16 +832,17 @@ def _gru_seq_grad(gy, ghn, g_gates, g_hidden, g_hp, x, weight_ih, weight_hh, bia
 
     if x.shape[0 if time_major else 1] < 0:      # no replay: the fused backward as an op
         gy, ghn = _filled([gy, ghn], [y, h_n])
-        return tuple(gru_seq_grad_op(gy, ghn, x, weight_ih, weight_hh, h0, sequence_length,
-                                     gates, hidden, h_prev, reverse, time_major)) + (None,)
+        return tuple(gru_seq_grad_op(gy, ghn, x, weight_ih, weight_hh, bias_ih, bias_hh, h0,
+                                     sequence_length, y, h_n, reserve, reverse,
+                                     time_major)) + (None,)
     dx, dw_ih, dw_hh, db_ih, db_hh, (dh0,) = _seq_grad(
         x, weight_ih, bias_ih, sequence_length, reverse, time_major, [h0], gy, [ghn],
         forward_step, backward_step)
     return dx, dw_ih, dw_hh, db_ih, db_hh, dh0, None
 
 
-def _gru_seq_grad_meta(gy, gh_n, x, weight_ih, weight_hh, h0, sequence_length, gates, hidden,
-                       h_prev, reverse=False, time_major=True):
+def _gru_seq_grad_meta(gy, gh_n, x, weight_ih, weight_hh, bias_ih, bias_hh, h0, sequence_length,
+                       y, h_n, reserve, reverse=False, time_major=True):
     metas = _seq_grad_meta(x, weight_ih, weight_hh, h0, None)
     return metas[:4] + (metas[3],) + metas[4:]
 
@@ -783,15 +863,16 @@ lstm_seq_grad_op.def_grad(_needs_known_steps('lstm_seq_grad'))
 
 # gru_seq's first-order backward as an op (see lstm_seq_grad)
 @def_op('gru_seq_grad', _gru_seq_grad_meta,
-        inputs=('gy', 'gh_n', 'x', 'weight_ih', 'weight_hh', 'h0', 'sequence_length?', 'gates',
-                'hidden', 'h_prev'),
+        inputs=('gy', 'gh_n', 'x', 'weight_ih', 'weight_hh', 'bias_ih', 'bias_hh', 'h0',
+                'sequence_length?', 'y', 'h_n', 'reserve'),
         outputs=('dx', 'dweight_ih', 'dweight_hh', 'dbias_ih', 'dbias_hh', 'dh0'),
         attrs={'reverse': False, 'time_major': True}, differentiable=False, pattern='opaque')
-def gru_seq_grad_op(gy, gh_n, x, weight_ih, weight_hh, h0, sequence_length, gates, hidden,
-                    h_prev, reverse, time_major):
-    """The gradients of ``gru_seq``."""
-    return _gru_bptt((True, True, True), gy, gh_n, x, weight_ih, weight_hh, h0,
-                     sequence_length, gates, hidden, h_prev, reverse, time_major)
+def gru_seq_grad_op(gy, gh_n, x, weight_ih, weight_hh, bias_ih, bias_hh, h0, sequence_length,
+                    y, h_n, reserve, reverse, time_major):
+    """The gradients of ``gru_seq``, by the backward of the kernel that
+    wrote ``reserve``."""
+    return _gru_backward((True, True, True), gy, gh_n, x, weight_ih, weight_hh, bias_ih,
+                         bias_hh, h0, sequence_length, y, h_n, reserve, reverse, time_major)
 
 
 gru_seq_grad_op.def_grad(_needs_known_steps('gru_seq_grad'))
@@ -853,6 +934,12 @@ def _lstm_seq_ref_saved(x, w_ih, w_hh, b_ih, b_hh, h0, c0, lengths, reverse, tim
 
 
 def _gru_seq_ref(x, w_ih, w_hh, b_ih, b_hh, h0, lengths, reverse, time_major):
+    """y, h_n (the reserve is the kernel's own: no reference)."""
+    return _gru_seq_ref_saved(x, w_ih, w_hh, b_ih, b_hh, h0, lengths, reverse, time_major)[:2]
+
+
+def _gru_seq_ref_saved(x, w_ih, w_hh, b_ih, b_hh, h0, lengths, reverse, time_major):
+    """y, h_n, then the saved arrays a numpy reserve packs."""
     def step(x_t, s):
         h, gates, _ = _gru_ref(x_t @ w_ih.T + b_ih, s[0], w_hh, b_hh)
         return [h], [gates, s[0] @ w_hh.T + b_hh, s[0]]
@@ -914,23 +1001,20 @@ def _fd_vjp(ref, args, diff, cots):
     return grads
 
 
-def _grad_op_case(op, fwd_ref, args, n_states, n_out_states, lstm=False):
-    """A case of ``op`` (a *_seq_grad op) at the forward case ``args``: saved
-    arrays from the reference, random cotangents, a finite-difference reference.
-    ``lstm_seq_grad`` also reads the biases, the outputs and a numpy reserve."""
+def _grad_op_case(op, fwd_ref, saved_ref, args, n_states):
+    """A case of ``op`` (a *_seq_grad op) at the forward case ``args``: the
+    outputs and a numpy reserve from the reference (``saved_ref``), random
+    cotangents, a finite-difference reference."""
     rng = np.random.default_rng(len(args[0].shape) + args[0].size)
-    outs = (_lstm_seq_ref_saved if lstm else fwd_ref)(*args)
-    cots = tuple(rng.uniform(-1, 1, np.shape(o)) for o in outs[:1 + n_out_states])
+    outs = saved_ref(*args)
+    n_out = 1 + n_states
+    cots = tuple(rng.uniform(-1, 1, np.shape(o)) for o in outs[:n_out])
     lengths, attrs = args[5 + n_states], args[6 + n_states:]
-    lead = 5 if lstm else 3            # x, the weights (and the biases)
-    ins = args[:lead] + args[5:5 + n_states]
-    saved = tuple(outs[:3]) + (pack_reserve(*outs[3:]),) if lstm else \
-        tuple(outs[1 + n_out_states:])
+    ins = args[:5 + n_states]               # x, the weights, the biases, the states
+    saved = tuple(outs[:n_out]) + (pack_reserve(op.name[:-len('_grad')], *outs[n_out:]),)
 
     def ref(*a):
-        x, w_ih, w_hh = a[len(cots)], a[len(cots) + 1], a[len(cots) + 2]
-        states = a[len(cots) + lead:len(cots) + lead + n_states]
-        fwd = (x, w_ih, w_hh, args[3], args[4]) + tuple(states) + (lengths,) + tuple(attrs)
+        fwd = a[len(cots):len(cots) + 5 + n_states] + (lengths,) + tuple(attrs)
         diff = (0, 1, 2) + tuple(5 + k for k in range(n_states))
         g = _fd_vjp(fwd_ref, fwd, diff, cots)
         bias = _fd_vjp(fwd_ref, fwd, (3, 4), cots)
@@ -946,13 +1030,13 @@ def _grad_op_cases():
         return rng.uniform(-1.2, 1.2, shape)
     lstm_args = (u(2, 3, 2), u(8, 2), u(8, 2), u(8), u(8), u(2, 2), u(2, 2))
     gru_args = (u(3, 2, 2), u(6, 2), u(6, 2), u(6), u(6), u(2, 2))
-    _grad_op_case(lstm_seq_grad_op, _lstm_seq_ref, lstm_args + (np.array([3, 1]), True, False),
-                  2, 2, lstm=True)
-    _grad_op_case(lstm_seq_grad_op, _lstm_seq_ref, lstm_args + (None, False, False), 2, 2,
-                  lstm=True)
-    _grad_op_case(gru_seq_grad_op, _gru_seq_ref, gru_args + (np.array([2, 3]), False, True),
-                  1, 1)
-    _grad_op_case(gru_seq_grad_op, _gru_seq_ref, gru_args + (None, True, True), 1, 1)
+    for lengths, reverse, time_major in ((np.array([3, 1]), True, False),
+                                         (None, False, False)):
+        _grad_op_case(lstm_seq_grad_op, _lstm_seq_ref, _lstm_seq_ref_saved,
+                      lstm_args + (lengths, reverse, time_major), 2)
+    for lengths, reverse, time_major in ((np.array([2, 3]), False, True), (None, True, True)):
+        _grad_op_case(gru_seq_grad_op, _gru_seq_ref, _gru_seq_ref_saved,
+                      gru_args + (lengths, reverse, time_major), 1)
 
 
 _cases()

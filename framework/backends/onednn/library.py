@@ -96,6 +96,13 @@ _FUNCTIONS = {
     # (... the forward's 11, then their 11 diffs; flags, hint, attr)
     'dnnl_lstm_backward_primitive_desc_create':
         (_status, [_out, _vp, _int, _int] + [_vp] * 22 + [_uint, _vp, _vp]),
+    # (engine, prop kind, direction, 7 descriptors: src layer/iter, weights layer/iter,
+    # bias, dst layer/iter; flags, attr)
+    'dnnl_lbr_gru_forward_primitive_desc_create':
+        (_status, [_out, _vp, _int, _int] + [_vp] * 7 + [_uint, _vp]),
+    # (... the forward's 7, then their 7 diffs; flags, hint, attr)
+    'dnnl_lbr_gru_backward_primitive_desc_create':
+        (_status, [_out, _vp, _int, _int] + [_vp] * 14 + [_uint, _vp, _vp]),
     'dnnl_binary_primitive_desc_create': (_status, [_out, _vp, _int, _vp, _vp, _vp, _vp]),
     'dnnl_reorder_primitive_desc_create': (_status, [_out, _vp, _vp, _vp, _vp, _vp]),
     'dnnl_primitive_desc_query_md': (_vp, [_vp, _int, _int]),
