@@ -933,20 +933,26 @@ def _bn_train_fast(x, running_mean, running_var, weight, bias, momentum, epsilon
 
 
 def _bn_grad_fast(g, x, weight, mean, inv, ca):
-    """dx, dweight, dbias with batch statistics: ``dx = a*g + b*(x - mean) + d``
-    per channel, from two channel sums."""
-    g3, x3 = _pcp(g, ca), _pcp(x, ca)
-    m = x3.shape[0] * x3.shape[2]
-    xc = x3 - mean[:, None]
+    """dx, dweight, dbias with batch statistics ``mean``, ``inv``."""
+    x3 = _pcp(x, ca)
+    return _bn_grad_centred(g, x3 - mean[:, None], weight, inv, ca)
+
+
+def _bn_grad_centred(g, xc, weight, inv, ca):
+    """dx, dweight, dbias from the centred input ``xc`` ([pre, C, post],
+    overwritten): ``dx = a*g + b*(x - mean) + d`` per channel, from two
+    channel sums."""
+    g3 = _pcp(g, ca)
+    m = xc.shape[0] * xc.shape[2]
     gb = _channel_sum(g3)
     dx = np.multiply(g3, xc)
     gwt = _channel_sum(dx) * inv                          # sum(g * xhat)
-    a = inv if weight is None else inv * weight.astype(x.dtype, copy=False)
+    a = inv if weight is None else inv * weight.astype(xc.dtype, copy=False)
     np.multiply(g3, a[:, None], out=dx)
     np.multiply(xc, (-a * inv * gwt / m)[:, None], out=xc)
     dx += xc
     dx -= (a * gb / m)[:, None]
-    return dx.reshape(x.shape), gwt, gb
+    return dx.reshape(g.shape), gwt, gb
 
 
 def _norm_dx(gw, xhat, inv, mean):
@@ -991,22 +997,109 @@ def _bn_grad(g, g1, g2, g3, g4, x, running_mean, running_var, weight, bias,
     c = x.shape[ca]
     axes = [i for i in range(nd) if i != ca]
     bs = _bshape(nd, ca, c)
+    if not use_global_stats:
+        dx, dw, db = batch_norm_grad_op(g, x, weight, epsilon, data_format)
+        return (dx, None, None, None if weight is None else dw, None if bias is None else db)
+    xc = x - lib.reshape(running_mean, bs)
+    inv = (lib.reshape(running_var, bs) + epsilon) ** -0.5
+    xhat = xc * inv
+    gw = g if weight is None else g * lib.reshape(weight, bs)
+    dx = gw * inv
+    dw = None if weight is None else lib.reshape(lib.sum(g * xhat, axis=axes), [c])
+    db = None if bias is None else lib.reshape(lib.sum(g, axis=axes), [c])
+    return dx, None, None, dw, db
+
+
+# ---- batch_norm_grad: the fused backward with batch statistics as an op ---------------------
+#
+# batch_norm's grad rule emits it (a static Program's backward, eager
+# create_graph): one op running the two-channel-sum backward instead of a
+# dozen composite ops with their full-size temporaries. It recomputes the
+# statistics from x (two channel sums more) rather than reading the forward's
+# saved ones, so it is a function of (g, x, weight) alone and its own grad
+# rule (the second derivative, below) is the true derivative of what it computes.
+
+def _bn_grad_meta(out_grad, x, weight, epsilon=1e-5, data_format='NCHW'):
+    xs = meta.shape_of(x)
+    if not 2 <= len(xs) <= 5 or tuple(meta.shape_of(out_grad)) != tuple(xs) and \
+            -1 not in xs + tuple(meta.shape_of(out_grad)):
+        raise OpError("batch_norm_grad: out_grad %s must have the shape of x %s (2-D to 5-D)"
+                      % (list(meta.shape_of(out_grad)), list(xs)))
+    c = xs[_channel_axis(len(xs), data_format)]
+    stat = meta.dtype_of(x) if weight is None else meta.dtype_of(weight)
+    return Meta(xs, meta.dtype_of(x)), Meta((c,), stat), Meta((c,), stat)
+
+
+@def_op('batch_norm_grad', _bn_grad_meta, inputs=('out_grad', 'x', 'weight?'),
+        outputs=('dx', 'dweight', 'dbias'),
+        attrs={'epsilon': 1e-5, 'data_format': 'NCHW'}, pattern='opaque')
+def batch_norm_grad_op(out_grad, x, weight, epsilon, data_format):
+    """The gradients (dx, dweight, dbias) of ``batch_norm`` with batch
+    statistics at ``x`` (dweight: of a weight of ones when there is none)."""
+    if out_grad.shape != x.shape:
+        _bn_grad_meta(out_grad, x, weight, epsilon, data_format)
+    ca = _channel_axis(x.ndim, data_format)
+    if x.size // max(x.shape[ca], 1) <= 1:
+        raise OpError("batch_norm_grad: expected more than 1 value per channel, got input "
+                      "shape %s" % list(x.shape))
+    dt = np.float64 if x.dtype == np.float64 else np.float32
+    x3 = _pcp(x.astype(dt, copy=False), ca)
+    m = x3.shape[0] * x3.shape[2]
+    xc = x3 - (_channel_sum(x3) / dt(m))[:, None]
+    var = np.einsum('ncp,ncp->c', xc, xc) / dt(m)
+    inv = (1.0 / np.sqrt(var + epsilon)).astype(dt, copy=False)
+    w = None if weight is None else weight.astype(dt, copy=False)
+    dx, gwt, gb = _bn_grad_centred(out_grad.astype(dt, copy=False), xc, w, inv, ca)
+    stat = x.dtype if weight is None else weight.dtype
+    return (dx.astype(x.dtype, copy=False), gwt.astype(stat, copy=False),
+            gb.astype(stat, copy=False))
+
+
+@batch_norm_grad_op.def_grad
+def _bn_grad_grad(a, b, c, out_grad, x, weight, dx, dweight, dbias, epsilon, data_format):
+    """The second derivative (Paddle's batch_norm_double_grad). Per channel,
+    with xh = (x - mean(x)) * s, P(g) = g - mean(g) - xh * mean(g * xh) and
+    the cotangents a (of dx), b (of dweight), c (of dbias):
+    d out_grad = w s P(a) + b xh + c,  d weight = s sum(a P(g)),
+    d x = s (G - mean(G) - xh mean(G xh)) - w s^2 xh mean(a P(g)) with
+    G = b g - w s (a mean(g xh) + g mean(a xh)) (the gradient reaching xh)."""
+    g = out_grad
+    nd = len(x.shape)
+    ca = _channel_axis(nd, data_format)
+    ch = x.shape[ca]
+    axes = [i for i in range(nd) if i != ca]
+    bs = _bshape(nd, ca, ch)
 
     def mean(t):
         return lib.mean(t, axis=axes, keepdim=True)
 
-    if use_global_stats:
-        xc = x - lib.reshape(running_mean, bs)
-        inv = (lib.reshape(running_var, bs) + epsilon) ** -0.5
-    else:
-        xc = x - mean(x)
-        inv = (mean(xc * xc) + epsilon) ** -0.5
-    xhat = xc * inv
-    gw = g if weight is None else g * lib.reshape(weight, bs)
-    dx = gw * inv if use_global_stats else _norm_dx(gw, xhat, inv, mean)
-    dw = None if weight is None else lib.reshape(lib.sum(g * xhat, axis=axes), [c])
-    db = None if bias is None else lib.reshape(lib.sum(g, axis=axes), [c])
-    return dx, None, None, dw, db
+    def per_channel(v):
+        return lib.reshape(v, bs)
+
+    def plus(u, v):
+        return v if u is None else u + v
+
+    xc = x - mean(x)
+    s = (mean(xc * xc) + epsilon) ** -0.5
+    xh = xc * s
+    ws = s if weight is None else s * per_channel(weight)
+    dg = big_g = d_x = d_w = None
+    if a is not None:
+        q, r = mean(g * xh), mean(a * xh)
+        dg = ws * (a - mean(a) - xh * r)
+        apg = a * (g - mean(g) - xh * q)
+        big_g = -ws * (a * q + g * r)
+        d_x = -ws * s * xh * mean(apg)
+        if weight is not None:
+            d_w = lib.reshape(lib.sum(apg, axis=axes, keepdim=True) * s, [ch])
+    if b is not None:
+        dg = plus(dg, per_channel(b) * xh)
+        big_g = plus(big_g, per_channel(b) * g)
+    if c is not None:
+        dg = plus(dg, per_channel(c) + lib.zeros_like(g))
+    if big_g is not None:
+        d_x = plus(d_x, s * (big_g - mean(big_g) - xh * mean(big_g * xh)))
+    return dg, d_x, d_w
 
 
 @batch_norm_op.def_onnx
@@ -2571,6 +2664,39 @@ _bn_case((4, 3), 3, 'NCHW', False)
 _bn_case((2, 2, 2, 3), 3, 'NHWC', False)
 _bn_case((2, 3, 2), 3, 'NCL', True)
 _bn_case((3, 2, 3), 2, 'NCL', False, affine=False)
+
+
+def _bn_grad_ref(g, x, w, eps, fmt):
+    """batch_norm's gradients with batch statistics, one channel at a time."""
+    ca = x.ndim - 1 if fmt in _CHANNEL_LAST else 1
+    gm, xm = np.moveaxis(g, ca, 0), np.moveaxis(x, ca, 0)
+    dx, dw, db = np.empty_like(xm), [], []
+    for k in range(xm.shape[0]):
+        xk, gk = xm[k], gm[k]
+        inv = 1 / math.sqrt(np.mean((xk - xk.mean()) ** 2) + eps)
+        xh = (xk - xk.mean()) * inv
+        scale = inv * (1 if w is None else w[k])
+        dx[k] = scale * (gk - gk.mean() - xh * np.mean(gk * xh))
+        dw.append(np.sum(gk * xh))
+        db.append(np.sum(gk))
+    stat = x.dtype if w is None else w.dtype
+    return (np.moveaxis(dx, 0, ca), np.array(dw, stat), np.array(db, stat))
+
+
+def _bn_grad_case(shape, fmt, weight=True, dtype=np.float64, **opts):
+    c = shape[-1 if fmt in _CHANNEL_LAST else 1]
+    w = _rng.uniform(-1.5, 1.5, c).astype(dtype) if weight else None
+    add_test_case(batch_norm_grad_op, _rng.standard_normal(shape).astype(dtype),
+                  _rng.standard_normal(shape).astype(dtype), w, 1e-5, fmt, ref=_bn_grad_ref,
+                  **opts)
+
+
+_bn_grad_case((3, 2, 2, 2), 'NCHW')
+_bn_grad_case((4, 3), 'NCHW')
+_bn_grad_case((2, 2, 2, 3), 'NHWC')
+_bn_grad_case((3, 2, 3), 'NCL', weight=False)
+_bn_grad_case((2, 3, 2, 2, 2), 'NCDHW')
+_bn_grad_case((3, 2, 4), 'NCL', dtype=np.float32, grad=False, rtol=1e-5, atol=1e-6)
 
 
 def _ln_ref(x, w, b, begin, eps):
