@@ -128,7 +128,7 @@ def main():
         rows[which] = json.loads(out.stdout.strip().splitlines()[-1])
     print('ResNet-18 training step, batch %d, %dx%d, SGD: peak resident set above the '
           'resident set before the first step (MB)' % (args.batch, args.size, args.size))
-    print('%-14s %12s %16s %10s' % ('contender', 'first step', 'later steps', 'vs torch'))
+    print('%-14s %12s %16s %10s' % ('contender', 'first step', 'all steps', 'vs torch'))
     ref = rows.get('torch', {}).get('peak_over_start_mb')
     for which, r in rows.items():
         ratio = '%.2fx' % (r['peak_over_start_mb'] / ref) if ref else 'n/a'

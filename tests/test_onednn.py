@@ -106,7 +106,7 @@ def test_each_primitive_the_kernels_make_is_of_its_kind():
     import ctypes
     C = onednn.constants
     rt = onednn.runtime()
-    plan = onednn.core.Plan(rt, None)
+    plan = onednn.core.Plan(rt, None, onednn.core.Arena())
     x = rt.desc([1, 2, 5, 5], strides=[50, 25, 5, 1])
     w = rt.desc([3, 2, 3, 3], strides=[18, 9, 3, 1])
     y = rt.desc([1, 3, 3, 3], strides=[27, 9, 3, 1])
@@ -618,23 +618,65 @@ def test_the_plan_cache_keeps_the_most_recent_plans(monkeypatch):
     assert 'again' not in built
 
 
-def test_plan_buffers_are_aligned_and_scratchpads_are_the_plans(on_onednn):
+def _data_handle(memory):
+    handle = ctypes.c_void_p()
+    onednn.runtime().lib.dnnl_memory_get_data_handle(memory, ctypes.byref(handle))
+    return handle.value
+
+
+def test_plan_buffers_are_aligned_and_live_in_the_threads_arena(on_onednn):
     conv = registry.lookup('conv')
     x = np.ones((2, 16, 9, 9), np.float32)
     w = np.ones((16, 16, 3, 3), np.float32)
     conv.kernel(x, w, None, [1, 1], [1, 1, 1, 1], [1, 1], 1, 'NCHW')
     plan = list(onednn.runtime()._thread().plans.values())[-1]
-    buffers = [a for a in plan._keep if isinstance(a, np.ndarray)]
-    assert buffers                                   # reorders and a scratchpad at least
+    assert plan.in_arena and not [a for a in plan._keep if isinstance(a, np.ndarray)]
+    arena = onednn.runtime()._thread().arena
+    assert plan.arena is arena and arena.address % 64 == 0
+    for mem, offset, size in plan.in_arena:
+        assert offset % 64 == 0 and offset + size <= plan.arena_bytes
+        assert _data_handle(mem) == arena.address + offset
     scratch = onednn.constants.ARG_SCRATCHPAD
-    assert any(arg.arg == scratch for _, args, n, _ in plan.steps for arg in args[:n])
-    for _, args, n, _ in plan.steps:
-        for arg in args[:n]:
-            if arg.arg == scratch:
-                handle = ctypes.c_void_p()
-                onednn.runtime().lib.dnnl_memory_get_data_handle(arg.memory,
-                                                                  ctypes.byref(handle))
-                assert handle.value % 64 == 0
+    pads = [arg.memory for _, args, n, _ in plan.steps for arg in args[:n]
+            if arg.arg == scratch]
+    assert pads and all(arena.address <= _data_handle(m) < arena.address + plan.arena_bytes
+                        for m in pads)
+
+
+def _conv_call(rng, c, size, w=None):
+    x = rng.standard_normal((2, c, size, size)).astype(np.float32)
+    w = rng.standard_normal((c, c, 3, 3)).astype(np.float32) if w is None else w
+    return (x, w, None, [1, 1], [1, 1, 1, 1], [1, 1], 1, 'NCHW')
+
+
+def test_plans_share_the_arena_and_rebind_when_it_grows(on_onednn):
+    conv = registry.lookup('conv')
+    rng = np.random.default_rng(11)
+    small, large = _conv_call(rng, 16, 6), _conv_call(rng, 16, 40)
+    rt = onednn.runtime()
+    for args in (small, large, small, large, small):
+        np.testing.assert_allclose(conv.kernel(*args), conv.kernels['numpy'](*args),
+                                   rtol=1e-4, atol=1e-4)
+    plans = [p for p in rt._thread().plans.values() if p is not None and p.arena_bytes]
+    arena = rt._thread().arena
+    assert arena._buf.nbytes >= max(p.arena_bytes for p in plans)
+    # the last small run rebound its memory into the grown arena
+    assert list(rt._thread().plans.values())[-1]._bound_to == arena.address
+
+
+def test_a_frozen_filters_reorder_survives_other_plans_using_the_arena(on_onednn):
+    conv = registry.lookup('conv')
+    rng = np.random.default_rng(12)
+    w = onednn.core.freeze(rng.standard_normal((16, 16, 3, 3)).astype(np.float32))
+    mine, other = _conv_call(rng, 16, 8, w), _conv_call(rng, 16, 12)
+    want = conv.kernels['numpy'](*mine)
+    conv.kernel(*mine)                            # reorders the filter into its own buffer
+    plan = list(onednn.runtime()._thread().plans.values())[-1]
+    owned = [e for e in plan.in_arena if e[1] is None]
+    assert len(owned) == 1                        # the filter's reorder, not the input's
+    conv.kernel(*other)                           # overwrites the arena
+    np.testing.assert_allclose(conv.kernel(*mine), want, rtol=1e-4, atol=1e-4)
+    assert plan._unchanged(mine) == {plan.reorders_of[1]}      # (the reorder was skipped)
 
 
 @pytest.mark.parametrize('env,want', [

@@ -58,7 +58,7 @@ def test_a_temporary_descriptor_lives_until_oneDNN_copied_it():
     from framework.backends.onednn import core
     destroyed = []
     rt = _rt()
-    plan = core.Plan(rt, rt._thread().stream)
+    plan = core.Plan(rt, rt._thread().stream, core.Arena())
     original = core.Plan._memory
 
     def memory(self, md, handle=None):

@@ -9,6 +9,14 @@ them. Running a plan points the memory objects at the caller's numpy arrays
 their buffers and user scratchpads are written by every run, so two threads
 running the same op at once (a served model) must not share them.
 
+A plan's buffers hold nothing between runs (a reorder's result, a blocked
+output before its reorder back, a scratchpad), so they all live in one
+per-thread ``Arena``, each plan's at its own offsets: the thread's plans
+share memory the size of the largest plan's need instead of keeping the sum
+(on a ResNet-18 training step, 9 MB instead of 91). The one exception is the
+reorder of a frozen input (a loaded model's weights), which later runs skip:
+it moves to a buffer of its own the first time the plan sees it frozen.
+
 oneDNN reads the OpenMP thread count when a primitive is created, so the
 count is part of every plan's key.
 """
@@ -95,6 +103,7 @@ class Runtime:
                                                    C.STREAM_DEFAULT_FLAGS), 'dnnl_stream_create')
             local.plans = collections.OrderedDict()
             local.omp = None
+            local.arena = Arena()
         return local
 
     def plan_for(self, key, build):
@@ -107,7 +116,7 @@ class Runtime:
         if plan is not _MISSING:
             plans.move_to_end(key)             # recently used: evicted last
         else:
-            plan = Plan(self, local.stream)
+            plan = Plan(self, local.stream, local.arena)
             try:
                 build(plan)
             except DnnlError:
@@ -263,11 +272,33 @@ class PrimitiveDesc(Owned):
         return s.value.decode()
 
 
+class Arena:
+    """One thread's memory for its plans' buffers (see the module doc):
+    grown to the largest plan's need, never shrunk."""
+
+    def __init__(self):
+        self._buf = None
+        self.address = 0
+
+    def at_least(self, nbytes):
+        """The arena's address, ``nbytes`` or more of it (plans bound to a
+        smaller one rebind: ``Plan.run``)."""
+        if self._buf is None or self._buf.nbytes < nbytes:
+            self._buf = aligned_bytes(nbytes)
+            self.address = self._buf.ctypes.data
+        return self.address
+
+
 class Plan:
     """Primitives run in order over user arrays (by position) and buffers."""
 
-    def __init__(self, runtime, stream):
+    def __init__(self, runtime, stream, arena):
         self.rt, self.lib, self.stream = runtime, runtime.lib, stream
+        self.arena = arena
+        self.arena_bytes = 0      # this plan's part of the arena
+        self.in_arena = []        # [memory handle, offset]: offset None once it has its own
+        self._bound_to = None     # the arena address the handles point into
+        self._reorder_dst = {}    # user slot -> index in in_arena of its reorder's result
         self.steps = []           # (primitive, ExecArg array, count)
         self.bindings = []        # (memory handle, user slot)
         self._keep = []           # everything the steps point at
@@ -290,11 +321,14 @@ class Plan:
         """Memory holding user array ``slot`` in the layout ``pd`` reads
         (``query``, its ``index``-th): the array itself, or a buffer a
         reorder fills."""
-        n = len(self.steps)
-        mem = self.reorder(self.user(slot, user_md), user_md, pd.md(query, index))
-        if len(self.steps) > n:
-            self.reorders_of[slot] = n
-        return mem
+        src, want = self.user(slot, user_md), pd.md(query, index)
+        if self.same(user_md, want):
+            return src
+        self._reorder_dst[slot] = len(self.in_arena)
+        dst = self.buffer(want)
+        self.reorders_of[slot] = len(self.steps)
+        self.reorder_into(src, user_md, dst, want)
+        return dst
 
     def _memory(self, md, handle=None):
         mem = ctypes.c_void_p()
@@ -312,10 +346,21 @@ class Plan:
         return mem
 
     def buffer(self, md):
-        """Memory over a buffer the plan owns (``md``'s size, aligned)."""
-        buf = aligned_bytes(self.lib.dnnl_memory_desc_get_size(_handle(md)))
+        """Memory over ``md``'s size of the arena (aligned), for this plan's runs."""
+        size = self.lib.dnnl_memory_desc_get_size(_handle(md))
+        mem = self._memory(_handle(md))
+        self.in_arena.append([mem, self.arena_bytes, size])
+        self.arena_bytes += -(-size // _ALIGN) * _ALIGN
+        return mem
+
+    def _own_buffer(self, entry):
+        """Give arena entry ``entry`` a buffer of its own (kept across runs)."""
+        mem, _, size = entry
+        buf = aligned_bytes(size)
         self._keep.append(buf)
-        return self._memory(_handle(md), buf.ctypes.data)
+        self.rt.check(self.lib.dnnl_memory_set_data_handle(mem, buf.ctypes.data),
+                      'dnnl_memory_set_data_handle')
+        entry[1] = None
 
     def add(self, pd, args, what):
         """Run primitive ``pd`` with ``args`` ({DNNL_ARG: memory}); its
@@ -337,16 +382,6 @@ class Plan:
         self._keep.append(arr)
         self.steps.append((prim, arr, len(args), what))
         self.note.append('%s [%s]' % (what, impl))
-
-    def reorder(self, src, src_md, dst_md):
-        """Memory holding ``src`` (described by ``src_md``) in layout
-        ``dst_md``: ``src`` itself when they are the same, else a buffer
-        filled by a reorder step."""
-        if self.lib.dnnl_memory_desc_equal(_handle(src_md), _handle(dst_md)):
-            return src
-        dst = self.buffer(dst_md)
-        self.reorder_into(src, src_md, dst, dst_md)
-        return dst
 
     def reorder_into(self, src, src_md, dst, dst_md):
         pd = ctypes.c_void_p()
@@ -391,6 +426,8 @@ class Plan:
         ptrs = [a.ptr if isinstance(a, Opaque) else a.ctypes.data for a in arrays]
         for mem, slot in self.bindings:
             lib.dnnl_memory_set_data_handle(mem, ptrs[slot])
+        if self.arena_bytes:
+            self._bind_arena()
         skip = self._unchanged(arrays) if self.reorders_of else ()
         stream = self.stream
         for k, (prim, args, n, what) in enumerate(self.steps):
@@ -400,16 +437,30 @@ class Plan:
             if status:
                 check(status, 'dnnl_primitive_execute (%s)' % what)
 
+    def _bind_arena(self):
+        address = self.arena.at_least(self.arena_bytes)
+        if address != self._bound_to:
+            for mem, offset, _ in self.in_arena:
+                if offset is not None:
+                    self.lib.dnnl_memory_set_data_handle(mem, address + offset)
+            self._bound_to = address
+
     def _unchanged(self, arrays):
         """The reorder steps whose result the plan's buffer still holds: the
-        same frozen array as the last run (its buffer is this plan's alone)."""
+        same frozen array as the last run (whose reorder got a buffer of its
+        own, out of the arena, the first time it was seen)."""
         skip = set()
         for slot, step in self.reorders_of.items():
             a = arrays[slot]
             if self._frozen.get(slot) is a:
                 skip.add(step)
+            elif frozen(a):
+                entry = self.in_arena[self._reorder_dst[slot]]
+                if entry[1] is not None:
+                    self._own_buffer(entry)
+                self._frozen[slot] = a
             else:
-                self._frozen[slot] = a if frozen(a) else None
+                self._frozen[slot] = None
         return skip
 
 
