@@ -119,7 +119,10 @@ def sgd_op(param, grad, learning_rate):
     """param_out = param - lr * grad"""
     _check_shapes(param, grad=grad)
     lr = _scalar(learning_rate, param.dtype)
-    return _cast(param - lr * grad, param)
+    step = np.multiply(grad, lr)
+    # one new array, not two (a ResNet-50 step updates 100 MB of weights)
+    return _cast(np.subtract(param, step, out=step if step.dtype == param.dtype and
+                             step.shape == param.shape else None), param)
 
 
 @_update_op('momentum', ('param', 'grad', 'learning_rate', 'velocity'),
