@@ -146,3 +146,32 @@ def test_reserve_outputs_must_be_nondiff():
     with pytest.raises(ValueError, match='reserve_outputs must be nondiff_outputs: r'):
         registry.OpDef('example_reserve', lambda x: (x, x), None, ['x'], ['out', 'r'], {},
                        reserve_outputs=('r',), pattern='opaque')
+
+
+@pytest.mark.parametrize('name', SEQ_OPS)
+def test_missing_state_gradients_count_as_zeros_on_both_backends(name):
+    # (a loss of y alone: the final states get no gradient)
+    op = registry.lookup(name)
+    args = _call(name, np.random.default_rng(4))
+    got = {}
+    for backend in ('onednn', 'numpy'):
+        *outs, reserve = op.kernels[backend](*args)
+        got[backend] = _backward(name, args, outs, reserve, np.ones_like(outs[0]))
+    for a, b in zip(got['onednn'], got['numpy']):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize('name', SEQ_OPS)
+@pytest.mark.parametrize('bad', ['batch', 'state'])
+def test_mismatched_shapes_get_the_numpy_kernels_clear_error(name, bad):
+    args = list(_call(name, np.random.default_rng(5)))
+    k = _n_inputs(name)
+    if bad == 'batch':                   # h0 for a batch of 2, x has 3
+        args[5] = args[5][:2]
+    elif name == 'lstm_seq':             # c0 of another shape than h0
+        args[6] = args[6][:2]
+    else:
+        args[5] = args[5][:, :1]         # a hidden size the weights do not have
+    ins = [paddle.to_tensor(a) for a in args[:k]]
+    with backends.using('onednn'), pytest.raises(ValueError, match=name + ': '):
+        registry.lookup(name)(*ins, *args[k:])
