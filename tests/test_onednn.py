@@ -508,6 +508,51 @@ def test_a_predictor_freezes_its_weights(tmp_path):
     np.testing.assert_array_equal(predictor.run([feed])[0].numpy(), first)
 
 
+def _variable_batch_predictor(tmp_path, capacity):
+    paddle.enable_static()
+    try:
+        main, start = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, start):
+            x = paddle.static.data('x', [-1, 3, 8, 8], 'float32')
+            y = paddle.static.nn.conv2d(x, 16, 3, padding=1)
+        exe = paddle.static.Executor()
+        exe.run(start)
+        prefix = str(tmp_path / 'conv')
+        paddle.static.save_inference_model(prefix, [x], [y], exe, program=main)
+    finally:
+        paddle.disable_static()
+    from framework import inference
+    config = inference.Config(prefix + '.pdmodel', prefix + '.pdiparams')
+    config.set_mkldnn_cache_capacity(capacity)
+    return inference.create_predictor(config)
+
+
+def _shape_plans(batch):
+    """The calling thread's oneDNN plans whose key holds an input of this batch."""
+    plans = onednn.runtime()._thread().plans
+    return [k for k, p in plans.items() if p is not None and (batch, 3, 8, 8) in k]
+
+
+@pytest.mark.parametrize('capacity', [1, 2, 0])
+def test_the_predictors_onednn_cache_keeps_capacity_input_shapes(tmp_path, capacity):
+    predictor = _variable_batch_predictor(tmp_path, capacity)
+    onednn.runtime().clear()          # (plans of other tests' predictors of these shapes)
+    rng = np.random.default_rng(13)
+    feeds = {b: rng.standard_normal((b, 3, 8, 8)).astype(np.float32) for b in (5, 6, 7)}
+    first = {b: predictor.run([f])[0].numpy() for b, f in feeds.items()}
+    kept = [b for b in feeds if _shape_plans(b)]
+    assert kept == ([5, 6, 7] if capacity == 0 else [5, 6, 7][-capacity:])
+    # an evicted shape runs again (its plans rebuilt), with the same results
+    np.testing.assert_array_equal(predictor.run([feeds[5]])[0].numpy(), first[5])
+    assert _shape_plans(5)
+
+
+def test_a_negative_onednn_cache_capacity_is_refused():
+    from framework import inference
+    with pytest.raises(ValueError, match='set_onednn_cache_capacity: capacity must be >= 0'):
+        inference.Config().set_mkldnn_cache_capacity(-1)
+
+
 # ---- max pooling: oneDNN's workspace read as the winning taps --------------------------
 
 @pytest.mark.parametrize('shape,k,s,p,ceil', [

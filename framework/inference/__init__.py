@@ -4,6 +4,8 @@ A predictor loads the files written by ``static.save_inference_model`` or
 ``jit.save`` into its own scope and runs them through the executor, without
 any of the model's Python code.
 """
+import collections
+import contextlib
 import enum
 import os
 import warnings
@@ -12,6 +14,7 @@ import numpy as np
 
 from .. import dtype as _dt
 from ..graph import model_files as _io
+from ..backends import onednn
 from ..backends.onednn.core import freeze
 from ..ops import backends
 from ..threads import set_num_threads
@@ -126,6 +129,7 @@ class Config:
         self._feed_fetch_ops = False
         self._specify_input_names = True
         self._onednn = True
+        self._onednn_cache = 0        # input shapes whose oneDNN plans are kept; 0: all
         self._profile = False
         self._optim_cache_dir = None
         self._deleted_passes = []
@@ -222,6 +226,12 @@ class Config:
     mkldnn_enabled = onednn_enabled
 
     def set_onednn_cache_capacity(self, capacity=0):
+        """Keep the oneDNN primitives of at most ``capacity`` input shapes (0:
+        all), as Paddle: a run on a new shape past it drops the primitives
+        made for the least recently run one (on the running thread)."""
+        if int(capacity) < 0:
+            raise ValueError("Config.set_onednn_cache_capacity: capacity must be >= 0 "
+                             "(0: no limit), got %r" % (capacity,))
         self._onednn_cache = int(capacity)
 
     set_mkldnn_cache_capacity = set_onednn_cache_capacity
@@ -366,6 +376,8 @@ class Predictor:
         self._exe._backend = backends.set_for_predictor(config.onednn_enabled())
         if config._threads_set:
             set_num_threads(config.cpu_math_library_num_threads())
+        self._cache_capacity = config._onednn_cache
+        self._shapes_run = collections.OrderedDict()    # input shapes, least recent first
         self._inputs = {}
         self._outputs = {}
         self._input_hooks = []
@@ -411,8 +423,9 @@ class Predictor:
         for hook in self._input_hooks:
             for n in self._feed:
                 hook('feed', n, self._inputs[n])
-        outs = self._exe.run(self._program, feed=dict(self._inputs), fetch_list=self._fetch,
-                             scope=self._scope)
+        with self._shape_cache():
+            outs = self._exe.run(self._program, feed=dict(self._inputs),
+                                 fetch_list=self._fetch, scope=self._scope)
         self._outputs = dict(zip(self._fetch, outs))
         for hook in self._output_hooks:
             for n in self._fetch:
@@ -422,10 +435,27 @@ class Predictor:
         from ..dygraph import Tensor as _EagerTensor
         return [_EagerTensor(o) for o in outs]
 
+    def _shape_cache(self):
+        """The run's oneDNN plans recorded under its input shapes, the least
+        recently run shapes' dropped past the config's capacity."""
+        if not self._cache_capacity or self._exe._backend != 'onednn':
+            return contextlib.nullcontext()
+        rt = onednn.runtime()
+        shapes = tuple((n, np.shape(self._inputs[n])) for n in self._feed)
+        seen = self._shapes_run
+        if shapes in seen:
+            seen.move_to_end(shapes)
+        else:
+            seen[shapes] = None
+            while len(seen) > self._cache_capacity:
+                rt.forget((id(self), seen.popitem(last=False)[0]))
+        return rt.tagging((id(self), shapes))
+
     def clone(self):
         p = Predictor.__new__(Predictor)
         p.__dict__.update(self.__dict__)
         p._inputs, p._outputs = {}, {}
+        p._shapes_run = collections.OrderedDict()
         return p
 
     def clear_intermediate_tensor(self):

@@ -21,6 +21,7 @@ oneDNN reads the OpenMP thread count when a primitive is created, so the
 count is part of every plan's key.
 """
 import collections
+import contextlib
 import ctypes
 import threading
 
@@ -104,7 +105,27 @@ class Runtime:
             local.plans = collections.OrderedDict()
             local.omp = None
             local.arena = Arena()
+            local.tag = None          # plans made now are recorded under it (tagging)
+            local.tagged = {}         # tag -> keys of the plans used under it
         return local
+
+    @contextlib.contextmanager
+    def tagging(self, tag):
+        """Record the plans the calling thread uses inside under ``tag``,
+        for ``forget`` (a predictor's plans per input shape)."""
+        local = self._thread()
+        before, local.tag = local.tag, tag
+        try:
+            yield
+        finally:
+            local.tag = before
+
+    def forget(self, tag):
+        """Drop the calling thread's plans used under ``tag`` (also where
+        another tag used them: they are made again when next needed)."""
+        local = self._thread()
+        for key in local.tagged.pop(tag, ()):
+            local.plans.pop(key, None)
 
     def plan_for(self, key, build):
         """The calling thread's plan for ``key`` (made by ``build(plan)`` the
@@ -113,6 +134,8 @@ class Runtime:
         local = self._thread()
         plans = local.plans
         plan = plans.get(key, _MISSING)
+        if local.tag is not None:
+            local.tagged.setdefault(local.tag, set()).add(key)
         if plan is not _MISSING:
             plans.move_to_end(key)             # recently used: evicted last
         else:
