@@ -597,6 +597,10 @@ def _not_last_axis(x, axis):
 
 # op -> the float32 cases its oneDNN kernel leaves to numpy, said independently of
 # the kernel (a kernel that wrongly declines a call it covers fails below)
+def _pays(macs):
+    return macs >= onednn.matmul.MIN_MACS
+
+
 EXPECTED_DECLINES = {
     'max_pool': lambda x, *attrs: x.ndim != 4 or attrs[-1] != 'NCHW',   # 2-D NCHW only
     'softmax': _not_last_axis,
@@ -612,6 +616,10 @@ EXPECTED_DECLINES = {
         lengths is not None or x.size == 0,
     'gru_seq': lambda x, w_ih, w_hh, b_ih, b_hh, h0, lengths, *attrs:
         lengths is not None or x.size == 0,
+    # products of 2-D (or a stack times a matrix) big enough to pay oneDNN's call
+    'matmul': lambda x, y, tx=False, ty=False: x.ndim < 2 or y.ndim != 2 or
+        (tx and x.ndim > 2) or not _pays(x.size * y.shape[0 if ty else 1]),
+    'linear': lambda x, w, b: x.ndim < 2 or not _pays(x.size * w.shape[1]),
 }
 
 
@@ -639,7 +647,7 @@ def test_the_declines_table_names_only_onednn_ops():
     assert set(EXPECTED_DECLINES) <= set(_onednn_ops())
     assert {'conv', 'conv_transpose', 'conv_filter_grad', 'max_pool', 'avg_pool',
             'avg_pool_grad', 'softmax', 'layer_norm', 'gelu',
-            'fused_conv', 'lstm_seq', 'gru_seq'} <= set(_onednn_ops())
+            'fused_conv', 'lstm_seq', 'gru_seq', 'matmul', 'linear'} <= set(_onednn_ops())
 
 
 # ---- the runtime's own rules -------------------------------------------------------------
@@ -792,3 +800,39 @@ def test_a_frozen_batch_norm_is_turned_into_scale_and_shift_once():
     writable[2] *= 2
     after = FC._affine(*writable, 1e-5)
     np.testing.assert_allclose(after[0], 2 * before[0], rtol=1e-6)
+
+
+# ---- matrix products ---------------------------------------------------------------------
+
+def _product_grads(backend, tx, ty):
+    """Outputs and gradients of a Linear layer and a matmul with transposes,
+    both large enough for oneDNN's matmul."""
+    rng = np.random.default_rng(14)
+    x = paddle.to_tensor(rng.standard_normal((4, 32, 256)).astype(np.float32),
+                         stop_gradient=False)
+    a = rng.standard_normal((256, 96) if tx else (96, 256)).astype(np.float32)
+    b = rng.standard_normal((128, 256) if ty else (256, 128)).astype(np.float32)
+    a, b = (paddle.to_tensor(v, stop_gradient=False) for v in (a, b))
+    paddle.seed(0)
+    fc = paddle.nn.Linear(256, 128)
+    with backends.using(backend):
+        y = fc(x)
+        z = paddle.matmul(a, b, transpose_x=tx, transpose_y=ty)
+        ((y * y).sum() + (z * z * z).sum()).backward()
+    return [t.numpy() for t in (y, z, x.grad, fc.weight.grad, fc.bias.grad, a.grad, b.grad)]
+
+
+@pytest.mark.parametrize('tx,ty', [(False, False), (True, False), (False, True), (True, True)])
+def test_large_products_and_their_gradients_agree_with_numpy(on_onednn, tx, ty):
+    got, want = _product_grads('onednn', tx, ty), _product_grads('numpy', tx, ty)
+    for k, (g, w) in enumerate(zip(got, want)):
+        np.testing.assert_allclose(g, w, rtol=2e-4, atol=2e-3 * np.abs(w).max(), err_msg=k)
+    # the products ran on oneDNN
+    plans = onednn.runtime()._thread().plans
+    assert any(k[0] == 'matmul' and p is not None for k, p in plans.items())
+
+
+def test_small_products_stay_on_numpy(on_onednn):
+    x, w = np.ones((8, 16), np.float32), np.ones((16, 8), np.float32)
+    assert registry.lookup('matmul').kernels['onednn'](x, w, False, False) is NotImplemented
+    assert registry.lookup('linear').kernels['onednn'](x, w, None) is NotImplemented

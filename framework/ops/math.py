@@ -18,7 +18,8 @@ from .. import dtype as _dt
 from ..backends import onednn, plain
 from ..backends.onednn import binary as dnnl_binary
 from ..backends.onednn import layout as dnnl_layout
-from . import lib, meta
+from ..backends.onednn import matmul as dnnl_matmul
+from . import lib, meta, registry
 from .grad_utils import is_value, scalar_array, sum_like, ub, wants
 from .lowp import float32_compute
 from .out_param import write_out
@@ -1020,6 +1021,40 @@ def _rows(a):
     return a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
 
 
+def onednn_product(a, b, bias=None):
+    """``a @ b (+ bias)`` on oneDNN for 2-D float32 operands (any strides)
+    large enough to pay its call, else None: the caller runs numpy."""
+    if a.ndim != 2 or b.ndim != 2 or not dnnl_layout.takes(a, b, bias) or \
+            a.shape[1] != b.shape[0] or not dnnl_matmul.large_enough(*a.shape, b.shape[1]):
+        return None
+    if bias is not None and bias.shape != (b.shape[1],):
+        return None
+    return dnnl_matmul.product(onednn.runtime(), a, b,
+                               None if bias is None else np.ascontiguousarray(bias))
+
+
+def gemm(a, b):
+    """``a @ b`` for 2-D operands on the active backend (fast grads' products)."""
+    if registry.active_backend() == 'onednn':
+        out = onednn_product(a, b)
+        if out is not None:
+            return out
+    return np.matmul(a, b)
+
+
+@matmul_op.def_kernel('onednn')
+def _matmul_onednn(x, y, transpose_x=False, transpose_y=False):
+    # matrices, and a stack of them times one matrix (as its rows)
+    if x.ndim < 2 or y.ndim != 2 or (transpose_x and x.ndim > 2):
+        return NotImplemented
+    a = x.swapaxes(-1, -2) if transpose_x else x
+    b = y.T if transpose_y else y
+    out = onednn_product(_rows(a) if a.ndim > 2 else a, b)
+    if out is None:
+        return NotImplemented
+    return out.reshape(a.shape[:-1] + b.shape[-1:])
+
+
 @matmul_op.def_grad
 def _matmul_grad(g, x, y, out, transpose_x, transpose_y):
     xd, yd = len(x.shape), len(y.shape)
@@ -1069,15 +1104,15 @@ def _matmul_fast(g, x, y, out, transpose_x, transpose_y):
         G = g
     gx = gy = None
     if wants(0):
-        gX = _matmul_flat(G, Y.swapaxes(-1, -2))
+        gX = gemm(G, Y.T) if G.ndim == 2 and Y.ndim == 2 else _matmul_flat(G, Y.swapaxes(-1, -2))
         if xv:
             gx = gX.reshape(-1, gX.shape[-1]).sum(0) if gX.ndim > 2 else gX[0]
         else:
             gx = ub(gX.swapaxes(-1, -2) if transpose_x else gX, x)
     if wants(1):
-        if Y.ndim == 2 and X.ndim > 2:
+        if Y.ndim == 2 and X.ndim >= 2:
             # one matrix against a stack: the stack's sum of X_k^T G_k is one product
-            gY = np.matmul(_rows(X).T, _rows(G))
+            gY = gemm(_rows(X).T, _rows(G))
         else:
             gY = np.matmul(X.swapaxes(-1, -2), G)
         if yv:
@@ -1426,6 +1461,11 @@ add_test_case(matmul_op, _r((2, 3, 0)), _r((0, 4)), ref=_matmul_ref)
 add_test_case(matmul_op, _r((0, 3, 4)), _r((2, 4)), False, True, ref=_matmul_ref)
 add_test_case(matmul_op, _r(4), _r((4, 3)), ref=_matmul_ref)
 add_test_case(matmul_op, _r(4), _r(4), ref=_matmul_ref)
+# products large enough for oneDNN's kernel (a transposed operand read through
+# its strides; a stack as its rows); their gradients: tests/test_onednn.py
+add_test_case(matmul_op, _r((128, 256)), _r((128, 256)), False, True, ref=_matmul_ref,
+              grad=False)
+add_test_case(matmul_op, _r((2, 64, 256)), _r((256, 128)), ref=_matmul_ref, grad=False)
 add_test_case(matmul_op, _rng.integers(-3, 4, (2, 3)), _rng.integers(-3, 4, (3, 2)),
               ref=lambda x, y: _matmul_ref(x, y))
 add_test_case(dot_op, _r(5), _r(5), ref=lambda x, y: math.fsum(x * y))

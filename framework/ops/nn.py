@@ -22,6 +22,7 @@ from ..backends.onednn import softmax as dnnl_softmax
 from . import lib, meta, registry
 from .conv.pool import _avg_matrix
 from .grad_utils import sum_like, unbroadcast, wants
+from .math import gemm, onednn_product
 from .math import (cast_like, exp_op, greater_than_op, less_than_op, logical_and_op, matmul,
                    maximum_op, minimum_op, tanh_op)
 from .math import sigmoid as _math_sigmoid
@@ -1613,12 +1614,21 @@ def linear_op(x, weight, bias):
     return out
 
 
+@linear_op.def_kernel('onednn')
+def _linear_onednn(x, weight, bias):
+    if x.ndim < 2 or weight.ndim != 2:
+        return NotImplemented
+    out = onednn_product(x.reshape(-1, x.shape[-1]), weight, bias)
+    return NotImplemented if out is None else out.reshape(x.shape[:-1] + weight.shape[1:])
+
+
 @linear_op.def_fast_grad
 def _linear_fast(g, x, weight, bias, out):
     k, n = weight.shape
     g2 = g.reshape(-1, n)
-    dx = np.matmul(g, weight.T) if wants(0) else None   # a first layer's input needs none
-    dw = np.matmul(x.reshape(-1, k).T, g2) if wants(1) else None
+    # (a first layer's input needs no gradient)
+    dx = gemm(g2, weight.T).reshape(g.shape[:-1] + (k,)) if wants(0) else None
+    dw = gemm(x.reshape(-1, k).T, g2) if wants(1) else None
     db = None if bias is None else g2.sum(axis=0)
     return dx, dw, db
 
@@ -2830,6 +2840,8 @@ add_test_case(linear_op, _rng.standard_normal((2, 3, 4)), _rng.standard_normal((
               _rng.standard_normal(5), ref=_linear_ref)
 add_test_case(linear_op, _rng.standard_normal((3, 4)), _rng.standard_normal((4, 2)), None,
               ref=_linear_ref)
+add_test_case(linear_op, _rng.standard_normal((4, 32, 256)), _rng.standard_normal((256, 128)),
+              _rng.standard_normal(128), ref=lambda x, w, b: x @ w + b, grad=False)
 
 
 def _paddle_taps(n_in, n_out, mode, align_corners, align_mode, scale):

@@ -103,6 +103,8 @@ _FUNCTIONS = {
     # (... the forward's 7, then their 7 diffs; flags, hint, attr)
     'dnnl_lbr_gru_backward_primitive_desc_create':
         (_status, [_out, _vp, _int, _int] + [_vp] * 14 + [_uint, _vp, _vp]),
+    # (engine, src, weights, bias, dst, attr)
+    'dnnl_matmul_primitive_desc_create': (_status, [_out, _vp, _vp, _vp, _vp, _vp, _vp]),
     'dnnl_binary_primitive_desc_create': (_status, [_out, _vp, _int, _vp, _vp, _vp, _vp]),
     'dnnl_reorder_primitive_desc_create': (_status, [_out, _vp, _vp, _vp, _vp, _vp]),
     'dnnl_primitive_desc_query_md': (_vp, [_vp, _int, _int]),
