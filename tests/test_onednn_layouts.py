@@ -346,3 +346,39 @@ def test_a_value_nobody_reads_is_not_marked():
         _conv(x, 'w0')                      # unread (the pass runs before nothing else)
         return [paddle.tanh(_conv(x, 'w1')).name]
     assert _marks(build) == [('conv', None), ('conv', None), ('tanh', None)]
+
+
+def test_a_value_read_as_a_filter_stays_plain():
+    # conv's layout kernel takes its input x only: relu's value, read as the
+    # second conv's filter, is left plain (the first conv's is still kept)
+    def build():
+        x = static.data('x', [2, 4, 8, 8], 'float32')
+        a = paddle.nn.functional.relu(_conv(x, 'w1'))      # [2, 4, 8, 8]: a 2x4x8x8 filter
+        return [paddle.tanh(paddle.nn.functional.conv2d(x, a)).name]
+    marks = _marks(build)
+    assert marks[:2] == [('conv', ['out']), ('relu', [])], marks
+
+
+def test_a_value_written_twice_stays_plain():
+    # (the public API renames a rewritten variable, as assign(..., output=b)
+    # does: the program is made by hand) relu's value is written again by an
+    # assign before the second conv reads it: not one value for the run
+    from framework.graph.passes import layout
+    paddle.enable_static()
+    try:
+        main = static.Program()
+        with static.program_guard(main, static.Program()):
+            x = static.data('x', [2, 4, 8, 8], 'float32')
+            b = paddle.nn.functional.relu(_conv(x, 'w1'))
+            c = paddle.assign(paddle.nn.functional.relu(x))
+            fetch = [paddle.tanh(_conv(c, 'w2')).name]
+        ops = main.global_block().ops
+        assign = next(op for op in ops if op.type == 'assign')
+        second_conv = [op for op in ops if op.type == 'conv'][1]
+        assign.outputs['out'] = [b.name]
+        second_conv.inputs['x'] = [b.name]
+        layout.plan_layouts(main, ['x'], fetch, backend='onednn')
+        marks = [(op.type, op.attrs.get('op_layout')) for op in ops]
+    finally:
+        paddle.disable_static()
+    assert marks[:2] == [('conv', ['out']), ('relu', [])], marks
