@@ -307,7 +307,47 @@ def fig_models(cond, timing):
         ours, ref = train_fns(bench_train.mlp_ours, bench_train.mlp_torch, x, y, 'mlp')
         rows.append(timed_pair('mlp 784-512-512-10 train step B%d' % batch, cond, ours, ref,
                                timing, 'torch', 1.0))
+    ours, ref = mobilenet_fns()
+    rows.append(timed_pair('mobilenet_v2 train step B8 64x64', cond, ours, ref, timing,
+                           'torch', 0.9))
     return rows
+
+
+def mobilenet_fns(batch=8, size=64):
+    """SGD training steps of Paddle's MobileNet-v2 (depthwise convolutions)
+    and the same net in torch (``torch_mobilenet.py``), with our weights."""
+    x, y = data((3, size, size), batch)
+    paddle.seed(0)
+    net = paddle.vision.models.mobilenet_v2(num_classes=10)
+    opt = paddle.optimizer.SGD(1e-3, parameters=net.parameters())
+    xt, yt = paddle.to_tensor(x), paddle.to_tensor(y)
+
+    def ours():
+        loss = F.cross_entropy(net(xt), yt)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        return loss
+    if torch is None:
+        return ours, None
+    import torch_mobilenet
+    tnet = torch_mobilenet.MobileNetV2(10)
+    copy_to_torch(net, tnet)
+    net.eval()
+    tnet.eval()                # (dropout off for the check: the same function)
+    bench_train.check_same_loss(net, tnet, x, y, 'mobilenet_v2')
+    net.train()
+    tnet.train()
+    topt = torch.optim.SGD(tnet.parameters(), 1e-3)
+    tx, ty = torch.from_numpy(x), torch.from_numpy(y.reshape(-1))
+
+    def theirs():
+        loss = torch.nn.functional.cross_entropy(tnet(tx), ty)
+        loss.backward()
+        topt.step()
+        topt.zero_grad()
+        return loss
+    return ours, theirs
 
 
 # ---- 4. LSTM cell, static Program and @to_static -------------------------------------------
