@@ -251,11 +251,19 @@ def _max_pool_2x2(x4, g):
 def _tap_to_index(tid, g):
     """Flat ``h*W + w`` input index of each window's winning tap; -1 when that
     tap lies in the padding (a window with no real pixel)."""
-    r = (np.arange(g.oh) * g.sh - g.pt)[:, None] + tid // g.kw
-    c = (np.arange(g.ow) * g.sw - g.pl)[None, :] + tid % g.kw
-    idx = (r * g.w + c).astype(np.int32)
     if g.pt or g.pb or g.pl or g.pr or (g.hp, g.wp) != (g.h, g.w):
+        r = (np.arange(g.oh) * g.sh - g.pt)[:, None] + tid // g.kw
+        c = (np.arange(g.ow) * g.sw - g.pl)[None, :] + tid % g.kw
+        idx = (r * g.w + c).astype(np.int32)
         idx[(r < 0) | (r >= g.h) | (c < 0) | (c >= g.w)] = -1
+        return idx
+    # no padding: each window's first pixel plus its tap's offset (a table
+    # lookup and an add instead of a division and a remainder per window)
+    taps = np.arange(g.kh * g.kw, dtype=np.int32)
+    offsets = (taps // g.kw) * g.w + taps % g.kw
+    idx = np.take(offsets, tid)
+    idx += ((np.arange(g.oh, dtype=np.int32) * (g.sh * g.w))[:, None]
+            + np.arange(g.ow, dtype=np.int32)[None, :] * g.sw)
     return idx
 
 
