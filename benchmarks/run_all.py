@@ -314,40 +314,23 @@ def fig_models(cond, timing):
 
 
 def mobilenet_fns(batch=8, size=64):
-    """SGD training steps of Paddle's MobileNet-v2 (depthwise convolutions)
-    and the same net in torch (``torch_mobilenet.py``), with our weights."""
+    """Training steps of Paddle's MobileNet-v2 (depthwise convolutions) and
+    the same net in torch (``torch_mobilenet.py``) with our weights; the
+    losses are checked equal in eval mode (dropout off), then both train."""
     x, y = data((3, size, size), batch)
     paddle.seed(0)
     net = paddle.vision.models.mobilenet_v2(num_classes=10)
-    opt = paddle.optimizer.SGD(1e-3, parameters=net.parameters())
-    xt, yt = paddle.to_tensor(x), paddle.to_tensor(y)
-
-    def ours():
-        loss = F.cross_entropy(net(xt), yt)
-        loss.backward()
-        opt.step()
-        opt.clear_grad()
-        return loss
     if torch is None:
-        return ours, None
+        return bench_train.ours_step(net, x, y), None
     import torch_mobilenet
     tnet = torch_mobilenet.MobileNetV2(10)
     copy_to_torch(net, tnet)
     net.eval()
-    tnet.eval()                # (dropout off for the check: the same function)
+    tnet.eval()
     bench_train.check_same_loss(net, tnet, x, y, 'mobilenet_v2')
     net.train()
     tnet.train()
-    topt = torch.optim.SGD(tnet.parameters(), 1e-3)
-    tx, ty = torch.from_numpy(x), torch.from_numpy(y.reshape(-1))
-
-    def theirs():
-        loss = torch.nn.functional.cross_entropy(tnet(tx), ty)
-        loss.backward()
-        topt.step()
-        topt.zero_grad()
-        return loss
-    return ours, theirs
+    return bench_train.ours_step(net, x, y), bench_train.torch_step(tnet, x, y)
 
 
 # ---- 4. LSTM cell, static Program and @to_static -------------------------------------------
