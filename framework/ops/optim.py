@@ -105,7 +105,7 @@ def _half_in_float32(kernel, sources):
 
 # update ops whose kernels take ``inplace=True``: the state buffers (not the
 # parameter, which views and saved graphs may share) are updated where they are
-INPLACE_STATE_UPDATES = frozenset({'adam', 'adam_amsgrad', 'adamw', 'adamw_amsgrad'})
+INPLACE_STATE_UPDATES = frozenset({'adam', 'adam_amsgrad', 'adamw', 'adamw_amsgrad', 'momentum'})
 
 
 def _cast(a, like):
@@ -130,10 +130,11 @@ def sgd_op(param, grad, learning_rate):
             {'mu': 0.9, 'use_nesterov': False, 'regularization_method': '',
              'regularization_coeff': 0.0, 'rescale_grad': 1.0})
 def momentum_op(param, grad, learning_rate, velocity, mu, use_nesterov,
-                regularization_method, regularization_coeff, rescale_grad):
+                regularization_method, regularization_coeff, rescale_grad, *, inplace=False):
     """velocity_out = mu * velocity + g, with g = grad * rescale_grad (+ coeff *
     param for the fused 'l2_decay'); param_out = param - lr * velocity_out, or
-    param - lr * (g + mu * velocity_out) with Nesterov momentum."""
+    param - lr * (g + mu * velocity_out) with Nesterov momentum. ``inplace``:
+    the velocity is updated in its own buffer (the eager optimizer owns it)."""
     _check_shapes(param, grad=grad, velocity=velocity)
     lr = _scalar(learning_rate, param.dtype)
     g = grad * rescale_grad if rescale_grad != 1.0 else grad
@@ -142,9 +143,14 @@ def momentum_op(param, grad, learning_rate, velocity, mu, use_nesterov,
     elif regularization_method:
         raise OpError("regularization_method must be '' or 'l2_decay', got %r"
                       % (regularization_method,))
-    v = mu * velocity + g
+    same = velocity.dtype == np.result_type(velocity, g)
+    v = np.multiply(velocity, mu, out=velocity if inplace and same else None)
+    v = np.add(v, g, out=v if same else None)
     step = (g + mu * v) if use_nesterov else v
-    return _cast(param - lr * step, param), _cast(v, velocity)
+    update = np.multiply(step, lr)
+    # one new array for the parameter (a ResNet-50 step updates 100 MB of weights)
+    p = np.subtract(param, update, out=update if update.dtype == param.dtype else None)
+    return _cast(p, param), _cast(v, velocity)
 
 
 # ---- Adam family ------------------------------------------------------------
