@@ -1104,14 +1104,18 @@ def _matmul_fast(g, x, y, out, transpose_x, transpose_y):
         G = g
     gx = gy = None
     if wants(0):
-        gX = gemm(G, Y.T) if G.ndim == 2 and Y.ndim == 2 else _matmul_flat(G, Y.swapaxes(-1, -2))
+        if G.ndim == 2 and Y.ndim == 2:
+            gX = gemm(G, Y.T)
+        else:
+            gX = _matmul_flat(G, Y.swapaxes(-1, -2))
         if xv:
             gx = gX.reshape(-1, gX.shape[-1]).sum(0) if gX.ndim > 2 else gX[0]
         else:
             gx = ub(gX.swapaxes(-1, -2) if transpose_x else gX, x)
     if wants(1):
         if Y.ndim == 2 and X.ndim >= 2:
-            # one matrix against a stack: the stack's sum of X_k^T G_k is one product
+            # one matrix against a matrix or a stack: the stack's sum of X_k^T G_k is
+            # one product
             gY = gemm(_rows(X).T, _rows(G))
         else:
             gY = np.matmul(X.swapaxes(-1, -2), G)

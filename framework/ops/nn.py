@@ -916,16 +916,22 @@ def _channel_sum(a3):
     return np.einsum('ncp->c', a3)
 
 
-def _bn_train_fast(x, running_mean, running_var, weight, bias, momentum, epsilon, ca):
-    x3 = _pcp(x, ca)
-    m = x3.shape[0] * x3.shape[2]
-    mean = _channel_sum(x3) / x.dtype.type(m)
+def _batch_stats(x3, epsilon):
+    """(mean, x - mean, var, 1 / sqrt(var + epsilon), a scratch array of x3's
+    shape) per channel of the [pre, C, post] ``x3``."""
+    m = x3.dtype.type(x3.shape[0] * x3.shape[2])
+    mean = _channel_sum(x3) / m
     xc = x3 - mean[:, None]
-    out = np.square(xc)
-    var = _channel_sum(out) / x.dtype.type(m)
+    scratch = np.square(xc)
+    var = _channel_sum(scratch) / m
+    inv = (1.0 / np.sqrt(var + epsilon)).astype(x3.dtype, copy=False)
+    return mean, xc, var, inv, scratch
+
+
+def _bn_train_fast(x, running_mean, running_var, weight, bias, momentum, epsilon, ca):
+    mean, xc, var, inv, out = _batch_stats(_pcp(x, ca), epsilon)
     mean_out = (momentum * running_mean + (1 - momentum) * mean).astype(running_mean.dtype)
     var_out = (momentum * running_var + (1 - momentum) * var).astype(running_var.dtype)
-    inv = (1.0 / np.sqrt(var + epsilon)).astype(x.dtype, copy=False)
     scale = inv if weight is None else inv * weight.astype(x.dtype, copy=False)
     np.multiply(xc, scale[:, None], out=out)
     if bias is not None:
@@ -1016,7 +1022,7 @@ def _bn_grad(g, g1, g2, g3, g4, x, running_mean, running_var, weight, bias,
 # batch_norm's grad rule emits it (a static Program's backward, eager
 # create_graph): one op running the two-channel-sum backward instead of a
 # dozen composite ops with their full-size temporaries. It recomputes the
-# statistics from x (two channel sums more) rather than reading the forward's
+# statistics from x as the forward does (_batch_stats) rather than reading its
 # saved ones, so it is a function of (g, x, weight) alone and its own grad
 # rule (the second derivative, below) is the true derivative of what it computes.
 
@@ -1044,11 +1050,7 @@ def batch_norm_grad_op(out_grad, x, weight, epsilon, data_format):
         raise OpError("batch_norm_grad: expected more than 1 value per channel, got input "
                       "shape %s" % list(x.shape))
     dt = np.float64 if x.dtype == np.float64 else np.float32
-    x3 = _pcp(x.astype(dt, copy=False), ca)
-    m = x3.shape[0] * x3.shape[2]
-    xc = x3 - (_channel_sum(x3) / dt(m))[:, None]
-    var = np.einsum('ncp,ncp->c', xc, xc) / dt(m)
-    inv = (1.0 / np.sqrt(var + epsilon)).astype(dt, copy=False)
+    _, xc, _, inv, _ = _batch_stats(_pcp(x.astype(dt, copy=False), ca), epsilon)
     w = None if weight is None else weight.astype(dt, copy=False)
     dx, gwt, gb = _bn_grad_centred(out_grad.astype(dt, copy=False), xc, w, inv, ca)
     stat = x.dtype if weight is None else weight.dtype

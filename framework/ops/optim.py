@@ -112,6 +112,13 @@ def _cast(a, like):
     return a if a.dtype == like.dtype else a.astype(like.dtype)
 
 
+def _minus(param, update):
+    """``param - update`` into ``update``'s buffer (a temporary of the
+    caller's) when the dtypes agree: one new array per step, not two (a
+    ResNet-50 step updates 100 MB of weights)."""
+    return np.subtract(param, update, out=update if update.dtype == param.dtype else None)
+
+
 # ---- SGD and momentum -------------------------------------------------------
 
 @_update_op('sgd', ('param', 'grad', 'learning_rate'), ('param',), {})
@@ -119,10 +126,7 @@ def sgd_op(param, grad, learning_rate):
     """param_out = param - lr * grad"""
     _check_shapes(param, grad=grad)
     lr = _scalar(learning_rate, param.dtype)
-    step = np.multiply(grad, lr)
-    # one new array, not two (a ResNet-50 step updates 100 MB of weights)
-    return _cast(np.subtract(param, step, out=step if step.dtype == param.dtype and
-                             step.shape == param.shape else None), param)
+    return _cast(_minus(param, np.multiply(grad, lr)), param)
 
 
 @_update_op('momentum', ('param', 'grad', 'learning_rate', 'velocity'),
@@ -147,10 +151,7 @@ def momentum_op(param, grad, learning_rate, velocity, mu, use_nesterov,
     v = np.multiply(velocity, mu, out=velocity if inplace and same else None)
     v = np.add(v, g, out=v if same else None)
     step = (g + mu * v) if use_nesterov else v
-    update = np.multiply(step, lr)
-    # one new array for the parameter (a ResNet-50 step updates 100 MB of weights)
-    p = np.subtract(param, update, out=update if update.dtype == param.dtype else None)
-    return _cast(p, param), _cast(v, velocity)
+    return _cast(_minus(param, np.multiply(step, lr)), param), _cast(v, velocity)
 
 
 # ---- Adam family ------------------------------------------------------------
@@ -181,7 +182,7 @@ def _adam_core(param, grad, lr, m1, m2, b1p, b2p, m2max, beta1, beta2, epsilon,
     tmp += epsilon * c2
     np.divide(m1o, tmp, out=tmp)
     tmp *= lr_t
-    p = np.subtract(param, tmp, out=tmp if tmp.dtype == param.dtype else None)
+    p = _minus(param, tmp)
     outs = [_cast(p, param), _cast(m1o, m1), _cast(m2o, m2),
             _cast(b1p * beta1, b1p), _cast(b2p * beta2, b2p)]
     if m2max is not None:

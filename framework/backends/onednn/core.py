@@ -319,7 +319,7 @@ class Plan:
         self.rt, self.lib, self.stream = runtime, runtime.lib, stream
         self.arena = arena
         self.arena_bytes = 0      # this plan's part of the arena
-        self.in_arena = []        # [memory handle, offset]: offset None once it has its own
+        self.in_arena = []        # [memory handle, offset, bytes]: offset None once it has its own
         self._bound_to = None     # the arena address the handles point into
         self._reorder_dst = {}    # user slot -> index in in_arena of its reorder's result
         self.steps = []           # (primitive, ExecArg array, count)
@@ -347,8 +347,8 @@ class Plan:
         src, want = self.user(slot, user_md), pd.md(query, index)
         if self.same(user_md, want):
             return src
-        self._reorder_dst[slot] = len(self.in_arena)
         dst = self.buffer(want)
+        self._reorder_dst[slot] = len(self.in_arena) - 1
         self.reorders_of[slot] = len(self.steps)
         self.reorder_into(src, user_md, dst, want)
         return dst

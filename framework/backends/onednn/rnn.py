@@ -17,6 +17,8 @@ run their ``*_seq`` ops.
 LSTM on [32 steps, batch 16, 128 -> 128], 1 thread: forward 1.7 ms against
 numpy's 4.5, backward 3.7 ms against 5.2.
 """
+import itertools
+
 import numpy as np
 
 from . import constants as C
@@ -87,16 +89,15 @@ def _direction(reverse):
     return C.UNIDIRECTIONAL_RIGHT2LEFT if reverse else C.UNIDIRECTIONAL_LEFT2RIGHT
 
 
-def _key(what, cell, x, y, h0, reverse, rt):
-    return (what, cell.name, x.shape, x.strides, y.strides, h0.shape, bool(reverse),
-            rt.threads())
+def _key(what, x, y, h0, reverse, rt):
+    return (what, x.shape, x.strides, y.strides, h0.shape, bool(reverse), rt.threads())
 
 
 def _inputs(plan, cell, d, pd, query):
     """The forward's execution arguments over the run's first arrays
     ``x, *states, w_ih, w_hh, bias, y, *final states, workspace`` (their
     slots, in this order); returns them and the next free slot."""
-    slots = iter(range(100))
+    slots = itertools.count()
     args = {C.ARG_SRC: plan.user(next(slots), d['src'])}
     for arg in _SRC_STATES[:cell.states]:
         args[arg] = plan.user(next(slots), d['state'])
@@ -123,7 +124,7 @@ def forward(rt, cell, x, w_ih, w_hh, bias, states, reverse, y):
             pd.md(C.QUERY_WORKSPACE_MD))
         plan.add(pd, _inputs(plan, cell, d, pd, C.QUERY_EXEC_ARG_MD)[0], cell.name + ' forward')
 
-    plan = rt.plan_for(_key(cell.name, cell, x, y, states[0], reverse, rt), build)
+    plan = rt.plan_for(_key(cell.name, x, y, states[0], reverse, rt), build)
     if plan is None:
         return None
     finals = tuple(np.empty_like(s) for s in states)
@@ -177,7 +178,7 @@ def backward(rt, cell, x, w_ih, w_hh, bias, states, reverse, y, finals, workspac
                                    for k, (arg, md) in enumerate(outs)],
                          cell.name + ' backward')
 
-    key = _key(cell.name + '_bwd', cell, x, y, states[0], reverse, rt) + (gy.strides,)
+    key = _key(cell.name + '_bwd', x, y, states[0], reverse, rt) + (gy.strides,)
     if not rt.run(key, build, x, *states, w_ih, w_hh, bias, y, *finals, workspace, gy,
                   *g_finals, dx, *d_states, dw_ih, dw_hh, db):
         return None
