@@ -155,11 +155,15 @@ class PartialProgram:
             if g is not None:
                 grad_of[v.name] = g.name
         fetch_grads = sorted(set(grad_of.values()))
-        # each plan keeps the prints/asserts/parameter writes of its own part
+        # each plan keeps the prints/asserts/parameter writes of its own part;
+        # the saved values nobody else sees may pass between them in the
+        # backend's layouts (passes/layout.py)
+        crossing = frozenset(saved) - set(self.output_names)
         fwd = self._compile(prog, tuple(self.input_names), tuple(self.output_names + saved),
-                            check, side_effects='forward')
+                            check, side_effects='forward', crossing=crossing)
         bwd = self._compile(prog, tuple(self.input_names + saved + [g.name for g in gouts]),
-                            tuple(fetch_grads), check, side_effects='backward')
+                            tuple(fetch_grads), check, side_effects='backward',
+                            crossing=crossing)
         return TrainPlans(prog, fwd, bwd, saved, [g.name for g in gouts],
                           [t.name for t in targets], grad_of, fetch_grads)
 

@@ -24,6 +24,7 @@ import sys
 
 import numpy as np
 
+from ..backends import plain
 from ..ops import registry
 from ..ops.registry import OpError, active_backend
 from . import lean
@@ -92,7 +93,9 @@ class _Emitter:
         # (lean.py), proved with the program's symbolic shapes; None: kernel calls only
         self.lean_shapes = lean_shapes
         self.glb = {'np': np, '_load': _load, '_asarray': np.asarray,
-                    '_check_finite': _check_finite}
+                    '_check_finite': _check_finite, '_plain': plain}
+        # feeds that may arrive opaque and are made plain first (passes/layout.py)
+        self.plain_on_entry = getattr(program, '_plain_on_entry', frozenset())
         self.glb.update(RUNTIME)
         self.taken = _RESERVED | set(self.glb)
         self.suffixes = {}        # identifier base -> the last suffix given to it
@@ -213,7 +216,10 @@ class _BlockCode:
         if loc is not None:
             return loc
         loc = self.local[name] = self.em.unique(name)
-        if name in self.feeds:
+        if name in self.em.plain_on_entry:
+            # it may arrive in the backend's layout (passes/layout.py)
+            self.em.emit('%s = _plain(F[%r])' % (loc, name), self.indent)
+        elif name in self.feeds:
             self.em.emit('%s = F[%r]' % (loc, name), self.indent)
         elif name in self.em.captured:
             self.em.emit('%s = %s.data' % (loc, self.em.tensor(name)), self.indent)

@@ -25,20 +25,22 @@ from .program import Program, Variable, default_main_program
 # ---- compiling a program --------------------------------------------------------
 
 def compile_program(program, feed_names, fetch_names, strategy=None, side_effects=True,
-                    check_nan_inf=False, backend=None):
+                    check_nan_inf=False, backend=None, crossing=()):
     """A ``codegen.Plan`` computing ``fetch_names`` from ``feed_names`` (and
     the scope): a copy of ``program`` through the pass pipeline (``passes``;
     only prune without a ``strategy``), then generated code.
     ``side_effects``: which side effects prune keeps (``passes.prune``);
     ``check_nan_inf``: every op's outputs are checked for NaN/Inf as it runs;
-    ``backend``: whose kernels the plan calls (None: the active backend's)."""
+    ``backend``: whose kernels the plan calls (None: the active backend's);
+    ``crossing``: feeds and fetches that may pass in the backend's own
+    layouts (``passes/layout.py``; a training step's saved values)."""
     work = program.clone()
     work._captured = program._captured
     for n in fetch_names:
         if not any(b._find_var(n) is not None for b in work.blocks):
             raise ValueError("fetch target '%s' is not a variable of the program" % n)
     run_pipeline(work, feed_names, fetch_names, strategy, side_effects,
-                 backend=backend or backends.backend())
+                 backend=backend or backends.backend(), crossing=crossing)
     plan = codegen.generate(
         work, feed_names, fetch_names, program._captured, check_nan_inf,
         lean=strategy is not None and getattr(strategy, 'specialize_kernels', True),

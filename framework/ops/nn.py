@@ -14,12 +14,13 @@ import math
 import numpy as np
 
 from .. import random as _random
-from ..backends import onednn, plain
+from ..backends import Opaque, onednn, plain
 from ..backends.onednn import eltwise as dnnl_eltwise
 from ..backends.onednn import layout as dnnl_layout
 from ..backends.onednn import norm as dnnl_norm
 from ..backends.onednn import softmax as dnnl_softmax
 from . import lib, meta, registry
+from .conv.conv import nchw_conv
 from .conv.pool import _avg_matrix
 from .grad_utils import sum_like, unbroadcast, wants
 from .math import gemm, onednn_product
@@ -92,9 +93,73 @@ inline_form(_relu_into, np.maximum, 0)
 
 
 relu_op = _act('relu', _relu_k,
-               lambda g, x, out: g * _mask(greater_than_op(out, 0), g),
+               lambda g, x, out: relu_grad_op(g, out),
                lambda g, x, out: g * (out > 0), save_inputs=False, kernel_into=_relu_into)
 relu_op.def_onnx(lambda g, x: g.op('Relu', x))
+
+
+# ---- the piecewise-linear activations' backward as ops -------------------------------
+# (Paddle's relu_grad, relu6_grad, leaky_relu_grad, hardtanh_grad.) A static
+# backward then reads the saved operand once instead of through a mask's
+# comparison ops, and a oneDNN plan keeps both operands in its layouts
+# (passes/layout.py): oneDNN's eltwise backward computes these very masks
+# (relu with alpha: dd if s > 0 else alpha * dd; clip_v2: dd if lo < s < hi else 0).
+
+def _masked_grad_meta(name, operand):
+    def infer(out_grad, v, *attrs):
+        gs, vs = meta.shape_of(out_grad), meta.shape_of(v)
+        if len(gs) != len(vs) or any(a != b and -1 not in (a, b) for a, b in zip(gs, vs)):
+            raise OpError("%s: out_grad %s must have the shape of %s %s"
+                          % (name, list(gs), operand, list(vs)))
+        return Meta(gs, meta.dtype_of(out_grad))
+    return infer
+
+
+def _masked_grad_op(name, operand, attrs, grad, algorithm, alpha_beta):
+    """Declare op ``name``: an activation's input gradient ``grad(out_grad,
+    v, *attrs)`` from the forward's ``operand`` (``'x'`` or ``'out'``),
+    linear in ``out_grad`` (so its own gradient is itself, applied to the
+    cotangent) and piecewise constant in ``v``; on oneDNN, in a static
+    plan's layouts, eltwise ``algorithm`` backward with ``alpha_beta(*attrs)``."""
+    infer = _masked_grad_meta(name, operand)
+
+    def kernel(out_grad, v, *attr_values):
+        if out_grad.shape != v.shape:
+            infer(out_grad, v)
+        return np.asarray(grad(out_grad, v, *attr_values))
+    kernel.__doc__ = "%s's input gradient from its %s." % (name[:-len('_grad')], operand)
+    op = def_op(name, infer, inputs=('out_grad', operand), outputs=('x_grad',), attrs=attrs,
+                no_grad_inputs=(operand,), pattern='opaque')(kernel)
+    op.def_grad(lambda gg, out_grad, v, x_grad, *a: (op(gg, v, *a), None))
+    op.def_fast_grad(lambda gg, out_grad, v, x_grad, *a: (grad(gg, v, *a), None))
+
+    @op.def_layout_kernel('onednn', takes=('out_grad', operand), gives=('x_grad',))
+    def layout_kernel(out_grad, v, *attr_values, keep):
+        if not (dnnl_layout.takes(out_grad, v) and out_grad is not None and v is not None) or \
+                out_grad.shape != v.shape or out_grad.strides != v.strides or \
+                (isinstance(v, np.ndarray) and not v.flags.c_contiguous):
+            return NotImplemented
+        gx = dnnl_eltwise.backward(onednn.runtime(), out_grad, v, algorithm,
+                                   *alpha_beta(*attr_values), dnnl_layout.like(v))
+        return NotImplemented if gx is None else gx if 'x_grad' in keep else plain(gx)
+    return op
+
+
+_E = onednn.constants
+# relu'(out) is relu'(x): out > 0 exactly where x > 0
+relu_grad_op = _masked_grad_op('relu_grad', 'out', {}, lambda g, out: g * (out > 0),
+                               _E.ELTWISE_RELU, lambda: (0.0, 0.0))
+relu6_grad_op = _masked_grad_op(
+    'relu6_grad', 'x', {'threshold': 6.0}, lambda g, x, t: g * ((x > 0) & (x < t)),
+    _E.ELTWISE_CLIP_V2, lambda t: (0.0, t))
+leaky_relu_grad_op = _masked_grad_op(
+    'leaky_relu_grad', 'x', {'negative_slope': 0.01},
+    lambda g, x, slope: np.where(x > 0, g, g * slope), _E.ELTWISE_RELU,
+    lambda slope: (slope, 0.0))
+hardtanh_grad_op = _masked_grad_op(
+    'hardtanh_grad', 'x', {'t_min': -1.0, 't_max': 1.0},
+    lambda g, x, lo, hi: g * ((x > lo) & (x < hi)), _E.ELTWISE_CLIP_V2,
+    lambda lo, hi: (lo, hi))
 
 
 def _relu6_k(x, threshold=6.0):
@@ -103,8 +168,7 @@ def _relu6_k(x, threshold=6.0):
 
 relu6_op = _act(
     'relu6', float32_compute(_relu6_k),
-    lambda g, x, out, threshold: g * _mask(logical_and_op(greater_than_op(x, 0),
-                                                          less_than_op(x, threshold)), g),
+    lambda g, x, out, threshold: relu6_grad_op(g, x, threshold),
     lambda g, x, out, threshold: g * ((x > 0) & (x < threshold)))
 
 
@@ -116,12 +180,8 @@ def _leaky_relu_k(x, negative_slope=0.01):
     return np.where(x > 0, x, x * negative_slope)
 
 
-def _leaky_relu_grad(g, x, out, slope):
-    m = _mask(greater_than_op(x, 0), g)
-    return g * (m + slope * (1 - m))
-
-
-leaky_relu_op = _act('leaky_relu', _leaky_relu_k, _leaky_relu_grad,
+leaky_relu_op = _act('leaky_relu', _leaky_relu_k,
+                     lambda g, x, out, slope: leaky_relu_grad_op(g, x, slope),
                      lambda g, x, out, slope: g * np.where(x > 0, 1, slope).astype(g.dtype))
 
 
@@ -134,8 +194,7 @@ def _hardtanh_k(x, t_min=-1.0, t_max=1.0):
 
 hardtanh_op = _act(
     'hardtanh', float32_compute(_hardtanh_k),
-    lambda g, x, out, lo, hi: g * _mask(logical_and_op(greater_than_op(x, lo),
-                                                       less_than_op(x, hi)), g),
+    lambda g, x, out, lo, hi: hardtanh_grad_op(g, x, lo, hi),
     lambda g, x, out, lo, hi: g * ((x > lo) & (x < hi)))
 
 
@@ -159,7 +218,6 @@ def _eltwise_layout(op, algorithm, alpha_beta):
     return kernel
 
 
-_E = onednn.constants
 _eltwise_layout(relu_op, _E.ELTWISE_RELU, lambda: (0.0, 0.0))
 _eltwise_layout(relu6_op, _E.ELTWISE_CLIP, lambda threshold: (0.0, threshold))
 _eltwise_layout(leaky_relu_op, _E.ELTWISE_RELU, lambda slope: (slope, 0.0))
@@ -1103,6 +1161,70 @@ def _bn_grad_grad(a, b, c, out_grad, x, weight, dx, dweight, dbias, epsilon, dat
     if big_g is not None:
         d_x = plus(d_x, s * (big_g - mean(big_g) - xh * mean(big_g * xh)))
     return dg, d_x, d_w
+
+
+# ---- batch norm in a oneDNN plan's layouts ----------------------------------------
+# Between convolutions of a static plan the activations stay blocked
+# (passes/layout.py); there oneDNN's batch norm runs 3-4x faster than the numpy
+# kernels, in training too. On a plain array the numpy kernels are faster, so
+# these decline it. The statistics are the numpy kernels' (biased variance,
+# Paddle's running-average update).
+
+def _bn_vectors(weight, bias, c):
+    """float32 scale and shift vectors (ones / zeros for a missing one)."""
+    w = np.ones(c, np.float32) if weight is None else weight.astype(np.float32, copy=False)
+    b = np.zeros(c, np.float32) if bias is None else bias.astype(np.float32, copy=False)
+    return np.ascontiguousarray(w), np.ascontiguousarray(b)
+
+
+def _bn_blocked(x, data_format):
+    """Whether the oneDNN kernels below take ``x``: an opaque channels-first
+    image batch with more than one value per channel."""
+    return isinstance(x, Opaque) and dnnl_layout.takes(x) and data_format in ('NCHW', 'NCDHW') \
+        and len(x.shape) in (4, 5) and x.size // x.shape[1] > 1
+
+
+def _training_bn(op, block):
+    """The layout pass's condition for batch norm: with batch statistics (an
+    inference one keeps the numpy kernel's rounding of x * scale + shift,
+    which a fused_conv reproduces bit for bit), on channels-first images."""
+    return not op.attrs.get('use_global_stats', False) and nchw_conv(op, block)
+
+
+@batch_norm_op.def_layout_kernel('onednn', takes=('x',), gives=('out',), applies=_training_bn)
+def _batch_norm_layout(x, running_mean, running_var, weight, bias, momentum, epsilon,
+                       data_format, use_global_stats, keep):
+    if use_global_stats or not _bn_blocked(x, data_format):
+        return NotImplemented
+    c = x.shape[1]
+    scale, shift = _bn_vectors(weight, bias, c)
+    mean, var = np.empty(c, np.float32), np.empty(c, np.float32)
+    out = dnnl_norm.batch_norm(onednn.runtime(), x, scale, shift, epsilon,
+                               dnnl_layout.like(x), mean, var)
+    if out is None:
+        return NotImplemented
+    mean_out = (momentum * running_mean + (1 - momentum) * mean).astype(running_mean.dtype)
+    var_out = (momentum * running_var + (1 - momentum) * var).astype(running_var.dtype)
+    inv = (1.0 / np.sqrt(var + epsilon)).astype(np.float32, copy=False)
+    return out if 'out' in keep else plain(out), mean_out, var_out, mean, inv
+
+
+@batch_norm_grad_op.def_layout_kernel('onednn', takes=('out_grad', 'x'), gives=('dx',),
+                                      applies=nchw_conv)
+def _batch_norm_grad_layout(out_grad, x, weight, epsilon, data_format, keep):
+    if not _bn_blocked(x, data_format) or not dnnl_layout.takes(out_grad) or \
+            out_grad.shape != x.shape:
+        return NotImplemented
+    c = x.shape[1]
+    scale, _ = _bn_vectors(weight, None, c)
+    gw, gb = np.empty(c, np.float32), np.empty(c, np.float32)
+    dx = dnnl_norm.batch_norm_backward(onednn.runtime(), out_grad, x, scale, epsilon,
+                                       dnnl_layout.like(x), gw, gb)
+    if dx is None:
+        return NotImplemented
+    stat = np.float32 if weight is None else weight.dtype
+    return (dx if 'dx' in keep else plain(dx), gw.astype(stat, copy=False),
+            gb.astype(stat, copy=False))
 
 
 @batch_norm_op.def_onnx
@@ -2454,9 +2576,9 @@ TENSOR_METHODS = {}
 _rng = np.random.default_rng(21)
 
 
-def _away(shape, lo=-3.0, hi=3.0, kinks=(0.0,), gap=0.15):
+def _away(shape, lo=-3.0, hi=3.0, kinks=(0.0,), gap=0.15, rng=None):
     """Uniform samples pushed at least ``gap`` away from the kinks."""
-    v = _rng.uniform(lo, hi, shape)
+    v = (rng or _rng).uniform(lo, hi, shape)
     for k in kinks:
         close = np.abs(v - k) < gap
         v[close] = k + np.where(v[close] >= k, 2 * gap, -2 * gap)
@@ -2480,6 +2602,44 @@ add_test_case(relu_op, _away((3, 4)), ref=_ew(lambda v: v if v > 0 else 0.0))
 # feature maps (what oneDNN's layouts hold in a static plan: _eltwise_layout),
 # both signs and past the clips
 add_test_case(relu_op, _away((2, 20, 5, 3)), ref=lambda x: np.maximum(x, 0))
+def _masked_grad_cases(op, attrs, kinks, lo=-3.0, hi=3.0, operand=lambda v: v):
+    """Cases of an activation's gradient op: a feature map (what a oneDNN
+    plan's layouts hold) and a matrix, 0-d operands on both sides of the
+    kinks, a 0-size case and a float32 one; ``operand`` makes the saved value
+    from samples (the output, for relu_grad). (Their own generator: the
+    cases of the ops declared after them keep their inputs.)"""
+    rng = np.random.default_rng(len(op.name))
+
+    def case(shape, dtype=np.float64, **opts):
+        g = rng.standard_normal(shape).astype(dtype)
+        v = np.asarray(operand(_away(shape, lo, hi, kinks, rng=rng))).astype(dtype)
+        add_test_case(op, g, v, *attrs, ref=lambda g, v, *a: _masked_ref(op, g, v, *a),
+                      **opts)
+    case((2, 20, 5, 3))
+    case((3, 4))
+    for v in (lo - 1.0, hi + 1.0, (kinks[0] + (kinks[-1] if len(kinks) > 1 else hi)) / 2):
+        add_test_case(op, rng.standard_normal(()), np.array(operand(v)), *attrs,
+                      ref=lambda g, v, *a: _masked_ref(op, g, v, *a))
+    case((0, 3))
+    case((2, 3), np.float32, grad=False)
+
+
+_MASKS = {'relu_grad': lambda v: 1.0 if v > 0 else 0.0,
+          'relu6_grad': lambda v, t: 1.0 if 0 < v < t else 0.0,
+          'leaky_relu_grad': lambda v, s: 1.0 if v > 0 else s,
+          'hardtanh_grad': lambda v, lo, hi: 1.0 if lo < v < hi else 0.0}
+
+
+def _masked_ref(op, g, v, *attrs):
+    """The gradient from the activation's derivative, value by value."""
+    d = np.vectorize(lambda a: _MASKS[op.name](float(a), *attrs), otypes=[np.float64])(v)
+    return (g * d).astype(g.dtype)
+
+
+_masked_grad_cases(relu_grad_op, (), (0.0,), operand=lambda v: np.maximum(v, 0))
+_masked_grad_cases(relu6_grad_op, (6.0,), (0.0, 6.0), -3, 9)
+_masked_grad_cases(leaky_relu_grad_op, (0.1,), (0.0,))
+_masked_grad_cases(hardtanh_grad_op, (-2.0, 3.0), (-2.0, 3.0), -4, 5)
 add_test_case(relu6_op, _away((2, 20, 5, 3), -3, 9, (0, 6)), 6.0,
               ref=lambda x, t: np.minimum(np.maximum(x, 0), t))
 add_test_case(leaky_relu_op, _away((2, 20, 5, 3)), 0.1,

@@ -90,6 +90,7 @@ ELTWISE_GELU_TANH = 43
 ELTWISE_SWISH = 44
 ELTWISE_HARDSWISH = 52
 ELTWISE_CLIP = 46
+ELTWISE_CLIP_V2 = 47           # backward: dd where alpha < s < beta (clip's: s <= beta)
 ELTWISE_SQUARE = 35
 ELTWISE_ABS = 36
 ELTWISE_SQRT = 37

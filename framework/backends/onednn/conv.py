@@ -13,6 +13,7 @@ blocked layout (``format_tag_any``) and the plan reorders into it and back.
 """
 import numpy as np
 
+from .. import Opaque
 from . import constants as C
 from .core import frozen, plain_strides, post_op_arg
 from . import layout
@@ -66,6 +67,24 @@ def _hint(plan, rt, src, weights, dst, geometry):
     return hint
 
 
+def _following(make, chosen, user_descs, values):
+    """``make(*descs)``: a backward primitive descriptor, created first with
+    the layouts its ``Blocked`` operands (``values``) arrive in, where oneDNN
+    has a fast kernel for them, else with ``chosen``. A training plan's
+    activations come in the layout the forward convolution chose (say
+    ``acdb``), which its backward kernels would otherwise reorder into theirs
+    (``nChw16c``) every step, for no faster kernel."""
+    follow = [u if isinstance(v, Opaque) else d for d, u, v in zip(chosen, user_descs, values)]
+    if any(f is not d for f, d in zip(follow, chosen)):
+        try:
+            pd = make(*follow)
+            if not pd.impl().startswith('ref:'):
+                return pd
+        except DnnlError:
+            pass
+    return make(*chosen)
+
+
 def forward(rt, x, w, b, stride, padding, dilation, groups, y, affine=None, residual=None,
             act=None, as_plain=False, out_shape=None):
     """``y[:] = act((conv(x, w) + b) * scale + shift + residual)``; ``b``,
@@ -85,7 +104,7 @@ def forward(rt, x, w, b, stride, padding, dilation, groups, y, affine=None, resi
     # of it runs once (Plan.reorders_of)
     keep = y is None
     key = ('conv', x.shape, x.strides, w.shape, w.strides, id(w) if frozen(w) else None,
-           b is not None, tuple(out_shape) if keep else y.strides,
+           b is not None, keep, tuple(out_shape) if keep else y.strides,
            affine is not None, None if residual is None else residual.strides, act,
            tuple(stride), tuple(padding), tuple(dilation), groups, rt.threads())
     channel = (1, w.shape[0]) + (1,) * (w.ndim - 2)
@@ -155,33 +174,45 @@ def forward(rt, x, w, b, stride, padding, dilation, groups, y, affine=None, resi
     return layout.run(rt, key, build, x, w, y, *extra, out=2)
 
 
-def backward_data(rt, gy, w, stride, padding, dilation, groups, gx):
+def backward_data(rt, gy, w, stride, padding, dilation, groups, gx, out_shape=None):
     """``gx[:] = conv_x^T(gy, w)``: the gradient in the conv's input, which
-    is also the transposed convolution of ``gy``."""
+    is also the transposed convolution of ``gy``. ``gy`` may be ``Blocked``;
+    ``gx`` None: the result stays in the layout the primitive writes (of
+    logical ``out_shape``), as ``forward``'s ``y``."""
     ksize = w.shape[2:]
-    key = ('conv_bwd_data', gy.shape, gy.strides, w.shape, w.strides, gx.shape, gx.strides,
+    keep = gx is None
+    key = ('conv_bwd_data', gy.shape, gy.strides, w.shape, w.strides,
+           keep, tuple(out_shape) if keep else (gx.shape, gx.strides),
            tuple(stride), tuple(padding), tuple(dilation), groups, rt.threads())
 
     def build(plan):
         geometry = _geometry(ksize, stride, padding, dilation)
-        ugy, uw, ugx = rt.desc_of(gy), rt.desc_of(w, groups), rt.desc_of(gx)
-        sgx, sw, sgy = _chosen(rt, ksize, stride, ugx, uw, ugy)
-        hint = _hint(plan, rt, sgx, sw, sgy, geometry)
-        pd = plan.primitive_desc(
-            rt.lib.dnnl_convolution_backward_data_primitive_desc_create,
-            'convolution backward data', C.CONVOLUTION_DIRECT, sgx.handle, sw.handle,
-            sgy.handle, *map(rt.dims, geometry), hint.handle)
+        ugy, uw = rt.desc_of(gy), rt.desc_of(w, groups)
+        ugx = rt.desc(out_shape, tag=C.FORMAT_TAG_ANY) if keep else rt.desc_of(gx)
+        chain = (keep or not isinstance(gy, np.ndarray)) and _blocked_1x1(
+            gy, w, out_shape if keep else gx.shape)
+        chosen = _chosen(rt, ksize, stride, ugx, uw, ugy, blocked=chain)
+
+        def make(sgx, sw, sgy):
+            return plan.primitive_desc(
+                rt.lib.dnnl_convolution_backward_data_primitive_desc_create,
+                'convolution backward data', C.CONVOLUTION_DIRECT, sgx.handle, sw.handle,
+                sgy.handle, *map(rt.dims, geometry),
+                _hint(plan, rt, sgx, sw, sgy, geometry).handle)
+        pd = _following(make, chosen, (None, None, ugy), (None, None, gy))
         args = {C.ARG_DIFF_DST: plan.input(0, ugy, pd, C.QUERY_DIFF_DST_MD),
                 C.ARG_WEIGHTS: plan.input(1, uw, pd, C.QUERY_WEIGHTS_MD)}
+        if keep:
+            ugx = keep_output(plan, pd, C.QUERY_DIFF_SRC_MD, out_shape)
         plan.add_into(pd, args, C.ARG_DIFF_SRC, C.QUERY_DIFF_SRC_MD, 2, ugx,
                       'convolution backward data')
 
-    return gx if rt.run(key, build, gy, w, gx) else None
+    return layout.run(rt, key, build, gy, w, gx, out=2)
 
 
 def backward_weights(rt, x, gy, stride, padding, dilation, groups, gw):
     """``gw[:] = conv_w^T(x, gy)``: the filter gradient (``gw`` gives the
-    kernel size)."""
+    kernel size); ``x`` and ``gy`` may be ``Blocked``."""
     ksize = gw.shape[2:]
     key = ('conv_bwd_weights', x.shape, x.strides, gy.shape, gy.strides, gw.shape,
            tuple(stride), tuple(padding), tuple(dilation), groups, rt.threads())
@@ -190,12 +221,15 @@ def backward_weights(rt, x, gy, stride, padding, dilation, groups, gw):
         geometry = _geometry(ksize, stride, padding, dilation)
         ux, ugy = rt.desc_of(x), rt.desc_of(gy)
         ugw = rt.desc_of(gw, groups)
-        sx, sgw, sgy = _chosen(rt, ksize, stride, ux, ugw, ugy)
-        hint = _hint(plan, rt, sx, sgw, sgy, geometry)
-        pd = plan.primitive_desc(
-            rt.lib.dnnl_convolution_backward_weights_primitive_desc_create,
-            'convolution backward weights', C.CONVOLUTION_DIRECT, sx.handle, sgw.handle, None,
-            sgy.handle, *map(rt.dims, geometry), hint.handle)
+        chosen = _chosen(rt, ksize, stride, ux, ugw, ugy)
+
+        def make(sx, sgw, sgy):
+            return plan.primitive_desc(
+                rt.lib.dnnl_convolution_backward_weights_primitive_desc_create,
+                'convolution backward weights', C.CONVOLUTION_DIRECT, sx.handle, sgw.handle,
+                None, sgy.handle, *map(rt.dims, geometry),
+                _hint(plan, rt, sx, sgw, sgy, geometry).handle)
+        pd = _following(make, chosen, (ux, None, ugy), (x, None, gy))
         args = {C.ARG_SRC: plan.input(0, ux, pd, C.QUERY_SRC_MD),
                 C.ARG_DIFF_DST: plan.input(1, ugy, pd, C.QUERY_DIFF_DST_MD)}
         plan.add_into(pd, args, C.ARG_DIFF_WEIGHTS, C.QUERY_DIFF_WEIGHTS_MD, 2, ugw,

@@ -94,12 +94,14 @@ def _verifier(program, feed_names, fetch_names):
 
 
 def run_pipeline(program, feed_names, fetch_names, strategy=None, side_effects=True,
-                 pipeline=None, backend='numpy'):
+                 pipeline=None, backend='numpy', crossing=()):
     """Run ``pipeline`` (default ``PIPELINE``) on ``program`` (the executor's
     copy) in order: passes without a switch always, the others when
     ``strategy`` turns them on.
     ``side_effects``: which side effects prune keeps (``prune.prune_block``);
-    ``backend``: whose kernels the plan will call (the layout pass plans for it).
+    ``backend``: whose kernels the plan will call (the layout pass plans for
+    it); ``crossing``: the feeds and fetches that may pass in its layouts
+    (``layout.plan_layouts``).
     Returns ``[(pass name, changed), ...]`` for the passes that ran."""
     check = _verifier(program, feed_names, fetch_names)
     if check is not None:
@@ -109,9 +111,9 @@ def run_pipeline(program, feed_names, fetch_names, strategy=None, side_effects=T
         if p.switch is not None and (strategy is None or not getattr(strategy, p.switch, True)):
             continue
         # prune takes the caller's choice of side effects to keep, the layout
-        # pass the backend
+        # pass the backend and the values that may cross the plan's boundary
         extra = {'side_effects': side_effects} if p.fn is prune else \
-            {'backend': backend} if p.fn is layout.plan_layouts else {}
+            {'backend': backend, 'crossing': crossing} if p.fn is layout.plan_layouts else {}
         changed = bool(p.fn(program, feed_names, fetch_names, **extra))
         ran.append((p.name, changed))
         if changed and check is not None:

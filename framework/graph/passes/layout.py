@@ -18,6 +18,14 @@ enters from or leaves to anything else. Every op involved gets ``op_layout``
 layout kernel (``OpDef.layout_kernel_for``), which falls back to the op's
 kernel on plain arrays where it declines, so a plan never depends on oneDNN
 accepting a shape.
+
+``crossing`` names the feeds and fetches that may pass the plan's boundary
+opaque: a training step's saved values, which its forward plan fetches and
+its backward plan is fed, and nobody else sees (``dy2static/partial_program.py``).
+Such a fetch may stay opaque as (c) allows for a private value; such a feed
+may arrive opaque, so either every reader takes it (and is marked), or the
+plan makes it plain as it enters (``program._plain_on_entry``, which the
+code generator reads).
 """
 from ...ops import registry
 from .analysis import Usage, is_structural
@@ -38,19 +46,35 @@ def _reads_through(op, name, slots):
     return all(slot in slots for slot, names in op.inputs.items() if name in names)
 
 
-def _keepable(name, writer, usage, rules, block):
-    """Whether the value of ``name`` may stay opaque (see the module doc)."""
-    if usage.external(name) or name in usage.pinned or not usage.private(name):
-        return False
-    readers = usage.readers.get(name, ())
-    if not readers:
-        return False
+def _taken_by_all(name, readers, usage, rules, block, writer=None):
+    """Whether every op of ``readers`` reads ``name`` through its layout
+    kernel, in ``block``."""
     for r in readers:
         rule = rules.get(id(r))
         if rule is None or usage.block_of[id(r)] != block.idx or \
                 not _reads_through(r, name, rule.takes) or r is writer:
             return False
     return True
+
+
+def _leaves_opaque(name, usage, crossing):
+    """Whether the value of ``name`` may leave its writer opaque as far as
+    anything outside the ops is concerned: private to the run, or a crossing
+    fetch written once here and otherwise private."""
+    if name in crossing and name in usage.fetches:
+        return name not in usage.pinned and usage.stable(name) and \
+            not (name in usage.feeds or name in usage.captured or usage.persistable(name))
+    return not usage.external(name) and name not in usage.pinned and usage.private(name)
+
+
+def _keepable(name, writer, usage, rules, block, crossing=()):
+    """Whether the value of ``name`` may stay opaque (see the module doc)."""
+    if not _leaves_opaque(name, usage, crossing):
+        return False
+    readers = usage.readers.get(name, ())
+    if not readers:
+        return name in crossing       # a saved value read only by the backward plan
+    return _taken_by_all(name, readers, usage, rules, block, writer)
 
 
 def _unread(op, rule, usage):
@@ -62,18 +86,18 @@ def _unread(op, rule, usage):
     return True
 
 
-def plan_layouts(program, feed_names, fetch_names, backend='numpy'):
+def plan_layouts(program, feed_names, fetch_names, backend='numpy', crossing=()):
     """Mark the global block's ops for layout kernels on ``backend`` (see
-    the module doc); returns whether any op was marked."""
+    the module doc); ``crossing``: the feeds and fetches that may pass
+    opaque. Returns whether anything was marked."""
     block = program.global_block()
     usage = Usage(program, feed_names, fetch_names)
+    crossing = set(crossing)
     rules = {}
     for op in block.ops:
         rule = _rule(op, block, backend)
         if rule is not None and _unread(op, rule, usage):
             rules[id(op)] = rule
-    if not rules:
-        return False
     marks = {}                 # id(op) -> the outputs it leaves opaque
     for op in block.ops:
         rule = rules.get(id(op))
@@ -81,14 +105,23 @@ def plan_layouts(program, feed_names, fetch_names, backend='numpy'):
             continue
         for slot in rule.gives:
             for n in op.outputs.get(slot, ()):
-                if _keepable(n, op, usage, rules, block):
+                if _keepable(n, op, usage, rules, block, crossing):
                     marks.setdefault(id(op), set()).add(slot)
                     for r in usage.readers[n]:
                         marks.setdefault(id(r), set())
-    if not marks:
+    entry = set()              # crossing feeds made plain as they enter
+    for n in sorted(crossing & usage.feeds):
+        readers = usage.readers.get(n, ())
+        if readers and _taken_by_all(n, readers, usage, rules, block):
+            for r in readers:
+                marks.setdefault(id(r), set())
+        elif readers:
+            entry.add(n)
+    if not marks and not entry:
         return False
     for op in block.ops:
         if id(op) in marks:
             op.attrs['op_layout'] = sorted(marks[id(op)])
+    program._plain_on_entry = frozenset(entry)
     program._bump()
     return True

@@ -500,9 +500,15 @@ def _conv_onednn(x, weight, bias, stride, padding, dilation, groups, data_format
     return out
 
 
+def _channels_first(x, data_format):
+    """Whether a layout kernel takes ``x``: 2-D or 3-D images, channels first."""
+    return data_format in ('NCHW', 'NCDHW') and x.ndim in (4, 5)
+
+
 def nchw_conv(op, block):
-    """The layout pass's condition for a conv op: 2-D or 3-D, channels first
-    (oneDNN's layouts are of the logical NC(D)HW tensor)."""
+    """The layout pass's condition for a conv (or batch norm) op: its ``x``
+    2-D or 3-D images, channels first (oneDNN's layouts are of the logical
+    NC(D)HW tensor)."""
     x = block._find_var(op.inputs['x'][0])
     return op.attrs.get('data_format', 'NCHW') in ('NCHW', 'NCDHW') and x is not None \
         and len(x.shape) in (4, 5)
@@ -512,7 +518,8 @@ def nchw_conv(op, block):
 def _conv_onednn_layout(x, weight, bias, stride, padding, dilation, groups, data_format, keep):
     """The convolution reading ``x`` in a oneDNN layout and, with ``out`` in
     ``keep``, leaving its result in the layout it writes."""
-    if not _onednn_takes(x, weight, bias) or x.ndim != weight.ndim or x.ndim < 4:
+    if not _onednn_takes(x, weight, bias) or x.ndim != weight.ndim or \
+            not _channels_first(x, data_format):
         return NotImplemented
     check_conv_shapes('conv', x.shape, weight.shape, groups, data_format)
     spatial = _conv_spatial(x.shape[2:], weight.shape[2:], stride, padding, dilation)
@@ -549,6 +556,30 @@ def _conv_transpose_onednn(x, weight, bias, stride, padding, output_padding, dil
     return out
 
 
+@conv_transpose_op.def_layout_kernel('onednn', takes=('x',), gives=('out',), applies=nchw_conv)
+def _conv_transpose_onednn_layout(x, weight, bias, stride, padding, output_padding, dilation,
+                                  groups, data_format, keep):
+    """The transposed convolution (a conv's input gradient in a training
+    plan) reading ``x`` in a oneDNN layout and, with ``out`` in ``keep``,
+    leaving its result in the layout it writes."""
+    if not _onednn_takes(x, weight) or bias is not None or x.ndim != weight.ndim or \
+            not _channels_first(x, data_format):
+        return NotImplemented
+    check_conv_shapes('conv_transpose', x.shape, weight.shape, groups, data_format, True)
+    spatial = _transpose_spatial(x.shape[2:], weight.shape[2:], stride, padding,
+                                 output_padding, dilation)
+    if min(spatial) <= 0 or any(o >= max(s, d) for o, s, d in
+                                zip(output_padding, stride, dilation)):
+        return NotImplemented
+    x, weight = _dense(x, weight)
+    shape = [x.shape[0], weight.shape[1] * groups] + spatial
+    out = dnnl_conv.backward_data(onednn.runtime(), x, P.weight4(weight),
+                                  *_onednn_attrs(x.ndim, stride, padding, dilation), groups,
+                                  None if 'out' in keep else np.empty(shape, np.float32),
+                                  out_shape=shape)
+    return NotImplemented if out is None else out
+
+
 @conv_filter_grad_op.def_kernel('onednn')
 def _filter_grad_onednn(x, out_grad, kernel_size, stride, padding, dilation, groups,
                         data_format):
@@ -566,6 +597,26 @@ def _filter_grad_onednn(x, out_grad, kernel_size, stride, padding, dilation, gro
                                   P.to_nchw(out_grad, data_format), *_onednn_attrs(
                                       x.ndim, stride, padding, dilation), groups,
                                   P.weight4(gw)) is None:
+        return NotImplemented
+    return gw
+
+
+@conv_filter_grad_op.def_layout_kernel('onednn', takes=('x', 'out_grad'), applies=nchw_conv)
+def _filter_grad_onednn_layout(x, out_grad, kernel_size, stride, padding, dilation, groups,
+                               data_format, keep):
+    """The filter gradient reading ``x`` and ``out_grad`` in oneDNN layouts
+    (the filter gradient itself is a plain array: parameters are)."""
+    if not _onednn_takes(x, out_grad) or x.ndim != out_grad.ndim or \
+            not _channels_first(x, data_format):
+        return NotImplemented
+    c, oc = x.shape[1], out_grad.shape[1]
+    if c % groups or _conv_spatial(x.shape[2:], kernel_size, stride, padding, dilation) != \
+            list(out_grad.shape[2:]):
+        return NotImplemented
+    x, out_grad = _dense(x, out_grad)
+    gw = np.empty([oc, c // groups] + list(kernel_size), np.float32)
+    if dnnl_conv.backward_weights(onednn.runtime(), x, out_grad, *_onednn_attrs(
+            x.ndim, stride, padding, dilation), groups, P.weight4(gw)) is None:
         return NotImplemented
     return gw
 
@@ -800,6 +851,9 @@ add_test_case(conv_op, _r((2, 6, 2)), _r((3, 2, 2)), None, [1], [0, 1], [2], 1, 
               ref=_ref_conv)
 add_test_case(conv_transpose_op, _r((2, 4, 3, 3)), _r((4, 2, 3, 3)), _r(2), [2, 2],
               [1, 1, 1, 1], [1, 0], [1, 1], 1, 'NCHW', ref=_ref_transpose)
+# as a conv's input gradient: no bias, channels first (a training plan's layouts)
+add_test_case(conv_transpose_op, _r((2, 4, 5, 5)), _r((4, 3, 3, 3)), None, [1, 1],
+              [1, 1, 1, 1], [0, 0], [1, 1], 1, 'NCHW', ref=_ref_transpose)
 add_test_case(conv_transpose_op, _r((1, 3, 3, 4)), _r((4, 1, 2, 2)), None, [1, 2],
               [0, 1, 1, 0], [0, 1], [2, 1], 2, 'NHWC', ref=_ref_transpose)
 add_test_case(conv_transpose_op, _r((2, 2, 4)), _r((2, 3, 3)), _r(3), [2], [1, 0], [1], [1],
