@@ -246,17 +246,7 @@ def test_to_static_models_give_the_same_results_with_and_without_the_pass():
 def _marks(build, backend='onednn'):
     """{op type: op_layout} (None: unmarked) of the program ``build()``
     makes (returning its fetch names), after the layout pass on ``backend``."""
-    from framework.graph.passes import layout
-    paddle.enable_static()
-    try:
-        main = static.Program()
-        with static.program_guard(main, static.Program()):
-            fetch = build()
-        work = main.clone()
-        layout.plan_layouts(work, ['x'], fetch, backend=backend)
-        return [(op.type, op.attrs.get('op_layout')) for op in work.global_block().ops]
-    finally:
-        paddle.disable_static()
+    return _planned(build, ['x'], lambda fetch: (), backend)[0]
 
 
 def _conv(x, name):
@@ -389,9 +379,10 @@ def test_a_value_written_twice_stays_plain():
 
 # ---- training plans: saved values cross from the forward plan to the backward one -----
 
-def _planned(build, feeds, crossing_of):
+def _planned(build, feeds, crossing_of, backend='onednn'):
     """(marks as ``_marks``, the feeds made plain on entry) after the layout
-    pass, the names ``crossing_of(fetches)`` crossing the plan's boundary."""
+    pass on ``backend``, the names ``crossing_of(fetches)`` crossing the
+    plan's boundary."""
     from framework.graph.passes import layout
     paddle.enable_static()
     try:
@@ -399,7 +390,7 @@ def _planned(build, feeds, crossing_of):
         with static.program_guard(main, static.Program()):
             fetch = build()
         work = main.clone()
-        layout.plan_layouts(work, feeds, fetch, backend='onednn', crossing=crossing_of(fetch))
+        layout.plan_layouts(work, feeds, fetch, backend=backend, crossing=crossing_of(fetch))
         return ([(op.type, op.attrs.get('op_layout')) for op in work.global_block().ops],
                 set(getattr(work, '_plain_on_entry', ())))
     finally:
@@ -421,6 +412,32 @@ def test_a_crossing_fetch_may_stay_opaque():
     assert marks[:2] == [('conv', ['out']), ('relu', ['out'])], marks
 
 
+def test_a_persistable_crossing_fetch_stays_plain():
+    from framework.graph.passes import layout
+    paddle.enable_static()
+    try:
+        main = static.Program()
+        with static.program_guard(main, static.Program()):
+            x = static.data('x', [2, 4, 8, 8], 'float32')
+            a = _conv(x, 'w1')
+            fetch = [paddle.tanh(paddle.nn.functional.relu(a)).name, a.name]
+        main.global_block().var(a.name).persistable = True     # (stored in the scope)
+        layout.plan_layouts(main, ['x'], fetch, backend='onednn', crossing={a.name})
+        assert main.global_block().ops[0].attrs.get('op_layout') is None
+    finally:
+        paddle.disable_static()
+
+
+def test_an_inference_batch_norm_is_not_planned():
+    # (it keeps the numpy kernel's rounding; its layout kernel is for batch statistics)
+    def build(global_stats):
+        x = static.data('x', [2, 4, 8, 8], 'float32')
+        bn = nn.BatchNorm2D(4, use_global_stats=global_stats)
+        return [paddle.tanh(_conv(bn(_conv(x, 'w1')), 'w2')).name]
+    assert [m for t, m in _marks(lambda: build(True)) if t == 'batch_norm'] == [None]
+    assert [m for t, m in _marks(lambda: build(False)) if t == 'batch_norm'] == [['out']]
+
+
 def test_a_crossing_feed_is_read_opaque_or_made_plain_on_entry():
     def build(plain_reader):
         x = static.data('x', [2, 4, 8, 8], 'float32')
@@ -438,6 +455,13 @@ def test_a_crossing_feed_is_read_opaque_or_made_plain_on_entry():
     # not crossing: a feed is plain, nothing to do
     marks, entry = _planned(lambda: build(True), ['x', 's'], lambda f: set())
     assert entry == set(), (marks, entry)
+
+    # no layout op at all in the plan: still made plain on entry
+    def only_tanh():
+        static.data('x', [2, 4, 8, 8], 'float32')
+        return [paddle.tanh(static.data('s', [2, 4, 8, 8], 'float32')).name]
+    marks, entry = _planned(only_tanh, ['x', 's'], lambda f: {'s'})
+    assert entry == {'s'}, (marks, entry)
 
 
 class _TrainNet(nn.Layer):
@@ -507,3 +531,106 @@ def test_a_training_plan_keeps_layouts_across_forward_and_backward():
     # opaque in the forward) is made plain as it enters the backward plan
     assert 'k_relu6_grad_layout_x_grad(' in bwd, bwd
     assert re.search(r"= _plain\(F\['relu6\.tmp_\d+'\]\)", bwd), bwd
+
+
+class _ReluOut(nn.Layer):
+    """A block whose output is relu's: a value saved for the backward
+    (relu_grad reads it) that the user also gets."""
+
+    def __init__(self):
+        super().__init__()
+        self.c, self.b = nn.Conv2D(4, 16, 3, padding=1, bias_attr=False), nn.BatchNorm2D(16)
+
+    def forward(self, x):
+        return nn.functional.relu(self.b(self.c(x)))
+
+
+def test_an_output_also_saved_for_the_backward_is_plain():
+    x = np.random.default_rng(9).standard_normal((2, 4, 6, 6)).astype(np.float32)
+    results = []
+    for layouts in (True, False):
+        paddle.seed(5)
+        net = _ReluOut()
+        strategy = static.BuildStrategy()
+        strategy.plan_layouts = layouts
+        snet = paddle.jit.to_static(net, build_strategy=strategy)
+        xt = paddle.to_tensor(x, stop_gradient=False)
+        with backends.using('onednn'):
+            out = snet(xt)
+            (out * out).sum().backward()
+        assert isinstance(out.numpy(), np.ndarray)
+        results.append((out.numpy().copy(), xt.grad.numpy().copy(),
+                        net.c.weight.grad.numpy().copy()))
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+def test_the_blocked_batch_norm_uses_epsilon_and_the_weight():
+    # a small variance, where epsilon matters in every output
+    from framework.ops import nn as nn_ops
+    rng = np.random.default_rng(10)
+    x = (rng.standard_normal((3, 5, 4, 4)) * 1e-3).astype(np.float32)
+    g = rng.standard_normal(x.shape).astype(np.float32)
+    w, b = rng.uniform(0.5, 2, 5).astype(np.float32), rng.standard_normal(5).astype(np.float32)
+    stats = (np.zeros(5, np.float32), np.ones(5, np.float32))
+    from framework.backends.onednn import layout as L
+    xb = L.to_layout(_rt(), x, onednn.constants.ABCD16B)
+    bn = nn_ops.batch_norm_op.layout_kernel_for('onednn', ())
+    want = nn_ops.batch_norm_op.kernel(x, *stats, w, b, 0.9, 1e-5, 'NCHW', False)
+    for got, ref in zip(bn(xb, *stats, w, b, 0.9, 1e-5, 'NCHW', False), want):
+        np.testing.assert_allclose(plain(got), ref, rtol=1e-4, atol=1e-6)
+    grad = nn_ops.batch_norm_grad_op.layout_kernel_for('onednn', ())
+    gb = L.to_layout(_rt(), g, onednn.constants.ABCD16B)
+    want = nn_ops.batch_norm_grad_op.kernel(g, x, w, 1e-5, 'NCHW')
+    for got, ref in zip(grad(gb, xb, w, 1e-5, 'NCHW'), want):
+        np.testing.assert_allclose(plain(got), ref, rtol=1e-3, atol=1e-3)
+
+
+class _PD:
+    def __init__(self, impl):
+        self._impl = impl
+
+    def impl(self):
+        return self._impl
+
+
+def test_a_backward_conv_follows_the_arriving_layout_only_for_a_kernel_as_good():
+    from framework.backends.onednn import conv as dnnl_conv
+    from framework.backends.onednn import layout as L
+    from framework.backends.onednn.library import DnnlError
+    blocked = L.to_layout(_rt(), np.ones((1, 16, 4, 4), np.float32),
+                                      onednn.constants.ABCD16B)
+    chosen, users = ('any_x', 'any_w', 'any_y'), ('user_x', 'user_w', 'user_y')
+
+    def pick(free_impl, follow_impl, values=(None, None, blocked)):
+        def make(*descs):
+            if descs == chosen:
+                return _PD(free_impl)
+            if follow_impl is None:
+                raise DnnlError('refused')
+            assert descs == ('any_x', 'any_w', 'user_y'), descs
+            return _PD(follow_impl)
+        return dnnl_conv._following(make, chosen, users, values).impl()
+    assert pick('jit:avx512_core', 'jit:avx512_core') == 'jit:avx512_core'   # same kernel
+    assert pick('jit:avx512_core', 'brgconv:avx512_core') == 'brgconv:avx512_core'
+    # a depthwise conv's jit_dw is not traded for a generic kernel
+    assert pick('jit_dw:avx512_core', 'jit:avx512_core') == 'jit_dw:avx512_core'
+    assert pick('jit:avx512_core', None) == 'jit:avx512_core'                 # refused
+    # nothing arrives blocked: the free choice, no second descriptor
+    assert pick('jit_dw:avx512_core', 'x', values=(None, None, np.ones(3))) == \
+        'jit_dw:avx512_core'
+
+
+def test_a_grouped_transposed_conv_stays_in_a_layout():
+    from framework.backends.onednn import layout as L
+    from framework.ops.conv import conv as conv_ops
+    rng = np.random.default_rng(11)
+    # (16 channels a group: oneDNN's blocked kernels take it, not its GEMM)
+    x = rng.standard_normal((2, 32, 5, 5)).astype(np.float32)
+    w = rng.standard_normal((32, 16, 3, 3)).astype(np.float32)
+    args = (None, [2, 2], [1, 1, 1, 1], [1, 1], [1, 1], 2, 'NCHW')
+    op = conv_ops.conv_transpose_op
+    got = op.layout_kernel_for('onednn', ('out',))(
+        L.to_layout(_rt(), x, onednn.constants.ABCD16B), w, *args)
+    assert isinstance(got, Opaque) and got.shape == (2, 32, 10, 10)
+    np.testing.assert_allclose(plain(got), op.kernel(x, w, *args), rtol=1e-5, atol=1e-5)

@@ -2612,12 +2612,15 @@ def _masked_grad_cases(op, attrs, kinks, lo=-3.0, hi=3.0, operand=lambda v: v):
 
     def case(shape, dtype=np.float64, **opts):
         g = rng.standard_normal(shape).astype(dtype)
-        v = np.asarray(operand(_away(shape, lo, hi, kinks, rng=rng))).astype(dtype)
+        v = _away(shape, lo, hi, kinks, rng=rng)
+        v.reshape(-1)[:len(kinks)] = kinks[:v.size]      # and the kinks themselves
+        v = np.asarray(operand(v)).astype(dtype)
         add_test_case(op, g, v, *attrs, ref=lambda g, v, *a: _masked_ref(op, g, v, *a),
                       **opts)
     case((2, 20, 5, 3))
     case((3, 4))
-    for v in (lo - 1.0, hi + 1.0, (kinks[0] + (kinks[-1] if len(kinks) > 1 else hi)) / 2):
+    for v in (lo - 1.0, hi + 1.0, (kinks[0] + (kinks[-1] if len(kinks) > 1 else hi)) / 2) + \
+            tuple(kinks):
         add_test_case(op, rng.standard_normal(()), np.array(operand(v)), *attrs,
                       ref=lambda g, v, *a: _masked_ref(op, g, v, *a))
     case((0, 3))

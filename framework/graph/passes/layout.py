@@ -59,12 +59,9 @@ def _taken_by_all(name, readers, usage, rules, block, writer=None):
 
 def _leaves_opaque(name, usage, crossing):
     """Whether the value of ``name`` may leave its writer opaque as far as
-    anything outside the ops is concerned: private to the run, or a crossing
-    fetch written once here and otherwise private."""
-    if name in crossing and name in usage.fetches:
-        return name not in usage.pinned and usage.stable(name) and \
-            not (name in usage.feeds or name in usage.captured or usage.persistable(name))
-    return not usage.external(name) and name not in usage.pinned and usage.private(name)
+    anything outside the ops is concerned: private to the run, or crossing
+    and written once here (``stable``: not fed, captured, stored or pinned)."""
+    return usage.stable(name) if name in crossing else usage.private(name)
 
 
 def _keepable(name, writer, usage, rules, block, crossing=()):

@@ -851,9 +851,12 @@ add_test_case(conv_op, _r((2, 6, 2)), _r((3, 2, 2)), None, [1], [0, 1], [2], 1, 
               ref=_ref_conv)
 add_test_case(conv_transpose_op, _r((2, 4, 3, 3)), _r((4, 2, 3, 3)), _r(2), [2, 2],
               [1, 1, 1, 1], [1, 0], [1, 1], 1, 'NCHW', ref=_ref_transpose)
-# as a conv's input gradient: no bias, channels first (a training plan's layouts)
+# as a conv's input gradient: no bias, channels first (a training plan's
+# layouts), dense and grouped
 add_test_case(conv_transpose_op, _r((2, 4, 5, 5)), _r((4, 3, 3, 3)), None, [1, 1],
               [1, 1, 1, 1], [0, 0], [1, 1], 1, 'NCHW', ref=_ref_transpose)
+add_test_case(conv_transpose_op, _r((2, 4, 5, 5)), _r((4, 3, 3, 3)), None, [2, 2],
+              [1, 1, 1, 1], [1, 1], [1, 1], 2, 'NCHW', ref=_ref_transpose)
 add_test_case(conv_transpose_op, _r((1, 3, 3, 4)), _r((4, 1, 2, 2)), None, [1, 2],
               [0, 1, 1, 0], [0, 1], [2, 1], 2, 'NHWC', ref=_ref_transpose)
 add_test_case(conv_transpose_op, _r((2, 2, 4)), _r((2, 3, 3)), _r(3), [2], [1, 0], [1], [1],
