@@ -264,17 +264,19 @@ def resblock_torch(ours, c):
     return net
 
 
-def resblock_fns(batch=32, c=16, size=32):
-    """fwd+bwd (parameter and input gradients) of the block, ours and torch."""
+def resblock_fns(batch=32, c=16, size=32, static=False):
+    """fwd+bwd (parameter and input gradients) of the block, ours (eager, or
+    ``@to_static`` with ``static``) and torch."""
     rng = np.random.default_rng(0)
     x = rng.standard_normal((batch, c, size, size)).astype(np.float32)
     g = rng.standard_normal(x.shape).astype(np.float32)
     paddle.seed(0)
     block = ResBlock(c)
+    run = paddle.jit.to_static(block) if static else block
     xt, gt = paddle.to_tensor(x, stop_gradient=False), paddle.to_tensor(g)
 
     def ours():
-        block(xt).backward(gt)
+        run(xt).backward(gt)
         block.clear_gradients()
         xt.clear_grad()
     if torch is None:
@@ -302,26 +304,32 @@ def fig_models(cond, timing):
     ours, ref = resblock_fns()
     rows.append(timed_pair('resnet block fwd+bwd B32 C16 32x32', cond, ours, ref, timing,
                            'torch', 1.2))
+    ours, ref = resblock_fns(static=True)
+    rows.append(timed_pair('resnet block fwd+bwd @to_static', cond, ours, ref, timing,
+                           'torch', 0.6))
     for batch in (64, 256):
         x, y = data((784,), batch)
         ours, ref = train_fns(bench_train.mlp_ours, bench_train.mlp_torch, x, y, 'mlp')
         rows.append(timed_pair('mlp 784-512-512-10 train step B%d' % batch, cond, ours, ref,
                                timing, 'torch', 1.0))
-    ours, ref = mobilenet_fns()
-    rows.append(timed_pair('mobilenet_v2 train step B8 64x64', cond, ours, ref, timing,
-                           'torch', 0.9))
+    for static in (False, True):
+        ours, ref = mobilenet_fns(static=static)
+        rows.append(timed_pair('mobilenet_v2 train step B8 64x64' +
+                               (' @to_static' if static else ''), cond, ours, ref, timing,
+                               'torch', 0.9))
     return rows
 
 
-def mobilenet_fns(batch=8, size=64):
-    """Training steps of Paddle's MobileNet-v2 (depthwise convolutions) and
-    the same net in torch (``torch_mobilenet.py``) with our weights; the
-    losses are checked equal in eval mode (dropout off), then both train."""
+def mobilenet_fns(batch=8, size=64, static=False):
+    """Training steps of Paddle's MobileNet-v2 (depthwise convolutions),
+    eager or ``@to_static``, and the same net in torch (``torch_mobilenet.py``)
+    with our weights; the losses are checked equal in eval mode (dropout
+    off), then both train."""
     x, y = data((3, size, size), batch)
     paddle.seed(0)
     net = paddle.vision.models.mobilenet_v2(num_classes=10)
     if torch is None:
-        return bench_train.ours_step(net, x, y), None
+        return bench_train.ours_step(paddle.jit.to_static(net) if static else net, x, y), None
     import torch_mobilenet
     tnet = torch_mobilenet.MobileNetV2(10)
     copy_to_torch(net, tnet)
@@ -330,7 +338,8 @@ def mobilenet_fns(batch=8, size=64):
     bench_train.check_same_loss(net, tnet, x, y, 'mobilenet_v2')
     net.train()
     tnet.train()
-    return bench_train.ours_step(net, x, y), bench_train.torch_step(tnet, x, y)
+    ours = paddle.jit.to_static(net) if static else net
+    return bench_train.ours_step(ours, x, y), bench_train.torch_step(tnet, x, y)
 
 
 # ---- 4. LSTM cell, static Program and @to_static -------------------------------------------
