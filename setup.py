@@ -14,6 +14,9 @@ setup(
         # bfloat16 dtype of its own
         'amp': ['ml_dtypes'],
         'data': ['scikit-learn'],
+        # paddle.vision.transforms / image_load on PIL images (Paddle's default image
+        # backend); numpy and Tensor images need nothing
+        'vision': ['Pillow'],
         # the oneDNN kernel backend (framework/backends/onednn): oneDNN 3.2 for CPUs, GNU
         # OpenMP build; its library lands in <prefix>/lib and needs only libgomp
         'onednn': ['onednn-cpu-gomp==2023.2.0'],

@@ -185,7 +185,7 @@ def test_without_the_library_everything_runs_on_numpy_with_one_message():
     # one warning, at the user's own line, saying what happened and why
     assert lines[2].startswith("1 <string> oneDNN kernels are off, ops run on numpy: oneDNN is "
                                "not installed (pip install 'framework[onednn]'")
-    assert lines[3] == '[1, 3, 3, 3]'
+    assert lines[3] == 'paddle.Size([1, 3, 3, 3])'
 
 
 def test_asking_for_onednn_in_the_environment_without_it_warns_once_at_import():

@@ -155,7 +155,9 @@ def test_size_is_a_list_with_numel():
     assert s == [2, 3, 4] and s[0] == 2 and s.numel() == 24
     assert isinstance(s[1:], paddle.Size) and s[1:] == [3, 4]
     assert isinstance(s + [5], paddle.Size) and s + (5,) == [2, 3, 4, 5]
-    assert repr(s) == '[2, 3, 4]' and str(paddle.Size()) == '[]'    # prints as a list
+    assert repr(s) == 'paddle.Size([2, 3, 4])' and str(paddle.Size()) == 'paddle.Size([])'
+    assert s == (2, 3, 4) and (2, 3, 4) == s and s != (2, 3) and not (s != [2, 3, 4])
+    assert isinstance([1] + s, paddle.Size) and [1] + s == [1, 2, 3, 4]
     assert paddle.Size([2, 3]).numel() == 6 and paddle.Size((1, 2)) == [1, 2]
     assert paddle.zeros([]).shape.numel() == 1
     import json

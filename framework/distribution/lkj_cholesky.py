@@ -26,7 +26,7 @@ class LKJCholesky(Distribution):
 
     >>> from framework.distribution import LKJCholesky
     >>> LKJCholesky(3, 2.0).sample([4]).shape
-    [4, 3, 3]
+    paddle.Size([4, 3, 3])
     """
 
     def __init__(self, dim=2, concentration=1.0, sample_method='onion'):

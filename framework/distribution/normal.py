@@ -29,7 +29,7 @@ class Normal(Distribution):
     >>> from framework.distribution import Normal
     >>> d = Normal(paddle.to_tensor([0.0, 1.0]), paddle.to_tensor([1.0, 2.0]))
     >>> d.sample([3]).shape
-    [3, 2]
+    paddle.Size([3, 2])
     """
 
     def __init__(self, loc, scale, name=None):

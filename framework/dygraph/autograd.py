@@ -605,8 +605,9 @@ class _Engine:
             t.grad = g if t.grad is None else t.grad + g
             return
         if t.grad is None:
+            # (stop_gradient False, as Paddle's x.grad: a leaf with no history)
             gt = self.Tensor.__new__(self.Tensor)
-            gt._init(g if g.dtype == t.data.dtype else g.astype(t.data.dtype), None, True)
+            gt._init(g if g.dtype == t.data.dtype else g.astype(t.data.dtype), None, False)
             t.grad = gt
         elif _is_cleared(t.grad.data):          # zeros left by clear_grad(): replace
             t.grad.data = g if g.dtype == t.data.dtype else g.astype(t.data.dtype)

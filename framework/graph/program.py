@@ -591,7 +591,7 @@ class Program:
         >>> exe = paddle.static.Executor()
         >>> _ = exe.run(startup)
         >>> sorted(t.shape for t in main.state_dict('param').values())
-        [[2, 3], [3]]
+        [paddle.Size([2, 3]), paddle.Size([3])]
         >>> paddle.disable_static()
         """
         from .state import program_state_dict

@@ -9,8 +9,8 @@
 ...         return np.array([i], 'float32'), i * i
 >>> for x, y in paddle.io.DataLoader(Squares(), batch_size=3):
 ...     print(x.shape, y.tolist())
-[3, 1] [0, 1, 4]
-[3, 1] [9, 16, 25]
+paddle.Size([3, 1]) [0, 1, 4]
+paddle.Size([3, 1]) [9, 16, 25]
 """
 from .collate import default_collate_fn, default_convert_fn
 from .dataloader import DataLoader

@@ -17,7 +17,7 @@ yielded in order; at most ``prefetch_factor * num_workers`` batches are in fligh
 >>> ds = TensorDataset([np.arange(12.0).reshape(6, 2), np.arange(6)])
 >>> loader = DataLoader(ds, batch_size=4)
 >>> [(x.shape, y.shape) for x, y in loader]
-[([4, 2], [4]), ([2, 2], [2])]
+[(paddle.Size([4, 2]), paddle.Size([4])), (paddle.Size([2, 2]), paddle.Size([2]))]
 """
 import itertools
 import numbers

@@ -76,9 +76,9 @@ def view(x, shape_or_dtype, name=None):
 
     >>> import framework as paddle
     >>> paddle.arange(6).view([2, 3]).shape
-    [2, 3]
+    paddle.Size([2, 3])
     >>> paddle.zeros([2, 2], 'float64').view('int32').shape
-    [2, 4]
+    paddle.Size([2, 4])
     """
     if _is_dtype_like(shape_or_dtype):
         return view_dtype_op(x, str(_dt.convert_dtype(shape_or_dtype)))
@@ -503,14 +503,12 @@ def check_shape(shape, op_name, expected_shape_type=(list, tuple),
 
 def repeat(input, repeats, *more_repeats):  # noqa: A002
     """``Tensor.repeat``: tile ``input`` ``repeats[i]`` times along dim i
-    (``x.repeat(2, 3)`` or ``x.repeat([2, 3])``; extra leading repeats add dims)."""
+    (``x.repeat(2, 3)`` or ``x.repeat([2, 3])``); as ``tile``, extra leading
+    repeats add dims and fewer repeats than dims apply to the last ones
+    (Paddle 3.3.1: a 2-D ``x.repeat(2)`` is ``[2, 4]``; PyTorch refuses it)."""
     if more_repeats or isinstance(repeats, (int, np.integer)):
         repeats = [repeats, *more_repeats]
-    reps = _int_list(repeats, 'repeat', 'repeats')
-    if len(reps) < len(input.shape):
-        raise OpError("repeat: repeats %s must have at least as many entries as input has dims "
-                      "(shape %s)" % (reps, list(input.shape)))
-    return tile(input, reps)
+    return tile(input, _int_list(repeats, 'repeat', 'repeats'))
 
 
 __all__ = ['view', 'view_as', 'permute', 'narrow', 'unflatten', 'ravel',

@@ -370,9 +370,9 @@ def reshape(x, shape, name=None):
 
     >>> import framework as paddle
     >>> paddle.arange(6).reshape([0, -1]).shape
-    [6, 1]
+    paddle.Size([6, 1])
     >>> paddle.arange(6).reshape([2, -1]).shape
-    [2, 3]
+    paddle.Size([2, 3])
     """
     ints, tensor = shape_arg(shape, 'reshape')
     if tensor is not None:

@@ -1840,7 +1840,7 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None, *, out=None):
 
     >>> import framework as paddle
     >>> paddle.matmul(paddle.ones([2, 3]), paddle.ones([3, 4])).shape
-    [2, 4]
+    paddle.Size([2, 4])
     """
     r = matmul_op(x, y, bool(transpose_x), bool(transpose_y))
     return r if out is None else write_out(out, r)

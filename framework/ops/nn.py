@@ -2446,7 +2446,7 @@ def linear(x, weight, bias=None, name=None):
     >>> import framework as paddle
     >>> import framework.nn.functional as F
     >>> F.linear(paddle.ones([1, 2]), paddle.ones([2, 3])).shape
-    [1, 3]
+    paddle.Size([1, 3])
     """
     return linear_op(x, weight, bias)
 

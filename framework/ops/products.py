@@ -188,7 +188,7 @@ def einsum(equation, *operands):
     >>> import framework as paddle
     >>> a, b = paddle.ones([2, 3]), paddle.ones([3, 4])
     >>> paddle.einsum('ij,jk->ik', a, b).shape
-    [2, 4]
+    paddle.Size([2, 4])
     """
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
@@ -384,7 +384,7 @@ def tensordot(x, y, axes=2, name=None):
 
     >>> import framework as paddle
     >>> paddle.tensordot(paddle.ones([2, 3]), paddle.ones([3, 4]), axes=1).shape
-    [2, 4]
+    paddle.Size([2, 4])
     """
     ax, ay = _tensordot_axes(x, y, axes)
     sx, sy = list(x.shape), list(y.shape)

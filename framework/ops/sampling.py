@@ -89,7 +89,7 @@ def standard_gamma(x, name=None):
 
     >>> import framework as paddle
     >>> paddle.standard_gamma(paddle.to_tensor([0.5, 2.0])).shape
-    [2]
+    paddle.Size([2])
     """
     return standard_gamma_op(x)
 

@@ -178,7 +178,7 @@ def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True,
 
     >>> import framework as paddle
     >>> paddle.signal.stft(paddle.ones([16]), n_fft=8).shape
-    [5, 9]
+    paddle.Size([5, 9])
     """
     rank = len(x.shape)
     _require(rank in (1, 2), 'x should be a 1D or 2D real tensor, but got rank of x is %d' % rank)

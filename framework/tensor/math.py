@@ -4,6 +4,7 @@ from ..ops.math import __all__ as _math_names
 from ..ops.reduce import (all, amax, amin, any, logsumexp, max, mean, min, prod,  # noqa: F401,A004
                           std, sum, var)
 from ..ops.manipulation import reshape as _reshape
+from ..ops.elementwise import frexp  # noqa: F401
 
 
 def _broadcast_from_axis(x, y, axis):

@@ -3,6 +3,7 @@ from ..ops.manipulation import (argsort, index_select, masked_select, nonzero, s
                                 topk, where)
 from ..ops.nucleus import top_p_sampling  # noqa: F401
 from ..ops.reduce import argmax, argmin  # noqa: F401
+from ..ops.sets import argwhere  # noqa: F401
 
-__all__ = ['argmax', 'argmin', 'argsort', 'index_select', 'masked_select', 'nonzero', 'sort',
+__all__ = ['argmax', 'argmin', 'argsort', 'argwhere', 'index_select', 'masked_select', 'nonzero', 'sort',
            'topk', 'top_p_sampling', 'where']

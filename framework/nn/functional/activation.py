@@ -105,7 +105,7 @@ def swiglu(x, y=None, name=None):
 
     >>> import framework as paddle, framework.nn.functional as F
     >>> F.swiglu(paddle.to_tensor([1.0, 3.0]), paddle.to_tensor([2.0, 1.0])).shape
-    [2]
+    paddle.Size([2])
     """
     if y is None:
         n = x.shape[-1] if len(x.shape) else 0

@@ -33,7 +33,7 @@ def pad(x, pad, mode='constant', value=0.0, data_format=None, pad_from_left_axis
 
     >>> import framework as paddle, framework.nn.functional as F
     >>> F.pad(paddle.ones([1, 1, 2, 3]), [1, 0, 0, 1]).shape
-    [1, 1, 3, 4]
+    paddle.Size([1, 1, 3, 4])
     """
     nd = len(x.shape)
     if data_format is None:
@@ -59,7 +59,7 @@ def bilinear(x1, x2, weight, bias=None, name=None):
 
     >>> import framework as paddle, framework.nn.functional as F
     >>> F.bilinear(paddle.ones([2, 3]), paddle.ones([2, 4]), paddle.ones([5, 3, 4])).shape
-    [2, 5]
+    paddle.Size([2, 5])
     """
     s1, s2, sw = list(x1.shape), list(x2.shape), list(weight.shape)
     if len(s1) != 2 or len(s2) != 2 or len(sw) != 3 or s1[1] != sw[1] or s2[1] != sw[2]:

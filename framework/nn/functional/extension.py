@@ -43,7 +43,7 @@ def temporal_shift(x, seg_num, shift_ratio=0.25, name=None, data_format='NCHW'):
 
     >>> import framework as paddle, framework.nn.functional as F
     >>> F.temporal_shift(paddle.ones([4, 4, 1, 1]), 2).shape
-    [4, 4, 1, 1]
+    paddle.Size([4, 4, 1, 1])
     """
     if data_format not in ('NCHW', 'NHWC'):
         raise ValueError("temporal_shift: data_format must be 'NCHW' or 'NHWC', got %r"

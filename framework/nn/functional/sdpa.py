@@ -60,7 +60,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     >>> import framework as paddle, framework.nn.functional as F
     >>> q = paddle.rand([2, 4, 2, 8])
     >>> F.scaled_dot_product_attention(q, q, q, is_causal=True).shape
-    [2, 4, 2, 8]
+    paddle.Size([2, 4, 2, 8])
     """
     batched = len(query.shape) == 4
     if not batched:

@@ -23,7 +23,7 @@ def pixel_shuffle(x, upscale_factor, data_format='NCHW', name=None):
 
     >>> import framework as paddle, framework.nn.functional as F
     >>> F.pixel_shuffle(paddle.ones([1, 8, 2, 3]), 2).shape
-    [1, 2, 4, 6]
+    paddle.Size([1, 2, 4, 6])
     """
     r = int(upscale_factor)
     _check_4d('pixel_shuffle', x, data_format)
@@ -48,7 +48,7 @@ def pixel_unshuffle(x, downscale_factor, data_format='NCHW', name=None):
 
     >>> import framework as paddle, framework.nn.functional as F
     >>> F.pixel_unshuffle(paddle.ones([1, 2, 4, 6]), 2).shape
-    [1, 8, 2, 3]
+    paddle.Size([1, 8, 2, 3])
     """
     r = int(downscale_factor)
     _check_4d('pixel_unshuffle', x, data_format)
@@ -113,7 +113,7 @@ def affine_grid(theta, out_shape, align_corners=True, name=None):
     >>> import framework as paddle, framework.nn.functional as F
     >>> theta = paddle.to_tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]])
     >>> F.affine_grid(theta, [1, 1, 2, 3]).shape
-    [1, 2, 3, 2]
+    paddle.Size([1, 2, 3, 2])
     """
     if hasattr(out_shape, 'numpy') and not isinstance(out_shape, (list, tuple)):
         out_shape = out_shape.numpy().tolist()

@@ -28,7 +28,7 @@ class Linear(Layer):
     >>> fc
     Linear(in_features=4, out_features=2, dtype=float32)
     >>> fc(paddle.ones([3, 4])).shape
-    [3, 2]
+    paddle.Size([3, 2])
     """
 
     def __init__(self, in_features, out_features, weight_attr=None, bias_attr=None, name=None):
@@ -512,7 +512,7 @@ class Unfold(Layer):
 
     >>> import framework as paddle
     >>> paddle.nn.Unfold([2, 2])(paddle.ones([1, 3, 4, 4])).shape
-    [1, 12, 9]
+    paddle.Size([1, 12, 9])
     """
 
     def __init__(self, kernel_sizes, dilations=1, paddings=0, strides=1, name=None):

@@ -4,7 +4,7 @@
 >>> net = paddle.nn.Sequential(('fc1', paddle.nn.Linear(4, 8)), ('act', paddle.nn.ReLU()),
 ...                            ('fc2', paddle.nn.Linear(8, 2)))
 >>> net(paddle.ones([3, 4])).shape, len(net), type(net['act']).__name__
-([3, 2], 3, 'ReLU')
+(paddle.Size([3, 2]), 3, 'ReLU')
 """
 import collections
 from collections import OrderedDict
@@ -95,6 +95,25 @@ class Sequential(Layer):
         while str(n) in self._sub_layers:
             n += 1
         self.add_sublayer(str(n), layer)
+        return self
+
+    def insert(self, index, module):
+        """Put layer ``module`` at position ``index`` (Paddle's and PyTorch's
+        Sequential.insert: the layers after it move one place on, and the
+        positional names stay '0', '1', ...)."""
+        if not isinstance(module, Layer):
+            raise TypeError("Sequential.insert: module must be a Layer, got %s"
+                            % type(module).__name__)
+        n = len(self._sub_layers)
+        if not -n <= index <= n:
+            raise IndexError("Sequential.insert: index %d out of range for %d layers"
+                             % (index, n))
+        index += n if index < 0 else 0
+        layers = list(self._sub_layers.values())
+        layers.insert(index, module)
+        self._sub_layers.clear()
+        for i, layer in enumerate(layers):
+            self._sub_layers[str(i)] = layer
         return self
 
     def forward(self, input):

@@ -134,7 +134,7 @@ class Conv1D(_Conv):
     >>> import framework as paddle
     >>> conv = paddle.nn.Conv1D(3, 2, 3)
     >>> conv(paddle.ones([1, 3, 5])).shape
-    [1, 2, 3]
+    paddle.Size([1, 2, 3])
     """
     _dims = 1
 
@@ -156,7 +156,7 @@ class Conv2D(_Conv):
     >>> import framework as paddle
     >>> conv = paddle.nn.Conv2D(4, 6, (3, 3))
     >>> conv(paddle.ones([2, 4, 8, 8])).shape
-    [2, 6, 6, 6]
+    paddle.Size([2, 6, 6, 6])
     """
     _dims = 2
 
@@ -178,7 +178,7 @@ class Conv3D(_Conv):
     >>> import framework as paddle
     >>> conv = paddle.nn.Conv3D(4, 6, (3, 3, 3))
     >>> conv(paddle.ones([2, 4, 8, 8, 8])).shape
-    [2, 6, 6, 6, 6]
+    paddle.Size([2, 6, 6, 6, 6])
     """
     _dims = 3
 
@@ -234,7 +234,7 @@ class Conv2DTranspose(_ConvTranspose):
     >>> import framework as paddle
     >>> up = paddle.nn.Conv2DTranspose(4, 2, 3, stride=2)
     >>> up(paddle.ones([1, 4, 5, 5])).shape
-    [1, 2, 11, 11]
+    paddle.Size([1, 2, 11, 11])
     """
     _dims = 2
 
@@ -257,7 +257,7 @@ class Conv3DTranspose(_ConvTranspose):
     >>> import framework as paddle
     >>> up = paddle.nn.Conv3DTranspose(4, 2, 3, stride=2)
     >>> up(paddle.ones([1, 4, 2, 3, 3])).shape
-    [1, 2, 5, 7, 7]
+    paddle.Size([1, 2, 5, 7, 7])
     """
     _dims = 3
 

@@ -17,7 +17,7 @@ assignment (``self.fc = Linear(2, 3)``, ``self.w = self.create_parameter(...)``,
 >>> [name for name, _ in net.named_parameters()]
 ['fc.weight', 'fc.bias']
 >>> net(paddle.ones([3, 4])).shape
-[3, 2]
+paddle.Size([3, 2])
 """
 import collections
 import contextlib
@@ -132,7 +132,7 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias=False,
     >>> import framework as paddle
     >>> w = paddle.create_parameter([2, 3], 'float32')
     >>> w.shape, w.stop_gradient
-    ([2, 3], False)
+    (paddle.Size([2, 3]), False)
     """
     attr = ParamAttr._to_attr(attr)
     if attr is not False and name is not None and not isinstance(attr, list):
@@ -536,18 +536,20 @@ class Layer:
     create_tensor = create_variable
 
     # ---- traversal ------------------------------------------------------
-    def named_sublayers(self, prefix='', include_self=False, layers_set=None):
-        """(name, layer) for every sublayer, depth first, each layer once."""
+    def named_sublayers(self, prefix='', include_self=False, layers_set=None,
+                        remove_duplicate=True):
+        """(name, layer) for every sublayer, depth first: each layer once, or
+        under each of its names with ``remove_duplicate=False``."""
         if layers_set is None:
             layers_set = set()
-        if include_self and id(self) not in layers_set:
+        if include_self and (not remove_duplicate or id(self) not in layers_set):
             layers_set.add(id(self))
             yield prefix, self
         for key, layer in self._sub_layers.items():
             if layer is None:
                 continue
             sub_prefix = prefix + '.' + key if prefix else key
-            yield from layer.named_sublayers(sub_prefix, True, layers_set)
+            yield from layer.named_sublayers(sub_prefix, True, layers_set, remove_duplicate)
 
     def sublayers(self, include_self=False):
         return [layer for _, layer in self.named_sublayers(include_self=include_self)]

@@ -42,7 +42,7 @@ class MaxPool1D(_MaxPool):
 
     >>> import framework as paddle
     >>> paddle.nn.MaxPool1D(2)(paddle.ones([1, 3, 8])).shape
-    [1, 3, 4]
+    paddle.Size([1, 3, 4])
     """
     _fn_name = 'max_pool1d'
     _default_format = 'NCL'
@@ -57,7 +57,7 @@ class MaxPool2D(_MaxPool):
 
     >>> import framework as paddle
     >>> paddle.nn.MaxPool2D(2, 2)(paddle.ones([1, 3, 8, 8])).shape
-    [1, 3, 4, 4]
+    paddle.Size([1, 3, 4, 4])
     """
     _fn_name = 'max_pool2d'
     _default_format = 'NCHW'
@@ -72,7 +72,7 @@ class MaxPool3D(_MaxPool):
 
     >>> import framework as paddle
     >>> paddle.nn.MaxPool3D(2)(paddle.ones([1, 3, 4, 4, 4])).shape
-    [1, 3, 2, 2, 2]
+    paddle.Size([1, 3, 2, 2, 2])
     """
     _fn_name = 'max_pool3d'
     _default_format = 'NCDHW'
@@ -179,7 +179,7 @@ class AdaptiveAvgPool2D(_AdaptivePool):
 
     >>> import framework as paddle
     >>> paddle.nn.AdaptiveAvgPool2D(1)(paddle.ones([2, 3, 5, 7])).shape
-    [2, 3, 1, 1]
+    paddle.Size([2, 3, 1, 1])
     """
     _fn_name = 'adaptive_avg_pool2d'
     _default_format = 'NCHW'

@@ -34,7 +34,7 @@ runs the cell op.
 >>> lstm = paddle.nn.LSTM(16, 32, num_layers=2)
 >>> y, (h, c) = lstm(paddle.randn([4, 23, 16]))
 >>> y.shape, h.shape, c.shape
-([4, 23, 32], [2, 4, 32], [2, 4, 32])
+(paddle.Size([4, 23, 32]), paddle.Size([2, 4, 32]), paddle.Size([2, 4, 32]))
 """
 import math
 
@@ -312,7 +312,7 @@ class SimpleRNNCell(_GatedCell):
     >>> cell = paddle.nn.SimpleRNNCell(16, 32)
     >>> y, h = cell(paddle.randn([4, 16]), paddle.randn([4, 32]))
     >>> y.shape
-    [4, 32]
+    paddle.Size([4, 32])
     """
     _gates = 1
 
@@ -356,7 +356,7 @@ class LSTMCell(_GatedCell):
     >>> cell = paddle.nn.LSTMCell(16, 32)
     >>> y, (h, c) = cell(paddle.randn([4, 16]))
     >>> y.shape, c.shape
-    ([4, 32], [4, 32])
+    (paddle.Size([4, 32]), paddle.Size([4, 32]))
     """
     _gates = 4
 
@@ -420,7 +420,7 @@ class GRUCell(_GatedCell):
     >>> cell = paddle.nn.GRUCell(16, 32)
     >>> y, h = cell(paddle.randn([4, 16]))
     >>> h.shape
-    [4, 32]
+    paddle.Size([4, 32])
     """
     _gates = 3
 
@@ -478,7 +478,7 @@ class RNN(Layer):
     >>> rnn = paddle.nn.RNN(paddle.nn.SimpleRNNCell(16, 32))
     >>> y, h = rnn(paddle.rand([4, 23, 16]), paddle.randn([4, 32]))
     >>> y.shape, h.shape
-    ([4, 23, 32], [4, 32])
+    (paddle.Size([4, 23, 32]), paddle.Size([4, 32]))
     """
 
     def __init__(self, cell, is_reverse=False, time_major=False):
@@ -510,7 +510,7 @@ class BiRNN(Layer):
     >>> rnn = paddle.nn.BiRNN(paddle.nn.LSTMCell(16, 32), paddle.nn.LSTMCell(16, 32))
     >>> y, ((h_fw, c_fw), (h_bw, c_bw)) = rnn(paddle.rand([2, 23, 16]))
     >>> y.shape, h_bw.shape
-    ([2, 23, 64], [2, 32])
+    (paddle.Size([2, 23, 64]), paddle.Size([2, 32]))
     """
 
     def __init__(self, cell_fw, cell_bw, time_major=False):
@@ -706,7 +706,7 @@ class SimpleRNN(RNNBase):
     >>> rnn = paddle.nn.SimpleRNN(16, 32, 2)
     >>> y, h = rnn(paddle.randn([4, 23, 16]), paddle.randn([2, 4, 32]))
     >>> y.shape, h.shape
-    ([4, 23, 32], [2, 4, 32])
+    (paddle.Size([4, 23, 32]), paddle.Size([2, 4, 32]))
     """
 
     def __init__(self, input_size, hidden_size, num_layers=1, direction='forward',
@@ -729,7 +729,7 @@ class LSTM(RNNBase):
     >>> lstm = paddle.nn.LSTM(16, 32, 2, direction='bidirect')
     >>> y, (h, c) = lstm(paddle.randn([4, 23, 16]))
     >>> y.shape, h.shape
-    ([4, 23, 64], [4, 4, 32])
+    (paddle.Size([4, 23, 64]), paddle.Size([4, 4, 32]))
     """
 
     def __init__(self, input_size, hidden_size, num_layers=1, direction='forward',
@@ -747,7 +747,7 @@ class GRU(RNNBase):
     >>> gru = paddle.nn.GRU(16, 32, 2)
     >>> y, h = gru(paddle.randn([4, 23, 16]))
     >>> y.shape, h.shape
-    ([4, 23, 32], [2, 4, 32])
+    (paddle.Size([4, 23, 32]), paddle.Size([2, 4, 32]))
     """
 
     def __init__(self, input_size, hidden_size, num_layers=1, direction='forward',

@@ -13,7 +13,7 @@ with ``normalize_before=True`` they compute ``x + dropout(sublayer(norm(x)))``.
 >>> import framework as paddle
 >>> layer = paddle.nn.TransformerEncoderLayer(16, 2, 32)
 >>> paddle.nn.TransformerEncoder(layer, 2)(paddle.rand([2, 5, 16])).shape
-[2, 5, 16]
+paddle.Size([2, 5, 16])
 """
 import collections
 import copy
@@ -98,7 +98,7 @@ class MultiHeadAttention(Layer):
     >>> import framework as paddle
     >>> mha = paddle.nn.MultiHeadAttention(16, 4)
     >>> mha(paddle.rand([2, 5, 16])).shape
-    [2, 5, 16]
+    paddle.Size([2, 5, 16])
     """
 
     Cache = collections.namedtuple('Cache', ['k', 'v'])
@@ -454,7 +454,7 @@ class Transformer(Layer):
     >>> import framework as paddle
     >>> model = paddle.nn.Transformer(16, 2, 1, 1, 32)
     >>> model(paddle.rand([2, 4, 16]), paddle.rand([2, 6, 16])).shape
-    [2, 6, 16]
+    paddle.Size([2, 6, 16])
     """
 
     def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6,

@@ -17,7 +17,7 @@ class PixelShuffle(Layer):
 
     >>> import framework as paddle
     >>> paddle.nn.PixelShuffle(3)(paddle.ones([2, 9, 4, 4])).shape
-    [2, 1, 12, 12]
+    paddle.Size([2, 1, 12, 12])
     """
 
     def __init__(self, upscale_factor, data_format='NCHW', name=None):

@@ -99,7 +99,7 @@ def weight_norm(layer, name='weight', dim=0):
     >>> import framework as paddle
     >>> conv = paddle.nn.utils.weight_norm(paddle.nn.Conv2D(3, 5, 3))
     >>> conv.weight_g.shape, conv.weight_v.shape
-    ([5], [5, 3, 3, 3])
+    (paddle.Size([5]), paddle.Size([5, 3, 3, 3]))
     """
     WeightNorm.apply(layer, name, dim)
     return layer

@@ -692,7 +692,7 @@ def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
 
     >>> import framework as paddle, framework.nn.functional as F
     >>> F.conv1d(paddle.ones([1, 2, 5]), paddle.ones([3, 2, 3])).shape
-    [1, 3, 3]
+    paddle.Size([1, 3, 3])
     """
     return _conv_nd('conv1d', 1, x, weight, bias, stride, padding, dilation, groups,
                     data_format)
@@ -706,7 +706,7 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
 
     >>> import framework as paddle, framework.nn.functional as F
     >>> F.conv2d(paddle.ones([1, 3, 8, 8]), paddle.ones([4, 3, 3, 3]), padding='SAME').shape
-    [1, 4, 8, 8]
+    paddle.Size([1, 4, 8, 8])
     """
     return _conv_nd('conv2d', 2, x, weight, bias, stride, padding, dilation, groups,
                     data_format)
@@ -758,7 +758,7 @@ def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
     >>> import framework as paddle, framework.nn.functional as F
     >>> x = paddle.ones([1, 4, 5, 5])
     >>> F.conv2d_transpose(x, paddle.ones([4, 2, 3, 3]), stride=2, output_size=[12, 12]).shape
-    [1, 2, 12, 12]
+    paddle.Size([1, 2, 12, 12])
     """
     return _conv_transpose_nd('conv2d_transpose', 2, x, weight, bias, stride, padding,
                               output_padding, dilation, groups, output_size, data_format)
@@ -772,7 +772,7 @@ def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
 
     >>> import framework as paddle, framework.nn.functional as F
     >>> F.conv3d(paddle.ones([1, 2, 4, 5, 5]), paddle.ones([3, 2, 3, 3, 3]), padding=1).shape
-    [1, 3, 4, 5, 5]
+    paddle.Size([1, 3, 4, 5, 5])
     """
     return _conv_nd('conv3d', 3, x, weight, bias, stride, padding, dilation, groups,
                     data_format)
@@ -785,7 +785,7 @@ def conv3d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
     >>> import framework as paddle, framework.nn.functional as F
     >>> F.conv3d_transpose(paddle.ones([1, 4, 2, 3, 3]), paddle.ones([4, 2, 3, 3, 3]),
     ...                    stride=2).shape
-    [1, 2, 5, 7, 7]
+    paddle.Size([1, 2, 5, 7, 7])
     """
     return _conv_transpose_nd('conv3d_transpose', 3, x, weight, bias, stride, padding,
                               output_padding, dilation, groups, output_size, data_format)

@@ -1038,7 +1038,7 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_m
 
     >>> import framework as paddle, framework.nn.functional as F
     >>> F.max_pool2d(paddle.ones([1, 1, 5, 5]), 2, ceil_mode=True).shape
-    [1, 1, 3, 3]
+    paddle.Size([1, 1, 3, 3])
     """
     return _max_pool('max_pool2d', 2, x, kernel_size, stride, padding, return_mask, ceil_mode,
                      data_format)
@@ -1069,7 +1069,7 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusiv
 
     >>> import framework as paddle, framework.nn.functional as F
     >>> F.avg_pool2d(paddle.ones([1, 1, 4, 4]), 2, padding=1).shape
-    [1, 1, 3, 3]
+    paddle.Size([1, 1, 3, 3])
     """
     return _avg_pool('avg_pool2d', 2, x, kernel_size, stride, padding, ceil_mode, exclusive,
                      divisor_override, data_format)
@@ -1102,7 +1102,7 @@ def adaptive_avg_pool2d(x, output_size, data_format='NCHW', name=None):
 
     >>> import framework as paddle, framework.nn.functional as F
     >>> F.adaptive_avg_pool2d(paddle.ones([2, 3, 7, 7]), 1).shape
-    [2, 3, 1, 1]
+    paddle.Size([2, 3, 1, 1])
     """
     size = _adaptive_size('adaptive_avg_pool2d', x, output_size, 2, data_format)
     return adaptive_avg_pool_op(x, size, data_format)
@@ -1129,7 +1129,7 @@ def max_pool3d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_m
 
     >>> import framework as paddle, framework.nn.functional as F
     >>> F.max_pool3d(paddle.ones([1, 2, 4, 4, 4]), 2).shape
-    [1, 2, 2, 2, 2]
+    paddle.Size([1, 2, 2, 2, 2])
     """
     return _max_pool('max_pool3d', 3, x, kernel_size, stride, padding, return_mask, ceil_mode,
                      data_format)
@@ -1238,7 +1238,7 @@ def max_unpool2d(x, indices, kernel_size, stride=None, padding=0, data_format='N
     >>> import framework as paddle, framework.nn.functional as F
     >>> y, idx = F.max_pool2d(paddle.rand([1, 1, 4, 4]), 2, return_mask=True)
     >>> F.max_unpool2d(y, idx, 2).shape
-    [1, 1, 4, 4]
+    paddle.Size([1, 1, 4, 4])
     """
     return _unpool('max_unpool2d', 2, x, indices, kernel_size, stride, padding, data_format,
                    output_size)

@@ -163,7 +163,7 @@ def unfold(x, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
 
     >>> import framework as paddle, framework.nn.functional as F
     >>> F.unfold(paddle.ones([1, 2, 4, 4]), 2).shape
-    [1, 8, 9]
+    paddle.Size([1, 8, 9])
     """
     api = 'unfold'
     if len(x.shape) != 4:

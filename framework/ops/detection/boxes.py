@@ -378,7 +378,7 @@ def prior_box(input, image, min_sizes, max_sizes=None, aspect_ratios=[1.0],  # n
     >>> boxes, var = paddle.vision.ops.prior_box(paddle.rand([1, 3, 2, 2]),
     ...                                          paddle.rand([1, 3, 8, 8]), [4.0])
     >>> boxes.shape, boxes[0, 0, 0].tolist()
-    ([2, 2, 1, 4], [0.0, 0.0, 0.5, 0.5])
+    (paddle.Size([2, 2, 1, 4]), [0.0, 0.0, 0.5, 0.5])
     """
     api = 'prior_box'
     min_sizes = _float_list(min_sizes, api, 'min_sizes')
@@ -489,7 +489,7 @@ def matrix_nms(bboxes, scores, score_threshold, post_threshold, nms_top_k, keep_
     >>> scores = paddle.to_tensor([[[0.0, 0.0], [0.9, 0.8]]])
     >>> out, num, _ = paddle.vision.ops.matrix_nms(boxes, scores, 0.1, 0.5, -1, -1)
     >>> out.shape, num.tolist()
-    ([1, 6], [1])
+    (paddle.Size([1, 6]), [1])
     """
     out, index, rois_num = matrix_nms_op(bboxes, scores, float(score_threshold),
                                          int(nms_top_k), int(keep_top_k), float(post_threshold),

@@ -103,7 +103,7 @@ def deform_conv2d(x, offset, weight, bias=None, stride=1, padding=0, dilation=1,
     >>> offset = paddle.zeros([1, 18, 3, 3])
     >>> weight = paddle.rand([4, 2, 3, 3])
     >>> paddle.vision.ops.deform_conv2d(x, offset, weight).shape   # == conv2d(x, weight)
-    [1, 4, 3, 3]
+    paddle.Size([1, 4, 3, 3])
     """
     stride = pair(stride, _API, 'stride')
     padding = pair(padding, _API, 'padding')

@@ -356,7 +356,7 @@ def psroi_pool(x, boxes, boxes_num, output_size, spatial_scale=1.0, name=None):
     >>> x = paddle.ones([1, 4, 3, 3])
     >>> boxes = paddle.to_tensor([[0.0, 0.0, 2.0, 2.0]])
     >>> paddle.vision.ops.psroi_pool(x, boxes, paddle.to_tensor([1]), 2).shape
-    [1, 1, 2, 2]
+    paddle.Size([1, 1, 2, 2])
     """
     _check_boxes_num('psroi_pool', boxes_num)
     ph, pw = pair(output_size, 'psroi_pool', 'output_size')

@@ -55,7 +55,7 @@ class AlexNet(nn.Layer):
 
     >>> import framework as paddle
     >>> paddle.vision.models.AlexNet(num_classes=0)(paddle.rand([1, 3, 63, 63])).shape
-    [1, 256, 1, 1]
+    paddle.Size([1, 256, 1, 1])
     """
 
     def __init__(self, num_classes=1000):

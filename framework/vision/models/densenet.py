@@ -111,7 +111,7 @@ class DenseNet(nn.Layer):
 
     >>> import framework as paddle
     >>> paddle.vision.models.DenseNet(num_classes=0)(paddle.rand([2, 3, 32, 32])).shape
-    [2, 1024, 1, 1]
+    paddle.Size([2, 1024, 1, 1])
     """
 
     def __init__(self, layers=121, bn_size=4, dropout=0.0, num_classes=1000, with_pool=True):

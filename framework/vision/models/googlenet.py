@@ -61,7 +61,7 @@ class GoogLeNet(nn.Layer):
     >>> out, aux1, aux2 = paddle.vision.models.GoogLeNet(num_classes=0, with_pool=False)(
     ...     paddle.rand([1, 3, 64, 64]))
     >>> out.shape, aux1.shape
-    ([1, 1024, 1, 1], [1, 512, 3, 3])
+    (paddle.Size([1, 1024, 1, 1]), paddle.Size([1, 512, 3, 3]))
     """
 
     def __init__(self, num_classes=1000, with_pool=True):

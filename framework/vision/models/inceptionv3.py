@@ -161,7 +161,7 @@ class InceptionV3(nn.Layer):
 
     >>> import framework as paddle
     >>> paddle.vision.models.InceptionV3(num_classes=0)(paddle.rand([2, 3, 75, 75])).shape
-    [2, 2048, 1, 1]
+    paddle.Size([2, 2048, 1, 1])
     """
 
     def __init__(self, num_classes=1000, with_pool=True):

@@ -13,7 +13,7 @@ class LeNet(nn.Layer):
 
     >>> import framework as paddle
     >>> paddle.vision.models.LeNet()(paddle.rand([2, 1, 28, 28])).shape
-    [2, 10]
+    paddle.Size([2, 10])
     """
 
     def __init__(self, num_classes=10):

@@ -40,7 +40,7 @@ class MobileNetV1(nn.Layer):
     >>> import framework as paddle
     >>> paddle.vision.models.MobileNetV1(scale=0.25, num_classes=10)(
     ...     paddle.rand([2, 3, 32, 32])).shape
-    [2, 10]
+    paddle.Size([2, 10])
     """
 
     def __init__(self, scale=1.0, num_classes=1000, with_pool=True):

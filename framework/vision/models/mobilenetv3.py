@@ -160,7 +160,7 @@ class MobileNetV3Small(MobileNetV3):
     >>> import framework as paddle
     >>> paddle.vision.models.MobileNetV3Small(scale=0.5, num_classes=10)(
     ...     paddle.rand([2, 3, 32, 32])).shape
-    [2, 10]
+    paddle.Size([2, 10])
     """
 
     def __init__(self, scale=1.0, num_classes=1000, with_pool=True):

@@ -105,7 +105,7 @@ class ResNet(nn.Layer):
     >>> import framework as paddle
     >>> from framework.vision.models.resnet import ResNet, BasicBlock
     >>> ResNet(BasicBlock, 18, num_classes=10)(paddle.rand([2, 3, 32, 32])).shape
-    [2, 10]
+    paddle.Size([2, 10])
     """
 
     def __init__(self, block, depth=50, width=64, num_classes=1000, with_pool=True, groups=1):

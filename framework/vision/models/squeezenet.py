@@ -55,7 +55,7 @@ class SqueezeNet(nn.Layer):
     >>> import framework as paddle
     >>> paddle.vision.models.SqueezeNet('1.1', num_classes=10)(
     ...     paddle.rand([1, 3, 64, 64])).shape
-    [1, 10]
+    paddle.Size([1, 10])
     """
 
     def __init__(self, version, num_classes=1000, with_pool=True):

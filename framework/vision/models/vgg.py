@@ -47,7 +47,7 @@ class VGG(nn.Layer):
     >>> from framework.vision.models.vgg import VGG, make_layers
     >>> VGG(make_layers([8, 'M']), num_classes=0, with_pool=False)(
     ...     paddle.rand([1, 3, 8, 8])).shape
-    [1, 8, 4, 4]
+    paddle.Size([1, 8, 4, 4])
     """
 
     def __init__(self, features, num_classes=1000, with_pool=True):

@@ -12,7 +12,7 @@ class ConvNormActivation(nn.Sequential):
     >>> import framework as paddle
     >>> block = paddle.vision.ops.ConvNormActivation(3, 8, kernel_size=3, stride=2)
     >>> block(paddle.rand([1, 3, 9, 9])).shape
-    [1, 8, 5, 5]
+    paddle.Size([1, 8, 5, 5])
     """
 
     def __init__(self, in_channels, out_channels, kernel_size=3, stride=1, padding=None,

@@ -20,7 +20,7 @@ class RoIAlign(nn.Layer):
     >>> layer = paddle.vision.ops.RoIAlign(output_size=2)
     >>> layer(paddle.rand([1, 3, 8, 8]), paddle.to_tensor([[1.0, 1.0, 5.0, 6.0]]),
     ...       paddle.to_tensor([1])).shape
-    [1, 3, 2, 2]
+    paddle.Size([1, 3, 2, 2])
     """
 
     def __init__(self, output_size, spatial_scale=1.0):
@@ -75,7 +75,7 @@ class DeformConv2D(nn.Layer):
     >>> conv = paddle.vision.ops.DeformConv2D(2, 4, kernel_size=3, padding=1)
     >>> x, offset = paddle.rand([1, 2, 5, 5]), paddle.zeros([1, 18, 5, 5])
     >>> conv(x, offset).shape
-    [1, 4, 5, 5]
+    paddle.Size([1, 4, 5, 5])
     """
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,

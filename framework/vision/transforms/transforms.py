@@ -10,7 +10,7 @@ that is a per-batch stream, so augmentation is repeatable under ``framework.seed
 ...                T.ToTensor(), T.Normalize(mean=[0.5] * 3, std=[0.5] * 3)])
 >>> out = t(img)
 >>> out.shape, str(out.dtype)
-([3, 28, 28], 'float32')
+(paddle.Size([3, 28, 28]), 'float32')
 """
 import math
 import numbers
