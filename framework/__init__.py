@@ -92,6 +92,10 @@ from . import tensor, utils, base  # noqa: E402
 from . import framework  # noqa: E402,F811  (paddle.framework)
 from . import amp  # noqa: E402
 from . import device  # noqa: E402
+from . import cuda  # noqa: E402  (paddle.cuda: paddle.device under torch's names)
+from .device import (is_compiled_with_cinn, is_compiled_with_custom_device,  # noqa: E402,F401
+                     is_compiled_with_distribute, is_compiled_with_ipu, is_compiled_with_rocm,
+                     is_compiled_with_xpu)
 from . import distribution  # noqa: E402
 from . import distributed  # noqa: E402  (mpi4py only when a communicator is needed)
 from .distributed import DataParallel  # noqa: E402,F401

@@ -15,6 +15,9 @@ _FLAGS = {
     # the IR verifier checks the executor's program after every pass that changed
     # it (graph/passes/__init__.py), naming a pass that broke it
     'FLAGS_verify_passes': False,
+    # Paddle's stride kernels (view ops sharing their input's memory): view,
+    # view_as, as_strided, unfold and the like return numpy views here either way
+    'FLAGS_use_stride_kernel': True,
 }
 
 

@@ -79,8 +79,10 @@ class CustomPlace:
 _CPU = CPUPlace()
 
 
-def get_device():
-    return 'cpu'
+def get_device(input=None):  # noqa: A002
+    """The current device ('cpu'); of a tensor ``input``, its device id (-1:
+    the CPU, as Paddle answers for CPU tensors)."""
+    return 'cpu' if input is None else -1
 
 
 def is_compiled_with_cuda():

@@ -78,7 +78,7 @@ def test_fit_learns_and_evaluate_returns_paddle_dict():
     assert after['acc'] > 0.9
 
 
-def test_evaluate_loss_is_the_sample_mean_and_acc_matches_predict():
+def test_evaluate_loss_is_the_last_batchs_and_acc_matches_predict():
     paddle.seed(1)
     model = make_model()
     model.fit(dataset(), batch_size=16, epochs=2, verbose=0)
@@ -87,8 +87,10 @@ def test_evaluate_loss_is_the_sample_mean_and_acc_matches_predict():
     logits = model.predict_batch([x])[0].astype('float64')
     logp = logits - logits.max(1, keepdims=True)
     logp = logp - np.log(np.exp(logp).sum(1, keepdims=True))
-    hand_loss = -logp[np.arange(50), y[:, 0]].mean()
-    assert res['loss'][0] == pytest.approx(hand_loss, rel=1e-5)
+    # Paddle's evaluate reports the last batch's loss (samples 48-49), not the mean
+    last_batch_loss = -logp[np.arange(48, 50), y[48:, 0]].mean()
+    assert res['loss'][0] == pytest.approx(last_batch_loss, rel=1e-5)
+    assert res['loss'][0] != pytest.approx(-logp[np.arange(50), y[:, 0]].mean(), rel=1e-3)
     assert type(res['loss']) is list and type(res['loss'][0]) is float
     assert res['acc'] == pytest.approx(np.mean(logits.argmax(1) == y[:, 0]))
     # num_samples: only the first 20 samples

@@ -151,3 +151,47 @@ def test_convert_with_black_list_and_bfloat16(model, tmp_path):
         I.convert_to_mixed_precision(prefix + '.pdmodel', prefix + '.pdiparams',
                                      mixed + '.pdmodel', mixed + '.pdiparams',
                                      I.PrecisionType.Int8, I.PlaceType.CPU)
+
+
+class _MLP(nn.Layer):
+    """A fully connected layer written as matmul + bias + relu."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = self.create_parameter([6, 8])
+        self.b = self.create_parameter([8], is_bias=True)
+
+    def forward(self, x):
+        return F.relu(paddle.matmul(x, self.w) + self.b)
+
+
+def test_fc_passes_and_ir_optim_switch_the_predictors_passes(tmp_path):
+    paddle.seed(4)
+    net = _MLP()
+    net.eval()
+    prefix = str(tmp_path / 'mlp')
+    paddle.jit.save(net, prefix, input_spec=[paddle.static.InputSpec([None, 6], 'float32', 'x')])
+    x = np.random.default_rng(5).standard_normal((4, 6)).astype(np.float32)
+    want = net(paddle.to_tensor(x)).numpy()
+    outs, codes = [], []
+    for switch in (None, 'fc', 'ir'):
+        config = I.Config(prefix + '.json' if os.path.exists(prefix + '.json')
+                          else prefix + '.pdmodel', prefix + '.pdiparams')
+        if switch == 'fc':
+            config.disable_onednn_fc_passes()
+        elif switch == 'ir':
+            config.switch_ir_optim(False)
+        pred = I.create_predictor(config)
+        h = pred.get_input_handle(pred.get_input_names()[0])
+        h.copy_from_cpu(x)
+        pred.run()
+        outs.append(pred.get_output_handle(pred.get_output_names()[0]).copy_to_cpu())
+        codes.append(pred._exe.generated_code(pred._compiled, feed={'x': x},
+                                              fetch_list=pred._fetch))
+    for out in outs:
+        np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-6)
+    # the FC fusion only off, then every pass off (no in-place buffer reuse either)
+    assert 'fused_matmul_bias_act' in codes[0], codes[0]
+    assert 'fused_matmul_bias_act' not in codes[1] and '_inplace' in codes[1], codes[1]
+    assert 'fused' not in codes[2] and '_inplace' not in codes[2], codes[2]
+    assert I.Config.disable_mkldnn_fc_passes is I.Config.disable_onednn_fc_passes

@@ -479,3 +479,65 @@ def test_feeding_a_variable_replaces_its_producer_but_not_an_in_place_update(sta
     # a fed intermediate is used as given: exp does not run
     got, = exe.run(main, feed={'p': pv, 'g': gv, h.name: np.ones(3)}, fetch_list=[p])
     np.testing.assert_allclose(got, pv - 0.5)
+
+
+# ---- save_inference_model of a training program --------------------------------------
+
+def _trained_program(dropout_and_bn=True):
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data('x', [None, 4], 'float32')
+        y = static.data('y', [None, 1], 'float32')
+        h = static.nn.fc(x, 8, activation='relu')
+        if dropout_and_bn:
+            h = paddle.nn.functional.dropout(static.nn.batch_norm(h), 0.5)
+        pred = static.nn.fc(h, 1)
+        loss = paddle.mean((pred - y) ** 2)
+        paddle.optimizer.Adam(0.01).minimize(loss)
+    return main, startup, x, y, pred, loss
+
+
+def test_a_training_program_saves_as_an_inference_model(tmp_path):
+    paddle.enable_static()
+    try:
+        main, startup, x, y, pred, loss = _trained_program()
+        exe = static.Executor()
+        exe.run(startup)
+        rng = np.random.default_rng(3)
+        xs = rng.standard_normal((6, 4)).astype('float32')
+        for _ in range(3):
+            exe.run(main, feed={'x': xs, 'y': np.ones((6, 1), 'float32')}, fetch_list=[loss])
+        # the program's inference view, with the label fed (it is not needed)
+        want = exe.run(main.clone(for_test=True), feed={'x': xs, 'y': np.ones((6, 1), 'float32')},
+                       fetch_list=[pred])[0]
+        prefix = str(tmp_path / 'trained')
+        saved = static.save_inference_model(prefix, [x], [pred], exe, program=main)
+        # no loss, backward or optimizer op is part of the model
+        kinds = {op.type for op in saved.global_block().ops}
+        assert not kinds & {'adam', 'subtract', 'mean', 'square', 'pow'}, kinds
+        assert not any(op.attrs.get('op_role') == 'backward' for op in saved.global_block().ops)
+        prog, feeds, fetches = static.load_inference_model(prefix, exe)
+        assert feeds == ['x']
+        got = exe.run(prog, feed={'x': xs}, fetch_list=fetches)[0]
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+        # a second run of training leaves the saved model as it was
+        exe.run(main, feed={'x': xs, 'y': np.ones((6, 1), 'float32')}, fetch_list=[loss])
+        prog2, _, fetches2 = static.load_inference_model(prefix, static.Executor())
+        np.testing.assert_allclose(static.Executor().run(prog2, feed={'x': xs},
+                                                         fetch_list=fetches2)[0], want,
+                                   rtol=1e-6, atol=1e-6)
+    finally:
+        paddle.disable_static()
+
+
+def test_an_inference_model_needing_an_unfed_value_fails_the_save(tmp_path):
+    paddle.enable_static()
+    try:
+        main, startup, x, y, pred, loss = _trained_program(dropout_and_bn=False)
+        exe = static.Executor()
+        exe.run(startup)
+        with pytest.raises(ValueError, match="need variable 'y'.*add it to feed_vars"):
+            static.save_inference_model(str(tmp_path / 'm'), [x], [loss], exe, program=main)
+        assert not os.listdir(tmp_path)
+    finally:
+        paddle.disable_static()

@@ -82,9 +82,9 @@ def is_available():
 
 
 def is_bf16_supported(including_emulation=True):
-    """Whether the current CUDA/ROCm device computes in bfloat16: False on the CPU
-    build, as Paddle's answers (``paddle.amp`` still runs bfloat16 on the CPU)."""
-    return False
+    """Whether bfloat16 computation is available: True, as Paddle 3.3.1's CPU
+    build answers (``paddle.amp`` runs bfloat16 on the CPU)."""
+    return True
 
 
 def get_cudnn_version():

@@ -11,6 +11,7 @@ producing NaN or Inf, the output and the user's line that built the op.
 import collections
 import contextlib
 import contextvars
+import enum
 
 import numpy as np
 
@@ -103,8 +104,18 @@ def scope_guard(scope):
 
 # ---- build strategy -------------------------------------------------------------
 
+class _ReduceStrategy(enum.IntEnum):
+    """How gradients meet across devices (Paddle's BuildStrategy.ReduceStrategy);
+    one device here, so either is accepted and changes nothing."""
+    AllReduce = 0
+    Reduce = 1
+    _NoReduce = 2
+
+
 class BuildStrategy:
     """Switches for the executor's passes (all on by default)."""
+
+    ReduceStrategy = _ReduceStrategy
 
     def __init__(self):
         self.enable_dce = True
@@ -126,6 +137,7 @@ class BuildStrategy:
         # shapes prove what the kernel would check (graph/lean.py)
         self.specialize_kernels = True
         self.debug_graphviz_path = ''
+        self.reduce_strategy = _ReduceStrategy.AllReduce
 
     def key(self):
         return tuple(sorted((k, v) for k, v in vars(self).items() if isinstance(v, bool)))

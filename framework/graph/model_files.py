@@ -36,7 +36,7 @@ from . import serialize, verify
 from .executor import global_scope
 from .passes.prune import prune_block
 from .program import Program, Variable, _make_inference, default_main_program
-from .sub_blocks import drop_blocks_not_run
+from .sub_blocks import drop_blocks_not_run, outer_reads
 
 MODEL_SUFFIX = '.pdmodel'
 PARAMS_SUFFIX = '.pdiparams'
@@ -69,9 +69,12 @@ def inference_program(program, feed_names, fetch_names):
     for n in fetch_names:
         if gb._find_var(n) is None:
             raise ValueError("fetch variable '%s' is not in the program" % n)
-    gb.ops = prune_block(p, gb, fetch_names)
+    # only what the fetches need from the feeds: a training program's loss,
+    # backward and optimizer ops (parameter writes) are not part of the model
+    gb.ops = prune_block(p, gb, fetch_names, feed_names, side_effects=False)
     # ops that only fed removed ops are gone; what the feeds replace is not needed
     gb.ops = [op for op in gb.ops if not set(op.output_arg_names) & set(feed_names)]
+    _check_inputs_given(p, gb, feed_names, fetch_names)
     # and so are the blocks only pruned ops ran (a gradient's recompute and grad blocks)
     drop_blocks_not_run(p, [0])
     _make_inference(p, drop_training_ops=False)
@@ -87,6 +90,26 @@ def inference_program(program, feed_names, fetch_names):
                 del b.vars[n]
     p._bump()
     return p
+
+
+def _check_inputs_given(program, block, feed_names, fetch_names):
+    """The pruned program computes its fetches from the feeds and the stored
+    variables alone: a value it reads that nothing gives (a label the loss
+    needed, say, when a fetch depends on it) fails the save, naming it."""
+    given = set(feed_names)
+    for op in block.ops:
+        for n in outer_reads(program, op):
+            v = block._find_var(n)
+            if n not in given and not (v is not None and v.persistable):
+                raise ValueError(
+                    "save_inference_model: fetch targets %s need variable '%s' (read by "
+                    "op '%s'), which is neither a feed nor computed from the feeds; add it "
+                    "to feed_vars" % (list(fetch_names), n, op.type))
+        given.update(op.output_arg_names)
+    missing = [n for n in fetch_names if n not in given and not block.var(n).persistable]
+    if missing:
+        raise ValueError("save_inference_model: fetch targets %s are not computed from the "
+                         "feeds %s" % (missing, list(feed_names)))
 
 
 def _names_in_attrs(op):

@@ -120,6 +120,8 @@ class Variable:
     def dim(self):
         return len(self._shape)
 
+    ndimension = dim
+
     @property
     def size(self):
         n = 1
@@ -438,13 +440,17 @@ class _SubBlock:
         self.outputs = []
 
 
+# Program.global_seed's seed: the random_seed of programs made after it
+_GLOBAL_SEED = [0]
+
+
 class Program:
     """A list of Blocks; block 0 is the global block."""
 
     def __init__(self):
         self.blocks = [Block(self, 0)]
         self.current_block_idx = 0
-        self.random_seed = 0
+        self.random_seed = _GLOBAL_SEED[0]
         self._version = 0
         self._names = _NameGen(self)
         self._is_test = False
@@ -453,6 +459,11 @@ class Program:
         # one frame per sub-block being built: [(Variable, its state before)]
         # for the Variables rebound there (see _note_rebind)
         self._rebinds = []
+
+    def global_seed(self, seed=0):
+        """Set this program's ``random_seed`` and that of every program made
+        after it (Paddle's ``Program.global_seed``)."""
+        _GLOBAL_SEED[0] = self.random_seed = int(seed)
 
     def _bump(self):
         self._version += 1

@@ -354,19 +354,12 @@ class Model:
                             "iterable of batches, got %s" % type(data).__name__)
         return data
 
-    def _batch_logs(self, mode, outs, logs, loss_acc):
-        """Fill ``logs`` with the loss (this step's in training, the mean so far in
-        evaluation) and the metrics' running values."""
+    def _batch_logs(self, outs, logs):
+        """Fill ``logs`` with this step's loss (in evaluation too, as Paddle's
+        logs and ``evaluate`` report it) and the metrics' running values."""
         if self._loss:
             losses = outs[0] if self._metrics else outs
-            values = [_loss_value(l) for l in losses]
-            if mode == 'eval':
-                n = logs['batch_size']
-                loss_acc[0] = [s + v * n for s, v in zip(loss_acc[0] or [0.0] * len(values),
-                                                         values)]
-                loss_acc[1] += n
-                values = [s / loss_acc[1] for s in loss_acc[0]]
-            logs['loss'] = values
+            logs['loss'] = [_loss_value(l) for l in losses]
         for metric in self._metrics:
             res = metric.accumulate()
             names = _to_list(metric.name())
@@ -379,7 +372,6 @@ class Model:
         outputs = []
         n_in = len(self._inputs)
         steps = _len_or_none(loader)
-        loss_acc = [None, 0]
         seen = 0
         self._reset_metrics()
         for step, data in enumerate(loader):
@@ -400,7 +392,7 @@ class Model:
                     outs = self.train_batch(ins, labs, update)
                 else:
                     outs = self.eval_batch(ins, labs)
-                self._batch_logs(mode, outs, logs, loss_acc)
+                self._batch_logs(outs, logs)
             logs['step'] = step
             logs['batch_size'] = batch_size
             cbks.on_batch_end(mode, step, logs)
@@ -477,9 +469,11 @@ class Model:
 
     def evaluate(self, eval_data, batch_size=1, log_freq=10, verbose=2, num_workers=0,
                  callbacks=None, num_samples=None, num_iters=None):
-        """Loss and metrics on ``eval_data``: ``{'loss': [mean loss], 'acc': ...}``
-        (the loss averaged over the samples, metrics accumulated). ``num_samples``
-        limits the number of samples, ``num_iters`` the number of batches."""
+        """Loss and metrics on ``eval_data``: ``{'loss': [loss], 'acc': ...}``,
+        as Paddle returns them: the loss of the last batch (Paddle's
+        documented value, not a mean over the samples) and the metrics
+        accumulated over all. ``num_samples`` limits the number of samples,
+        ``num_iters`` the number of batches."""
         if eval_data is None:
             raise ValueError("Model.evaluate: eval_data must be given")
         loader = self._loader(eval_data, batch_size, False, False, num_workers)

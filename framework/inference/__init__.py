@@ -18,7 +18,7 @@ from ..backends import onednn
 from ..backends.onednn.core import freeze
 from ..ops import backends
 from ..threads import set_num_threads
-from ..graph.executor import Executor, Scope
+from ..graph.executor import BuildStrategy, CompiledProgram, Executor, Scope
 
 
 class DataType(enum.IntEnum):
@@ -133,6 +133,7 @@ class Config:
         self._profile = False
         self._optim_cache_dir = None
         self._deleted_passes = []
+        self._fc_passes = True        # disable_onednn_fc_passes: no matmul+bias+act fusion
         self._xpu_config = XpuConfig()
         self._model_buffers = None
 
@@ -224,6 +225,13 @@ class Config:
     enable_mkldnn = enable_onednn
     disable_mkldnn = disable_onednn
     mkldnn_enabled = onednn_enabled
+
+    def disable_onednn_fc_passes(self):
+        """Run fully connected layers unfused: no matmul + bias + activation
+        fusion in the predictor's plans (Paddle's oneDNN FC passes)."""
+        self._fc_passes = False
+
+    disable_mkldnn_fc_passes = disable_onednn_fc_passes
 
     def set_onednn_cache_capacity(self, capacity=0):
         """Keep the oneDNN primitives of at most ``capacity`` input shapes (0:
@@ -356,6 +364,19 @@ class Tensor:
 _Handle = Tensor
 
 
+def _build_strategy(config):
+    """The executor passes a predictor's plans run: all of them (Paddle's IR
+    optimization), none with ``switch_ir_optim(False)``, and without the
+    matmul + bias + activation fusion after ``disable_onednn_fc_passes()``."""
+    strategy = BuildStrategy()
+    for name, value in vars(strategy).items():
+        if isinstance(value, bool) and not config.ir_optim():
+            setattr(strategy, name, False)
+    if not config._fc_passes:
+        strategy.fuse_matmul_add_act = False
+    return strategy
+
+
 class Predictor:
     def __init__(self, config):
         if config.model_from_memory():
@@ -364,6 +385,7 @@ class Predictor:
             program, feed, fetch, values = _io.read_model(
                 model_file=config.prog_file(), params_file=config.params_file())
         self._program = program
+        self._compiled = CompiledProgram(program, build_strategy=_build_strategy(config))
         self._feed = feed
         self._fetch = fetch
         self._scope = Scope()
@@ -424,7 +446,7 @@ class Predictor:
             for n in self._feed:
                 hook('feed', n, self._inputs[n])
         with self._shape_cache():
-            outs = self._exe.run(self._program, feed=dict(self._inputs),
+            outs = self._exe.run(self._compiled, feed=dict(self._inputs),
                                  fetch_list=self._fetch, scope=self._scope)
         self._outputs = dict(zip(self._fetch, outs))
         for hook in self._output_hooks:

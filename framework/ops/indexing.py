@@ -520,7 +520,8 @@ def select_scatter(x, values, axis, index, name=None):
 
 def slice_scatter(x, value, axes, starts, ends, strides, name=None):
     """``x`` with the strided slice (``axes``, ``starts``, ``ends``,
-    ``strides``) replaced by ``value`` (of the slice's shape)."""
+    ``strides``) replaced by ``value`` (of the slice's shape, or
+    broadcastable to it, as Paddle's)."""
     axes = _int_list(axes, 'slice_scatter', 'axes')
     starts, ends = (_int_list(v, 'slice_scatter', w) for v, w in ((starts, 'starts'),
                                                                   (ends, 'ends')))
@@ -532,8 +533,14 @@ def slice_scatter(x, value, axes, starts, ends, strides, name=None):
         index[meta.normalize_axis(a, len(x.shape))] = slice(s, e, st)
     region = strided_slice(x, axes, starts, ends, strides, api='slice_scatter')
     if list(value.shape) != list(region.shape):
-        raise OpError("slice_scatter: value must have the slice's shape %s, got %s"
-                      % (list(region.shape), list(value.shape)))
+        try:
+            fits = meta.broadcast_shapes(value.shape, region.shape) == tuple(region.shape)
+        except OpError:
+            fits = False
+        if not fits:
+            raise OpError("slice_scatter: value must have the slice's shape %s or broadcast "
+                          "to it, got %s" % (list(region.shape), list(value.shape)))
+        value = expand(value, list(region.shape))
     return set_items(x, tuple(index), value)
 
 

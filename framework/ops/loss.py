@@ -10,6 +10,7 @@ elementwise losses are fused ops too, with the reduction as an attribute.
 """
 import numpy as np
 
+from .. import dtype as _dt
 from . import lib, meta
 from .grad_utils import sum_like, ub
 from .math import (cast_like, equal, exp, greater_than_op, less_than_op, log, maximum_op,
@@ -870,6 +871,13 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction='mean'
         raise OpError("cross_entropy: axis %d is out of range for input of shape %s"
                       % (axis, list(input.shape)))
     eps = _label_smoothing(label_smoothing, 'cross_entropy')
+    if eps > 0 and (soft_label or _dt.is_floating(label.dtype) and
+                    list(label.shape) == list(input.shape) and input.shape[axis] != 1):
+        # Paddle smooths soft labels too, and takes a float label of the
+        # input's shape (one-hot, say) as a distribution to smooth
+        c = input.shape[axis]
+        label = lib.cast(label, input.dtype) * (1.0 - eps) + eps / c
+        soft_label, eps = True, 0.0
     loss, _ = cross_entropy_op(input, label, weight, bool(soft_label), int(ignore_index),
                                int(axis), bool(use_softmax), reduction, eps)
     return loss

@@ -82,11 +82,12 @@ def random_(x, from_=0, to=None, *, generator=None):
 
 def bernoulli_(x, p=0.5, name=None):
     """Fill ``x`` with 0/1 samples that are 1 with probability ``p`` (a number
-    or a tensor broadcast to x)."""
+    or a tensor broadcast to x). As Paddle's in-place kernel, a ``p`` below 0
+    samples 0 and above 1 samples 1 (``paddle.bernoulli`` refuses them)."""
     if is_value(p):
-        probs = lib.expand(lib.cast(p, x.dtype), list(x.shape))
+        probs = lib.clip(lib.expand(lib.cast(p, x.dtype), list(x.shape)), 0.0, 1.0)
     else:
-        probs = full_like_op(x, float(p), None)
+        probs = full_like_op(x, min(max(float(p), 0.0), 1.0), None)
     return x._inplace_update(bernoulli_op(probs))
 
 

@@ -631,6 +631,13 @@ class Layer:
                     dest = result
         return dest
 
+    def to_static_state_dict(self, destination=None, include_sublayers=True,
+                             structured_name_prefix='', use_hook=True, keep_vars=True):
+        """``state_dict`` (Paddle's name for the one a static save takes;
+        ``keep_vars``: the tensors themselves, which state_dict gives anyway)."""
+        return self.state_dict(destination, include_sublayers, structured_name_prefix,
+                               use_hook)
+
     def _collect_state(self, dest, include_sublayers, prefix):
         for name, p in self._parameters.items():
             if p is not None:
