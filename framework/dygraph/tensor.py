@@ -216,7 +216,7 @@ class Tensor:
                 # next backward replaces it instead of adding to it
                 g = self.grad.data
                 zeros = Tensor.__new__(Tensor)
-                zeros._init(np.broadcast_to(np.zeros((), g.dtype), g.shape), None, True)
+                zeros._init(np.broadcast_to(np.zeros((), g.dtype), g.shape), None, False)
                 self.grad = zeros
             else:
                 self.grad = None
