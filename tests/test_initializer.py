@@ -38,8 +38,11 @@ def test_uniform_statistics():
     assert v.min() >= -3.0 and v.max() < 5.0
     assert abs(v.mean() - 1.0) < 0.03
     assert abs(v.std() - 8 / math.sqrt(12)) < 0.02
-    with pytest.raises(ValueError):
-        I.Uniform(1.0, 1.0)
+    with pytest.raises(ValueError, match='must not be larger'):
+        I.Uniform(1.0, 0.5)
+    # low == high: every value low, as in Paddle
+    w = paddle.create_parameter([3, 2], 'float32', default_initializer=I.Uniform(0.25, 0.25))
+    assert np.all(w.numpy() == 0.25)
 
 
 def test_normal_statistics_float64():

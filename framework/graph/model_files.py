@@ -36,7 +36,7 @@ from . import serialize, verify
 from .executor import global_scope
 from .passes.prune import prune_block
 from .program import Program, Variable, _make_inference, default_main_program
-from .sub_blocks import drop_blocks_not_run, outer_reads
+from .sub_blocks import drop_blocks_not_run
 
 MODEL_SUFFIX = '.pdmodel'
 PARAMS_SUFFIX = '.pdiparams'
@@ -74,7 +74,6 @@ def inference_program(program, feed_names, fetch_names):
     gb.ops = prune_block(p, gb, fetch_names, feed_names, side_effects=False)
     # ops that only fed removed ops are gone; what the feeds replace is not needed
     gb.ops = [op for op in gb.ops if not set(op.output_arg_names) & set(feed_names)]
-    _check_inputs_given(p, gb, feed_names, fetch_names)
     # and so are the blocks only pruned ops ran (a gradient's recompute and grad blocks)
     drop_blocks_not_run(p, [0])
     _make_inference(p, drop_training_ops=False)
@@ -92,24 +91,23 @@ def inference_program(program, feed_names, fetch_names):
     return p
 
 
-def _check_inputs_given(program, block, feed_names, fetch_names):
-    """The pruned program computes its fetches from the feeds and the stored
-    variables alone: a value it reads that nothing gives (a label the loss
-    needed, say, when a fetch depends on it) fails the save, naming it."""
-    given = set(feed_names)
+def check_computable(program, feed_names, fetch_names, values, api):
+    """An inference program computes its fetches from the feeds and the
+    stored ``values`` alone: a variable it reads that nothing gives (a label
+    the loss needed, when a fetch depends on the loss) fails the save with
+    ``api``'s name and the variable's, before anything is written."""
+    block = program.global_block()
+    given = set(feed_names) | set(values)
     for op in block.ops:
-        for n in outer_reads(program, op):
+        own = set(op.output_arg_names) | set(_names_in_attrs(op))   # a loop's own placeholders
+        for n in op.input_arg_names:
             v = block._find_var(n)
-            if n not in given and not (v is not None and v.persistable):
+            if n not in given and n not in own and not (v is not None and v.persistable):
                 raise ValueError(
-                    "save_inference_model: fetch targets %s need variable '%s' (read by "
-                    "op '%s'), which is neither a feed nor computed from the feeds; add it "
-                    "to feed_vars" % (list(fetch_names), n, op.type))
-        given.update(op.output_arg_names)
-    missing = [n for n in fetch_names if n not in given and not block.var(n).persistable]
-    if missing:
-        raise ValueError("save_inference_model: fetch targets %s are not computed from the "
-                         "feeds %s" % (missing, list(feed_names)))
+                    "%s: fetch targets %s need variable '%s' (read by op '%s'), which is "
+                    "neither a feed nor computed from the feeds; add it to feed_vars"
+                    % (api, list(fetch_names), n, op.type))
+        given |= own
 
 
 def _names_in_attrs(op):

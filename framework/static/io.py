@@ -10,7 +10,8 @@ from .. import _files, serialization
 from ..graph import serialize
 from ..graph.executor import global_scope
 from ..graph.model_files import (MODEL_SUFFIX, PARAMS_SUFFIX, ModelFormatError,  # noqa: F401
-                                 inference_model_parts, read_model, write_model)
+                                 check_computable, inference_model_parts, read_model,
+                                 write_model)
 from ..graph.program import Program
 from ..graph.state import (program_state_dict, set_program_state,  # noqa: F401
                            set_var_value, state_var_names)
@@ -38,6 +39,7 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, program=N
                          % (', '.join(repr(f) for f in ['paddle'] + sorted(_FORMATS)), fmt))
     p, feed_names, fetch_names, values = inference_model_parts(
         feed_vars, fetch_vars, program, kwargs.pop('scope', None))
+    check_computable(p, feed_names, fetch_names, values, 'save_inference_model')
     if fmt == 'paddle':
         write_model(path_prefix, p, feed_names, fetch_names, values)
     else:
