@@ -108,7 +108,6 @@ class Sequential(Layer):
         if not -n <= index <= n:
             raise IndexError("Sequential.insert: index %d out of range for %d layers"
                              % (index, n))
-        index += n if index < 0 else 0
         layers = list(self._sub_layers.values())
         layers.insert(index, module)
         self._sub_layers.clear()
