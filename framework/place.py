@@ -82,7 +82,7 @@ _CPU = CPUPlace()
 def get_device(input=None):  # noqa: A002
     """The current device ('cpu'); of a tensor ``input``, its device id (-1:
     the CPU, as Paddle answers for CPU tensors)."""
-    return 'cpu' if input is None else -1
+    return -1 if input is not None and hasattr(input, 'place') else 'cpu'
 
 
 def is_compiled_with_cuda():

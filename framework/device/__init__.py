@@ -16,7 +16,7 @@ import types
 
 from .. import random as _random
 from .. import place as _place
-from ..place import CPUPlace, cpu_place, set_device  # noqa: F401  (paddle.device.set_device)
+from ..place import CPUPlace, cpu_place, get_device, set_device  # noqa: F401  (paddle.device's)
 from .tensor_types import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor,  # noqa: F401
                            DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
                            ShortTensor)
@@ -114,13 +114,6 @@ def device_count():
 
 
 # ---- the current device ------------------------------------------------------
-
-def get_device(input=None):
-    """``'cpu'``; for a tensor, its device id: -1 for one on the CPU."""
-    if input is not None and hasattr(input, 'place'):
-        return -1
-    return 'cpu'
-
 
 def current_device():
     """Index of the selected device (0)."""
