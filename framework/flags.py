@@ -18,6 +18,10 @@ _FLAGS = {
     # Paddle's stride kernels (view ops sharing their input's memory): view,
     # view_as, as_strided, unfold and the like return numpy views here either way
     'FLAGS_use_stride_kernel': True,
+    # float16 mixed precision computes in float16 on the CPU (auto_cast, decorate
+    # O2, GradScaler). Off, as in Paddle, which makes them no-ops on a CPU with a
+    # warning; bfloat16 auto_cast is real either way
+    'FLAGS_cpu_float16_amp': False,
 }
 
 

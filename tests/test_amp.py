@@ -1,6 +1,9 @@
 """paddle.amp on the CPU: auto_cast by Paddle's op lists (float16 and bfloat16),
 decorate(level='O2') with float32 master weights, GradScaler's dynamic loss
-scaling; eagerly, in static programs and inside @to_static."""
+scaling; eagerly, in static programs and inside @to_static.
+
+float16 AMP is a no-op on a CPU by default, as in Paddle (the tests at the end);
+the mechanics tests turn it on with FLAGS_cpu_float16_amp."""
 import sys
 
 import numpy as np
@@ -23,6 +26,17 @@ def _np(dtype):
 def _seed():
     paddle.seed(2024)
     np.random.seed(2024)
+
+
+@pytest.fixture(autouse=True)
+def cpu_float16():
+    """float16 AMP on (it is Paddle's CPU no-op by default); a test can turn it
+    off again with ``cpu_float16(False)``."""
+    def switch(on):
+        paddle.set_flags({'FLAGS_cpu_float16_amp': on})
+    switch(True)
+    yield switch
+    switch(False)
 
 
 # ---- O1: the op lists -------------------------------------------------------------
@@ -568,3 +582,109 @@ def test_ops_dispatch_without_autocast_check_while_no_region_is_open():
             1 / 0
     assert registry.OpDef.__call__ is plain
     assert (x + x).dtype == 'float32'
+
+
+# ---- Paddle's CPU semantics: float16 AMP is a no-op (the default) ---------------------
+
+CPU_NO_EFFECT = 'current place is Place\\(cpu\\), so it makes no effect'
+
+
+def _train_losses(amp, steps=4):
+    """Losses of a small classifier trained with the float16 AMP recipe
+    (auto_cast + decorate + GradScaler) or without any of it."""
+    paddle.seed(7)
+    net = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 3))
+    opt = paddle.optimizer.Adam(0.01, parameters=net.parameters())
+    scaler = None
+    if amp:
+        net, opt = paddle.amp.decorate(net, opt, level='O2')
+        scaler = paddle.amp.GradScaler(init_loss_scaling=1024)
+    x = paddle.to_tensor(np.random.RandomState(0).standard_normal((5, 6)).astype('float32'))
+    label = paddle.to_tensor(np.array([0, 1, 2, 1, 0]))
+    losses = []
+    for _ in range(steps):
+        with paddle.amp.auto_cast(enable=amp, level='O2'):
+            loss = F.cross_entropy(net(x), label)
+        if amp:
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+        else:
+            loss.backward()
+            opt.step()
+        opt.clear_grad()
+        losses.append(float(loss))
+    return losses, net
+
+
+def test_cpu_float16_auto_cast_is_a_no_op_with_paddles_warning(cpu_float16):
+    cpu_float16(False)
+    assert not paddle.amp.is_float16_supported()
+    linear = nn.Linear(4, 3)
+    x = paddle.rand([2, 4])
+    with pytest.warns(UserWarning, match=CPU_NO_EFFECT):
+        with paddle.amp.auto_cast():
+            assert not paddle.amp.is_autocast_enabled()
+            y = linear(x)
+    assert y.dtype == 'float32'
+    np.testing.assert_array_equal(y.numpy(), linear(x).numpy())
+
+    @paddle.jit.to_static
+    def f(a):
+        with paddle.amp.auto_cast(level='O2'):
+            return linear(a)
+    with pytest.warns(UserWarning, match=CPU_NO_EFFECT):
+        assert f(x).dtype == 'float32'
+
+
+def test_cpu_float16_off_leaves_bfloat16_real(cpu_float16):
+    cpu_float16(False)
+    linear = nn.Linear(4, 3)
+    with paddle.amp.auto_cast(dtype='bfloat16'):
+        assert paddle.amp.is_autocast_enabled()
+        y = linear(paddle.rand([2, 4]))
+    assert y.dtype == 'bfloat16'
+    net = paddle.amp.decorate(nn.Linear(2, 2), level='O2', dtype='bfloat16')
+    assert net.weight.dtype == 'bfloat16'
+
+
+def test_cpu_grad_scaler_is_off_with_paddles_warning(cpu_float16):
+    cpu_float16(False)
+    with pytest.warns(UserWarning, match='AmpScaler can only be enabled on CUDAPlace'):
+        scaler = paddle.amp.GradScaler(init_loss_scaling=1024)
+    assert not scaler.is_enable() and scaler._scale is None
+    assert scaler.get_init_loss_scaling() == 1.0 and scaler.state_dict() == {}
+    linear = nn.Linear(2, 1)
+    opt = paddle.optimizer.SGD(0.5, parameters=linear.parameters())
+    w = linear.weight.numpy().copy()
+    loss = linear(paddle.ones([3, 2])).sum()
+    assert scaler.scale(loss) is loss
+    loss.backward()
+    g = linear.weight.grad.numpy().copy()
+    scaler.step(opt)             # a plain step: no unscaling, no skipping
+    scaler.update()
+    np.testing.assert_allclose(linear.weight.numpy(), w - 0.5 * g, rtol=1e-6)
+
+
+def test_cpu_decorate_float16_returns_its_arguments_untouched(cpu_float16):
+    cpu_float16(False)
+    net = nn.Linear(2, 2)
+    opt = paddle.optimizer.SGD(parameters=net.parameters())
+    out_net, out_opt = paddle.amp.decorate(net, opt, level='O2')
+    assert out_net is net and out_opt is opt and net.weight.dtype == 'float32'
+    assert paddle.amp.decorate([net], level='O2', save_dtype='float16')[0] is net
+    assert 'float16' not in str(net.state_dict()['weight'].dtype)
+
+
+def test_cpu_float16_amp_training_keeps_float32_losses(cpu_float16):
+    cpu_float16(False)
+    with pytest.warns(UserWarning, match=CPU_NO_EFFECT):
+        amp_losses, amp_net = _train_losses(True)
+    plain_losses, _ = _train_losses(False)
+    assert amp_losses == plain_losses
+    assert amp_net[0].weight.dtype == 'float32'
+    cpu_float16(True)           # the flag makes the same recipe compute in float16
+    half_losses, half_net = _train_losses(True)
+    assert half_net[0].weight.dtype == 'float16'
+    assert half_losses != plain_losses
+    np.testing.assert_allclose(half_losses, plain_losses, rtol=2e-2)

@@ -1,6 +1,6 @@
 """``framework.amp`` (Paddle's ``paddle.amp``): mixed-precision training on the CPU.
 
-``auto_cast`` runs white-list ops (matmul, linear, conv2d) in float16 or bfloat16
+``auto_cast`` runs white-list ops (matmul, linear, conv2d) in bfloat16 (or float16)
 and keeps numerically dangerous ones (softmax, losses, norms, exp/log,
 reductions) in float32, by Paddle's op lists (``amp_lists.py``); ``decorate``
 (level 'O2') casts a model's parameters to the low-precision dtype, norm layers
@@ -9,15 +9,23 @@ loss, unscales the gradients, skips steps whose gradients overflowed and adjusts
 the scale dynamically. It works eagerly, in static programs and inside
 ``@to_static``. bfloat16 needs the optional ``ml_dtypes`` package.
 
+float16 follows Paddle on a CPU: ``auto_cast(dtype='float16')`` (the default),
+``decorate(level='O2')`` and ``GradScaler`` do nothing there, with Paddle's
+warning, so programs keep their float32 results. ``set_flags({'FLAGS_cpu_float16_amp':
+True})`` makes float16 real here too (numpy's float16: slower than float32 and
+less accurate, but half the memory). bfloat16 goes further than Paddle, whose
+CPU AMP ignores it too: it computes in bfloat16.
+
 >>> import framework as paddle
 >>> linear = paddle.nn.Linear(4, 3)
->>> with paddle.amp.auto_cast():
+>>> with paddle.amp.auto_cast(dtype='bfloat16'):
 ...     y = linear(paddle.rand([2, 4]))
 ...     p = paddle.nn.functional.softmax(y)
 >>> str(y.dtype), str(p.dtype)
-('float16', 'float32')
+('bfloat16', 'float32')
 """
 import contextlib
+import warnings
 
 from .. import dtype as _dt
 from ..ops import registry
@@ -26,7 +34,7 @@ from .amp_lists import black_list, white_list  # noqa: F401
 from .autocast import LEVELS, AutocastState
 from .decorate import amp_decorate, decorate  # noqa: F401
 from .grad_scaler import AmpScaler, GradScaler, OptimizerState  # noqa: F401
-from .state import amp_global_state
+from .state import CPU_AUTOCAST_WARNING, amp_global_state, cpu_float16_amp
 
 
 def _check_dtype(dtype, api):
@@ -63,6 +71,9 @@ def amp_guard(enable=True, custom_white_list=None, custom_black_list=None, level
         raise ValueError("auto_cast: level should be O0, OD, O1 or O2, got %r" % (level,))
     if enable:
         dtype = _check_dtype(dtype, 'auto_cast')
+        if dtype == 'float16' and not cpu_float16_amp():
+            warnings.warn(CPU_AUTOCAST_WARNING)
+            enable = False
     amp_global_state().amp_dtype = str(dtype)
     state = None
     if enable and level != 'O0':
@@ -116,8 +127,9 @@ get_autocast_gpu_dtype = get_autocast_dtype
 
 
 def is_float16_supported(device=None):
-    """float16 mixed precision runs on the CPU here (numpy's float16)."""
-    return True
+    """Whether float16 auto_cast computes in float16: False on the CPU, as in
+    Paddle, unless ``FLAGS_cpu_float16_amp`` is set (numpy's float16)."""
+    return cpu_float16_amp()
 
 
 def is_bfloat16_supported(device=None):

@@ -10,7 +10,7 @@ layers, and for float16 also layer/instance norm, which keep float32, and the
 ``decorate`` changes nothing (auto_cast alone does the casting).
 """
 from .. import dtype as _dt
-from .state import amp_global_state
+from .state import amp_global_state, cpu_float16_amp
 
 
 def _norm_layers(dtype):
@@ -96,7 +96,9 @@ def decorate(models, optimizers=None, level='O1', dtype='float16', master_weight
     dtype = str(dtype).replace('paddle.', '')
     if dtype not in ('float16', 'bfloat16'):
         raise ValueError("%s: dtype should be 'float16' or 'bfloat16', got %r" % (api, dtype))
-    if level == 'O1':
+    if level == 'O1' or (dtype == 'float16' and not cpu_float16_amp()):
+        # float16 AMP is off on the CPU (amp/__init__.py): Paddle returns the
+        # models and optimizers untouched there, silently
         return models if optimizers is None else (models, optimizers)
     _dt.convert_dtype(dtype)       # bfloat16 needs ml_dtypes: say so before casting
     model_list, models_listed = _as_list(models, 'models', api)

@@ -9,7 +9,12 @@ overflowed is skipped. With dynamic scaling ``update`` halves the scale
 rule exactly. bfloat16 has float32's range, so a scaler used after a bfloat16
 ``auto_cast`` turns itself off with a warning, as Paddle's does.
 
+On a CPU Paddle's scaler is off (with a warning; ``scale`` returns the loss,
+``step`` just steps), since float16 ``auto_cast`` is a no-op there; so is ours
+unless ``FLAGS_cpu_float16_amp`` turns float16 on the CPU on (the example).
+
 >>> import framework as paddle
+>>> paddle.set_flags({'FLAGS_cpu_float16_amp': True})
 >>> model = paddle.nn.Linear(2, 1)
 >>> opt = paddle.optimizer.SGD(0.1, parameters=model.parameters())
 >>> scaler = paddle.amp.GradScaler(init_loss_scaling=1024)
@@ -19,6 +24,7 @@ rule exactly. bfloat16 has float32's range, so a scaler used after a bfloat16
 >>> scaler.step(opt); scaler.update(); opt.clear_grad()
 >>> float(scaler._scale)
 1024.0
+>>> paddle.set_flags({'FLAGS_cpu_float16_amp': False})
 """
 import collections
 import enum
@@ -27,7 +33,7 @@ import warnings
 import numpy as np
 
 from ..ops.modes import is_eager_tensor, is_static_var
-from .state import amp_global_state
+from .state import CPU_SCALER_WARNING, amp_global_state, cpu_float16_amp
 
 
 class OptimizerState(enum.Enum):
@@ -48,6 +54,9 @@ class AmpScaler:
                  decr_ratio=0.5, incr_every_n_steps=1000, decr_every_n_nan_or_inf=1,
                  use_dynamic_loss_scaling=True):
         self._enable = bool(enable)
+        if self._enable and not cpu_float16_amp():
+            warnings.warn(CPU_SCALER_WARNING)
+            self._enable = False
         self._use_dynamic_loss_scaling = False
         self._init_loss_scaling = 1.0
         self._scale = None
