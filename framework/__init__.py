@@ -97,6 +97,8 @@ from .device import (is_compiled_with_cinn, is_compiled_with_custom_device,  # n
                      is_compiled_with_distribute, is_compiled_with_ipu, is_compiled_with_rocm,
                      is_compiled_with_xpu)
 from . import distribution  # noqa: E402
+from . import sparse  # noqa: E402  (eager COO/CSR tensors over the dense ops)
+sparse.tensor.install_dense_methods(Tensor)
 from . import distributed  # noqa: E402  (mpi4py only when a communicator is needed)
 from .distributed import DataParallel  # noqa: E402,F401
 from .tensor.creation import fill_constant  # noqa: E402,F401
