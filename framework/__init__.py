@@ -12,11 +12,16 @@ from . import threads as _threads
 _threads.apply_default()
 from .threads import get_num_threads, set_num_threads
 from . import dtype as _dtype_mod
-from .dtype import (bool_ as bool, complex64, complex128, float16, float32, float64,  # noqa: A001
-                    get_default_dtype, int8, int16, int32, int64, set_default_dtype, uint8)
-from .dtype import uint32, uint64, finfo, iinfo  # noqa: F401
-from .dtype import (float32 as float, float64 as double, float16 as half,  # noqa: A001,F401
-                    complex64 as cfloat, complex128 as cdouble)
+from .dtype import finfo, get_default_dtype, iinfo, set_default_dtype  # noqa: F401
+# the dtypes under Paddle's names, as users see them (printing paddle.float32)
+_public = _dtype_mod.public
+bool = _public('bool')  # noqa: A001
+float16, float32, float64 = _public('float16'), _public('float32'), _public('float64')
+int8, int16, int32, int64 = _public('int8'), _public('int16'), _public('int32'), _public('int64')
+uint8, uint32, uint64 = _public('uint8'), _public('uint32'), _public('uint64')
+complex64, complex128 = _public('complex64'), _public('complex128')
+float, double, half = float32, float64, float16  # noqa: A001  (Paddle 3's torch-style names)
+cfloat, cdouble = complex64, complex128
 from math import e, inf, nan, pi  # noqa: F401,E402  (paddle.pi, paddle.e, ...)
 from .flags import get_flags, set_flags
 from .place import CPUPlace, CUDAPinnedPlace, CUDAPlace, get_device, is_compiled_with_cuda, set_device
@@ -107,5 +112,5 @@ from .tensor.creation import fill_constant  # noqa: E402,F401
 def __getattr__(name):
     # paddle.bfloat16 on first use: it comes from the optional ml_dtypes package
     if name == 'bfloat16':
-        return _dtype_mod.bfloat16_dtype()
+        return _dtype_mod.public(_dtype_mod.bfloat16_dtype())
     raise AttributeError("module 'framework' has no attribute %r" % name)

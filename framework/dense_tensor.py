@@ -11,6 +11,21 @@ import numpy as np
 from .place import cpu_place
 
 
+class VarKind(str):
+    """What ``x.type`` is (Paddle's ``core.VarDesc.VarType.DENSE_TENSOR``):
+    equal to its name, printed as Paddle prints the enum."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return 'VarType.' + str.__str__(self)
+
+    __str__ = __repr__
+
+
+DENSE_TENSOR_KIND = VarKind('DENSE_TENSOR')
+LOD_TENSOR_KIND = VarKind('LOD_TENSOR')
+
+
 class DenseTensor:
     """A handle on an array: ``set``, ``shape()``, ``np.array(handle)``."""
 

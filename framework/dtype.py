@@ -1,9 +1,14 @@
 """Data types.
 
-Dtypes are plain ``numpy.dtype`` objects, so ``x.dtype == framework.float32``,
-``x.dtype == 'float32'`` and ``x.dtype == np.float32`` all hold. Paddle's names
-(``'float32'``, ``paddle.int64``, ``'bool'``) and numpy dtypes are both accepted
-wherever a dtype is asked for.
+Inside the framework dtypes are plain ``numpy.dtype`` objects (this module's
+``float32``, ``int64``, ...; kernels see numpy arrays). What users see, a
+tensor's ``dtype`` and ``paddle.float32``, is a ``DataType``: the same dtype
+under Paddle's name, so it prints ``paddle.float32`` as Paddle's does, while
+``x.dtype == paddle.float32``, ``== 'float32'`` and ``== np.float32`` all hold
+and numpy takes it wherever it takes a dtype (``np.zeros(2, x.dtype)``,
+``a.astype(x.dtype)``: numpy reads its ``dtype`` attribute). Paddle's names
+(``'float32'``, ``'paddle.int64'``, ``'bool'``), DataTypes and numpy dtypes are
+all accepted wherever a dtype is asked for.
 """
 import numpy as np
 
@@ -57,14 +62,83 @@ def bfloat16_dtype():
 
 def is_bfloat16(dtype):
     """True for the bfloat16 dtype (without importing ml_dtypes)."""
+    if isinstance(dtype, DataType):
+        dtype = dtype.dtype
     return isinstance(dtype, np.dtype) and dtype.kind == 'V' and dtype.name == 'bfloat16'
+
+
+class DataType:
+    """A dtype as users see it (Paddle's ``paddle.dtype``): prints as
+    ``paddle.<name>``, equals every spelling of the same dtype, hashes as its
+    numpy dtype (so either finds the other in a dict) and hands numpy the
+    numpy dtype through ``.dtype``. One object per dtype (``public``)."""
+    __slots__ = ('dtype', '_text')
+    # what the numpy dtype answers for it (not ``shape``: a DataType is no array)
+    _NUMPY_ATTRS = frozenset(('name', 'kind', 'itemsize', 'char', 'type', 'str', 'num',
+                              'byteorder', 'alignment', 'isbuiltin', 'isnative', 'descr',
+                              'base', 'hasobject', 'flags', 'names', 'fields', 'metadata'))
+
+    def __init__(self, np_dtype):
+        self.dtype = np_dtype
+        self._text = 'paddle.' + np_dtype.name
+
+    def __eq__(self, other):
+        if other is self:
+            return True
+        if isinstance(other, DataType):
+            return self.dtype == other.dtype
+        try:
+            return self.dtype == convert_dtype(other)
+        except (TypeError, ImportError):
+            return False
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash(self.dtype)
+
+    def __repr__(self):
+        return self._text
+
+    __str__ = __repr__
+
+    def __getattr__(self, name):
+        if name in DataType._NUMPY_ATTRS:
+            return getattr(self.dtype, name)
+        raise AttributeError("'paddle.dtype' object has no attribute %r" % name)
+
+    def __reduce__(self):
+        return (public, (self.dtype.name,))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+_public = {}
+
+
+def public(dtype):
+    """The ``DataType`` users see for any accepted dtype spelling."""
+    try:
+        return _public[dtype]
+    except (KeyError, TypeError):
+        pass
+    d = convert_dtype(dtype)
+    hit = _public.get(d)
+    if hit is None:
+        hit = _public[d] = DataType(d)
+    return hit
 
 
 def __getattr__(name):
     # ``framework.dtype.bfloat16`` on first use: importing ml_dtypes up front
     # would make it a hard dependency
     if name == 'bfloat16':
-        return bfloat16_dtype()
+        return public(bfloat16_dtype())
     raise AttributeError("module 'framework.dtype' has no attribute %r" % name)
 
 
@@ -74,6 +148,8 @@ def convert_dtype(dtype):
         return None
     if isinstance(dtype, np.dtype):
         return dtype
+    if isinstance(dtype, DataType):
+        return dtype.dtype
     if isinstance(dtype, str):
         hit = _ALIASES.get(dtype.lower())
         if hit is not None:
@@ -242,8 +318,8 @@ def result_type(*operands):
         if d is not None:
             numbers = d if numbers is None else promote_types(numbers, d)
             continue
-        if isinstance(v, np.dtype):
-            d, ndim = v, 1
+        if isinstance(v, (np.dtype, DataType)):
+            d, ndim = convert_dtype(v), 1
         else:
             try:
                 d, ndim = np.dtype(v.dtype), len(v.shape)

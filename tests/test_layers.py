@@ -555,7 +555,7 @@ def test_dropout_train_and_eval():
     assert np.all(out == out[:1])
     with pytest.raises(ValueError):
         nn.Dropout(1.5)
-    assert repr(nn.Dropout(0.2)) == 'Dropout(p=0.2, axis=None, mode=upscale_in_train)'
+    assert repr(nn.Dropout(0.2)) == 'Dropout(p=0.2, axis=None, mode=upscale_in_train, inplace=False)'
 
 
 def test_dropout_is_seeded_and_grads_follow_the_mask():

@@ -21,8 +21,8 @@ CPU AMP ignores it too: it computes in bfloat16.
 >>> with paddle.amp.auto_cast(dtype='bfloat16'):
 ...     y = linear(paddle.rand([2, 4]))
 ...     p = paddle.nn.functional.softmax(y)
->>> str(y.dtype), str(p.dtype)
-('bfloat16', 'float32')
+>>> y.dtype, p.dtype
+(paddle.bfloat16, paddle.float32)
 """
 import contextlib
 import warnings

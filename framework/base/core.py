@@ -4,7 +4,7 @@
 from .. import dtype as _dt
 from ..inference import AnalysisConfig, create_paddle_predictor  # noqa: F401
 from ..place import CPUPlace, CUDAPinnedPlace, CUDAPlace  # noqa: F401
-from ..dense_tensor import DenseTensor, LoDTensor  # noqa: F401
+from ..dense_tensor import DENSE_TENSOR_KIND, LOD_TENSOR_KIND, DenseTensor, LoDTensor  # noqa: F401
 
 
 def is_compiled_with_cuda():
@@ -33,21 +33,21 @@ def get_cuda_device_count():
 
 class VarDesc:
     class VarType:
-        """Paddle's variable dtypes; each is the matching numpy dtype here, so
+        """Paddle's variable dtypes; each is the matching dtype here, so
         ``x.dtype == core.VarDesc.VarType.FP32`` holds for a float32 tensor."""
-        BOOL = _dt.bool_
-        INT8 = _dt.int8
-        UINT8 = _dt.uint8
-        INT16 = _dt.int16
-        INT32 = _dt.int32
-        INT64 = _dt.int64
-        FP16 = _dt.float16
-        FP32 = _dt.float32
-        FP64 = _dt.float64
-        COMPLEX64 = _dt.complex64
-        COMPLEX128 = _dt.complex128
-        LOD_TENSOR = 'LOD_TENSOR'
-        DENSE_TENSOR = 'DENSE_TENSOR'
+        BOOL = _dt.public('bool')
+        INT8 = _dt.public('int8')
+        UINT8 = _dt.public('uint8')
+        INT16 = _dt.public('int16')
+        INT32 = _dt.public('int32')
+        INT64 = _dt.public('int64')
+        FP16 = _dt.public('float16')
+        FP32 = _dt.public('float32')
+        FP64 = _dt.public('float64')
+        COMPLEX64 = _dt.public('complex64')
+        COMPLEX128 = _dt.public('complex128')
+        LOD_TENSOR = LOD_TENSOR_KIND
+        DENSE_TENSOR = DENSE_TENSOR_KIND
 
 
 def disable_signal_handler():

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import dtype as _dt
 from ..ops.control import tensor_repr
-from ..dense_tensor import DenseTensor
+from ..dense_tensor import DENSE_TENSOR_KIND, DenseTensor
 from ..place import cpu_place
 from ..size import Size
 from . import autograd
@@ -67,7 +67,7 @@ class Tensor:
 
     @property
     def dtype(self):
-        return self.data.dtype
+        return _dt.public(self.data.dtype)
 
     @property
     def ndim(self):
@@ -101,7 +101,7 @@ class Tensor:
     # ---- storage: the facts of the numpy array behind the tensor -----------
     @property
     def type(self):
-        return 'DENSE_TENSOR'
+        return DENSE_TENSOR_KIND
 
     @property
     def layout(self):
@@ -391,7 +391,8 @@ class Tensor:
     __str__ = __repr__
 
     def __format__(self, spec):
-        if self.data.size == 1 and spec:
+        # a 0-d tensor formats as its number, as Paddle's ('{}'.format(loss) -> 0.5)
+        if self.data.ndim == 0 or (self.data.size == 1 and spec):
             return format(self.data.item(), spec)
         return repr(self)
 

@@ -11,7 +11,7 @@ from .. import serialization as io  # noqa: F401
 from ..base import core  # noqa: F401
 from ..base.core import disable_signal_handler  # noqa: F401
 from .. import base  # noqa: F401
-from ..dtype import convert_dtype, get_default_dtype, set_default_dtype  # noqa: F401
+from ..dtype import convert_dtype, get_default_dtype, public, set_default_dtype  # noqa: F401
 from ..autograd import grad  # noqa: F401
 from ..dygraph import no_grad  # noqa: F401
 from ..flags import get_flags, set_flags  # noqa: F401
@@ -37,7 +37,7 @@ def in_pir_executor_mode():
 
 def convert_np_dtype_to_dtype_(np_dtype):
     """A numpy dtype (or its name) as this framework's dtype."""
-    return convert_dtype(np.dtype(np_dtype) if not isinstance(np_dtype, str) else np_dtype)
+    return public(np.dtype(np_dtype) if not isinstance(np_dtype, str) else np_dtype)
 
 
 def is_parameter(var):

@@ -19,6 +19,7 @@ import numpy as np
 from .. import dtype as _dt
 from .. import random as _random
 from .._location import user_location
+from ..dense_tensor import LOD_TENSOR_KIND
 from ..ops import modes, registry
 from ..ops.grad_utils import scalar_array
 from ..size import Size
@@ -136,7 +137,7 @@ class Variable:
 
     @property
     def type(self):
-        return 'LOD_TENSOR'
+        return LOD_TENSOR_KIND
 
     def _inplace_update(self, result):
         """An in-place op in static mode (``x[i] = v``, ``x.add_(y)``): this
@@ -976,8 +977,8 @@ def _plain(a):
         return [_plain(v) for v in a]
     if isinstance(a, np.generic):
         return a.item()
-    if isinstance(a, np.dtype):
-        return str(a)
+    if isinstance(a, (np.dtype, _dt.DataType)):
+        return _dt.dtype_name(a)
     return a
 
 

@@ -226,8 +226,9 @@ def _table(rows, input_numel, itemsize):
     widths, line_len = _widths(rows)
     def fmt(cells):
         return ' '.join('{:^{}}'.format(str(c), w) for c, w in zip(cells, widths))
-    total = sum(r['nb_params'] for r in rows.values())
-    trainable = sum(r['trainable_params'] for r in rows.values())
+    # numpy ints, as Paddle returns them
+    total = np.int64(sum(r['nb_params'] for r in rows.values()))
+    trainable = np.int64(sum(r['trainable_params'] for r in rows.values()))
     output_numel = sum(_numel(r['output_shape']) for r in rows.values())
     mb = 1024.0 ** 2
     input_mb = input_numel * itemsize / mb
@@ -267,7 +268,7 @@ def summary(net, input_size=None, dtypes=None, input=None):  # noqa: A002
     >>> info = paddle.summary(net, (1, 4))  # doctest: +ELLIPSIS
     ---...
     >>> info
-    {'total_params': 23, 'trainable_params': 23}
+    {'total_params': np.int64(23), 'trainable_params': np.int64(23)}
     """
     if not isinstance(net, Layer):
         raise TypeError("summary: net must be a framework.nn.Layer, got %s" % type(net).__name__)

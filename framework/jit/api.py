@@ -188,6 +188,14 @@ class TranslatedLayer(Layer):
         self._partial = PartialProgram(program, [gb.var(n) for n in self._feed],
                                        [gb.var(n) for n in self._fetch])
 
+    # Paddle's TranslatedLayer.train/eval switch the mode and return None (a
+    # Layer's return the layer)
+    def train(self):
+        Layer.train(self)
+
+    def eval(self):
+        Layer.eval(self)
+
     def forward(self, *inputs):
         if len(inputs) != len(self._feed):
             raise TypeError("TranslatedLayer expects %d inputs (%s), got %d"

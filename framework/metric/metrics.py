@@ -91,7 +91,7 @@ def _label_column(label, api):
     else:
         raise ValueError("%s: label must be class ids of shape [N] or [N, 1], or one-hot "
                          "labels [N, C]; got shape %s" % (api, list(shape)))
-    return cast(label, 'int64') if str(label.dtype) != 'int64' else label
+    return cast(label, 'int64') if label.dtype != 'int64' else label
 
 
 class Accuracy(Metric):
@@ -343,7 +343,7 @@ def accuracy(input, label, k=1, correct=None, total=None, name=None):  # noqa: A
     with no_grad():
         _, idx = topk(input, int(k))
         lab = reshape(label, [-1, 1])
-        if str(lab.dtype) != 'int64':
+        if lab.dtype != 'int64':
             lab = cast(lab, 'int64')
         hit = cast(_any(equal(idx, lab), axis=1), 'float32')
         acc = mean(hit)

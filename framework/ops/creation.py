@@ -26,7 +26,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
 
     >>> import framework as paddle
     >>> paddle.to_tensor([1.0, 2.0]).dtype
-    dtype('float32')
+    paddle.float32
     """
     _check_data(data)
     if in_static_mode():

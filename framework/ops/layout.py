@@ -34,7 +34,7 @@ from .subscript import strided_slice
 # ---- view: a new shape, or the same bytes read as another dtype -------------------
 
 def _is_dtype_like(v):
-    return isinstance(v, (str, np.dtype)) or isinstance(v, type)
+    return isinstance(v, (str, np.dtype, _dt.DataType)) or isinstance(v, type)
 
 
 def _view_dtype_shape(shape, old, new, api='view'):

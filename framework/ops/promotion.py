@@ -46,7 +46,7 @@ def _cast_to(v, dtype, cast):
         return v if v.dtype == dtype else v.astype(dtype)
     if np.dtype(v.dtype) == dtype:
         return v
-    return cast(v, str(dtype))
+    return cast(v, _dt.dtype_name(dtype))
 
 
 def promote_inputs(op, ins):

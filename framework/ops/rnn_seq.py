@@ -478,7 +478,7 @@ def _replay(x, weight_ih, bias, lengths, time_major):
     axis = 0 if time_major else 1
     steps = x.shape[axis]
     proj = lib.unstack(lib.matmul_op(x, weight_ih, False, True) + bias, axis)
-    masks = _step_masks(lengths, steps, str(x.dtype))
+    masks = _step_masks(lengths, steps, x.dtype)
     return proj, masks, axis, steps
 
 

@@ -42,6 +42,7 @@ class InputSpec:
         return hash((self.shape, str(self.dtype), self.name))
 
     def __repr__(self):
-        return 'InputSpec(shape=%s, dtype=%s, name=%s, stop_gradient=%s)' % (
-            tuple(None if s == -1 else s for s in self.shape), np.dtype(self.dtype),
+        # Paddle's text: unknown dims as -1, the dtype as paddle.<name>
+        return 'InputSpec(shape=%s, dtype=paddle.%s, name=%s, stop_gradient=%s)' % (
+            tuple(-1 if s is None else s for s in self.shape), np.dtype(self.dtype),
             self.name, self.stop_gradient)

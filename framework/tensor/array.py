@@ -57,8 +57,12 @@ def array_read(array, i):
 
 
 def array_length(array):
-    """The number of items of ``array`` as a 1-element int64 tensor."""
+    """The number of items of ``array``: an int eagerly (as Paddle's), a
+    1-element int64 tensor in a static program."""
     from ..ops.creation import full
+    from ..ops.modes import in_static_mode
+    if not in_static_mode():
+        return len(array)
     return full([1], len(array), 'int64')
 
 

@@ -164,7 +164,8 @@ class Dropout(Layer):
 
     def extra_repr(self):
         name = ', name=%s' % self.name if self.name else ''
-        return 'p=%s, axis=%s, mode=%s%s' % (self.p, self.axis, self.mode, name)
+        return 'p=%s, axis=%s, mode=%s%s, inplace=%s' % (self.p, self.axis, self.mode, name,
+                                                         self.inplace)
 
 
 def _check_p(p, what):

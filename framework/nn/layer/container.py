@@ -281,10 +281,6 @@ class ParameterList(Layer):
         self._parameters[str(len(self._parameters))] = self._check(parameter)
         return self
 
-    def extra_repr(self):
-        return '\n'.join('(%s): Parameter(shape=%s, dtype=%s)' % (k, p.shape, p.dtype)
-                         for k, p in self._parameters.items())
-
     def forward(self, *inputs, **kwargs):
         raise NotImplementedError("ParameterList is a container and has no forward()")
 

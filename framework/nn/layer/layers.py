@@ -708,27 +708,35 @@ class Layer:
                 raise ValueError("Layer.to: device %r is not available; this framework "
                                  "runs on the CPU only" % (device,))
         if dtype is not None:
-            self._cast_floats(_dt.convert_dtype(dtype))
+            d = _dt.convert_dtype(dtype)
+            if not _dt.is_floating(d):
+                raise ValueError("Layer.to: dtype must be a floating dtype, got %s" % d)
+            self._cast_floats(d)
         return self
 
     def astype(self, dtype=None):
-        dtype = _dt.convert_dtype(dtype)
-        if dtype is None or not _dt.is_floating(dtype):
-            raise ValueError("Layer.astype: dtype must be a floating dtype, got %r" % (dtype,))
-        return self._cast_floats(dtype)
+        """Cast floating parameters and buffers to ``dtype`` in place: a
+        floating or complex dtype, or an integer one as Paddle allows (values
+        truncate)."""
+        d = _dt.convert_dtype(dtype)
+        if d is None or not (_dt.is_inexact(d) or d.kind in 'iu'):
+            raise ValueError("Layer.astype: dtype must be a floating, complex or integer dtype, "
+                             "got %r" % (dtype,))
+        return self._cast_floats(d, shown=_dt.public(d))
 
     def float(self, excluded_layers=None):
-        return self._cast_floats(_dt.float32, excluded_layers)
+        return self._cast_floats(_dt.float32, excluded_layers, _dt.public('float32'))
 
     def double(self, excluded_layers=None):
-        return self._cast_floats(_dt.float64, excluded_layers)
+        return self._cast_floats(_dt.float64, excluded_layers, _dt.public('float64'))
 
     def float16(self, excluded_layers=None):
-        return self._cast_floats(_dt.float16, excluded_layers)
+        return self._cast_floats(_dt.float16, excluded_layers, _dt.public('float16'))
 
-    def _cast_floats(self, dtype, excluded_layers=None):
-        if not _dt.is_floating(dtype):
-            raise ValueError("Layer.to: dtype must be a floating dtype, got %s" % dtype)
+    def _cast_floats(self, dtype, excluded_layers=None, shown=None):
+        """Floating parameters and buffers to ``dtype``; each layer's ``_dtype``
+        (what its repr shows) becomes ``shown``: Paddle shows ``dtype=paddle.float32``
+        after ``float()`` / ``astype``, ``dtype=float32`` after ``to(dtype=...)``."""
         excluded = tuple(_as_types(excluded_layers))
         for layer in self.sublayers(include_self=True):
             if excluded and isinstance(layer, excluded):
@@ -739,7 +747,7 @@ class Layer:
                     t._version += 1
                     if t.grad is not None:
                         t.grad.data = t.grad.data.astype(dtype)
-            layer._dtype = str(dtype)
+            layer._dtype = str(dtype) if shown is None else shown
         return self
 
     # ---- printing -------------------------------------------------------

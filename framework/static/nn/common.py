@@ -244,7 +244,7 @@ def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05,  # n
     if data_layout not in ('NCHW', 'NHWC'):
         raise ValueError("static.nn.batch_norm: unsupported data layout:" + str(data_layout))
     c = input.shape[1] if data_layout == 'NCHW' else input.shape[-1]
-    dtype = 'float32' if str(input.dtype) in ('float16', 'bfloat16') else str(input.dtype)
+    dtype = 'float32' if np.dtype(input.dtype).name in ('float16', 'bfloat16') else input.dtype
     params = _Params(api)
     scale = params.make([c], dtype, param_attr, default_initializer=Constant(1.0))
     bias = params.make([c], dtype, bias_attr, is_bias=True)

@@ -9,8 +9,8 @@ that is a per-batch stream, so augmentation is repeatable under ``framework.seed
 >>> t = T.Compose([T.RandomCrop(28, padding=2), T.RandomHorizontalFlip(),
 ...                T.ToTensor(), T.Normalize(mean=[0.5] * 3, std=[0.5] * 3)])
 >>> out = t(img)
->>> out.shape, str(out.dtype)
-(paddle.Size([3, 28, 28]), 'float32')
+>>> out.shape, out.dtype
+(paddle.Size([3, 28, 28]), paddle.float32)
 """
 import math
 import numbers
