@@ -84,6 +84,7 @@ from . import text  # noqa: E402  (paddle.text: data sets, viterbi_decode)
 from .serialization import load, save  # noqa: E402
 from .param_attr import ParamAttr  # noqa: E402
 from .nn.layer import create_parameter  # noqa: E402
+from .nn.layer.layers import LazyGuard  # noqa: E402,F401
 from . import optimizer, regularizer  # noqa: E402
 from . import jit  # noqa: E402
 from . import onnx  # noqa: E402  (paddle.onnx.export; the onnx package itself loads on use)
@@ -94,6 +95,7 @@ from . import autograd, incubate  # noqa: E402
 from .autograd import grad  # noqa: E402
 from . import linalg, fft, signal  # noqa: E402
 from . import tensor, utils, base  # noqa: E402
+from .base import pir_utils  # noqa: E402  (paddle.pir_utils)
 from . import framework  # noqa: E402,F811  (paddle.framework)
 from . import amp  # noqa: E402
 from . import device  # noqa: E402

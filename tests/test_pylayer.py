@@ -387,3 +387,67 @@ def test_static_program_forward_survives_a_json_round_trip(static_mode):
     xv = np.array([1.5, -0.5])
     out, = static.Executor().run(clone, feed={'x': xv}, fetch_list=[y.name])
     np.testing.assert_allclose(out, xv ** 3 + 1.0)
+
+
+# ---- ctx.set_materialize_grads / set_grad_in_dtype_consistent -------------------------
+
+def _two_outputs(materialize):
+    seen = []
+
+    class Two(PyLayer):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.set_materialize_grads(materialize)
+            return x * 3, x * 2
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            seen.append(g2)
+            return g1 * 3
+    return Two, seen
+
+
+@pytest.mark.parametrize('create_graph', [False, True])
+def test_unused_output_gets_zeros_unless_materialize_grads_is_off(create_graph):
+    for materialize in (True, False):
+        Two, seen = _two_outputs(materialize)
+        x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+        loss = Two.apply(x)[0].sum()
+        (gx,) = paddle.grad([loss], [x], create_graph=create_graph)
+        np.testing.assert_array_equal(gx.numpy(), [3.0, 3.0])
+        if materialize:
+            np.testing.assert_array_equal(seen[0].numpy(), [0.0, 0.0])
+        else:
+            assert seen == [None]
+
+
+def test_grads_reach_backward_in_the_output_dtype_unless_told_otherwise():
+    seen = []
+
+    def layer(consistent):
+        class Tanh(PyLayer):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.set_grad_in_dtype_consistent(consistent)
+                return paddle.tanh(x)
+
+            @staticmethod
+            def backward(ctx, dy):
+                seen.append(dy.dtype)
+                return dy
+        return Tanh
+
+    class HalfGrad(PyLayer):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1.0
+
+        @staticmethod
+        def backward(ctx, dy):
+            return paddle.cast(dy, 'float16')
+
+    for consistent in (True, False):
+        x = paddle.randn([2, 2])
+        x.stop_gradient = False
+        HalfGrad.apply(layer(consistent).apply(x)).sum().backward()
+    assert seen == [paddle.float32, paddle.float16]

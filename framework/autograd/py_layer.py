@@ -51,6 +51,8 @@ class PyLayerContext:
         self._saved = None
         self._unpack = None
         self._non_differentiable = ()
+        self._materialize_grads = True
+        self._grad_in_dtype_consistent = True
 
     def save_for_backward(self, *tensors):
         """Keep ``tensors`` for ``backward`` (call at most once, in forward);
@@ -76,6 +78,16 @@ class PyLayerContext:
         """Outputs of forward that carry no gradient (``stop_gradient=True``);
         backward still receives a zero gradient for them."""
         self._non_differentiable = tuple(tensors)
+
+    def set_materialize_grads(self, value):
+        """False: backward gets None (not zeros) for outputs nothing
+        differentiated."""
+        self._materialize_grads = bool(value)
+
+    def set_grad_in_dtype_consistent(self, value):
+        """True (the default): each gradient reaching backward is cast to its
+        output's dtype first; False: backward gets it in the dtype it arrives in."""
+        self._grad_in_dtype_consistent = bool(value)
 
     def mark_not_inplace(self, *tensors):
         """Accepted for Paddle compatibility: outputs are always new tensors here."""
@@ -207,6 +219,9 @@ def _kernel(xs, call):
 def _eager_grad(grads, xs, outs, call):
     """Grad rule: the user's backward. The engine runs it with grad mode on
     under create_graph and off otherwise."""
+    if call.ctx._grad_in_dtype_consistent:
+        grads = [g if g is None or g.dtype == o.dtype else g.astype(o.dtype)
+                 for g, o in zip(grads, outs)]
     res = call.cls.backward(call.ctx, *grads)
     return _grads_for_inputs(call.cls, res, xs)
 
@@ -221,6 +236,7 @@ def _eager_op(cls):
         op = OpDef('py_layer:%s' % cls.__qualname__, _kernel, _no_meta, ['xs*'], ['outs*'],
                    {'call': None}, grad=_eager_grad, save_inputs=False, pattern='opaque',
                    amp='never')
+        op.keeps_missing_grads = lambda call: not call.ctx._materialize_grads
         cls._py_layer_op = op
     return op
 

@@ -510,7 +510,8 @@ class _Engine:
         if node.versions:
             self._check_versions(node)
         op = node.op
-        if op.n_out != 1:
+        if op.n_out != 1 and (op.keeps_missing_grads is None
+                              or not op.keeps_missing_grads(*node.attrs)):
             for i, g in enumerate(gs):
                 if g is None:
                     gs[i] = self._zeros(node.outs[i])
@@ -573,7 +574,7 @@ class _Engine:
 
     def _composite_nograd(self, node, gs):
         T = self.Tensor
-        g_t = [T(g) for g in gs]
+        g_t = [None if g is None else T(g) for g in gs]
         outs = [T(a) for a in node.outs]
         ins = [_detach(x, T) for x in node.ins]
         with state.disable_grad():

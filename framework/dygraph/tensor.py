@@ -436,6 +436,14 @@ class Parameter(Tensor):
     def trainable(self, value):
         self.stop_gradient = not value
 
+    def initialize(self):
+        """Run the initializer of a parameter made under ``LazyGuard``."""
+        init = self.__dict__.pop('_lazy_init', None)
+        if init is None:
+            raise RuntimeError("Parameter.initialize: %s was not created under "
+                               "paddle.LazyGuard; its values are set already" % self.name)
+        init(self)        # initializers fill in place without recording autograd
+
     # what printing shows before the tensor (also in converted code's print)
     print_header = 'Parameter containing:\n'
 

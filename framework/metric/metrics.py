@@ -13,7 +13,7 @@ that batch; ``accumulate()`` gives the value over all batches since the last
 >>> pred = paddle.to_tensor([[0.1, 0.9], [0.8, 0.2], [0.3, 0.7]])
 >>> label = paddle.to_tensor([[1], [1], [1]])
 >>> m.update(m.compute(pred, label))
-0.6666666666666666
+np.float64(0.6666666666666666)
 >>> m.accumulate()
 0.6666666666666666
 """
@@ -107,7 +107,7 @@ class Accuracy(Metric):
     >>> m = paddle.metric.Accuracy(topk=(1, 2))
     >>> pred = paddle.to_tensor([[0.1, 0.5, 0.4], [0.6, 0.3, 0.1]])
     >>> m.update(m.compute(pred, paddle.to_tensor([[2], [0]])))
-    [0.5, 1.0]
+    [np.float64(0.5), np.float64(1.0)]
     >>> m.name()
     ['acc_top1', 'acc_top2']
     """
@@ -144,7 +144,7 @@ class Accuracy(Metric):
         accs = []
         for i, k in enumerate(self.topk):
             num_corrects = float(correct[..., :k].sum())
-            accs.append(num_corrects / num_samples if num_samples else 0.0)
+            accs.append(np.float64(num_corrects / num_samples if num_samples else 0.0))
             self.total[i] += num_corrects
             self.count[i] += num_samples
         return accs[0] if len(self.topk) == 1 else accs

@@ -187,7 +187,7 @@ class OpDef:
                  'value_from_meta', 'promote', 'attr_types', 'attr_ranges',
                  'undeclared_attrs', 'onnx', 'output_variadic', 'sub_blocks', 'emit',
                  'block_grad', 'block_rules', 'plain_fast_grad', 'kernels', '_composed',
-                 'layout_kernels',
+                 'layout_kernels', 'keeps_missing_grads',
                  # what the op is (ops/properties.py)
                  'pattern', 'effects', 'ufunc', 'ufunc_on', 'identity', 'passthrough',
                  'kernel_into', 'fresh', 'inference', 'amp', 'amp_inputs', 'paddle_names',
@@ -299,6 +299,10 @@ class OpDef:
         self.paddle_names = tuple(paddle_names)
         self.amp_names, self.amp_rule = amp_names, amp_rule
         self.flops = flops
+        # backward of a multi-output op gets zeros for outputs nothing
+        # differentiated, unless keeps_missing_grads(*attrs) says to pass None
+        # (a PyLayer after ctx.set_materialize_grads(False))
+        self.keeps_missing_grads = None
 
     @property
     def pure(self):

@@ -23,13 +23,26 @@ class InputSpec:
     def from_numpy(cls, ndarray, name=None):
         return cls(ndarray.shape, ndarray.dtype, name)
 
+    # batch/unbatch change the spec itself and return it, as Paddle's
     def batch(self, batch_size):
-        return InputSpec((batch_size,) + self.shape, self.dtype, self.name)
+        """Prepend a batch dim of ``batch_size`` (None or -1: unknown)."""
+        if isinstance(batch_size, (list, tuple)):
+            if len(batch_size) != 1:
+                raise ValueError("InputSpec.batch: batch_size must be an int or a list of one "
+                                 "int, got %r" % (batch_size,))
+            batch_size = batch_size[0]
+        if batch_size is not None and not isinstance(batch_size, int):
+            raise TypeError("InputSpec.batch: batch_size must be an int, got %s"
+                            % type(batch_size).__name__)
+        self.shape = (-1 if batch_size is None else batch_size,) + tuple(self.shape)
+        return self
 
     def unbatch(self):
+        """Drop the leading (batch) dim."""
         if not self.shape:
-            raise ValueError("unbatch() of a 0-D InputSpec")
-        return InputSpec(self.shape[1:], self.dtype, self.name)
+            raise ValueError("InputSpec.unbatch: the spec is 0-D, it has no batch dim")
+        self.shape = tuple(self.shape[1:])
+        return self
 
     def _key(self):
         return (self.shape, str(self.dtype))

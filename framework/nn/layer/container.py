@@ -97,6 +97,17 @@ class Sequential(Layer):
         self.add_sublayer(str(n), layer)
         return self
 
+    def extend(self, layers):
+        """Append each layer of ``layers`` (a Sequential or any iterable of Layers)."""
+        layers = list(layers)
+        for layer in layers:
+            if not isinstance(layer, Layer):
+                raise TypeError("Sequential.extend: every item must be a Layer, got %s"
+                                % type(layer).__name__)
+        for layer in layers:
+            self.append(layer)
+        return self
+
     def insert(self, index, module):
         """Put layer ``module`` at position ``index`` (Paddle's and PyTorch's
         Sequential.insert: the layers after it move one place on, and the

@@ -111,15 +111,48 @@ def _check_shape(shape, what):
     return shape
 
 
+class LazyGuard:
+    """Parameters created inside (by layers or ``create_parameter``) are not
+    initialised until ``param.initialize()`` runs their initializer: their
+    values are untouched zero pages until then (Paddle's ``paddle.LazyGuard``,
+    for building models too big to initialise twice). Per thread.
+
+    >>> import framework as paddle
+    >>> with paddle.LazyGuard():
+    ...     net = paddle.nn.Linear(2, 2, bias_attr=paddle.ParamAttr(
+    ...         initializer=paddle.nn.initializer.Constant(3.0)))
+    >>> net.bias.numpy().tolist()
+    [0.0, 0.0]
+    >>> for p in net.parameters():
+    ...     p.initialize()
+    >>> net.bias.numpy().tolist()
+    [3.0, 3.0]
+    """
+
+    def __enter__(self):
+        _lazy.depth = getattr(_lazy, 'depth', 0) + 1
+        return self
+
+    def __exit__(self, *exc):
+        _lazy.depth -= 1
+
+
+_lazy = threading.local()
+
+
 def make_parameter(shape, dtype, attr, initializer, name):
     """Create and initialise one eager Parameter from a normalised ``ParamAttr``
-    (static mode goes to ``framework.static.create_parameter`` instead)."""
+    (static mode goes to ``framework.static.create_parameter`` instead); under
+    ``LazyGuard`` the initializer waits for ``initialize()``."""
     p = Parameter(np.zeros(shape, dtype=dtype), name=name, trainable=attr.trainable)
     p.optimize_attr = {'learning_rate': attr.learning_rate}
     p.regularizer = attr.regularizer
     p.need_clip = attr.need_clip
     p.do_model_average = attr.do_model_average
     p.initializer = initializer
+    if getattr(_lazy, 'depth', 0):
+        p._lazy_init = initializer
+        return p
     with no_grad():
         initializer(p)
     return p

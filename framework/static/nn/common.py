@@ -498,18 +498,28 @@ def fc(x, size, num_flatten_dims=1, weight_attr=None, bias_attr=None, activation
        name=None):
     """A fully connected layer on a static Variable: ``act(x @ W + b)`` with the
     parameters in the main program and their initializers in the startup one.
-    ``num_flatten_dims`` leading dims are kept; the rest are flattened."""
+    ``num_flatten_dims`` leading dims are kept; the rest are flattened. A list
+    of inputs gets a weight each; their products are summed before the bias
+    (``weight_attr`` may then be a list, one per input)."""
     from ...nn import functional as F
     from ...ops import manipulation as M, math as X
     from .. import create_parameter
-    in_dim = int(np.prod(x.shape[num_flatten_dims:]))
-    if in_dim <= 0:
-        raise ValueError("static.nn.fc: the dims after num_flatten_dims=%d must be known, got "
-                         "shape %s" % (num_flatten_dims, x.shape))
-    if len(x.shape) != num_flatten_dims + 1:
-        x = M.reshape(x, [0] * num_flatten_dims + [in_dim])
-    w = create_parameter([in_dim, size], str(x.dtype), attr=weight_attr)
-    out = X.matmul(x, w)
+    xs = list(x) if isinstance(x, (list, tuple)) else [x]
+    attrs = list(weight_attr) if isinstance(weight_attr, (list, tuple)) else \
+        [weight_attr] * len(xs)
+    if len(attrs) != len(xs):
+        raise ValueError("static.nn.fc: %d weight_attr for %d inputs" % (len(attrs), len(xs)))
+    out = None
+    for v, attr in zip(xs, attrs):
+        in_dim = int(np.prod(v.shape[num_flatten_dims:]))
+        if in_dim <= 0:
+            raise ValueError("static.nn.fc: the dims after num_flatten_dims=%d must be known, "
+                             "got shape %s" % (num_flatten_dims, v.shape))
+        if len(v.shape) != num_flatten_dims + 1:
+            v = M.reshape(v, [0] * num_flatten_dims + [in_dim])
+        w = create_parameter([in_dim, size], str(v.dtype), attr=attr)
+        out = X.matmul(v, w) if out is None else out + X.matmul(v, w)
+    x = xs[0]
     if bias_attr is not False:
         out = out + create_parameter([size], str(x.dtype), attr=bias_attr, is_bias=True)
     if activation is None:
