@@ -377,3 +377,67 @@ def test_keyword_and_positional_calls_share_a_program():
     sf(paddle.ones([2]), k=2.0)
     sf(x=paddle.ones([2]), k=2.0)
     assert sf.get_traced_count() == 1
+
+
+# ---- Paddle's input_spec checks and dy2static warnings ---------------------------------
+
+def test_input_spec_must_be_a_list_and_no_longer_than_the_arguments():
+    from framework.static import InputSpec
+
+    def f(x, y=1):
+        return x + y
+    with pytest.raises(TypeError, match='should be one of \\(tuple, list\\), but received '
+                                        'InputSpec'):
+        paddle.jit.to_static(f, input_spec=InputSpec([3]))
+    sf = paddle.jit.to_static(f, input_spec=[InputSpec([3])] * 3)
+    with pytest.raises(ValueError, match='len\\(args\\):2 < len\\(InputSpec\\): 3'):
+        sf(paddle.ones([3]))
+    assert paddle.jit.to_static(f, input_spec=[InputSpec([3])] * 2)(paddle.ones([3])).shape == [3]
+
+
+def test_a_contextmanager_function_runs_as_it_is_with_paddles_warning():
+    import contextlib
+    entered = []
+
+    @contextlib.contextmanager
+    def scope():
+        entered.append(True)
+        yield
+
+    @paddle.jit.to_static
+    def f(x):
+        with scope():
+            y = x + 1
+        return y
+    with pytest.warns(UserWarning, match='A context manager decorator is used'):
+        out = f(paddle.ones([2]))
+    assert out.numpy().tolist() == [2.0, 2.0] and entered
+
+
+def test_one_branch_definitions_and_none_returns_warn_as_paddle():
+    @paddle.jit.to_static
+    def unbound(x):
+        if x.mean() > 0:
+            y = x + 1
+        return y
+    with pytest.warns(UserWarning, match='maybe unbound local variable `y`'):
+        assert unbound(paddle.ones([2])).numpy().tolist() == [2.0, 2.0]
+
+    @paddle.jit.to_static
+    def none_in_one_branch(x):
+        if x.mean() > 0:
+            return x + 1
+    with pytest.warns(UserWarning, match='None in the false branch only'):
+        none_in_one_branch(paddle.ones([2]))
+
+    @paddle.jit.to_static
+    def both(x):
+        if x.mean() > 0:
+            y = x + 1
+        else:
+            y = x - 1
+        return y
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        assert both(paddle.ones([2])).numpy().tolist() == [2.0, 2.0]

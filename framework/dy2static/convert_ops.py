@@ -7,6 +7,7 @@ runs eagerly) keeps plain Python semantics, so shape checks, ``None`` checks
 and flags behave exactly as in the original code.
 """
 import functools
+import warnings
 
 import numpy as np
 
@@ -14,8 +15,8 @@ from .._nest import flatten_tree, unflatten_tree
 from ..ops.modes import in_static_mode, is_static_var
 from ..graph import control_flow as _cf
 from ..graph.program import default_main_program
-from .carried import (TensorArray, Undefined, bool_var, branch_copy, merge_branches, truth,
-                      write_back)
+from .carried import (RETURN_VALUE_PREFIX, TensorArray, Undefined, bool_var, branch_copy,
+                      merge_branches, truth, write_back)
 # the loop helpers are part of the ``_jst`` namespace converted code calls
 from .loops import Enumerate, For, Range, While, Zip, caller_line, first_dim_length  # noqa: F401
 
@@ -36,12 +37,29 @@ def _static_if(pred, true_fn, false_fn, args, names, where, merge=merge_branches
     program = default_main_program()
     tb, tvals = _branch(program, true_fn, args)
     fb, fvals = _branch(program, false_fn, args)
+    if merge is merge_branches:
+        _warn_one_sided(names, tvals, fvals)
     plans = [merge(name, t, f, (tb, fb), where)
              for name, t, f in zip(names, tvals, fvals)]
     pairs = [p for ps, _ in plans for p in ps]
     outs = iter(_cf.make_cond_op(program, pred, tb, fb, [t for t, _ in pairs],
                                  [f for _, f in pairs], 'if at %s' % where))
     return tuple(write_back(a, make(outs)) for a, (_, make) in zip(args, plans))
+
+
+def _warn_one_sided(names, tvals, fvals):
+    """Paddle's warnings for a user variable one branch leaves unbound (it is
+    usable after the if only where that branch ran) and for a return value one
+    branch leaves None."""
+    for name, t, f in zip(names, tvals, fvals):
+        if name.startswith(RETURN_VALUE_PREFIX):
+            if (t is None) != (f is None):
+                warnings.warn("In cond : the return value is set differently in ifelse branches: "
+                              "None in the %s branch only. Set var to 'None' in ifelse block "
+                              "might lead to error." % ('false' if f is None else 'true'))
+        elif not name.startswith('_') and (isinstance(t, Undefined) != isinstance(f, Undefined)):
+            warnings.warn("Return results has maybe unbound local variable `%s`, please ensure "
+                          "do not use `%s`after cond." % (name, name))
 
 
 def _branch(program, fn, args):

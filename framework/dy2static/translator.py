@@ -12,6 +12,7 @@ import contextlib
 import functools
 import inspect
 import types
+import warnings
 import weakref
 
 import numpy as np
@@ -78,10 +79,25 @@ def convert_callable(fn):
     if isinstance(fn, types.FunctionType):
         if _skipped(fn) or '_jst' in fn.__code__.co_freevars:
             return fn          # framework code, or defined inside converted code already
+        if _makes_generator(fn):
+            return fn          # generators (contextmanager bodies) run as they are
         if fn.__name__ == '<lambda>' and not _has_source(fn):
             return fn
         return _try_convert(fn)
     return fn          # classes, builtins, C functions, callable objects
+
+
+def _makes_generator(fn):
+    """A generator function, or a decorator's wrapper around one (as
+    ``contextlib.contextmanager`` makes): it runs as it is, with Paddle's
+    warning for a context manager."""
+    target = inspect.unwrap(fn)
+    if not (inspect.isgeneratorfunction(target) or inspect.isasyncgenfunction(target)):
+        return False
+    if target is not fn:
+        warnings.warn("Dy2Static : A context manager decorator is used, this may not work "
+                      "correctly after transform.")
+    return True
 
 
 def _is_layer_call(m):
@@ -380,6 +396,9 @@ class StaticFunction:
             _check_layer_method(function, instance)
         self._dygraph_function = function
         self._instance = instance
+        if input_spec is not None and not isinstance(input_spec, (list, tuple)):
+            raise TypeError("The type(input_spec) should be one of (tuple, list), but received %s."
+                            % type(input_spec).__name__)
         self._input_spec = list(input_spec) if input_spec is not None else None
         self._build_strategy = build_strategy
         self._full_graph = full_graph
@@ -576,6 +595,7 @@ class StaticFunction:
         if not args and not kwargs and self._input_spec is not None:
             args = tuple(self._input_spec)
         args, kwargs = self._unified_args(args, kwargs)
+        self._check_spec_count(args)
         key = self._key(_call_leaves(args, kwargs)) + (with_hook,)
         specs = [s for s in (self._input_spec or []) if isinstance(s, InputSpec)]
 
@@ -587,6 +607,21 @@ class StaticFunction:
             return build_concrete_program(fn, args, kwargs, specs, self._arg_names(args, kwargs),
                                           self._build_strategy)
         return self._cache.get(key, build, lambda: _as_specs(args, kwargs, specs))
+
+    def _check_spec_count(self, args):
+        """The decorator's input_spec describes the leading arguments: it cannot
+        be longer than the arguments the function takes (Paddle's check, which
+        counts the parameters with defaults as given)."""
+        if self._input_spec is None:
+            return
+        params = self._parameters()
+        if any(p.kind == p.VAR_POSITIONAL for p in params):
+            return
+        positional = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+        n = max(len(args), positional)
+        if n < len(self._input_spec):
+            raise ValueError("Requires len(arguments) >= len(input_spec), but received "
+                             "len(args):%d < len(InputSpec): %d" % (n, len(self._input_spec)))
 
     def get_traced_count(self):
         """How many programs have been traced (one per distinct input signature)."""

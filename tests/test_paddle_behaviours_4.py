@@ -1,0 +1,145 @@
+"""Paddle behaviours added in the fourth conformance round: dtypes that print
+as Paddle's, LazyGuard, pir_utils, static fc over several inputs, Sequential.extend,
+InputSpec.batch, the reprs Paddle's examples print."""
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+import framework as paddle
+from framework import nn
+from framework.static import InputSpec
+
+
+# ---- dtypes ----------------------------------------------------------------------------
+
+def test_tensor_dtype_prints_as_paddle_and_equals_every_spelling():
+    x = paddle.to_tensor([1.0, 2.0])
+    d = x.dtype
+    assert str(d) == repr(d) == 'paddle.float32' and d is paddle.float32
+    for same in ('float32', 'paddle.float32', np.float32, np.dtype('float32'), paddle.float32):
+        assert d == same and not d != same
+    for other in ('float64', np.int64, paddle.int32, 'not a dtype', None, 3):
+        assert d != other
+    assert {np.dtype('float32'): 1}[d] == 1 and {d: 1}[np.dtype('float32')] == 1
+    assert d.name == 'float32' and d.itemsize == 4 and d.kind == 'f'
+    with pytest.raises(AttributeError, match="'paddle.dtype' object has no attribute 'shape'"):
+        d.shape
+
+
+def test_numpy_and_the_framework_take_public_dtypes():
+    d = paddle.int64
+    assert np.zeros(2, d).dtype == np.int64 and np.ones(2).astype(d).dtype == np.int64
+    assert paddle.zeros([2], dtype=d).dtype == paddle.int64
+    assert paddle.cast(paddle.ones([2]), paddle.float64).dtype == 'float64'
+    assert copy.deepcopy(d) is d and pickle.loads(pickle.dumps(d)) is d
+    assert paddle.framework.convert_np_dtype_to_dtype_(np.float16) is paddle.float16
+    assert paddle.base.core.VarDesc.VarType.FP32 == paddle.to_tensor(1.0).dtype
+
+
+def test_tensor_type_prints_as_paddles_enum():
+    t = paddle.to_tensor(1.0).type
+    assert str(t) == 'VarType.DENSE_TENSOR' and t == 'DENSE_TENSOR'
+    assert t == paddle.base.core.VarDesc.VarType.DENSE_TENSOR
+
+
+# ---- layers ------------------------------------------------------------------------------
+
+def test_lazy_guard_defers_initializers_until_initialize():
+    init = nn.initializer.Constant(2.5)
+    with paddle.LazyGuard():
+        net = nn.Linear(3, 2, weight_attr=paddle.ParamAttr(initializer=init))
+    np.testing.assert_array_equal(net.weight.numpy(), np.zeros((3, 2)))
+    net.weight.initialize()
+    np.testing.assert_array_equal(net.weight.numpy(), np.full((3, 2), 2.5))
+    with pytest.raises(RuntimeError, match='was not created under paddle.LazyGuard'):
+        net.weight.initialize()
+    eager = nn.Linear(3, 2, weight_attr=paddle.ParamAttr(initializer=init))
+    np.testing.assert_array_equal(eager.weight.numpy(), np.full((3, 2), 2.5))
+
+
+def test_sequential_extend_appends_in_order():
+    seq = nn.Sequential(nn.Linear(2, 3))
+    seq.extend([nn.ReLU(), nn.Linear(3, 4)])
+    assert [type(m).__name__ for m in seq] == ['Linear', 'ReLU', 'Linear']
+    assert seq(paddle.ones([1, 2])).shape == [1, 4]
+    with pytest.raises(TypeError, match='Sequential.extend: every item must be a Layer'):
+        seq.extend([nn.ReLU(), 3])
+    assert len(seq) == 3
+
+
+def test_layer_reprs_as_paddle():
+    assert repr(nn.Dropout(0.5)) == 'Dropout(p=0.5, axis=None, mode=upscale_in_train, inplace=False)'
+    lin = nn.Linear(1, 1)
+    assert 'dtype=float32)' in repr(lin)
+    lin.float()
+    assert 'dtype=paddle.float32)' in repr(lin)
+    lin.astype('float64')
+    assert lin.weight.dtype == 'float64' and 'dtype=paddle.float64)' in repr(lin)
+    lin.to(dtype='float32')
+    assert 'dtype=float32)' in repr(lin)
+    params = nn.ParameterList([paddle.create_parameter([2], 'float32')])
+    assert repr(params) == 'ParameterList()'
+
+
+def test_format_of_a_0d_tensor_is_its_number():
+    t = paddle.to_tensor(2.5)
+    assert '{}'.format(t) == '2.5' and '{:.3f}'.format(t) == '2.500'
+    assert '{}'.format(paddle.to_tensor([2.5])).startswith('Tensor(')
+
+
+# ---- static ----------------------------------------------------------------------------
+
+def test_static_fc_sums_a_weight_per_input():
+    paddle.enable_static()
+    try:
+        main, start = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, start):
+            x0 = paddle.static.data('x0', [1, 2, 2], 'float32')
+            x1 = paddle.static.data('x1', [1, 1, 3], 'float32')
+            out = paddle.static.nn.fc([x0, x1], size=2, weight_attr=paddle.ParamAttr(
+                initializer=nn.initializer.Constant(0.5)), bias_attr=paddle.ParamAttr(
+                initializer=nn.initializer.Constant(1.0)))
+        exe = paddle.static.Executor()
+        exe.run(start)
+        a, b = np.arange(4.).reshape(1, 2, 2), np.arange(3.).reshape(1, 1, 3) + 1
+        res, = exe.run(main, feed={'x0': a.astype('float32'), 'x1': b.astype('float32')},
+                       fetch_list=[out])
+        np.testing.assert_allclose(res, np.full((1, 2), 0.5 * a.sum() + 0.5 * b.sum() + 1.0))
+    finally:
+        paddle.disable_static()
+
+
+def test_pir_guards_change_only_the_ir_queries():
+    from framework.framework import in_dynamic_or_pir_mode, in_pir_mode
+    assert not in_pir_mode() and in_dynamic_or_pir_mode()
+    paddle.enable_static()
+    try:
+        assert not in_pir_mode() and not in_dynamic_or_pir_mode()
+        with paddle.pir_utils.IrGuard():
+            assert in_pir_mode() and in_dynamic_or_pir_mode()
+            with paddle.pir_utils.OldIrGuard():
+                assert not in_pir_mode()
+            assert in_pir_mode()
+        assert not in_pir_mode()
+    finally:
+        paddle.disable_static()
+    seen = []
+    paddle.pir_utils.test_with_pir_api(lambda: seen.append(paddle.base.framework.use_pir_api()))()
+    assert seen == [False, True]
+
+
+def test_input_spec_batch_and_unbatch_change_the_spec():
+    spec = InputSpec([64], 'float32', 'x')
+    assert spec.batch(4) is spec and spec.shape == (4, 64)
+    assert repr(spec) == 'InputSpec(shape=(4, 64), dtype=paddle.float32, name=x, stop_gradient=False)'
+    assert spec.unbatch() is spec and spec.shape == (64,)
+    assert InputSpec([None, 3]).batch(None).shape == (-1, -1, 3)
+    with pytest.raises(ValueError, match='InputSpec.unbatch: the spec is 0-D'):
+        InputSpec([]).unbatch()
+
+
+def test_array_length_is_an_int_eagerly():
+    arr = paddle.tensor.create_array('float32', [paddle.ones([2])])
+    assert paddle.tensor.array_length(arr) == 1 and isinstance(paddle.tensor.array_length(arr), int)
