@@ -373,3 +373,51 @@ def test_float32_values_keep_their_dtype():
     assert sparse.sin(x).dtype == paddle.float32
     assert sparse.matmul(x, paddle.ones([4, 2])).dtype == paddle.float32
     assert sparse.add(x, x).dtype == paddle.float32
+
+
+# ---- edges the mutation run asked for --------------------------------------------------------
+
+def test_construction_edges():
+    empty = sparse.sparse_coo_tensor(np.zeros((2, 0), np.int64), np.zeros((0,), 'float32'))
+    assert empty.shape == [0, 0] and empty.nnz() == 0
+    assert empty.indices().dtype == paddle.int64
+    np.testing.assert_array_equal(empty.to_dense().numpy(), np.zeros((0, 0)))
+    hybrid_empty = sparse.sparse_coo_tensor(np.zeros((1, 0), np.int64), np.zeros((0, 2)))
+    assert hybrid_empty.shape == [0, 2]
+    cast = sparse.sparse_coo_tensor([[0, 1]], paddle.to_tensor([1.0, 2.0]), [2], dtype='float64')
+    assert cast.dtype == paddle.float64
+    with pytest.raises(ValueError, match='does not fit indices of 1 sparse dims'):
+        sparse.sparse_coo_tensor([[0, 1, 1]], np.ones((3, 2)), [2, 5])
+    with pytest.raises(ValueError, match='cols out of range for 4 columns'):
+        sparse.sparse_csr_tensor([0, 2], [0, 4], [1.0, 2.0], [1, 4])
+    from_lists = sparse.sparse_coo_tensor([[], []], [], [2, 2])
+    assert from_lists.indices().dtype == paddle.int64 and from_lists.nnz() == 0
+    with pytest.raises(ValueError, match='sparse_dim must be in \\[1, 2\\]'):
+        paddle.ones([2, 2]).to_sparse_coo(0)
+
+
+def test_format_changes_between_hybrid_and_full_sparse_dims():
+    a = np.array([[0.0, 1.0], [0.0, 0.0], [2.0, 3.0]])
+    csr = paddle.to_tensor(a).to_sparse_csr()
+    hybrid = csr.to_sparse_coo(1)
+    assert hybrid.sparse_dim() == 1 and hybrid.indices().numpy().tolist() == [[0, 2]]
+    np.testing.assert_array_equal(hybrid.to_dense().numpy(), a)
+    assert csr.to_sparse_coo(2).sparse_dim() == 2
+    full = hybrid.to_sparse_coo(2)
+    assert full.sparse_dim() == 2 and full.nnz() == 3
+
+
+def test_addmm_of_two_sparse_matrices_and_error_texts():
+    a, b = _dense_example((3, 4)), _dense_example((4, 2))
+    ca, cb = paddle.to_tensor(a).to_sparse_coo(2), paddle.to_tensor(b).to_sparse_coo(2)
+    inp = RNG.standard_normal((3, 2))
+    out = sparse.addmm(paddle.to_tensor(inp), ca, cb, beta=0.5, alpha=2.0)
+    np.testing.assert_allclose(out.numpy(), 0.5 * inp + 2.0 * (a @ b), rtol=1e-12)
+    sp_inp = paddle.to_tensor(np.where(inp > 0, inp, 0)).to_sparse_coo(2)
+    both = sparse.addmm(sp_inp, ca, cb, beta=0.5, alpha=2.0)
+    np.testing.assert_allclose(both.to_dense().numpy(),
+                               0.5 * np.where(inp > 0, inp, 0) + 2.0 * (a @ b), rtol=1e-12)
+    with pytest.raises(ValueError, match='x @ y has shape \\[3, 4\\], mask \\[3, 2\\]'):
+        sparse.masked_matmul(paddle.ones([3, 5]), paddle.ones([5, 4]), sp_inp)
+    with pytest.raises(TypeError, match='or a number, got str'):
+        sparse.multiply(ca, 'x')
