@@ -67,7 +67,10 @@ import sys
 import numpy as np
 
 from . import _files
+from .dense_tensor import DenseTensor
 from .dygraph import Parameter, Tensor
+from .graph import serialize as _program_io, verify as _verify
+from .graph.program import Program
 
 __all__ = ['save', 'load', 'CheckpointError']
 
@@ -132,6 +135,12 @@ class _Encoder:
             return node
         if isinstance(obj, np.ndarray):
             return self.array_node('ndarray', obj, where)
+        if isinstance(obj, DenseTensor):          # a scope variable's values (static mode)
+            return self.array_node('densetensor', np.asarray(obj), where)
+        if isinstance(obj, Program):
+            # its JSON form as a string: loaded back through the program checks
+            return {'t': 'program', 'v': json.dumps(_program_io.program_to_dict(obj),
+                                                    separators=(',', ':'))}
         if isinstance(obj, np.generic):
             return self.array_node('npscalar', np.asarray(obj), where)
         if obj is None:
@@ -224,7 +233,9 @@ def _check_configs(api, configs, allowed):
 
 def save(obj, path, protocol=4, **configs):
     """Save ``obj`` (nested dicts/lists/tuples of Tensors, numpy arrays, numbers,
-    strings, bools, None) to ``path`` or a writable binary file object.
+    strings, bools, None; a static ``Program``; a scope variable's ``DenseTensor``)
+    to ``path`` or a writable binary file object (objects saved one after another
+    into one stream load back in that order).
 
     Parent directories are created; the write is atomic. ``protocol`` is accepted
     for Paddle compatibility (2 to 4) and does not change the format, which never
@@ -384,8 +395,11 @@ class _Decoder:
                     self.bad("a dict key of kind %r" % k['t'])
             for v in values:
                 self.check(v, depth + 1)
-        elif t in ('ndarray', 'npscalar', 'tensor'):
+        elif t in ('ndarray', 'npscalar', 'tensor', 'densetensor'):
             self.check_array(node)
+        elif t == 'program':
+            if not isinstance(node.get('v'), str):
+                self.bad("a program node without its text")
         elif t in self._SCALARS:
             self.check_scalar(node)
         else:
@@ -457,7 +471,13 @@ class _Decoder:
             for k, v in zip(node['k'], node['v']):
                 out[self.build(k, arrays, return_numpy)] = self.build(v, arrays, return_numpy)
             return out
+        if t == 'program':
+            return self._program(node['v'])
         arr = arrays[id(node)]
+        if t == 'densetensor' and not return_numpy:
+            held = DenseTensor()
+            held.set(arr)
+            return held
         if t == 'npscalar':
             return arr[()]
         if t == 'ndarray' or return_numpy:
@@ -467,6 +487,18 @@ class _Decoder:
         if 'name' in node:
             tensor._name = node['name']
         return tensor
+
+    def _program(self, text):
+        """A saved Program, checked as a model file's program is (structure,
+        registered ops, plain attributes, then the IR verifier)."""
+        try:
+            d = _files.parse_json(text.encode('utf-8'))
+            program = _program_io.program_from_dict(d)
+            _verify.verify_program(program)
+        except (_files.FileFormatError, _program_io.ProgramFormatError,
+                _verify.VerifyError) as e:
+            self.bad("a saved Program that does not load (%s)" % e)
+        return program
 
     def _float(self, text):
         try:
@@ -505,14 +537,26 @@ def load(path, **configs):
     _check_configs('framework.load', configs, _LOAD_CONFIGS)
     return_numpy = bool(configs.get('return_numpy', False))
     if hasattr(path, 'read'):
-        data = path.read()
         where = repr(getattr(path, 'name', type(path).__name__))
+        data = _one_object(path, where)
         return _read(_io.BytesIO(data), len(data), where, return_numpy)
     path = os.fspath(path)
     if not os.path.isfile(path):
         return _load_prefix(path, return_numpy)
     with open(path, 'rb') as f:
         return _read(f, os.fstat(f.fileno()).st_size, repr(path), return_numpy)
+
+
+def _one_object(stream, where):
+    """The bytes of the next saved object in ``stream``, which is left after
+    it: several objects saved one after another into one stream load back one
+    by one, as Paddle's do."""
+    pre = stream.read(_PREAMBLE)
+    if len(pre) == _PREAMBLE and pre[:len(MAGIC)] == MAGIC:
+        hlen, dlen = struct.unpack('<QQ', pre[16:32])
+        if hlen + dlen < 2 ** 62:
+            return pre + stream.read(hlen + dlen)
+    return pre + stream.read()      # not a checkpoint's preamble: _read says what is wrong
 
 
 def _load_prefix(path, return_numpy):

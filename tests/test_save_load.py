@@ -458,3 +458,70 @@ def test_a_model_with_float_arange_and_diag_padding_loads(tmp_path):
     loaded = paddle.jit.load(path)
     x = paddle.to_tensor(np.arange(8, dtype='float32').reshape(2, 4))
     np.testing.assert_allclose(loaded(x).numpy(), f(x).numpy(), rtol=1e-6)
+
+
+# ---------------------------------------------------------- streams, Programs, DenseTensors
+def test_objects_saved_one_after_another_into_a_stream_load_in_order():
+    buf = io.BytesIO()
+    framework.save({'a': framework.to_tensor([1.0])}, buf)
+    framework.save(framework.to_tensor([[2, 3]]), buf)
+    framework.save('third', buf)
+    buf.seek(0)
+    assert framework.load(buf)['a'].numpy().tolist() == [1.0]
+    assert framework.load(buf).numpy().tolist() == [[2, 3]]
+    assert framework.load(buf) == 'third'
+    with pytest.raises(CheckpointError, match='is empty'):
+        framework.load(buf)
+    cut = io.BytesIO(buf.getvalue()[:100])
+    with pytest.raises(CheckpointError, match='truncated'):
+        framework.load(cut)
+
+
+def test_a_static_program_and_a_scope_tensor_round_trip(tmp_path):
+    framework.enable_static()
+    try:
+        main, start = framework.static.Program(), framework.static.Program()
+        with framework.static.program_guard(main, start):
+            x = framework.static.data('x', [None, 4], 'float32')
+            y = framework.static.nn.fc(x, 3)
+        exe = framework.static.Executor()
+        exe.run(start)
+        framework.save(main, str(tmp_path / 'main.pdmodel'))
+        loaded = framework.load(str(tmp_path / 'main.pdmodel'))
+        assert isinstance(loaded, framework.static.Program)
+        assert [op.type for op in loaded.global_block().ops] == \
+            [op.type for op in main.global_block().ops]
+        feed = {'x': np.ones((2, 4), np.float32)}
+        want, = exe.run(main, feed=feed, fetch_list=[y.name])
+        got, = exe.run(loaded, feed=feed, fetch_list=[y.name])
+        np.testing.assert_array_equal(got, want)
+        w = [v for v in main.list_vars() if v.persistable][0]
+        held = framework.static.global_scope().find_var(w.name).get_tensor()
+        framework.save(held, str(tmp_path / 'w.pdtensor'))
+        back = framework.load(str(tmp_path / 'w.pdtensor'))
+        assert isinstance(back, framework.base.core.DenseTensor)
+        np.testing.assert_array_equal(np.array(back), np.array(held))
+        assert isinstance(framework.load(str(tmp_path / 'w.pdtensor'), return_numpy=True),
+                          np.ndarray)
+    finally:
+        framework.disable_static()
+
+
+def test_a_saved_program_is_checked_when_loaded(tmp_path):
+    framework.enable_static()
+    try:
+        main = framework.static.Program()
+        with framework.static.program_guard(main, framework.static.Program()):
+            x = framework.static.data('x', [2], 'float32')
+            framework.exp(x)
+        path = str(tmp_path / 'p.pdmodel')
+        framework.save(main, path)
+    finally:
+        framework.disable_static()
+    raw = open(path, 'rb').read()
+    hlen = struct.unpack('<Q', raw[16:24])[0]
+    header = raw[64:64 + hlen].replace(b'\\"exp\\"', b'\\"xyz\\"')
+    pre = raw[:32] + hashlib.sha256(raw[:32] + header).digest()
+    open(path, 'wb').write(pre + header + raw[64 + hlen:])
+    with pytest.raises(CheckpointError, match='saved Program that does not load'):
+        framework.load(path)
