@@ -108,6 +108,7 @@ from . import sparse  # noqa: E402  (eager COO/CSR tensors over the dense ops)
 sparse.tensor.install_dense_methods(Tensor)
 from . import distributed  # noqa: E402  (mpi4py only when a communicator is needed)
 from .distributed import DataParallel  # noqa: E402,F401
+Tensor._local_value = distributed.auto_parallel.local_value   # a rank's part of a distributed tensor
 from .tensor.creation import fill_constant  # noqa: E402,F401
 
 

@@ -143,3 +143,66 @@ def test_input_spec_batch_and_unbatch_change_the_spec():
 def test_array_length_is_an_int_eagerly():
     arr = paddle.tensor.create_array('float32', [paddle.ones([2])])
     assert paddle.tensor.array_length(arr) == 1 and isinstance(paddle.tensor.array_length(arr), int)
+
+
+# ---- auto-parallel names on one process -------------------------------------------------
+
+def test_process_mesh_and_placements():
+    import framework.distributed as dist
+    mesh = dist.ProcessMesh([[2, 4, 5], [0, 1, 3]], dim_names=['x', 'y'])
+    assert mesh.shape == [2, 3] and mesh.process_ids == [2, 4, 5, 0, 1, 3] and mesh.ndim == 2
+    assert mesh.get_dim_size('y') == 3 and mesh.coordinate(1) == [1, 1]
+    assert mesh['y'].process_ids == [2, 0, 4, 1, 5, 3] and mesh['y'].dim_names == ['y', 'x']
+    assert mesh[0].process_ids == [2, 4, 5] and mesh[0].dim_names == ['y']
+    assert repr(mesh) == '{shape: [2,3], process_ids: [2,4,5,0,1,3], dim_names: [x,y]}'
+    assert dist.ProcessMesh([0, 1]).dim_names == ['d0']
+    with pytest.raises(ValueError, match='process ids must be unique'):
+        dist.ProcessMesh([0, 0])
+    kinds = [(p.is_replicated(), p.is_shard(), p.is_partial())
+             for p in (dist.Replicate(), dist.Shard(0), dist.Partial())]
+    assert kinds == [(True, False, False), (False, True, False), (False, False, True)]
+    assert dist.Shard(1) == dist.Shard(1) and dist.Shard(1) != dist.Shard(0)
+    assert repr(dist.Partial(dist.ReduceType.kRedMax)) == 'Partial(reduce_type=MAX)'
+    assert dist.Shard(1).is_shard(1) and not dist.Shard(1).is_shard(0)
+
+
+def test_distributed_tensors_hold_the_global_value_and_differentiate():
+    import framework.distributed as dist
+    mesh = dist.ProcessMesh([0, 1], dim_names=['x'])
+    x = paddle.arange(8, dtype='float32').reshape([4, 2])
+    x.stop_gradient = False
+    d = dist.shard_tensor(x, mesh, [dist.Shard(0)])
+    assert d.is_dist() and not x.is_dist() and d.process_mesh == mesh
+    assert d.placements == [dist.Shard(0)] and x.process_mesh is None
+    assert d._local_value().numpy().tolist() == [[0.0, 1.0], [2.0, 3.0]]   # rank 0's half
+    (d * d).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), 2 * x.numpy())
+    r = dist.reshard(d, mesh, [dist.Replicate()])
+    assert r._local_value().shape == [4, 2] and r.placements == [dist.Replicate()]
+    assert not dist.unshard_dtensor(r).is_dist()
+    shown = repr(dist.dtensor_from_fn(paddle.ones, mesh, [dist.Replicate()], shape=[1]))
+    assert shown == ('Tensor(shape=[1], dtype=float32, place=Place(cpu), stop_gradient=True, '
+                     'process_mesh={shape: [2], process_ids: [0,1], dim_names: [x]}, '
+                     'placements=[Replicate()], GlobalDenseTensor=\n       [1.])')
+    with pytest.raises(ValueError, match='shard_tensor: need one placement per mesh dim'):
+        dist.shard_tensor(x, mesh, [])
+    with pytest.raises(ValueError, match='Shard\\(dim=2\\) for a tensor of shape \\[4, 2\\]'):
+        dist.shard_tensor(x, mesh, [dist.Shard(2)])
+    off_mesh = dist.shard_tensor(x, dist.ProcessMesh([3, 4]), [dist.Shard(0)])
+    assert off_mesh._local_value().shape == [0, 0]
+
+
+def test_strategy_sections_and_shard_layer():
+    import framework.distributed as dist
+    s = dist.Strategy({'amp': {'enable': True}})
+    assert s.amp.enable and s.sharding.stage == 1 and s.pipeline.schedule_mode == '1F1B'
+    s.gradient_merge.k_steps = 4
+    assert s.gradient_merge.k_steps == 4 and not s.gradient_merge.enable
+    with pytest.raises(ValueError, match='Strategy: unknown section'):
+        dist.Strategy({'nope': {}})
+    mesh = dist.ProcessMesh([0, 1], dim_names=['x'])
+    net = dist.shard_layer(nn.Linear(2, 2), mesh,
+                           lambda name, layer, m: setattr(layer, 'weight', dist.shard_tensor(
+                               layer.weight, m, [dist.Shard(1)])) if name == '' else None)
+    assert net.weight.placements == [dist.Shard(1)] and net.bias.placements == [dist.Replicate()]
+    assert net(paddle.ones([1, 2])).shape == [1, 2]

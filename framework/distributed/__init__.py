@@ -21,6 +21,11 @@ from .env import (Group, ParallelEnv, ParallelMode, barrier, destroy_process_gro
                   gloo_init_parallel_env, gloo_release, init_parallel_env, is_available,
                   is_initialized, new_group, shutdown_process_group)
 from .parallel import DataParallel  # noqa: F401
+from . import auto_parallel  # noqa: F401
+from .auto_parallel import (DistAttr, Partial, Placement, ProcessMesh, ReduceType,  # noqa: F401
+                            Replicate, Shard, Strategy, dtensor_from_fn, get_mesh, reshard,
+                            set_mesh, shard_layer, shard_optimizer, shard_scaler, shard_tensor,
+                            unshard_dtensor)
 from .spawn import spawn  # noqa: F401
 from . import fleet  # noqa: F401
 # paddle.distributed.launch is the launcher's main function (as in Paddle);

@@ -386,6 +386,11 @@ class Tensor:
 
     # ---- printing ---------------------------------------------------------
     def __repr__(self):
+        mesh = self.__dict__.get('process_mesh')
+        if mesh is not None:     # a distributed tensor (distributed/auto_parallel.py)
+            return tensor_repr(self.data, self.stop_gradient, self.place,
+                               ' process_mesh=%r, placements=%r, GlobalDenseTensor='
+                               % (mesh, self.__dict__.get('placements')))
         return tensor_repr(self.data, self.stop_gradient, self.place)
 
     __str__ = __repr__

@@ -24,9 +24,9 @@ from .printing import tensor_text
 from .registry import Meta, OpError, add_test_case, def_op
 
 
-def tensor_repr(data, stop_gradient, place=None):
+def tensor_repr(data, stop_gradient, place=None, extra=''):
     """The text of ``print(tensor)`` (Paddle's layout, ``set_printoptions``)."""
-    return tensor_text(data, stop_gradient, place or cpu_place())
+    return tensor_text(data, stop_gradient, place or cpu_place(), extra=extra)
 
 
 # ---- print(...) in converted code ---------------------------------------------------

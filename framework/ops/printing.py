@@ -128,13 +128,13 @@ def format_values(arr, indent):
     return _format(arr, summary, indent, width, signed)
 
 
-def tensor_text(data, stop_gradient, place, prefix='Tensor'):
+def tensor_text(data, stop_gradient, place, prefix='Tensor', extra=''):
     """The whole text: ``Tensor(shape=..., dtype=..., place=...,
-    stop_gradient=...,`` then the values."""
+    stop_gradient=...,`` (then ``extra``: a distributed tensor's mesh) then the values."""
     data = np.asarray(data)
     indent = len(prefix) + 1
     # bfloat16 (ml_dtypes) formats its values like integers; they are exact in float32
     shown = data.astype(np.float32) if data.dtype.kind == 'V' else data
-    return "%s(shape=%s, dtype=%s, place=%s, stop_gradient=%s,\n%s%s)" % (
-        prefix, list(data.shape), data.dtype, place, stop_gradient, ' ' * indent,
+    return "%s(shape=%s, dtype=%s, place=%s, stop_gradient=%s,%s\n%s%s)" % (
+        prefix, list(data.shape), data.dtype, place, stop_gradient, extra, ' ' * indent,
         format_values(shown, indent))

@@ -275,18 +275,23 @@ def _false(self):
 
 
 def dense_dim(self):
-    """The number of dense dims: all of them (no tensor here is sparse)."""
+    """The number of dense dims of a dense tensor: all of them."""
     return len(self.shape)
 
 
 def sparse_dim(self):
-    """The number of sparse dims: 0 (no tensor here is sparse)."""
+    """The number of sparse dims of a dense tensor: 0."""
     return 0
 
 
-def _not_distributed(self):
-    # the shard facts of a distributed tensor: a tensor here is never sharded
-    return None
+def _dist_fact(name):
+    # what distributed.shard_tensor recorded on the tensor (None for a plain one)
+    return property(lambda self: getattr(self, '__dict__', {}).get(name))
+
+
+def is_dist(self):
+    """Whether the tensor is a distributed one (``distributed.shard_tensor``)."""
+    return 'process_mesh' in getattr(self, '__dict__', {})
 
 
 def value(self: 'Tensor'):
@@ -315,11 +320,11 @@ TENSOR_METHODS.update({
     'is_cuda': property(_false), 'requires_grad': property(_get_requires_grad,
                                                           _set_requires_grad),
     'requires_grad_': requires_grad_, 'apply': apply, 'apply_': apply_, 'is_dense': is_dense,
-    'is_dist': _false, 'is_sparse': _false, 'is_sparse_coo': _false, 'is_sparse_csr': _false,
+    'is_dist': is_dist, 'is_sparse': _false, 'is_sparse_coo': _false, 'is_sparse_csr': _false,
     'is_selected_rows': _false, 'value': value, 'is_contiguous': is_contiguous,
     'contiguous': contiguous, 'astype': astype, 'clone': _clone_method, 'resize_': resize_,
-    'set_': set_, 'dense_dim': dense_dim, 'sparse_dim': sparse_dim, 'num_shard': property(_not_distributed),
-    'placements': property(_not_distributed), 'process_mesh': property(_not_distributed),
+    'set_': set_, 'dense_dim': dense_dim, 'sparse_dim': sparse_dim, 'num_shard': _dist_fact('num_shard'),
+    'placements': _dist_fact('placements'), 'process_mesh': _dist_fact('process_mesh'),
 })
 
 

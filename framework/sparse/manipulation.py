@@ -8,7 +8,8 @@ import builtins
 
 import numpy as np
 
-from .tensor import SparseCooTensor, SparseCsrTensor, SparseTensor, gather_values, is_same_shape
+from ..ops.tensor_api import is_same_shape
+from .tensor import SparseCooTensor, SparseCsrTensor, SparseTensor, gather_values
 from ..ops.creation import to_tensor
 from ..ops.manipulation import gather
 from ..ops.subscript import slice as dense_slice

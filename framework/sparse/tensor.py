@@ -396,37 +396,18 @@ def to_sparse_csr(x):
     return SparseCsrTensor.from_coo_pattern(idx, gather_values(x, idx), x.shape)
 
 
-def _false(x):
-    return False
-
-
-def _true(x):
-    return True
-
-
-def _sparse_dim(x):
-    return 0
-
-
-def _dense_dim(x):
-    return x.ndim
-
-
 def _to_dense(x):
     return x
 
 
-def is_same_shape(x, y):
-    """Whether two tensors (dense or sparse) have the same shape."""
-    return list(x.shape) == list(y.shape)
+def _is_dense(x):
+    return True
 
 
-DENSE_METHODS = {
-    'to_sparse_coo': to_sparse_coo, 'to_sparse_csr': to_sparse_csr, 'to_dense': _to_dense,
-    'is_sparse': _false, 'is_sparse_coo': _false, 'is_sparse_csr': _false,
-    'is_dense': _true, 'sparse_dim': _sparse_dim, 'dense_dim': _dense_dim,
-    'is_same_shape': is_same_shape,
-}
+# the dense Tensor's side (is_sparse, sparse_dim, dense_dim, is_same_shape are
+# ops/tensor_api.py's shared methods)
+DENSE_METHODS = {'to_sparse_coo': to_sparse_coo, 'to_sparse_csr': to_sparse_csr,
+                 'to_dense': _to_dense, 'is_dense': _is_dense}
 
 
 def install_dense_methods(cls):
