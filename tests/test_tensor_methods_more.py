@@ -276,14 +276,20 @@ def test_grad_accepts_dump_backward_graph_path():
     assert g.numpy().tolist() == [4.0]
 
 
-def test_dlpack_round_trip():
+def test_dlpack_round_trip_shares_memory():
     x = T([[1.0, 2.0], [3.0, 4.0]])
-    holder = paddle.to_dlpack(x)
-    np.testing.assert_array_equal(np.from_dlpack(holder), x.numpy())
-    y = paddle.from_dlpack(holder)
-    assert y.dtype == paddle.float32 and y.numpy().tolist() == x.numpy().tolist()
-    assert paddle.from_dlpack(np.arange(3.0)).dtype == paddle.float64
-    with pytest.raises(TypeError, match='__dlpack__'):
+    capsule = paddle.to_dlpack(x)
+    assert type(capsule).__name__ == 'PyCapsule' and 'dltensor' in repr(capsule)
+    y = paddle.from_dlpack(capsule)
+    assert 'used_dltensor' in repr(capsule)            # read once, as DLPack says
+    assert y.dtype == paddle.float32 and np.shares_memory(y.data, x.data)
+    src = np.arange(3.0)
+    z = paddle.from_dlpack(src)
+    src[0] = 7.0
+    assert z.dtype == paddle.float64 and z.numpy()[0] == 7.0
+    assert not np.shares_memory(paddle.from_dlpack(src, copy=True).data, src)
+    np.testing.assert_array_equal(np.from_dlpack(x), x.numpy())
+    with pytest.raises(TypeError, match='DLPack capsule or an object with __dlpack__'):
         paddle.from_dlpack([1, 2])
 
 

@@ -384,6 +384,14 @@ class Tensor:
     def __reduce__(self):
         raise TypeError("Tensors are not picklable; use framework.save / framework.load")
 
+    # ---- DLPack: other libraries read the tensor's memory (np.from_dlpack(x)) --
+    def __dlpack__(self, *args, **kwargs):
+        arr = self.data if self.data.flags.writeable else self.data.copy()
+        return arr.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self.data.__dlpack_device__()
+
     # ---- printing ---------------------------------------------------------
     def __repr__(self):
         mesh = self.__dict__.get('process_mesh')

@@ -824,38 +824,44 @@ def from_numpy(ndarray):
 
 
 def from_dlpack(dlpack, *, device=None, copy=None):
-    """A tensor from an object speaking DLPack (``__dlpack__``: a numpy array,
-    another framework's tensor, the result of ``to_dlpack``); the values are
-    copied."""
-    if not hasattr(dlpack, '__dlpack__'):
-        raise TypeError("from_dlpack: expected an object with __dlpack__ (a raw PyCapsule "
-                        "cannot be read without one), got %s" % type(dlpack).__name__)
-    arr = np.array(np.from_dlpack(dlpack), copy=True)
-    return _finish(to_tensor(arr), 'from_dlpack', None, device)
+    """A tensor sharing the memory of a DLPack producer: an object with
+    ``__dlpack__`` (a numpy array, another framework's tensor) or a DLPack
+    PyCapsule (``to_dlpack``'s, torch's); ``copy=True`` copies instead."""
+    producer = _CapsuleHolder(dlpack) if type(dlpack).__name__ == 'PyCapsule' else dlpack
+    if not hasattr(producer, '__dlpack__'):
+        raise TypeError("from_dlpack: expected a DLPack capsule or an object with __dlpack__, "
+                        "got %s" % type(dlpack).__name__)
+    arr = np.from_dlpack(producer)
+    if copy:
+        arr = arr.copy()
+    t = to_tensor(np.zeros((), arr.dtype))
+    t.data = arr                    # the producer's memory itself
+    return _finish(t, 'from_dlpack', None, device)
 
 
-class _DLPackCapsule:
-    """What ``to_dlpack`` returns: a holder of the tensor's values that speaks
-    the DLPack protocol (``np.from_dlpack``, ``torch.from_dlpack`` and
-    ``from_dlpack`` read it). Paddle returns the bare PyCapsule; numpy can
-    only read capsules through such a holder."""
-    __slots__ = ('_array',)
+class _CapsuleHolder:
+    """A DLPack capsule for numpy, which reads producers, not bare capsules.
+    A capsule holds no device query: it is taken to be on the CPU (numpy
+    refuses another device's capsule when it reads it)."""
+    __slots__ = ('_capsule',)
 
-    def __init__(self, array):
-        self._array = array
+    def __init__(self, capsule):
+        self._capsule = capsule
 
     def __dlpack__(self, *args, **kwargs):
-        return self._array.__dlpack__(*args, **kwargs)
+        return self._capsule
 
     def __dlpack_device__(self):
-        return self._array.__dlpack_device__()
+        return (1, 0)       # kDLCPU, device 0
 
 
 def to_dlpack(x):
-    """The values of ``x`` for DLPack consumers (a copy, read-only to them)."""
+    """A DLPack PyCapsule sharing ``x``'s memory (a copy when its array is
+    read-only, which DLPack cannot say); read once by a consumer, as Paddle's."""
     if not hasattr(x, 'data') or is_static_var(x):
         raise TypeError("to_dlpack: needs an eager tensor, got %s" % type(x).__name__)
-    return _DLPackCapsule(np.ascontiguousarray(x.data).copy())
+    arr = x.data if x.data.flags.writeable else x.data.copy()
+    return arr.__dlpack__()
 
 
 def _logspace_meta(start, stop, num, base, dtype):
