@@ -105,6 +105,9 @@ from .device import (is_compiled_with_cinn, is_compiled_with_custom_device,  # n
                      is_compiled_with_xpu)
 from . import distribution  # noqa: E402
 from . import sparse  # noqa: E402  (eager COO/CSR tensors over the dense ops)
+from . import compat  # noqa: E402  (PyTorch's spellings; import torch as this framework)
+from .compat import disable_torch_proxy as disable_compat  # noqa: E402,F401
+from .compat import enable_torch_proxy as enable_compat  # noqa: E402,F401
 sparse.tensor.install_dense_methods(Tensor)
 from . import distributed  # noqa: E402  (mpi4py only when a communicator is needed)
 from .distributed import DataParallel  # noqa: E402,F401
