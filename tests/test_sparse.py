@@ -214,7 +214,7 @@ def test_operators_and_dense_or_scalar_operands():
     assert isinstance(dense_sum, paddle.Tensor)
     np.testing.assert_array_equal(dense_sum.numpy(), X + Y)
     with pytest.raises(ValueError, match='sparse.add: x and y must have the same shape'):
-        sparse.add(x, paddle.ones([2, 2]).to_sparse_coo())
+        sparse.add(x, paddle.ones([2, 2]).to_sparse_coo(2))
     with pytest.raises(TypeError, match='sparse.add: y must be a sparse or dense tensor'):
         x + 1.0
 

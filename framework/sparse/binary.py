@@ -99,7 +99,7 @@ def matmul(x, y, name=None):
     _check_matrix(x, 'matmul', 'x')
     if isinstance(y, SparseTensor):
         product = math.matmul(x.to_dense(), y.to_dense())
-        return product.to_sparse_csr() if x.format == 'csr' else product.to_sparse_coo()
+        return product.to_sparse_csr() if x.format == 'csr' else product.to_sparse_coo(product.ndim)
     if not isinstance(y, Tensor) or y.ndim != x.ndim or list(y.shape[:-2]) != list(x.shape[:-2]) \
             or y.shape[-2] != x.shape[-1]:
         raise ValueError("paddle.sparse.matmul: y must be a dense tensor of shape %s, got %s"

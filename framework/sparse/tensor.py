@@ -372,11 +372,12 @@ def _eager(x, api):
         raise TypeError("%s: sparse tensors are eager only; got %s" % (api, type(x).__name__))
 
 
-def to_sparse_coo(x, sparse_dim=None):
+def to_sparse_coo(self, sparse_dim):
     """The COO tensor of a dense tensor's non-zeros over its first ``sparse_dim``
-    dims (default: all); trailing dims stay dense in the values."""
+    dims; trailing dims stay dense in the values."""
+    x = self
     _eager(x, 'to_sparse_coo')
-    sd = x.ndim if sparse_dim is None else int(sparse_dim)
+    sd = int(sparse_dim)
     if not 0 < sd <= x.ndim:
         raise ValueError("to_sparse_coo: sparse_dim must be in [1, %d] for shape %s, got %r"
                          % (x.ndim, x.shape, sparse_dim))
@@ -387,8 +388,9 @@ def to_sparse_coo(x, sparse_dim=None):
     return SparseCooTensor(idx, gather_values(x, idx), x.shape, True)
 
 
-def to_sparse_csr(x):
+def to_sparse_csr(self, /):
     """The CSR tensor of a 2-D or 3-D dense tensor's non-zeros."""
+    x = self
     _eager(x, 'to_sparse_csr')
     if x.ndim not in (2, 3):
         raise ValueError("to_sparse_csr: needs a 2-D or 3-D tensor, got shape %s" % x.shape)
@@ -396,11 +398,11 @@ def to_sparse_csr(x):
     return SparseCsrTensor.from_coo_pattern(idx, gather_values(x, idx), x.shape)
 
 
-def _to_dense(x):
-    return x
+def _to_dense(self):
+    return self
 
 
-def _is_dense(x):
+def _is_dense(self, /):
     return True
 
 
