@@ -620,3 +620,50 @@ def test_list_appended_in_loop_with_an_unknown_batch_dim(tmp_path):
         got = loaded(paddle.to_tensor(x), I([n])).numpy()
         np.testing.assert_allclose(got, rows_appended_in_loop(T(x), I([n])).numpy())
         assert got.shape == (n, batch, 3)
+
+
+# ---- lists a tensor loop leaves: Python lists again ------------------------------------
+
+def nested_list_items_assigned_in_loop(x, n):
+    l = [x, [x * 2.0, x]]
+    i = 0
+    while i < n:
+        l[1][1] = l[1][1] + 1.0
+        l[1][0] = l[1][0] * 2.0
+        i += 1
+    return l
+
+
+def list_grown_in_loop_is_returned(x, n):
+    l = [x * 2.0, x]
+    for i in range(n):
+        l[0] = l[0] * 2.0
+        l.append(x + i)
+    return l
+
+
+def stacked_nested_items(x, n):
+    return paddle.stack(nested_list_items_assigned_in_loop(x, n)[1])
+
+
+def stacked_grown_list(x, n):
+    return paddle.stack(list_grown_in_loop_is_returned(x, n))
+
+
+def test_a_list_whose_length_the_loop_keeps_is_a_list_after_it():
+    sf = check(nested_list_items_assigned_in_loop, [(T([1.0, 2.0]), I(3)), (T([1.0, 2.0]), I(0))],
+               has=('while',))
+    out = sf(T([1.0, 2.0]), I(2))
+    assert isinstance(out[1], list) and all(isinstance(v, paddle.Tensor) for v in out[1])
+    check_grads(stacked_nested_items, lambda: [T([1.0, 2.0], grad=True), I(3)])
+
+
+def test_a_list_the_loop_grows_is_returned_as_a_list_of_its_run_length():
+    sf = to_static(list_grown_in_loop_is_returned)
+    for n in (0, 1, 3):
+        eager = list_grown_in_loop_is_returned(T([1.0, 2.0]), I(n))
+        out = sf(T([1.0, 2.0]), I(n))
+        assert isinstance(out, list) and len(out) == len(eager) == n + 2
+        assert_same(eager, out)
+    assert len(sf.program_cache) == 1
+    check_grads(stacked_grown_list, lambda: [T([1.0, 2.0], grad=True), I(2)])

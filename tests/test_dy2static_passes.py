@@ -84,13 +84,33 @@ def test_return_makes_one_exit():
     """) == _normal("""
     def f(x):
         __jst_ret_flag = False
+        __jst_ret_val_set_later = None
+        if x > 0:
+            __jst_ret_val_set_later = x
+            __jst_ret_flag = True
+        if not __jst_ret_flag:
+            __jst_ret_val_set_later = -x
+            __jst_ret_flag = True
+        return __jst_ret_val_set_later
+    """)
+
+
+def test_a_function_that_can_fall_off_its_end_keeps_the_plain_return_value():
+    # only here may None on one side of an if be the function's real result
+    assert run_pass('return', """
+    def f(x):
+        if x > 0:
+            return x
+        y = x
+    """) == _normal("""
+    def f(x):
+        __jst_ret_flag = False
         __jst_ret_val = None
         if x > 0:
             __jst_ret_val = x
             __jst_ret_flag = True
         if not __jst_ret_flag:
-            __jst_ret_val = -x
-            __jst_ret_flag = True
+            y = x
         return __jst_ret_val
     """)
 

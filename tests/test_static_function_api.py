@@ -2,6 +2,7 @@
 latest call, the program cache, train/eval, rollback, the global switches and
 saving through ProgramTranslator."""
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -31,7 +32,7 @@ class Net(nn.Layer):
 
 def test_programs_of_the_latest_call():
     sf = to_static(_add_one)
-    with pytest.raises(ValueError, match='no program has been traced'):
+    with pytest.raises(ValueError, match='No valid transformed program'):
         sf.main_program
     sf(paddle.ones([2, 3]))
     sf(paddle.ones([4]))
@@ -427,8 +428,20 @@ def test_one_branch_definitions_and_none_returns_warn_as_paddle():
     def none_in_one_branch(x):
         if x.mean() > 0:
             return x + 1
-    with pytest.warns(UserWarning, match='None in the false branch only'):
+    # Paddle warns, then refuses: one static output cannot be a tensor on one
+    # path and None on the other (eagerly the false path returns None)
+    with pytest.warns(UserWarning, match='None in the false branch only'), \
+            pytest.raises(TypeError, match='different return type'):
         none_in_one_branch(paddle.ones([2]))
+
+    @paddle.jit.to_static
+    def early_return(x):        # every path returns: no warning, no error
+        if x.mean() > 0:
+            return x + 1
+        return x - 1
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        assert early_return(-paddle.ones([2])).numpy().tolist() == [-2.0, -2.0]
 
     @paddle.jit.to_static
     def both(x):
@@ -437,7 +450,267 @@ def test_one_branch_definitions_and_none_returns_warn_as_paddle():
         else:
             y = x - 1
         return y
-    import warnings
     with warnings.catch_warnings():
         warnings.simplefilter('error')
         assert both(paddle.ones([2])).numpy().tolist() == [2.0, 2.0]
+
+
+# ---- Paddle's input_spec rules, errors and names ------------------------------------------
+
+class _TranslatorLog:
+    """What the ``Dynamic-to-Static`` logger prints (it does not propagate)."""
+    def __init__(self):
+        import logging
+        self.logger = logging.getLogger('Dynamic-to-Static')
+        self.records = []
+        self.handler = logging.Handler()
+        self.handler.emit = lambda record: self.records.append(record.getMessage())
+
+    def __enter__(self):
+        self.logger.addHandler(self.handler)
+        return self.records
+
+    def __exit__(self, *exc):
+        self.logger.removeHandler(self.handler)
+
+
+def test_a_spec_gives_its_shape_and_the_tensor_its_dtype():
+    @to_static(input_spec=[InputSpec([None, 4], 'float32', 'a')])
+    def double(a):
+        return a * 2
+    with _TranslatorLog() as log:
+        out = double(paddle.ones([3, 4], 'int32'))
+        assert out.dtype == paddle.int32 and out.numpy().tolist() == [[2] * 4] * 3
+        assert double.concrete_program.inputs[0].shape == (-1, 4)     # the spec's shape
+        assert not log
+        # a tensor the spec does not cover is traced with its own shape, logged
+        assert double(paddle.ones([3, 5])).shape == [3, 5]
+        assert any('input spec is not compatible with real inputs' in m for m in log)
+        # concrete_program is the decorator's spec program, as Paddle's
+        assert double.concrete_program.inputs[0].shape == (-1, 4)
+    # each dtype, and each shape the spec does not cover, is a program of its own
+    assert double.get_traced_count() == 3
+    double(paddle.ones([7, 4], 'int32'))
+    assert double.get_traced_count() == 3
+
+
+def test_save_time_specs_must_agree_with_the_decorators():
+    @to_static(input_spec=[InputSpec([None, 4], 'float32', 'a')])
+    def f(a, b=None):
+        return a * 2
+    with pytest.raises(ValueError, match='is conflict with the `input_spec`'):
+        f.concrete_program_specify_input_spec([InputSpec([None, 5], 'float32', 'a')])
+    with pytest.raises(ValueError, match='is conflict with the `input_spec`'):
+        f.concrete_program_specify_input_spec([InputSpec([None, 4], 'float32', 'a'),
+                                               InputSpec([2], 'float32', 'b')])
+    with _TranslatorLog() as log:
+        program = f.concrete_program_specify_input_spec([InputSpec([8, 4], 'float32', 'a')])
+    assert program.inputs[0].shape == (-1, 4)          # the decorator's spec wins
+    assert any('(higher priority)' in m for m in log)
+
+
+def test_a_missing_argument_and_a_call_in_static_mode_are_paddles_errors():
+    @to_static(input_spec=[InputSpec([None, 4], 'float32', 'a')])
+    def needs_two(a, b):
+        return a + b
+    with pytest.raises(ValueError, match=r'`needs_two\(\)` requires `b` arguments'):
+        needs_two.concrete_program
+    plain = to_static(lambda x: x + 1)
+    with pytest.raises(ValueError, match=r'No valid transformed program for function'):
+        plain.concrete_program
+    paddle.enable_static()
+    try:
+        with pytest.raises(RuntimeError, match='because it is NOT in dynamic mode'):
+            plain(paddle.static.data('q', [2], 'float32'))
+
+        class Net(nn.Layer):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(2, 2)
+
+            @to_static
+            def forward(self, x):
+                return self.fc(x)
+        net = Net()                           # built while a Program is being built
+        with pytest.raises(RuntimeError, match='only available in dynamic mode'):
+            net.forward
+    finally:
+        paddle.disable_static()
+    assert Net().forward(paddle.ones([1, 2])).shape == [1, 2]    # built eagerly: fine
+
+
+def test_default_feed_names_of_nested_arguments_are_paddles():
+    class Net(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(10, 3)
+
+        @to_static(input_spec=[[InputSpec([None, 10]), InputSpec([None, 10])]])
+        def with_list(self, l, n=1):
+            return self.fc(l[0]) + self.fc(l[1])
+
+        @to_static(input_spec=[{'x': InputSpec([None, 10]), 'y': InputSpec([None, 3])}])
+        def with_dict(self, d):
+            return self.fc(d['x']) + d['y']
+
+        @to_static(input_spec=[[InputSpec([None]), {'x': InputSpec([None, 10]),
+                                                    'y': InputSpec([None, 3])}]])
+        def with_list_of_dict(self, dl):
+            return self.fc(dl[1]['x']) + dl[1]['y'] + dl[0].unsqueeze(-1)
+
+        @to_static(input_spec=[[InputSpec([None, 10]), [InputSpec([None, 3], name='named')]]])
+        def with_nested_list(self, l):
+            return self.fc(l[0]) + l[1][0]
+    net = Net()
+    assert [v.name for v in net.with_list.inputs] == ['l_0', 'l_1']
+    assert [v.name for v in net.with_dict.inputs] == ['x', 'y']
+    assert [v.name for v in net.with_list_of_dict.inputs] == ['dl_0', 'x', 'y']
+    assert [v.name for v in net.with_nested_list.inputs] == ['l_0', 'named']
+
+
+# ---- decorators of converted functions ----------------------------------------------------
+
+def _plus_one(fn):
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs) + 1
+    return wrapper
+
+
+def _times(n):
+    import functools
+
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            return fn(*args, **kwargs) * n
+        return wrapper
+    return decorate
+
+
+@_plus_one
+def _decorated_callee(x):
+    if x.sum() > 0:
+        return x + 100
+    return x - 100
+
+
+def test_decorators_keep_their_effect_on_converted_functions():
+    @to_static
+    @_plus_one
+    @_times(3)
+    def stacked(x):
+        if x.mean() > 0:
+            y = x * 2
+        else:
+            y = x - 2
+        return y
+
+    @to_static
+    def calls_a_decorated_function(x):
+        return _decorated_callee(x)
+
+    class Net(nn.Layer):
+        @_times(10)
+        def helper(self, x):
+            return x * 5
+
+        @to_static
+        @_times(2)
+        def forward(self, x):
+            if x.mean() > 0:
+                return self.helper(x)
+            return x
+
+    net = Net()
+    for x in (paddle.to_tensor([1., 2.]), paddle.to_tensor([-1., -2.])):
+        for fn, eager in ((stacked, stacked.dygraph_function),
+                          (calls_a_decorated_function, calls_a_decorated_function.dygraph_function),
+                          (net, net.forward.dygraph_function)):
+            np.testing.assert_allclose(fn(x).numpy(), eager(x).numpy())
+    assert stacked(paddle.to_tensor([1.])).numpy().tolist() == [7.0]      # (1 * 2) * 3 + 1
+    assert net(paddle.to_tensor([1.])).numpy().tolist() == [100.0]      # 1 * 5 * 10 * 2
+
+
+def test_a_generator_function_runs_as_it_is_and_the_log_says_so():
+    def numbers(x):
+        yield x
+        yield x * 2
+
+    @to_static
+    def total(x):
+        out = x * 0
+        for v in numbers(x):
+            out = out + v
+        return out
+    with _TranslatorLog() as log:
+        assert total(paddle.ones([2])).numpy().tolist() == [3.0, 3.0]
+    assert any("it is a generator function, it will be run as-is" in m for m in log)
+
+
+class _Doubling:
+    """A decorator object holding the function it wraps in an attribute."""
+    def __init__(self, fn):
+        self.fn = fn
+        self.__wrapped__ = fn
+
+    def __call__(self, *args):
+        return self.fn(*args) * 2
+
+
+class _Opaque:
+    """A decorator object that hides the function it wraps: it cannot be rebuilt."""
+    def __init__(self, fn):
+        self.__wrapped__ = fn
+        self.call = lambda *args: fn(*args) - 1
+
+    def __call__(self, *args):
+        return self.call(*args)
+
+
+def test_decorator_objects_are_rebuilt_or_run_unconverted():
+    @to_static
+    @_Doubling
+    def doubled(x):
+        if x.sum() > 0:
+            return x
+        return -x
+
+    @paddle.no_grad()
+    def no_grad_branch(x):
+        if x.sum() > 0:
+            return x * 3
+        return x
+
+    @to_static
+    @_Opaque
+    def opaque(x):
+        return x * 10
+    x = paddle.to_tensor([-1.0, 2.0])
+    assert doubled(x).numpy().tolist() == [-2.0, 4.0]
+    assert doubled(-x).numpy().tolist() == [-2.0, 4.0]
+    assert to_static(no_grad_branch)(x).numpy().tolist() == [-3.0, 6.0]
+    with _TranslatorLog() as log:
+        assert opaque(x).numpy().tolist() == [-11.0, 19.0]
+    assert any('cannot re-apply the decorator wrapper' in m for m in log)
+
+
+def test_dygraph_only_methods_on_static_values_raise_paddles_error():
+    @to_static
+    def listed(x):
+        return x.tolist()
+    with pytest.raises(AssertionError, match="'tolist' only can be called by `paddle.Tensor` "
+                                             "in dynamic graph mode"):
+        listed(paddle.ones([2]))
+    with pytest.raises(TypeError, match='whose value is only known when the program runs'):
+        listed(paddle.ones([2]))
+
+    @to_static
+    def through_numpy(x):          # converted code reads x.numpy() as the tensor itself
+        if x.numpy()[0] > 0:
+            return x + 1
+        return x - 1
+    assert through_numpy(paddle.ones([2])).numpy().tolist() == [2.0, 2.0]
+    assert through_numpy(-paddle.ones([2])).numpy().tolist() == [-2.0, -2.0]

@@ -466,6 +466,24 @@ def _rebuilt(spec):
     return spec[2](range(len(spec[3])))
 
 
+def fixed_length_lists(value):
+    """``value`` with each TensorArray whose length is known when the program
+    is built (a loop that assigned its items but never changed its length)
+    made a Python list of its items again, as the user's code had it."""
+    if isinstance(value, TensorArray):
+        var = value.var
+        if var is not None and var.shape and var.shape[0] >= 0:
+            return [var[i] for i in range(var.shape[0])]
+        return value
+    if isinstance(value, (list, tuple)):
+        items = [fixed_length_lists(v) for v in value]
+        return value if all(a is b for a, b in zip(items, value)) else type(value)(items)
+    if isinstance(value, dict):
+        items = {k: fixed_length_lists(v) for k, v in value.items()}
+        return value if all(items[k] is value[k] for k in value) else items
+    return value
+
+
 def write_back(original, new):
     """Give a list or dict the loop's or branch's result in place, so other
     references to it see the change as they do eagerly."""
@@ -503,6 +521,8 @@ def merge_branches(name, t, f, blocks, where):
     value from an iterator over their cond outputs."""
     if t is f or (_plain(t) and _plain(f) and py_equal(t, f)):
         return [], lambda outs: t
+    if name.startswith(RETURN_VALUE_PREFIX) and (t is None) != (f is None):
+        _check_return_set_later(name, t, f, where)
     if isinstance(t, Undefined) or isinstance(f, Undefined) or (
             name.startswith(RETURN_VALUE_PREFIX) and (t is None or f is None)):
         return _merge_one_sided(name, t, f, blocks, where)
@@ -564,6 +584,20 @@ def _leaf_in(block, value):
         return value
     with building_in(block):
         return as_variable(value)
+
+
+def _check_return_set_later(name, t, f, where):
+    """A return value None on one side of a tensor-dependent if is a value
+    still to come when every path of the function ends in a return; otherwise
+    that path returns None where the other returns a value, which one static
+    output cannot hold (Paddle refuses it too)."""
+    from .transformers.returns import RET_VAL_ALWAYS_SET
+    if name == RET_VAL_ALWAYS_SET or not is_leaf(f if t is None else t):
+        return
+    raise TypeError(
+        "%s: Your if/else have different return type: the function returns a tensor when "
+        "the tensor-dependent condition is %s and None (it ends without a return) when it is "
+        "%s; return a value on every path" % (where, t is not None, t is None))
 
 
 def _merge_one_sided(name, t, f, blocks, where):

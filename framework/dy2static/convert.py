@@ -5,6 +5,7 @@ user's file name, so a traceback from converted code points at the user's
 own file and line. ``astunparse`` gives the readable source (``.code``).
 """
 import ast
+import copy
 import inspect
 import textwrap
 import types
@@ -13,12 +14,12 @@ import weakref
 import astunparse
 import gast
 
-from . import convert_ops
+from . import convert_ops, log
+from .log import verbosity as _verbosity
 from .transformers import PASS_NAMES, convert_function_def
 
 _cache = weakref.WeakKeyDictionary()   # code object -> ConvertedFunction (via holder)
 _code_cache = {}
-_verbosity = {'level': 0, 'code_level': 0}
 
 _DECORATORS_TO_DROP = {'to_static', 'declarative', 'jit.to_static', 'paddle.jit.to_static',
                        'jit.declarative', 'dygraph.declarative', 'fluid.dygraph.declarative'}
@@ -114,9 +115,15 @@ class ConvertedFunction:
                     if isinstance(c, types.CodeType) and c.co_name == root.name)
 
     def make_function(self, fn):
+        """``fn`` with its converted code: the innermost function of its
+        ``__wrapped__`` chain runs the converted code, and each decorator's
+        wrapper around it is rebuilt to call the converted function instead,
+        so decorators keep their effect (as eagerly)."""
+        return _rewrapped(fn, self._make_plain(inspect.unwrap(fn)))
+
+    def _make_plain(self, fn):
         """A function object running the converted code with ``fn``'s globals,
         defaults and (live) closure cells."""
-        fn = inspect.unwrap(fn)
         cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
         closure = []
         for name in self.code.co_freevars:
@@ -135,6 +142,60 @@ class ConvertedFunction:
         new.__doc__ = fn.__doc__
         new.__jst_converted__ = True
         return new
+
+
+def _rewrapped(fn, inner):
+    """``fn``'s chain of decorator wrappers (``functools.wraps`` sets
+    ``__wrapped__``) rebuilt around ``inner`` in place of the innermost
+    function. A wrapper that cannot be rebuilt leaves ``fn`` running
+    unconverted, as the log says."""
+    if not hasattr(fn, '__wrapped__'):
+        return inner
+    rebuilt = _with_wrapped(fn, _rewrapped(fn.__wrapped__, inner))
+    if rebuilt is None:
+        log.warn("@to_static cannot re-apply the decorator wrapper %s to the converted "
+                 "function: it does not hold the function it wraps in a closure variable or "
+                 "an attribute; %s runs unconverted"
+                 % (getattr(fn, '__qualname__', type(fn).__name__),
+                    getattr(inspect.unwrap(fn), '__qualname__', fn)))
+        return fn
+    return rebuilt
+
+
+def _with_wrapped(wrapper, new_target):
+    """A copy of ``wrapper`` that wraps ``new_target`` instead of its
+    ``__wrapped__``: a function with the closure cell holding the old target
+    replaced, or a decorator object (``no_grad(fn)``) with the attribute
+    holding it replaced; None for a wrapper that is neither."""
+    target = wrapper.__wrapped__
+    if isinstance(wrapper, types.FunctionType):
+        cells, found = [], False
+        for cell in wrapper.__closure__ or ():
+            try:
+                held = cell.cell_contents
+            except ValueError:                # an empty cell
+                held = None
+            if held is target:
+                cell, found = types.CellType(new_target), True
+            cells.append(cell)
+        if not found:
+            return None
+        new = types.FunctionType(wrapper.__code__, wrapper.__globals__, wrapper.__name__,
+                                 wrapper.__defaults__, tuple(cells))
+        new.__kwdefaults__ = wrapper.__kwdefaults__
+        new.__dict__.update(wrapper.__dict__)
+        new.__qualname__ = wrapper.__qualname__
+        new.__doc__ = wrapper.__doc__
+    else:
+        attrs = [k for k, v in getattr(wrapper, '__dict__', {}).items()
+                 if v is target and k != '__wrapped__']
+        if not attrs:
+            return None
+        new = copy.copy(wrapper)
+        for k in attrs:
+            setattr(new, k, new_target)
+    new.__wrapped__ = new_target
+    return new
 
 
 def converted(fn):

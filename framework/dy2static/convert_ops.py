@@ -15,6 +15,7 @@ from .._nest import flatten_tree, unflatten_tree
 from ..ops.modes import in_static_mode, is_static_var
 from ..graph import control_flow as _cf
 from ..graph.program import default_main_program
+from .transformers.returns import RET_VAL_ALWAYS_SET
 from .carried import (RETURN_VALUE_PREFIX, TensorArray, Undefined, bool_var, branch_copy,
                       merge_branches, truth, write_back)
 # the loop helpers are part of the ``_jst`` namespace converted code calls
@@ -53,7 +54,7 @@ def _warn_one_sided(names, tvals, fvals):
     branch leaves None."""
     for name, t, f in zip(names, tvals, fvals):
         if name.startswith(RETURN_VALUE_PREFIX):
-            if (t is None) != (f is None):
+            if (t is None) != (f is None) and name != RET_VAL_ALWAYS_SET:
                 warnings.warn("In cond : the return value is set differently in ifelse branches: "
                               "None in the %s branch only. Set var to 'None' in ifelse block "
                               "might lead to error." % ('false' if f is None else 'true'))

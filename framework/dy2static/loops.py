@@ -83,7 +83,7 @@ def static_loop(cond_fn, body_fn, args, names, where):
         raise TypeError("%s: a tensor-dependent loop that changes no variable; it would "
                         "never end or do nothing" % where)
     finals = _while_loop(cond, body, [init[i][k] for i, k in slots], labels, where)
-    result = unpack(finals)
+    result = [C.fixed_length_lists(r) for r in unpack(finals)]
     return tuple(C.write_back(a, r) for a, r in zip(originals, result))
 
 

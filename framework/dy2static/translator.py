@@ -26,7 +26,8 @@ from ..graph import model_files as _model_files
 from ..graph.mode import static_mode_guard
 from ..graph.program import Program, Variable, capture_tensor, program_guard
 from ..ops.registry import autocast_state as _autocast_state
-from . import convert
+from . import convert, log
+from .carried import TensorArray, fixed_length_lists
 from .partial_program import PartialProgram
 
 NOT_TO_STATIC = '__jst_not_to_static__'
@@ -97,6 +98,11 @@ def _makes_generator(fn):
     if target is not fn:
         warnings.warn("Dy2Static : A context manager decorator is used, this may not work "
                       "correctly after transform.")
+    else:
+        stars = '*' * 30
+        log.warn("\n\n%s\nYour function:`%s` doesn't support to transform to static function "
+                 "because it is a generator function, it will be run as-is.\n%s\n\n"
+                 % (stars, fn.__name__, stars))
     return True
 
 
@@ -162,14 +168,50 @@ def _call_leaves(args, kwargs):
     return _flatten_args([args, kwargs])[0]
 
 
+def _leaf_names(name, value, out):
+    """Paddle's default feed names, one per leaf of ``value`` in flattening
+    order: a list or tuple names its items ``name_0``, ``name_1`` ..., a dict
+    its items by their keys, recursively."""
+    if isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _leaf_names('%s_%d' % (name, i), item, out)
+    elif isinstance(value, dict):
+        for key in sorted(value):
+            _leaf_names(str(key), value[key], out)
+    else:
+        out.append(name)
+
+
 def _is_tensor_arg(v):
     return isinstance(v, (Tensor, np.ndarray))
 
 
-def _spec_for(value, spec):
-    if spec is not None:
-        return spec
-    return InputSpec(list(np.shape(_data(value))), _data(value).dtype)
+def _spec_for(value, spec, quiet=False):
+    """The InputSpec a tensor argument is traced as. With a decorator spec,
+    Paddle's rule: the dtype is always the tensor's; the spec's shape is kept
+    when it covers the tensor's (same rank, each dim equal or -1), otherwise
+    the tensor's own shape is traced, with a warning."""
+    data = _data(value)
+    if spec is None:
+        return InputSpec(list(data.shape), data.dtype)
+    stop = spec.stop_gradient if not isinstance(value, Tensor) else value.stop_gradient
+    shape = _covering_shape(spec, data.shape)
+    if shape is None:
+        if not quiet:
+            log.warn("input spec is not compatible with real inputs. input_spec: %r , "
+                     "real_spec: %r " % (spec, InputSpec(list(data.shape), data.dtype,
+                                                          spec.name)))
+        shape = data.shape
+    return InputSpec(list(shape), data.dtype, spec.name, stop_gradient=stop)
+
+
+def _covering_shape(spec, shape):
+    """``spec.shape`` if it covers ``shape`` (same rank, every dim -1 or equal), else None."""
+    if len(spec.shape) != len(shape):
+        return None
+    if all(s == -1 or s == d for s, d in zip(spec.shape, shape)):
+        return spec.shape
+    return None
 
 
 def _data(v):
@@ -188,6 +230,20 @@ def _hashable(v):
         return ('id', id(v))
 
 
+class _ListOut:
+    """A returned list whose length is decided by the run (a TensorArray in
+    the program): its items stacked in one output, given back as a list."""
+
+    def __init__(self, var):
+        self.var = var
+
+    def items(self, outs):
+        if self.var is None:
+            return []
+        stacked = next(outs)
+        return [stacked[i] for i in range(stacked.shape[0])]
+
+
 class ConcreteProgram:
     """A traced program: ``main_program``, ``startup_program``, ``inputs``, ``outputs``."""
 
@@ -203,6 +259,7 @@ class ConcreteProgram:
         # ``return y`` of one tensor: outputs need no rebuilding
         leaves = out_rebuild[0]
         self.returns_one_tensor = (len(leaves) == 1 and len(outputs) == 1
+                                   and not isinstance(leaves[0], _ListOut)
                                    and out_rebuild[1](leaves)[0] is leaves[0])
 
 
@@ -239,15 +296,26 @@ def build_concrete_program(fn, args, kwargs, specs, arg_names, build_strategy=No
         # Python object that now stands for the updated value
         gb = main.global_block()
         inputs = [gb.var(name) for name in input_names]
-        out_leaves, out_rebuild = _flatten_args([out])
+        out_leaves, out_rebuild = _flatten_args([fixed_length_lists(out)])
         outputs = []
-        for leaf in out_leaves:
+        for i, leaf in enumerate(out_leaves):
+            if isinstance(leaf, TensorArray):   # a list whose length the run decides
+                leaf = out_leaves[i] = _ListOut(leaf.var)
+                if leaf.var is None:
+                    continue
+                leaf = leaf.var
             if isinstance(leaf, Tensor):
                 leaf = capture_tensor(leaf)
             if isinstance(leaf, Variable):
                 outputs.append(leaf)
     return ConcreteProgram(main, startup, inputs, outputs, (out_leaves, out_rebuild), fn,
                            list(main.captured_tensors.values()))
+
+
+def _tracing_program():
+    """Whether the calling thread is inside a @to_static trace."""
+    from ..nn import layer as layer_module
+    return layer_module.tracing.forward_of is not None
 
 
 @contextlib.contextmanager
@@ -354,11 +422,23 @@ def _as_specs(args, kwargs, specs):
     out = []
     for leaf in leaves:
         if _is_tensor_arg(leaf):
-            out.append(_spec_for(leaf, next(spec_iter, None)))
+            out.append(_spec_for(leaf, next(spec_iter, None), quiet=True))
         else:
             out.append(leaf)
     new_args, new_kwargs = rebuild(out)
     return tuple(new_args), dict(new_kwargs)
+
+
+def _specs_compatible(a, b):
+    """Two specs agree: tensors of the same rank and dtype whose known dims
+    match (-1 matches anything); other values equal."""
+    if isinstance(a, InputSpec) != isinstance(b, InputSpec):
+        return False
+    if not isinstance(a, InputSpec):
+        return _hashable(a) == _hashable(b)
+    if len(a.shape) != len(b.shape) or np.dtype(a.dtype) != np.dtype(b.dtype):
+        return False
+    return all(x < 0 or y < 0 or x == y for x, y in zip(a.shape, b.shape))
 
 
 def _call_with_layer_hooks(layer, forward, *args, **kwargs):
@@ -366,6 +446,15 @@ def _call_with_layer_hooks(layer, forward, *args, **kwargs):
 
 
 # ---- StaticFunction ------------------------------------------------------------------------
+
+def _check_built_eagerly(instance):
+    if not instance.__dict__.get('_init_in_dynamic_mode', True):
+        raise RuntimeError(
+            " `paddle.jit.to_static` is only available in dynamic mode. Please call "
+            "`paddle.disable_static()` before initializing your Layer class `%s` . Because "
+            "parameters of Layer class should be initialized firstly in dynamic mode while "
+            "applying transformation." % type(instance).__name__)
+
 
 def _check_layer_method(function, instance):
     """Methods convert only on Layers: their parameters, sub-layers and train/eval
@@ -416,6 +505,7 @@ class StaticFunction:
     def __get__(self, instance, owner=None):
         if instance is None:
             return self
+        _check_built_eagerly(instance)
         try:
             return self._bound[instance]
         except KeyError:
@@ -489,8 +579,14 @@ class StaticFunction:
     def __call__(self, *args, **kwargs):
         if self._property or not ProgramTranslator.get_instance().enable_to_static:
             return self.dygraph_function(*args, **kwargs)
-        if in_static_mode():                 # inside another program: inline
-            return self._converted_callable()(*args, **kwargs)
+        if in_static_mode():
+            if not _tracing_program():
+                raise RuntimeError(
+                    "Failed to run the callable object %s decorated by '@paddle.jit.to_static', "
+                    "because it is NOT in dynamic mode. Please disable the static graph mode to "
+                    "enter dynamic mode with the following API: paddle.disable_static()."
+                    % self.dygraph_function)
+            return self._converted_callable()(*args, **kwargs)    # inside another trace: inline
         args, kwargs = self._unified_args(args, kwargs)
         leaves = _call_leaves(args, kwargs)
         # the per-call work is kept to one pass over the arguments: the key,
@@ -513,6 +609,8 @@ class StaticFunction:
         for leaf in out_leaves:
             if isinstance(leaf, (Variable, Tensor)):
                 values.append(next(it))
+            elif isinstance(leaf, _ListOut):
+                values.append(leaf.items(it))
             else:
                 values.append(leaf)
         return rebuild(values)[0]
@@ -528,11 +626,9 @@ class StaticFunction:
             if isinstance(leaf, (Tensor, np.ndarray)):
                 spec = next(specs, None)
                 grad = isinstance(leaf, Tensor) and not leaf.stop_gradient
-                if isinstance(spec, InputSpec):
-                    key.append(('T', spec.shape, str(spec.dtype), grad))
-                else:
-                    d = leaf.data if isinstance(leaf, Tensor) else leaf
-                    key.append(('T', d.shape, d.dtype, grad))
+                d = leaf.data if isinstance(leaf, Tensor) else leaf
+                shape = _covering_shape(spec, d.shape) if isinstance(spec, InputSpec) else None
+                key.append(('T', d.shape if shape is None else shape, d.dtype, grad))
             elif isinstance(leaf, InputSpec):
                 key.append(('T', leaf.shape, str(leaf.dtype)))
             else:
@@ -568,8 +664,21 @@ class StaticFunction:
             elif p.default is not p.empty:
                 args.append(p.default)
             else:
-                raise TypeError("%s() missing required argument '%s'" % (self.__name__, p.name))
+                self._missing_argument(p.name, args, kwargs)
         return tuple(args), kwargs
+
+    def _missing_argument(self, name, args, kwargs):
+        raise ValueError("`%s()` requires `%s` arguments, but not found in input `args`: %s "
+                         "and `kwargs`: %s." % (self.__name__, name, list(args), kwargs))
+
+    def _check_required(self, args, kwargs):
+        """Every parameter without a default is given (Paddle's check when a
+        program is traced for specs, before the function runs)."""
+        positional = [p for p in self._parameters()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        for p in positional[len(args):]:
+            if p.default is p.empty and p.name not in kwargs:
+                self._missing_argument(p.name, args, kwargs)
 
     def _arg_names(self, args, kwargs):
         """A feed name per tensor leaf: the parameter's name (``name_k`` for the
@@ -580,9 +689,7 @@ class StaticFunction:
         tops = [(params[i] if i < len(params) else 'input_%d' % i, a) for i, a in enumerate(args)]
         tops += sorted(kwargs.items())        # the order _flatten_args walks a dict
         for name, value in tops:
-            leaves, _ = _flatten_args([value])
-            names += [name] if len(leaves) == 1 else ['%s_%d' % (name, k)
-                                                      for k in range(len(leaves))]
+            _leaf_names(name, value, names)
         return names
 
     def get_concrete_program(self, *args, **kwargs):
@@ -596,6 +703,7 @@ class StaticFunction:
             args = tuple(self._input_spec)
         args, kwargs = self._unified_args(args, kwargs)
         self._check_spec_count(args)
+        self._check_required(args, kwargs)
         key = self._key(_call_leaves(args, kwargs)) + (with_hook,)
         specs = [s for s in (self._input_spec or []) if isinstance(s, InputSpec)]
 
@@ -635,16 +743,48 @@ class StaticFunction:
         if self._property:
             raise RuntimeError("%s is a property (to_static(property=True)): it has no program"
                                % self.__name__)
-        spec = self._input_spec if self._input_spec is not None else input_spec
+        spec = input_spec
+        if self._input_spec is not None:
+            if input_spec is not None:
+                self._check_specs_agree(input_spec)
+                log.warn("\n\nYou have specified `input_spec` both in function definition "
+                         "(higher priority) and `paddle.jit.save` (will be ignored.)\n\n\t "
+                         "Using: %s\n\n\t Ignore: %s\n" % (self._input_spec, input_spec))
+            spec = self._input_spec
         if spec is not None:
             return self.get_concrete_program(*spec, with_hook=with_hook)[0]
         if self._cache._recent_key is None:
-            raise ValueError("%s: no program has been traced yet; give input_spec to "
-                             "@to_static, or call the function once first" % self.__name__)
+            raise ValueError("No valid transformed program for %s.\n\t    Please specific "
+                             "`input_spec` in `@paddle.jit.to_static` or feed input tensor to "
+                             "call the decorated function at once.\n" % self._describe())
+        log.warn("No input_spec is found, save cached program instead")
+        if len(self._cache) > 1:
+            log.warn("Current %s has more than one cached programs: %d, the last traced "
+                     "program will be return by default." % (self._describe(), len(self._cache)))
         if with_hook:          # the latest call's arguments, traced with the hooks
             args, kwargs = self._cache.arguments(self._cache._recent_key)
             return self.get_concrete_program(*args, with_hook=True, **kwargs)[0]
         return self._cache.last()[1][0]
+
+    def _describe(self):
+        """Paddle's FunctionSpec text: ``function: f(x,y), input_spec: ...``."""
+        names = [p.name for p in self._parameters()
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        return "function: %s(%s), input_spec: %s" % (self.__name__, ','.join(names),
+                                                     self._input_spec)
+
+    def _check_specs_agree(self, input_spec):
+        """``input_spec`` given at save time must agree with the decorator's:
+        the same specs, or a subset of them (Paddle's compatibility rule)."""
+        given, own = _flatten_args(list(input_spec))[0], _flatten_args(self._input_spec)[0]
+        if len(given) != len(own):
+            agree = all(s in own for s in given)
+        else:
+            agree = all(_specs_compatible(a, b) for a, b in zip(given, own))
+        if not agree:
+            raise ValueError("The `input_spec`: %s used to construct concrete_program is "
+                             "conflict with the `input_spec`: %s in `@paddle.jit.to_static`"
+                             % (list(input_spec), self._input_spec))
 
     @property
     def concrete_program(self):

@@ -828,6 +828,15 @@ def capture_tensor(t):
 _FOLD_LIMIT = 4096     # elements: build-time values are shapes, indices and flags
 
 
+class DygraphOnlyError(TypeError, AssertionError):
+    """A value only a run can give, asked for while a program is built.
+    Paddle raises AssertionError for its dygraph-only methods (``tolist``,
+    ``numpy``) on static values and TypeError elsewhere; this is both."""
+
+
+_DYGRAPH_ONLY = ('numpy()', 'tolist()')
+
+
 def build_time_value(x, api, what='the value'):
     """The value of ``x`` while a program is being built, as a numpy array.
 
@@ -837,7 +846,12 @@ def build_time_value(x, api, what='the value'):
     the error says where the user asked for it and what to write instead."""
     if isinstance(x, Variable):
         if x._value is None:
-            raise TypeError(
+            lead = ''
+            if api in _DYGRAPH_ONLY:
+                lead = ("'%s' only can be called by `paddle.Tensor` in dynamic graph mode. "
+                        % api.rstrip('()'))
+            raise DygraphOnlyError(
+                lead +
                 "%s at %s: %s is static Variable '%s' (shape %s, %s), whose value is only "
                 "known when the program runs. Keep it a tensor (use tensor ops such as "
                 "paddle.cast, paddle.shape, paddle.where, or tensor-dependent if/while, which "

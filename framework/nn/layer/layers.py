@@ -343,6 +343,9 @@ class Layer:
         d['_name_scope'] = name_scope
         d['_full_name'] = unique_name(name_scope)
         d['_dtype'] = dtype
+        # @to_static refuses a layer built while a Program was being built: its
+        # parameters were never created eagerly (Paddle's rule)
+        d['_init_in_dynamic_mode'] = not in_static_mode()
         for registry in _REGISTRIES:
             d[registry] = _Registry(d)
         d['_non_persistable_buffer_names_set'] = set()
