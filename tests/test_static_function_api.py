@@ -714,3 +714,43 @@ def test_dygraph_only_methods_on_static_values_raise_paddles_error():
         return x - 1
     assert through_numpy(paddle.ones([2])).numpy().tolist() == [2.0, 2.0]
     assert through_numpy(-paddle.ones([2])).numpy().tolist() == [-2.0, -2.0]
+
+
+def test_tensor_attributes_assigned_in_forward_are_updated_as_eagerly(tmp_path):
+    class Counter(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.count = paddle.to_tensor([1])          # a plain tensor attribute
+
+        @to_static
+        def forward(self):
+            self.count = self.count + 1
+            return self.count
+
+    class Decaying(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer('state', paddle.zeros([2]))
+
+        def forward(self, x):
+            self.state = self.state.detach() * 0.5 + x
+            self.state = self.state + 1.0                # the last assignment is kept
+            return self.state * 2.0
+
+    counter = Counter()
+    assert counter().numpy().tolist() == [2] and counter().numpy().tolist() == [3]
+    assert isinstance(counter.count, paddle.Tensor) and counter.count.numpy().tolist() == [3]
+    paddle.jit.save(counter, str(tmp_path / 'counter'))
+
+    eager, static = Decaying(), Decaying()
+    static_forward = to_static(static.forward)
+    for step in range(3):
+        xe = paddle.to_tensor([1.0, -2.0], stop_gradient=False)
+        xs = paddle.to_tensor([1.0, -2.0], stop_gradient=False)
+        ye, ys = eager(xe), static_forward(xs)
+        np.testing.assert_allclose(ys.numpy(), ye.numpy())
+        np.testing.assert_allclose(static.state.numpy(), eager.state.numpy())
+        ye.sum().backward()
+        ys.sum().backward()
+        np.testing.assert_allclose(xs.grad.numpy(), xe.grad.numpy())    # through the state
+    assert isinstance(static.state, paddle.Tensor) and list(static.named_buffers())[0][0] == 'state'

@@ -322,12 +322,8 @@ def _tracing_program():
 def _layer_tracing():
     """Layers called while the program is built run converted forwards."""
     from ..nn import layer as layer_module
-    prev = layer_module.tracing.forward_of
-    layer_module.tracing.forward_of = converted_forward
-    try:
+    with layer_module.tracing.converting(converted_forward):
         yield
-    finally:
-        layer_module.tracing.forward_of = prev
 
 
 def _check_no_new_parameters(program):

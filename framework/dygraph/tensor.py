@@ -234,6 +234,13 @@ class Tensor:
         return autograd.register_ready_hook(self, hook)
 
     def detach(self):
+        from ..ops.modes import in_static_mode
+        if in_static_mode():
+            # read while a program is built (a buffer inside @to_static): the
+            # program's value of the tensor at run time, not a snapshot (the
+            # op captures the tensor; the Variable's detach cuts the gradient)
+            from ..ops.manipulation import assign
+            return assign(self).detach()
         t = Tensor.__new__(Tensor)
         t._init(self.data, None, True)
         return t

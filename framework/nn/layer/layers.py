@@ -207,8 +207,22 @@ def _create_parameter(shape, dtype, attr, is_bias, default_initializer, name_pre
 
 class _Tracing(threading.local):
     """Per thread: while @to_static traces a program, ``forward_of(layer)`` gives
-    the (converted) forward a called layer runs; None otherwise."""
+    the (converted) forward a called layer runs, and ``assigned`` records the
+    tensor attributes the trace assigned, (registry, name) -> (registry, name,
+    eager tensor), to be put back when the trace ends; None otherwise."""
     forward_of = None
+    assigned = None
+
+    @contextlib.contextmanager
+    def converting(self, forward_of):
+        prev = self.forward_of, self.assigned
+        self.forward_of, self.assigned = forward_of, {}
+        try:
+            yield
+        finally:
+            for registry, name, tensor in self.assigned.values():
+                registry[name] = tensor
+            self.forward_of, self.assigned = prev
 
 
 tracing = _Tracing()
@@ -326,6 +340,28 @@ def _addindent(text, n):
 
 
 # ---- the Layer ----------------------------------------------------------------
+def _assigned_while_tracing(registry, name, value):
+    """``self.name = value`` inside @to_static, where ``name`` holds an eager
+    tensor (a buffer or tensor attribute) and ``value`` is a program value:
+    the program writes the value into that tensor when it runs, as the
+    assignment does eagerly; until the trace ends the layer holds ``value``
+    (later reads see it, gradients flow through it), then its tensor again.
+    True when handled so."""
+    assigned = tracing.assigned
+    if assigned is None or not is_static_var(value):
+        return False
+    key = (id(registry), name)
+    if key not in assigned:
+        tensor = registry.get(name)
+        if tensor is None or is_static_var(tensor):
+            return False
+        assigned[key] = (registry, name, tensor)
+    from ...ops.manipulation import assign
+    assign(value)._write_captured(assigned[key][2])
+    registry[name] = value
+    return True
+
+
 class Layer:
     """Base class for layers and models; subclasses define ``forward``.
 
@@ -436,6 +472,8 @@ class Layer:
         elif _is_tensor(value):
             self._require_init(params, name)
             buffers = d['_buffers']
+            if _assigned_while_tracing(buffers, name, value):
+                return
             if name not in buffers:
                 self._forget(name)
                 d['_non_persistable_buffer_names_set'].add(name)
