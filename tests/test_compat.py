@@ -145,3 +145,53 @@ def test_layers_use_pytorchs_layout_and_counting():
     sm = compat.nn.Softmax(dim=1)(paddle.ones([2, 4]))
     np.testing.assert_allclose(sm.numpy(), np.full((2, 4), 0.25))
     assert compat.nn.Unfold(2)(paddle.ones([1, 1, 3, 3])).shape == [1, 4, 4]
+
+
+def test_pytorchs_defaults_where_they_differ_from_paddles():
+    # sort: last dim, ascending, ties in their order (stable)
+    x = paddle.to_tensor([[3.0, 1.0, 3.0, 1.0], [0.0, -1.0, 0.0, 2.0]])
+    s = compat.sort(x)
+    assert s.values.numpy().tolist() == [[1.0, 1.0, 3.0, 3.0], [-1.0, 0.0, 0.0, 2.0]]
+    assert s.indices.numpy().tolist() == [[1, 3, 0, 2], [1, 0, 2, 3]]
+    down = compat.sort(x, descending=True, stable=True)
+    assert down.indices.numpy().tolist() == [[0, 2, 1, 3], [3, 0, 2, 1]]
+    # softmax without dim: PyTorch's legacy choice per rank (0 for 0-d, 1-d and 3-d, else 1)
+    F = compat.nn.functional
+    v = RNG.standard_normal(5).astype('float32')
+    np.testing.assert_allclose(F.softmax(paddle.to_tensor(v)).numpy(),
+                               np.exp(v) / np.exp(v).sum(), rtol=1e-6)
+    m = RNG.standard_normal((2, 3)).astype('float32')
+    np.testing.assert_allclose(F.softmax(paddle.to_tensor(m)).numpy().sum(1), [1.0, 1.0],
+                               rtol=1e-6)
+    f4 = RNG.standard_normal((2, 3, 2, 2)).astype('float32')
+    np.testing.assert_allclose(F.softmax(paddle.to_tensor(f4)).numpy().sum(1),
+                               np.ones((2, 2, 2)), rtol=1e-6)
+    assert float(F.softmax(paddle.to_tensor(2.0))) == 1.0
+    # unfold's stride defaults to 1; sdpa needs enable_gqa for fewer key/value heads
+    assert F.unfold(paddle.ones([1, 2, 4, 4]), 2).shape == [1, 8, 9]
+    q, kv = paddle.ones([1, 4, 5, 8]), paddle.ones([1, 2, 5, 8])
+    with pytest.raises(ValueError, match='same number of heads without enable_gqa'):
+        F.scaled_dot_product_attention(q, kv, kv)
+    assert F.scaled_dot_product_attention(q, kv, kv, enable_gqa=True).shape == [1, 4, 5, 8]
+    # a Linear's bias is a bias parameter (Paddle names it .b_0)
+    assert compat.nn.Linear(4, 3).bias.name.endswith('.b_0')
+
+
+@pytest.mark.parametrize('shape', [(2, 3, 5), (1, 2, 4, 5), (1, 1, 3, 4, 5)])
+@pytest.mark.parametrize('mode', ['reflect', 'replicate', 'circular'])
+def test_pad_modes_pad_the_last_dims_in_pytorchs_order(shape, mode):
+    x = RNG.standard_normal(shape).astype('float32')
+    pad = [1, 2, 2, 1, 1, 0][:2 * (len(shape) - 2)]
+    pairs = [(0, 0)] * len(shape)
+    for k in range(len(pad) // 2):
+        pairs[len(shape) - 1 - k] = (pad[2 * k], pad[2 * k + 1])
+    ref = np.pad(x, pairs, mode={'reflect': 'reflect', 'replicate': 'edge',
+                                 'circular': 'wrap'}[mode])
+    out = compat.nn.functional.pad(paddle.to_tensor(x), pad, mode=mode)
+    np.testing.assert_allclose(out.numpy(), ref)
+
+
+def test_blocked_and_scoped_module_names_match_whole_packages():
+    from framework.compat.proxy import _within
+    assert _within('a', ['a']) and _within('a.b.c', ['x', 'a.b'])
+    assert not _within('ab', ['a']) and not _within('a', ['a.b']) and not _within('a', [])

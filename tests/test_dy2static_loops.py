@@ -667,3 +667,63 @@ def test_a_list_the_loop_grows_is_returned_as_a_list_of_its_run_length():
         assert_same(eager, out)
     assert len(sf.program_cache) == 1
     check_grads(stacked_grown_list, lambda: [T([1.0, 2.0], grad=True), I(2)])
+
+
+# ---- a value whose rank depends on a tensor condition ----------------------------------
+
+def rank_by_branch(x):
+    a = []
+    if x.sum() > 0:
+        a.append(x)
+    else:
+        a.append(paddle.full([1, 2], 9.0))
+    return a[0]
+
+
+def rank_by_branch_replaced(x):
+    a = [x]
+    if x.sum() > 0:
+        a[0] = paddle.full([1, 2], 9.0)
+    if x.sum() > 1:
+        a[0] = x * 3.0
+    a[0] = x + 1.0
+    return a[0]
+
+
+def rank_by_branch_used(x):
+    y = x if x.sum() > 0 else paddle.zeros([1, 2])
+    return y * 2.0
+
+
+def test_an_if_may_give_values_of_different_ranks_to_return_or_replace(tmp_path):
+    sf = check(rank_by_branch, [(T([1.0, 2.0, 3.0]),), (T([-1.0, -2.0, 3.0]),)], has=('cond',))
+    check(rank_by_branch_replaced, [(T([1.0, 2.0, 3.0]),), (T([-1.0, 0.0, 0.5]),)])
+    path = str(tmp_path / 'by_branch')
+    paddle.jit.save(sf, path, input_spec=[InputSpec([3], 'float32')])
+    loaded = paddle.jit.load(path)
+    assert loaded(T([1.0, 2.0, 3.0])).shape == [3]
+    assert loaded(T([-1.0, -2.0, 3.0])).numpy().tolist() == [[9.0, 9.0]]
+    with pytest.raises(ValueError, match=r"multiply: input 'cond.out_\d+' has a rank that "
+                                         r"depends on a tensor condition \(if at .*: shape "
+                                         r"\[2\] in the true branch and \[1, 2\] in the false"):
+        to_static(rank_by_branch_used)(T([1.0, 2.0]))
+
+
+class FirstAssignedInForward(paddle.nn.Layer):
+    def forward(self, x, n):
+        self.state = x * 0.0
+        for i in range(n):
+            self.state = self.state + x
+            if self.state.sum() > 5:
+                break
+        return self.state
+
+
+def test_a_tensor_attribute_first_created_in_forward_is_left_as_eagerly():
+    eager, static = FirstAssignedInForward(), FirstAssignedInForward()
+    forward = to_static(static.forward)
+    for x in ([1.0, 2.0], [0.5, 0.5]):
+        assert_same(eager(T(x), I(3)), forward(T(x), I(3)))
+        assert isinstance(static.state, paddle.Tensor)
+        assert_same(eager.state, static.state)
+    assert [n for n, _ in static.named_buffers()] == ['state']

@@ -82,6 +82,16 @@ def _build_block(program, fn, args, what):
     return block, leaves, tree
 
 
+def mixed_rank(v):
+    """Where a cond output whose rank depends on the branch taken comes from
+    (None for a value of one rank)."""
+    return v.__dict__.get('_mixed_rank')
+
+
+def _shape_text(v):
+    return mixed_rank(v) and '(%s)' % mixed_rank(v) or list(v.shape)
+
+
 def _merge_shape(a, b):
     if len(a) != len(b):
         return None
@@ -129,19 +139,24 @@ def make_cond_op(program, pred, tb, fb, tvals, fvals, what='static.nn.cond'):
             outs.append(None)
             continue
         ref = t if t is not None else f
+        ranks = None
         if t is not None and f is not None:
             if t.dtype != f.dtype:
                 raise TypeError("%s: output %d has dtype %s in the true branch but %s in the "
                                 "false branch" % (what, i, t.dtype, f.dtype))
             shape = _merge_shape(t.shape, f.shape)
-            if shape is None:
-                raise ValueError("%s: output %d has rank %d in the true branch but %d in the "
-                                 "false branch (shapes %s and %s)"
-                                 % (what, i, t.ndim, f.ndim, t.shape, f.shape))
+            if shape is None or mixed_rank(t) or mixed_rank(f):
+                shape = ref.shape
+                ranks = '%s: shape %s in the true branch and %s in the false branch' % (
+                    what, _shape_text(t), _shape_text(f))
         else:
             shape = ref.shape
         out = parent.create_var(program._names('cond.out'), shape, ref.dtype,
                                 stop_gradient=all(v is None or v.stop_gradient for v in (t, f)))
+        if ranks is not None:
+            # its rank is only known when the program runs: it may be returned,
+            # fetched or replaced, and an op that reads it says why it cannot
+            out._mixed_rank = ranks
         outs.append(out)
         tnames.append(t.name if t is not None else '')
         fnames.append(f.name if f is not None else '')

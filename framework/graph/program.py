@@ -929,6 +929,19 @@ def _promote(op, ins):
                   for i, v in enumerate(ins)])
 
 
+def _refuse_mixed_rank(op, in_vars):
+    """An op cannot be built on a value whose rank depends on a tensor
+    condition (see control_flow.make_cond_op): say which value and why."""
+    for v in in_vars:
+        for w in (v if isinstance(v, list) else [v]):
+            where = isinstance(w, Variable) and w.__dict__.get('_mixed_rank')
+            if where:
+                raise OpError(
+                    "%s: input '%s' has a rank that depends on a tensor condition (%s); an "
+                    "op needs one rank. Give both branches values of one rank, or only return "
+                    "the value" % (op.name, w.name, where))
+
+
 def static_append(op, args):
     """Append ``op`` to the current block; returns its output Variable(s)."""
     program = default_main_program()
@@ -945,6 +958,7 @@ def static_append(op, args):
             in_vars.append(None)
         else:
             in_vars.append(_as_input_var(block, v, like))
+    _refuse_mixed_rank(op, in_vars)
     try:
         metas = op.infer_meta(*in_vars, *attrs)
     except OpError as e:

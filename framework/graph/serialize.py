@@ -41,6 +41,8 @@ def _var_to_dict(v):
         d['is_data'] = True
     if getattr(v, 'blocks_grad', False):
         d['blocks_grad'] = True
+    if v.__dict__.get('_mixed_rank'):
+        d['mixed_rank'] = v._mixed_rank
     if getattr(v, 'optimize_attr', None) and v.optimize_attr.get('learning_rate', 1.0) != 1.0:
         d['learning_rate'] = float(v.optimize_attr['learning_rate'])
     return d
@@ -112,6 +114,10 @@ def _var_from_dict(b, vd, i):
                          vd.get('stop_gradient', False))
         v.is_data = vd.get('is_data', False)
     v.blocks_grad = vd.get('blocks_grad', False)
+    if 'mixed_rank' in vd:
+        _check(isinstance(vd['mixed_rank'], str) and vd['mixed_rank'],
+               "variable %s: mixed_rank must be a non-empty string" % name)
+        v._mixed_rank = vd['mixed_rank']
     if 'learning_rate' in vd:
         v.optimize_attr = {'learning_rate': float(lr)}
 

@@ -340,6 +340,17 @@ def _addindent(text, n):
 
 
 # ---- the Layer ----------------------------------------------------------------
+def _new_attribute_while_tracing(registry, name, value):
+    """A tensor attribute first created inside @to_static (``self.state = x
+    * 0``): the layer gets an eager tensor of the value's shape for the run to
+    write into, as the eager call would leave one (a shape with unknown dims
+    has no such tensor: the attribute stays the program's value)."""
+    if tracing.assigned is None or not is_static_var(value) or any(
+            s < 0 for s in value.shape):
+        return
+    registry[name] = Tensor(np.zeros(tuple(value.shape), np.dtype(value.dtype)))
+
+
 def _assigned_while_tracing(registry, name, value):
     """``self.name = value`` inside @to_static, where ``name`` holds an eager
     tensor (a buffer or tensor attribute) and ``value`` is a program value:
@@ -472,11 +483,12 @@ class Layer:
         elif _is_tensor(value):
             self._require_init(params, name)
             buffers = d['_buffers']
-            if _assigned_while_tracing(buffers, name, value):
-                return
             if name not in buffers:
                 self._forget(name)
                 d['_non_persistable_buffer_names_set'].add(name)
+                _new_attribute_while_tracing(buffers, name, value)
+            if _assigned_while_tracing(buffers, name, value):
+                return
             buffers[name] = value
         elif params is not None and name in d['_buffers']:
             self._only_none(value, name, 'buffer', 'Tensor')
