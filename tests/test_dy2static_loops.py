@@ -634,6 +634,11 @@ def nested_list_items_assigned_in_loop(x, n):
     return l
 
 
+def nested_list_is_a_list_after_the_loop(x, n):
+    l = nested_list_items_assigned_in_loop(x, n)
+    return isinstance(l[1], list), isinstance(l, list)
+
+
 def list_grown_in_loop_is_returned(x, n):
     l = [x * 2.0, x]
     for i in range(n):
@@ -655,6 +660,8 @@ def test_a_list_whose_length_the_loop_keeps_is_a_list_after_it():
                has=('while',))
     out = sf(T([1.0, 2.0]), I(2))
     assert isinstance(out[1], list) and all(isinstance(v, paddle.Tensor) for v in out[1])
+    # a list again right after the loop, inside the converted code too
+    assert to_static(nested_list_is_a_list_after_the_loop)(T([1.0, 2.0]), I(2)) == (True, True)
     check_grads(stacked_nested_items, lambda: [T([1.0, 2.0], grad=True), I(3)])
 
 
@@ -709,18 +716,8 @@ def test_an_if_may_give_values_of_different_ranks_to_return_or_replace(tmp_path)
         to_static(rank_by_branch_used)(T([1.0, 2.0]))
 
 
-class FirstAssignedInForward(paddle.nn.Layer):
-    def forward(self, x, n):
-        self.state = x * 0.0
-        for i in range(n):
-            self.state = self.state + x
-            if self.state.sum() > 5:
-                break
-        return self.state
-
-
 def test_a_tensor_attribute_first_created_in_forward_is_left_as_eagerly():
-    eager, static = FirstAssignedInForward(), FirstAssignedInForward()
+    eager, static = Accumulate(), Accumulate()      # sets self.state first in forward
     forward = to_static(static.forward)
     for x in ([1.0, 2.0], [0.5, 0.5]):
         assert_same(eager(T(x), I(3)), forward(T(x), I(3)))

@@ -95,6 +95,31 @@ def test_return_makes_one_exit():
     """)
 
 
+def test_a_try_whose_handlers_do_not_all_return_can_fall_off_its_end():
+    converted = run_pass('return', """
+    def f(x):
+        if x > 0:
+            return x
+        try:
+            return -x
+        except ValueError:
+            return 0
+        except KeyError:
+            pass
+    """)
+    assert '__jst_ret_val_set_later' not in converted and '__jst_ret_val' in converted
+    every = run_pass('return', """
+    def f(x):
+        if x > 0:
+            return x
+        try:
+            return -x
+        except ValueError:
+            return 0
+    """)
+    assert '__jst_ret_val_set_later' in every
+
+
 def test_a_function_that_can_fall_off_its_end_keeps_the_plain_return_value():
     # only here may None on one side of an if be the function's real result
     assert run_pass('return', """

@@ -319,18 +319,26 @@ def leaves_of(spec, value):
     return []
 
 
+def _replaced(value, replace):
+    """``value`` with ``replace(part)`` for each part (containers first) it
+    does not give None for; containers rebuilt only where something changed."""
+    new = replace(value)
+    if new is not None:
+        return new
+    if isinstance(value, (list, tuple)):
+        items = [_replaced(v, replace) for v in value]
+        return value if all(a is b for a, b in zip(items, value)) else type(value)(items)
+    if isinstance(value, dict):
+        items = {k: _replaced(v, replace) for k, v in value.items()}
+        return value if all(items[k] is value[k] for k in value) else items
+    return value
+
+
 def with_arrays(value):
     """``value`` with its lists that travel as TensorArrays made into them
     (once, before the loop)."""
-    if isinstance(value, list) and stackable(value):
-        return TensorArray.of(value)
-    if isinstance(value, (list, tuple)):
-        items = [with_arrays(v) for v in value]
-        return value if all(a is b for a, b in zip(items, value)) else type(value)(items)
-    if isinstance(value, dict):
-        items = {k: with_arrays(v) for k, v in value.items()}
-        return value if all(items[k] is value[k] for k in value) else items
-    return value
+    return _replaced(value, lambda v: TensorArray.of(v)
+                     if isinstance(v, list) and stackable(v) else None)
 
 
 class ArrayMeta:
@@ -470,18 +478,13 @@ def fixed_length_lists(value):
     """``value`` with each TensorArray whose length is known when the program
     is built (a loop that assigned its items but never changed its length)
     made a Python list of its items again, as the user's code had it."""
-    if isinstance(value, TensorArray):
-        var = value.var
-        if var is not None and var.shape and var.shape[0] >= 0:
-            return [var[i] for i in range(var.shape[0])]
-        return value
-    if isinstance(value, (list, tuple)):
-        items = [fixed_length_lists(v) for v in value]
-        return value if all(a is b for a, b in zip(items, value)) else type(value)(items)
-    if isinstance(value, dict):
-        items = {k: fixed_length_lists(v) for k, v in value.items()}
-        return value if all(items[k] is value[k] for k in value) else items
-    return value
+    def as_list(v):
+        if not isinstance(v, TensorArray):
+            return None
+        if v.var is not None and v.var.shape and v.var.shape[0] >= 0:
+            return [v.var[i] for i in range(v.var.shape[0])]
+        return v
+    return _replaced(value, as_list)
 
 
 def write_back(original, new):

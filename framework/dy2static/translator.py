@@ -533,17 +533,16 @@ class StaticFunction:
         """Trace and run for training (a plain function; Layers use ``layer.train()``)."""
         layer = self._layer()
         if layer is not None and not layer.training:
-            raise RuntimeError("Failed to switch train mode: %s is a Layer's method; use "
-                               "Layer.train() to switch the layer to train mode"
-                               % self.__name__)
+            raise RuntimeError("Failed to switch train mode. %s is a Layer's method, please use "
+                               "Layer.train() to switch train mode." % self.dygraph_function)
         self._training = True
 
     def eval(self):
         """Trace and run for inference (a plain function; Layers use ``layer.eval()``)."""
         layer = self._layer()
         if layer is not None and layer.training:
-            raise RuntimeError("Failed to switch eval mode: %s is a Layer's method; use "
-                               "Layer.eval() to switch the layer to eval mode" % self.__name__)
+            raise RuntimeError("Failed to switch eval mode. %s is a Layer's method, please use "
+                               "Layer.eval() to switch eval mode." % self.dygraph_function)
         self._training = False
 
     def _is_train_mode(self):
