@@ -206,3 +206,27 @@ def test_strategy_sections_and_shard_layer():
                                layer.weight, m, [dist.Shard(1)])) if name == '' else None)
     assert net.weight.placements == [dist.Shard(1)] and net.bias.placements == [dist.Replicate()]
     assert net(paddle.ones([1, 2])).shape == [1, 2]
+
+
+def test_setting_grad_copies_into_the_gradient_as_paddle():
+    x = paddle.to_tensor(1.0, stop_gradient=False)
+    (x ** 2).backward()
+    value = paddle.to_tensor(3.0)
+    x.grad = value
+    assert x.grad is not value and x.grad.stop_gradient is False     # the gradient's flags
+    assert float(x.grad) == 3.0
+    fresh = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    fresh.grad = paddle.to_tensor([3.0, 4.0])
+    assert fresh.grad.stop_gradient is True                            # a first one: the value's
+    with pytest.raises(RuntimeError, match='Tensor Copy cannot be performed'):
+        fresh.grad = paddle.to_tensor([1, 2])
+    with pytest.raises(TypeError, match='Tensor.grad must be set to a Tensor or None'):
+        fresh.grad = [1.0, 2.0]
+    fresh.grad = None
+    assert fresh.grad is None
+
+
+def test_round_takes_halves_to_even_as_paddle_on_cpu():
+    x = paddle.to_tensor([-0.5, -0.2, 0.6, 1.5, 2.5])
+    assert paddle.round(x).numpy().tolist() == [-0.0, -0.0, 1.0, 2.0, 2.0]
+    assert x.round().numpy().tolist() == [-0.0, -0.0, 1.0, 2.0, 2.0]

@@ -230,7 +230,7 @@ class DataParallel(Layer):
             offset += n
             avg = avg.reshape(p.data.shape)
             if p.grad is None:
-                p.grad = wrap_array(avg)
+                p._grad = wrap_array(avg)
             else:
                 p.grad.data = avg
 

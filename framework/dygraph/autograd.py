@@ -603,13 +603,13 @@ class _Engine:
 
     def _accumulate_into(self, t, g):
         if self.create_graph:
-            t.grad = g if t.grad is None else t.grad + g
+            t._grad = g if t._grad is None else t._grad + g
             return
         if t.grad is None:
             # (stop_gradient False, as Paddle's x.grad: a leaf with no history)
             gt = self.Tensor.__new__(self.Tensor)
             gt._init(g if g.dtype == t.data.dtype else g.astype(t.data.dtype), None, False)
-            t.grad = gt
+            t._grad = gt
         elif _is_cleared(t.grad.data):          # zeros left by clear_grad(): replace
             t.grad.data = g if g.dtype == t.data.dtype else g.astype(t.data.dtype)
         else:

@@ -22,11 +22,11 @@ _names = itertools.count()
 
 
 class Tensor:
-    # Every tensor sets the five slots (``grad`` is one so that it is a
-    # descriptor of the class, as Paddle's); the fields most tensors never set
+    # Every tensor sets the five slots (``_grad`` behind the ``grad`` property,
+    # a descriptor of the class as Paddle's); the fields most tensors never set
     # are class defaults (an instance __dict__ appears only when one is set),
     # so an op's output costs five stores. As in Paddle, other attributes can be set.
-    __slots__ = ('data', 'grad', '_grad_node', 'stop_gradient', '_version', '__dict__',
+    __slots__ = ('data', '_grad', '_grad_node', 'stop_gradient', '_version', '__dict__',
                  '__weakref__')
     _name = None
     _hooks = None
@@ -48,7 +48,31 @@ class Tensor:
         self._grad_node = grad_node
         self.stop_gradient = stop_gradient
         self._version = 0
-        self.grad = None
+        self._grad = None
+
+    @property
+    def grad(self):
+        """The gradient accumulated by backward (None before)."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        # Paddle's setter copies the value into the gradient tensor: a gradient
+        # already there keeps its flags (stop_gradient=False) and dtype
+        if value is None:
+            self._grad = None
+            return
+        if not isinstance(value, Tensor):
+            raise TypeError("Tensor.grad must be set to a Tensor or None, got %s"
+                            % type(value).__name__)
+        old = self._grad
+        if old is not None and old.data.dtype != value.data.dtype:
+            raise RuntimeError("Tensor.grad: the new gradient has dtype %s but the gradient of "
+                               "%s has dtype %s; Tensor Copy cannot be performed"
+                               % (value.data.dtype, self.name, old.data.dtype))
+        g = Tensor.__new__(Tensor)
+        g._init(value.data, None, value.stop_gradient if old is None else old.stop_gradient)
+        self._grad = g
 
     # ---- properties -------------------------------------------------------
     @property
@@ -217,9 +241,9 @@ class Tensor:
                 g = self.grad.data
                 zeros = Tensor.__new__(Tensor)
                 zeros._init(np.broadcast_to(np.zeros((), g.dtype), g.shape), None, False)
-                self.grad = zeros
+                self._grad = zeros
             else:
-                self.grad = None
+                self._grad = None
 
     def clear_gradient(self, set_to_zero=True):
         """The same as ``clear_grad``."""

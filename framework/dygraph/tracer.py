@@ -197,7 +197,7 @@ def _finish(op, out, ins, attrs, edges, versions, record):
     t = _new(Tensor)
     t.data = out
     t._version = 0
-    t.grad = None
+    t._grad = None
     if record:
         # GradNode(op, ins, attrs, (out,), edges, versions), inlined: this
         # runs once per recorded op (tests/test_tape_gc.py checks the two agree)
@@ -239,7 +239,7 @@ def _unary(op):
             t = _new(Tensor)            # _finish without a node, inlined (no-grad hot path)
             t.data = out if type(out) is _ndarray else np.asarray(out)
             t._version = 0
-            t.grad = None
+            t._grad = None
             t._grad_node = None
             t.stop_gradient = True
             return t
@@ -295,7 +295,7 @@ def _binary(op):
             t = _new(Tensor)            # _finish without a node, inlined (no-grad hot path)
             t.data = out if type(out) is _ndarray else np.asarray(out)
             t._version = 0
-            t.grad = None
+            t._grad = None
             t._grad_node = None
             t.stop_gradient = True
             return t
@@ -353,7 +353,7 @@ def _tensors_with_attrs(op):
             t = _new(Tensor)            # _finish without a node, inlined (no-grad hot path)
             t.data = out if type(out) is _ndarray else np.asarray(out)
             t._version = 0
-            t.grad = None
+            t._grad = None
             t._grad_node = None
             t.stop_gradient = True
             return t

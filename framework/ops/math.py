@@ -10,7 +10,7 @@ bool inputs in the default float dtype. Rounding ops (``floor``, ``ceil``,
 ``round``, ``trunc``) and ``sign`` have a zero gradient, as in Paddle.
 """
 import math
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_EVEN, Decimal
 
 import numpy as np
 
@@ -781,21 +781,16 @@ log1p_op.def_onnx(lambda g, x: g.op('Log', g.op('Add', *g.cast_to_output(x),
                                                 g.scalar(1, g.out_meta().dtype))))
 
 
-def _round_half_away(x):
-    # x - trunc(x) is exact, so halves are detected exactly (numpy's round
-    # goes to even; Paddle rounds halves away from zero)
-    t = np.trunc(x)
-    return t + np.copysign(np.abs(x - t) >= 0.5, x)
-
-
 @def_op('round', meta.unchanged, pattern='elementwise', ufunc=None, flops=None)
 def round_op(x, decimals=0):
+    # halves to even, as Paddle 3.3.1 rounds on CPU (round(-0.5) == -0.0,
+    # round(2.5) == 2.0, measured) and numpy's rint does
     if x.dtype.kind in 'iub':
         return x.copy()
     if not decimals:
-        return _round_half_away(x)
+        return np.rint(x)
     s = 10.0 ** decimals
-    return (_round_half_away(x * s) / s).astype(x.dtype, copy=False)
+    return (np.rint(x * s) / s).astype(x.dtype, copy=False)
 
 
 round_op.def_grad(_zero_grad)
@@ -809,11 +804,7 @@ def _round_onnx(g, x, decimals):
     dtype = g.meta(x).dtype
     s = g.scalar(10.0 ** decimals, dtype)
     y = g.op('Mul', x, s) if decimals else x
-    # halves away from zero (ONNX's Round goes to even): trunc(y) + sign(y) * (|frac| >= .5)
-    t = onnx_trunc(g, y, dtype)
-    up = g.op('Cast', g.op('GreaterOrEqual', g.op('Abs', g.op('Sub', y, t)),
-                           g.scalar(0.5, dtype)), to=g.tensor_type(dtype))
-    y = g.op('Add', t, g.op('Mul', g.op('Sign', y), up))
+    y = g.op('Round', y)           # halves to even, as the kernel
     return g.op('Div', y, s) if decimals else y
 
 
@@ -1382,7 +1373,7 @@ def _round_ref(v, decimals=0):
     if not math.isfinite(v):
         return v
     q = Decimal(1).scaleb(-decimals)
-    return float(Decimal(v).quantize(q, rounding=ROUND_HALF_UP))
+    return float(Decimal(v).quantize(q, rounding=ROUND_HALF_EVEN))
 
 
 add_test_case(round_op, _frac, ref=_vec(_round_ref))
@@ -1767,7 +1758,8 @@ def trunc(input, name=None):  # noqa: A002  (Paddle's argument name)
 
 
 def round(x, decimals=0, name=None, *, out=None):  # noqa: A001
-    """Round half away from zero (``round(2.5) == 3``, ``round(-0.5) == -1``)."""
+    """Round to the nearest integer (or ``decimals`` places), halves to even as
+    Paddle does on CPU: ``round(2.5) == 2``, ``round(-0.5) == -0``."""
     r = round_op(x, int(decimals))
     return r if out is None else write_out(out, r)
 
