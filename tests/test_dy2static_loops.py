@@ -724,3 +724,26 @@ def test_a_tensor_attribute_first_created_in_forward_is_left_as_eagerly():
         assert isinstance(static.state, paddle.Tensor)
         assert_same(eager.state, static.state)
     assert [n for n, _ in static.named_buffers()] == ['state']
+
+
+class KeepsLast(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = paddle.nn.Linear(2, 2)
+
+    def forward(self, x):
+        h = self.fc(x)
+        self.last = h            # a new attribute whose batch dim is known only at run time
+        return h.sum()
+
+
+def test_a_new_tensor_attribute_with_a_run_time_dim_gets_the_runs_value(tmp_path):
+    layer = KeepsLast()
+    static = to_static(layer, input_spec=[InputSpec([None, 2], 'float32')])
+    for batch in (3, 5):
+        x = paddle.ones([batch, 2])
+        static(x)
+        assert isinstance(layer.last, paddle.Tensor) and layer.last.shape == [batch, 2]
+        assert_same(layer.fc(x), layer.last)
+    paddle.jit.save(static, str(tmp_path / 'keeps_last'))
+    assert paddle.jit.load(str(tmp_path / 'keeps_last'))(paddle.ones([4, 2])).shape == []

@@ -342,13 +342,13 @@ def _addindent(text, n):
 # ---- the Layer ----------------------------------------------------------------
 def _new_attribute_while_tracing(registry, name, value):
     """A tensor attribute first created inside @to_static (``self.state = x
-    * 0``): the layer gets an eager tensor of the value's shape for the run to
-    write into, as the eager call would leave one (a shape with unknown dims
-    has no such tensor: the attribute stays the program's value)."""
-    if tracing.assigned is None or not is_static_var(value) or any(
-            s < 0 for s in value.shape):
+    * 0``): the layer gets an eager tensor for the run to write into, as the
+    eager call would leave one (empty along dims known only at run time; the
+    run's value replaces it whatever its shape)."""
+    if tracing.assigned is None or not is_static_var(value):
         return
-    registry[name] = Tensor(np.zeros(tuple(value.shape), np.dtype(value.dtype)))
+    shape = tuple(max(s, 0) for s in value.shape)
+    registry[name] = Tensor(np.zeros(shape, np.dtype(value.dtype)))
 
 
 def _assigned_while_tracing(registry, name, value):
