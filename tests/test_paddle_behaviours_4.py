@@ -230,3 +230,21 @@ def test_round_takes_halves_to_even_as_paddle_on_cpu():
     x = paddle.to_tensor([-0.5, -0.2, 0.6, 1.5, 2.5])
     assert paddle.round(x).numpy().tolist() == [-0.0, -0.0, 1.0, 2.0, 2.0]
     assert x.round().numpy().tolist() == [-0.0, -0.0, 1.0, 2.0, 2.0]
+
+
+def test_set_takes_the_sources_memory_and_summary_passes_input_as_one_argument():
+    src = paddle.to_tensor([[11.0, 22.0, 33.0]])
+    x = paddle.to_tensor([1.0, 2.0])
+    assert x.set_(src) is x and x.shape == [1, 3] and x._is_shared_buffer_with(src)
+    assert not paddle.to_tensor([1.0])._is_shared_buffer_with(src)
+    assert x.set_().shape == [0] and not x._is_shared_buffer_with(src)
+
+    class TwoInputs(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.fc = paddle.nn.Linear(4, 2)
+
+        def forward(self, inputs):            # one argument holding both, as Paddle calls it
+            return self.fc(inputs['a'] + inputs['b'][0])
+    info = paddle.summary(TwoInputs(), input={'a': paddle.ones([1, 4]), 'b': [paddle.ones([4])]})
+    assert info['total_params'] == 10

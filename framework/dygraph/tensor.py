@@ -283,6 +283,10 @@ class Tensor:
                 "%s: a leaf tensor that requires grad (stop_gradient=False) cannot be "
                 "modified in place; wrap the update in framework.no_grad()" % what)
 
+    def _is_shared_buffer_with(self, other):
+        """Whether this tensor and ``other`` use the same memory."""
+        return isinstance(other, Tensor) and np.shares_memory(self.data, other.data)
+
     def _become_any(self, result):
         return self._become(result, reshape=True)
 

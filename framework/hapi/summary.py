@@ -198,7 +198,7 @@ def _forward_once(net, input_size, dtypes, given):
         single = isinstance(given, Tensor)
         flat = list(given.values()) if isinstance(given, dict) else (
             [given] if single else list(given))
-        _run(net, given, single)
+        _run(net, [given], True)     # Paddle passes ``input`` as it is: one argument
         return sum(int(np.prod(t.shape)) for t in flat if hasattr(t, 'shape'))
     if not in_static_mode():
         inputs, shapes, single = _make_inputs(input_size, dtypes, False)

@@ -13,6 +13,7 @@ from ..place import check_device
 from .compat_args import aliases
 from .creation import full_op, multinomial
 from .grad_utils import is_value
+from .modes import is_eager_tensor
 from . import lib
 from .manipulation import (assign_op, broadcast_tensors, cast, concat, numel_op, reshape,
                            scatter_nd, stack)
@@ -251,12 +252,13 @@ def resize_(x, shape, fill_zero=False, name=None):
 def set_(x, source=None, shape=None, stride=None, offset=0, name=None):
     """In place: ``x`` takes the values of ``source`` (none: an empty 1-D
     tensor), read as ``as_strided(source, shape, stride, offset)`` when a
-    shape is given (strides in elements, offset in bytes, as Paddle). The
-    values are copied: x does not share memory with source here."""
+    shape is given (strides in elements, offset in bytes, as Paddle). An
+    eager x takes source's memory, as Paddle's (``x._is_shared_buffer_with``)."""
     if source is None:
         value = full_op((0,), 0, str(np.dtype(x.dtype)))
     elif shape is None:
-        value = assign_op(source)
+        # an eager detach shares the buffer; a program value is an assign
+        value = source.detach() if is_eager_tensor(source) else assign_op(source)
     else:
         if stride is None:
             stride = [int(np.prod(shape[k + 1:])) for k in range(len(shape))]
