@@ -248,3 +248,28 @@ def test_set_takes_the_sources_memory_and_summary_passes_input_as_one_argument()
             return self.fc(inputs['a'] + inputs['b'][0])
     info = paddle.summary(TwoInputs(), input={'a': paddle.ones([1, 4]), 'b': [paddle.ones([4])]})
     assert info['total_params'] == 10
+
+
+def test_underscore_tensor_methods_real_code_calls():
+    x = paddle.to_tensor([[1.0, 2.0], [3.0, 4.0]], stop_gradient=False)
+    assert x._to() is x and x._to(dtype='float64').dtype == paddle.float64
+    assert x._to('cpu').stop_gradient is False
+    copy = x._copy_to(paddle.CPUPlace(), True)
+    assert copy is not x and copy.stop_gradient and copy.numpy().tolist() == x.numpy().tolist()
+    assert x._numel() == 4 and x._slice(1, 2).numpy().tolist() == [[3.0, 4.0]]
+    assert x._md5sum() == 'b4ad64bc24f643726bddf5606af738da'      # Paddle 3.3.1's digest
+    version = x._inplace_version()
+    x._bump_inplace_version()
+    assert x._inplace_version() == version + 1
+    hook = x._register_grad_hook(lambda g: g * 3)
+    (x * 2).sum().backward()
+    assert x._grad_ivar() is x.grad and x.grad.numpy().tolist() == [[6.0, 6.0], [6.0, 6.0]]
+    assert x._remove_grad_hook(hook) is True and x._remove_grad_hook(hook) is False
+    x._zero_grads()
+    assert x.grad.numpy().tolist() == [[0.0, 0.0], [0.0, 0.0]] and x.grad.stop_gradient is False
+    assert x._place_str == 'Place(cpu)' and x._grad_name() == x.name + '@GRAD'
+    y = paddle.ones([3])
+    assert y._is_initialized()
+    y._clear_data()
+    assert not y._is_initialized()
+    assert paddle.ones([2]).bfloat16().dtype == paddle.bfloat16

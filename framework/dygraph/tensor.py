@@ -283,6 +283,86 @@ class Tensor:
                 "%s: a leaf tensor that requires grad (stop_gradient=False) cannot be "
                 "modified in place; wrap the update in framework.no_grad()" % what)
 
+    # ---- Paddle's underscore methods that user code calls ----------------------
+    def _to(self, device=None, dtype=None, blocking=None, copy_tensor=None):
+        """Paddle's ``x._to(device, dtype, blocking)``: ``to`` with keywords."""
+        if device is None and dtype is None and blocking is None:
+            return self
+        return self.to(device=device, dtype=dtype, copy=bool(copy_tensor))
+
+    def _copy_to(self, place=None, blocking=True):
+        """A copy of this tensor (on the one device there is), same flags."""
+        t = Tensor.__new__(Tensor)
+        t._init(self.data.copy(), None, True)
+        return t
+
+    def _numel(self):
+        return int(self.data.size)
+
+    def _slice(self, begin_idx, end_idx):
+        """Rows ``begin_idx:end_idx`` (a view of the first dim, no gradient)."""
+        t = Tensor.__new__(Tensor)
+        t._init(self.data[int(begin_idx):int(end_idx)], None, True)
+        return t
+
+    def _clear_data(self):
+        """Release the values: the tensor is uninitialized until set again."""
+        self.data = np.empty((0,), self.data.dtype)
+        self.__dict__['_released'] = True
+
+    _clear = _clear_data
+
+    def _is_initialized(self):
+        return not self.__dict__.get('_released', False)
+
+    def _md5sum(self):
+        import hashlib
+        return hashlib.md5(np.ascontiguousarray(self.data).tobytes()).hexdigest()
+
+    def _inplace_version(self):
+        return self._version
+
+    def _bump_inplace_version(self):
+        self._version += 1
+
+    def _grad_ivar(self):
+        return self._grad
+
+    def _set_grad_ivar(self, value):
+        self.grad = value
+
+    def _zero_grads(self):
+        if self._grad is not None:
+            self._grad.data = np.zeros_like(self._grad.data)
+
+    def _register_grad_hook(self, hook):
+        """``register_hook`` that returns an id for ``_remove_grad_hook``."""
+        handles = self.__dict__.setdefault('_grad_hook_ids', {})
+        key = len(handles) and max(handles) + 1
+        handles[key] = self.register_hook(hook)
+        return key
+
+    def _remove_grad_hook(self, hook_id):
+        handle = self.__dict__.get('_grad_hook_ids', {}).pop(hook_id, None)
+        if handle is None:
+            return False
+        handle.remove()
+        return True
+
+    def _share_memory(self):
+        """One process's memory already (there is no device copy to share)."""
+        return self
+
+    def _use_gpudnn(self, use_gpudnn=True):
+        return self
+
+    @property
+    def _place_str(self):
+        return str(self.place)
+
+    def _grad_name(self):
+        return self.name + '@GRAD'
+
     def _is_shared_buffer_with(self, other):
         """Whether this tensor and ``other`` use the same memory."""
         return isinstance(other, Tensor) and np.shares_memory(self.data, other.data)

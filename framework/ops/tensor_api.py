@@ -31,7 +31,7 @@ _CONVERSIONS = {
     'cfloat': 'complex64', 'cdouble': 'complex128',
     'float16': 'float16', 'float32': 'float32', 'float64': 'float64', 'int8': 'int8',
     'int16': 'int16', 'int32': 'int32', 'int64': 'int64', 'uint8': 'uint8',
-    'complex64': 'complex64', 'complex128': 'complex128',
+    'complex64': 'complex64', 'complex128': 'complex128', 'bfloat16': 'bfloat16',
 }
 
 
