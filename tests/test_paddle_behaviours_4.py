@@ -273,3 +273,18 @@ def test_underscore_tensor_methods_real_code_calls():
     y._clear_data()
     assert not y._is_initialized()
     assert paddle.ones([2]).bfloat16().dtype == paddle.bfloat16
+
+
+def test_device_module_helpers_real_code_calls():
+    d = paddle.device
+    assert str(d._convert_to_place('cpu')) == 'Place(cpu)'
+    assert d.current_device_is_cpu == 1 and d.dev_types == []
+    assert d.get_device_module() is d.cpu and d.get_device_module('cpu:0') is d.cpu
+    assert d.get_device_module('gpu:0') is paddle.cuda and d.get_device_module('xpu') is d.xpu
+    with pytest.raises(RuntimeError, match='no device module'):
+        d.get_device_module('npu')
+    assert d.cpu.device_count() == 0 and d.cpu.max_memory_allocated() == 0
+    state = d.cpu.get_rng_state()
+    first = paddle.rand([3]).numpy()
+    d.cpu.set_rng_state(state)
+    np.testing.assert_array_equal(paddle.rand([3]).numpy(), first)

@@ -23,7 +23,7 @@ from .tensor_types import (BFloat16Tensor, BoolTensor, ByteTensor, CharTensor,  
 from .streams import (Event, Stream, StreamContext, current_stream, get_stream_from_external,  # noqa: F401
                       is_current_stream_capturing, set_stream, stream, stream_guard,
                       synchronize)
-from . import cuda, xpu  # noqa: F401,E402
+from . import cpu, cuda, xpu  # noqa: F401,E402
 
 _ACCELERATORS = ('gpu', 'dcu', 'cuda', 'xpu', 'npu', 'ipu')
 
@@ -125,6 +125,37 @@ def device_to_place(device=None):
     return cpu_place() if device is None else set_device(device)
 
 
+def _convert_to_place(device):
+    """The Place a device spelling names (Paddle's helper; user code calls it)."""
+    return device_to_place(device)
+
+
+# Paddle's module facts for its CPU build: the expected place is the CPU, and
+# no custom device types are registered
+current_device_is_cpu = 1
+dev_types = []
+
+
+def get_device_module(device=None):
+    """The module of a device: ``paddle.device.cpu`` for the CPU (and None),
+    ``paddle.cuda`` for 'gpu'/'cuda', ``paddle.device.xpu`` for 'xpu'."""
+    name = 'cpu' if device is None else device
+    if isinstance(name, CPUPlace):
+        name = 'cpu'
+    if isinstance(name, int):
+        name = 'gpu'
+    kind = str(name).lower().split(':')[0]
+    if kind == 'cpu':
+        return cpu
+    if kind in ('gpu', 'cuda'):
+        from .. import cuda as paddle_cuda
+        return paddle_cuda
+    if kind == 'xpu':
+        return xpu
+    raise RuntimeError("get_device_module: no device module for %r (this framework runs on "
+                       "the CPU)" % (device,))
+
+
 def get_default_device():
     return Device('cpu')
 
@@ -207,18 +238,7 @@ class Device(str):
 
 # ---- random state --------------------------------------------------------------
 
-def get_rng_state(device=None):
-    """The state of the default generator (give it back to ``set_rng_state``)."""
-    return _random.get_rng_state()[0]
-
-
-def set_rng_state(new_state, device=None):
-    _random.set_rng_state(new_state)
-
-
-def manual_seed(seed):
-    """Seed the default generator."""
-    _random.seed(seed)
+from .cpu import get_rng_state, manual_seed, set_rng_state  # noqa: E402,F401  (the CPU's)
 
 
 def manual_seed_all(seed):
