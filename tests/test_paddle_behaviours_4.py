@@ -288,3 +288,34 @@ def test_device_module_helpers_real_code_calls():
     first = paddle.rand([3]).numpy()
     d.cpu.set_rng_state(state)
     np.testing.assert_array_equal(paddle.rand([3]).numpy(), first)
+
+
+def test_a_param_attr_name_used_again_in_a_static_program_shares_the_parameter():
+    paddle.enable_static()
+    try:
+        main, start = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, start):
+            x = paddle.static.data('x', [2, 3], 'float32')
+            y = paddle.static.nn.fc(x, 3, weight_attr=paddle.ParamAttr(name='shared_w'))
+            z = paddle.static.nn.fc(y, 3, weight_attr=paddle.ParamAttr(name='shared_w'))
+            loss = paddle.mean(z)
+            paddle.optimizer.SGD(0.5).minimize(loss)
+            with pytest.raises(ValueError, match="variable named 'shared_w'.*cannot share it"):
+                paddle.static.nn.fc(x, 4, weight_attr=paddle.ParamAttr(name='shared_w'))
+        assert [p.name for p in main.all_parameters()].count('shared_w') == 1
+        exe = paddle.static.Executor()
+        exe.run(start)
+        scope = paddle.static.global_scope()
+        w0 = np.array(scope.find_var('shared_w').get_tensor())
+        feed = {'x': np.ones([2, 3], 'float32')}
+        b0 = [np.array(scope.find_var(p.name).get_tensor()) for p in main.all_parameters()
+              if p.name != 'shared_w']
+        exe.run(main, feed=feed, fetch_list=[loss])
+        # one weight: the update is the sum of both uses' gradients
+        h = feed['x'] @ w0 + b0[0]
+        g_out = np.full((2, 3), 1.0 / 6, 'float32')
+        grad = feed['x'].T @ (g_out @ w0.T) + h.T @ g_out
+        np.testing.assert_allclose(np.array(scope.find_var('shared_w').get_tensor()),
+                                   w0 - 0.5 * grad, rtol=1e-5, atol=1e-6)
+    finally:
+        paddle.disable_static()

@@ -795,3 +795,23 @@ def test_a_static_function_called_by_unconverted_code_inside_a_trace_is_inlined(
         return unconverted(x)
     assert outer(paddle.ones([2])).numpy().tolist() == [4.0, 4.0]
     assert 'add' in [op.type for op in outer.concrete_program.main_program.global_block().ops]
+
+
+def test_layers_given_one_param_attr_name_keep_their_own_weights(tmp_path):
+    # Paddle refuses two parameters of one name in a program; eager layers
+    # built with the same ParamAttr(name=...) are different weights, kept so
+    class Two(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Linear(2, 2, weight_attr=paddle.ParamAttr(name='shared_name'))
+            self.b = nn.Linear(2, 2, weight_attr=paddle.ParamAttr(name='shared_name'))
+
+        def forward(self, x):
+            return self.b(self.a(x))
+    net = Two()
+    x = paddle.to_tensor([[1.0, -2.0]])
+    eager = net(x).numpy()
+    np.testing.assert_allclose(to_static(net)(x).numpy(), eager, rtol=1e-6)
+    path = str(tmp_path / 'two')
+    paddle.jit.save(net, path, input_spec=[InputSpec([1, 2], 'float32')])
+    np.testing.assert_allclose(paddle.jit.load(path)(x).numpy(), eager, rtol=1e-6)

@@ -804,12 +804,28 @@ def constant(arr, block=None):
     return out
 
 
+def _captured_name(program, t):
+    """The variable name of eager tensor ``t`` in ``program``: its own name,
+    unless another tensor of that name is captured already (two layers given
+    one ``ParamAttr(name=...)``, which Paddle refuses): then a unique one, the
+    same for every later capture of ``t``."""
+    name = t.name
+    taken = program._captured.get(name)
+    if taken is None or taken is t:
+        return name
+    aliases = program.__dict__.setdefault('_capture_aliases', {})
+    alias = aliases.get(id(t))
+    if alias is None:
+        alias = aliases[id(t)] = program._names(name)
+    return alias
+
+
 def capture_tensor(t):
     """Use an eager tensor inside a Program: a persistable variable of the same
     name whose value the executor reads from the tensor (dy2static parameters)."""
     program = default_main_program()
     gb = program.global_block()
-    name = t.name
+    name = _captured_name(program, t)
     v = gb.vars.get(name)
     if v is None:
         v = gb.create_var(name, t.shape, t.dtype, persistable=True,

@@ -3,6 +3,8 @@ initializer op goes into the startup program (``Layer.create_parameter``
 under static mode, Paddle's ``static.create_parameter``)."""
 import copy
 
+import numpy as np
+
 from .. import dtype as _dt
 from ..graph.mode import static_mode_guard
 from ..graph.program import default_main_program, default_startup_program, program_guard
@@ -31,8 +33,13 @@ def create_static_parameter(shape, dtype, name=None, attr=None, is_bias=False,
         I.Constant(0.0) if is_bias else I.XavierUniform())
     gb = main.global_block()
     if gb.has_var(name):
-        raise ValueError("create_parameter: the program already has a variable named '%s'"
-                         % name)
+        # Paddle's static idiom: a ParamAttr name used again shares that parameter
+        old = gb.var(name)
+        if old.is_parameter and list(old.shape) == shape and np.dtype(old.dtype) == dtype:
+            return old
+        raise ValueError("create_parameter: the program already has a variable named '%s' "
+                         "(shape %s, %s); a parameter of shape %s, %s cannot share it"
+                         % (name, list(old.shape), old.dtype, shape, dtype))
     p = gb.create_parameter(name, shape, dtype, trainable=attr.trainable, initializer=init)
     p.optimize_attr = {'learning_rate': attr.learning_rate}
     p.regularizer = attr.regularizer
