@@ -815,3 +815,55 @@ def test_layers_given_one_param_attr_name_keep_their_own_weights(tmp_path):
     path = str(tmp_path / 'two')
     paddle.jit.save(net, path, input_spec=[InputSpec([1, 2], 'float32')])
     np.testing.assert_allclose(paddle.jit.load(path)(x).numpy(), eager, rtol=1e-6)
+
+
+# ---- Paddle's error report ------------------------------------------------------------------
+
+def _reshapes_wrongly(x):
+    y = paddle.reshape(x, [5, 7])
+    return y
+
+
+def test_a_trace_time_error_reports_the_users_frames_as_paddle():
+    @to_static
+    def outer(x):
+        z = x + 1
+        return _reshapes_wrongly(z)
+    with pytest.raises(ValueError) as info:          # the error keeps its type
+        outer(paddle.ones([3, 4]))
+    text = str(info.value)
+    assert text.startswith('In transformed code:\n\n')
+    assert 'line %d, in outer\n\treturn _reshapes_wrongly(z)\n' % (
+        outer.dygraph_function.__code__.co_firstlineno + 3) in text
+    marked = ('            y = paddle.reshape(x, [5, 7])\n'
+              '            ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~ <--- HERE\n'
+              '            return y\n')
+    assert 'in _reshapes_wrongly\n' in text and marked in text
+    assert text.rstrip().endswith('to shape [5, 7]') and 'OpError: reshape:' in text
+    assert text.count('In transformed code') == 1
+
+
+def test_a_run_time_op_error_reports_the_line_that_built_the_op():
+    @to_static
+    def gathers(x, i):
+        y = x * 2
+        return paddle.gather(y, i)
+    with pytest.raises(ValueError) as info:
+        gathers(paddle.ones([3]), paddle.to_tensor([5]))
+    text = str(info.value)
+    assert text.startswith('In transformed code:') and 'in gathers\n' in text
+    import re
+    assert re.search(r'\n( +)return paddle\.gather\(y, i\)\n\1~{26} <--- HERE\n', text)
+    assert "op 'gather' failed while running the program: IndexError" in text
+
+
+def test_an_error_that_formats_its_own_message_gets_the_report_as_a_note():
+    @to_static
+    def looks_up(x):
+        return {'a': x}['b']
+    with pytest.raises(KeyError) as info:
+        looks_up(paddle.ones([1]))
+    assert str(info.value) == "'b'"
+    notes = getattr(info.value, '__notes__', None)
+    if notes is not None:           # Python >= 3.11
+        assert any('<--- HERE' in n and "return {'a': x}['b']" in n for n in notes)

@@ -26,7 +26,7 @@ from ..graph import model_files as _model_files
 from ..graph.mode import static_mode_guard
 from ..graph.program import Program, Variable, capture_tensor, program_guard
 from ..ops.registry import autocast_state as _autocast_state
-from . import convert, log
+from . import convert, log, report
 from .carried import TensorArray, fixed_length_lists
 from .partial_program import PartialProgram
 
@@ -591,7 +591,13 @@ class StaticFunction:
             self.get_concrete_program(*args, **kwargs)
         ProgramTranslator.get_instance()._last = self
         partial.training = self._is_train_mode()
-        outs = partial([leaf for leaf in leaves if _is_tensor_arg(leaf)])
+        try:
+            outs = partial([leaf for leaf in leaves if _is_tensor_arg(leaf)])
+        except Exception as e:
+            # an op failed while the program ran: Paddle's report at the user's line
+            frame = report.frame_of_location(getattr(e, 'op_location', None))
+            report.attach(e, [frame] if frame else [])
+            raise
         return self._rebuild_outputs(concrete, outs)
 
     @staticmethod
@@ -707,8 +713,13 @@ class StaticFunction:
             layer = self._layer()
             if with_hook and layer is not None:
                 fn = functools.partial(_call_with_layer_hooks, layer, fn)
-            return build_concrete_program(fn, args, kwargs, specs, self._arg_names(args, kwargs),
-                                          self._build_strategy)
+            try:
+                return build_concrete_program(fn, args, kwargs, specs,
+                                              self._arg_names(args, kwargs), self._build_strategy)
+            except Exception as e:
+                # Paddle's report: the user's frames, the failing line marked
+                report.attach(e, report.user_frames(e.__traceback__))
+                raise
         return self._cache.get(key, build, lambda: _as_specs(args, kwargs, specs))
 
     def _check_spec_count(self, args):

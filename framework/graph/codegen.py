@@ -382,8 +382,10 @@ class Plan:
             op = self._failing_op(sys.exc_info()[2])
             if op is None:
                 raise
-            raise OpError("op '%s' failed while running the program: %s: %s\n  op: %r"
-                          % (op.type, type(e).__name__, e, op)) from e
+            error = OpError("op '%s' failed while running the program: %s: %s\n  op: %r"
+                            % (op.type, type(e).__name__, e, op))
+            error.op_location = op.attrs.get('op_location')   # the user's line that built it
+            raise error from e
 
     def _failing_op(self, tb):
         while tb is not None:
