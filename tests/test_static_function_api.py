@@ -847,13 +847,19 @@ def test_a_run_time_op_error_reports_the_line_that_built_the_op():
     @to_static
     def gathers(x, i):
         y = x * 2
+
+        def unused():          # the failing line's function is the enclosing one
+            pass
         return paddle.gather(y, i)
     with pytest.raises(ValueError) as info:
         gathers(paddle.ones([3]), paddle.to_tensor([5]))
     text = str(info.value)
     assert text.startswith('In transformed code:') and 'in gathers\n' in text
     import re
-    assert re.search(r'\n( +)return paddle\.gather\(y, i\)\n\1~{26} <--- HERE\n', text)
+    # two lines of context on each side of the marked line
+    assert re.search(r'\n( +)def unused\(\):.*\n +pass\n\1return paddle\.gather\(y, i\)\n'
+                     r'\1~{26} <--- HERE\n +with pytest\.raises\(ValueError\) as info:\n'
+                     r' +gathers\(paddle', text)
     assert "op 'gather' failed while running the program: IndexError" in text
 
 
