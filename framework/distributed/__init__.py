@@ -28,6 +28,7 @@ from .auto_parallel import (DistAttr, Partial, Placement, ProcessMesh, ReduceTyp
                             unshard_dtensor)
 from .spawn import spawn  # noqa: F401
 from . import fleet  # noqa: F401
+from .dataset import InMemoryDataset, QueueDataset  # noqa: F401,E402
 # paddle.distributed.launch is the launcher's main function (as in Paddle);
 # ``python -m framework.distributed.launch`` runs the package of that name
 from .launch import launch  # noqa: F401,E402

@@ -191,6 +191,38 @@ class Executor:
             return [np.asarray(o) for o in outs]
         return [modes.handlers.make_tensor(np.asarray(o), None, True) for o in outs]
 
+    def train_from_dataset(self, program=None, dataset=None, scope=None, thread=0, debug=False,
+                           fetch_list=None, fetch_info=None, print_period=100,
+                           fetch_handler=None):
+        """Run ``program`` once per batch of ``dataset`` (an InMemoryDataset or
+        QueueDataset of ``paddle.distributed``), printing ``fetch_list`` (named
+        by ``fetch_info``) every ``print_period`` batches, as Paddle does."""
+        if dataset is None:
+            raise RuntimeError("dataset is need and should be initialized")
+        fetch_list = list(fetch_list or [])
+        names = list(fetch_info or [getattr(v, 'name', str(v)) for v in fetch_list])
+        if len(names) != len(fetch_list):
+            raise ValueError("train_from_dataset: fetch_info names %d values, fetch_list has %d"
+                             % (len(names), len(fetch_list)))
+        for step, feed in enumerate(dataset._batches()):
+            values = self.run(program, feed=feed, fetch_list=fetch_list, scope=scope)
+            if fetch_list and (debug or (step + 1) % max(int(print_period), 1) == 0):
+                print(', '.join('%s: %s' % (n, np.asarray(v).tolist())
+                                for n, v in zip(names, values)))
+        return None
+
+    def infer_from_dataset(self, program=None, dataset=None, scope=None, thread=0, debug=False,
+                           fetch_list=None, fetch_info=None, print_period=100,
+                           fetch_handler=None):
+        """``train_from_dataset`` on a program without its backward and optimizer
+        (its ``clone(for_test=True)``)."""
+        if program is None:
+            from .program import default_main_program
+            program = default_main_program()
+        return self.train_from_dataset(program.clone(for_test=True), dataset, scope, thread,
+                                       debug, fetch_list, fetch_info, print_period,
+                                       fetch_handler)
+
     def generated_code(self, program=None, feed=None, fetch_list=None):
         """The Python source of the function ``run(program, feed, fetch_list)``
         executes, for debugging: ``print(exe.generated_code(main, feed, [loss]))``.

@@ -12,6 +12,9 @@ update ops, and broadcasts rank 0's initial parameters in the startup program.
 from ...ops.modes import in_static_mode as in_static
 from .. import env
 from ..parallel import DataParallel
+from .. import dataset  # noqa: F401  (fleet.dataset, as Paddle's)
+from ..dataset import (DatasetBase, FileInstantDataset,  # noqa: F401
+                       InMemoryDataset, QueueDataset)
 
 __all__ = ['init', 'DistributedStrategy', 'distributed_model', 'distributed_optimizer',
            'worker_index', 'worker_num', 'is_first_worker', 'is_worker', 'is_server',
