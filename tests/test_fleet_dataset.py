@@ -137,3 +137,28 @@ def test_bad_files_and_settings_are_clear_errors(static_program, tmp_path):
         d.set_filelist('a.txt')
     with pytest.raises(RuntimeError, match='dataset is need'):
         paddle.static.Executor().train_from_dataset(None, None)
+
+
+def test_slots_shuffle_permutes_one_slot_and_extra_fields_or_sizes_are_refused(static_program,
+                                                                               tmp_path):
+    _, _, x, y, _, _ = static_program
+    rows = [([float(i), float(i)], i % 2) for i in range(12)]
+    d = paddle.distributed.InMemoryDataset()
+    d.init(batch_size=12, use_var=[x, y])
+    d.set_filelist([_write(tmp_path / 'rows.txt', rows)])
+    d.load_into_memory()
+    paddle.seed(3)
+    d.slots_shuffle(['x'])
+    batch = next(d._batches())
+    assert batch['y'][:, 0].tolist() == [i % 2 for i in range(12)]           # kept in order
+    assert sorted(batch['x'][:, 0].tolist()) == [float(i) for i in range(12)]
+    assert batch['x'][:, 0].tolist() != [float(i) for i in range(12)]
+    with pytest.raises(ValueError, match="slots_shuffle: 'z' is not a slot"):
+        d.slots_shuffle(['z'])
+    extra = tmp_path / 'extra.txt'
+    extra.write_text('2 0.5 1.5 1 1 9\n')
+    d.set_filelist([str(extra)])
+    with pytest.raises(ValueError, match="line 1 has 1 fields after the 2 slots"):
+        d.load_into_memory()
+    with pytest.raises(ValueError, match='batch_size must be positive'):
+        d.update_settings(batch_size=0)
