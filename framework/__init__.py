@@ -98,6 +98,13 @@ from . import tensor, utils, base  # noqa: E402
 from .base import pir_utils  # noqa: E402  (paddle.pir_utils)
 from . import framework  # noqa: E402,F811  (paddle.framework)
 from . import amp  # noqa: E402
+from .amp import (autocast, get_autocast_cpu_dtype, get_autocast_dtype,  # noqa: E402,F401
+                  get_autocast_gpu_dtype, is_autocast_enabled)
+from .place import XPUPinnedPlace  # noqa: E402,F401
+from .device import BFloat16Tensor  # noqa: E402,F401
+# Paddle 3 also offers these functional layers at the top level
+from .nn.functional import (adaptive_avg_pool1d, conv1d, conv2d, conv3d,  # noqa: E402,F401
+                            group_norm, layer_norm)
 from . import device  # noqa: E402
 from . import cuda  # noqa: E402  (paddle.cuda: paddle.device under torch's names)
 from .device import (is_compiled_with_cinn, is_compiled_with_custom_device,  # noqa: E402,F401
@@ -117,6 +124,6 @@ from .tensor.creation import fill_constant  # noqa: E402,F401
 
 def __getattr__(name):
     # paddle.bfloat16 on first use: it comes from the optional ml_dtypes package
-    if name == 'bfloat16':
+    if name in ('bfloat16', 'uint16'):      # Paddle's uint16 is its bfloat16
         return _dtype_mod.public(_dtype_mod.bfloat16_dtype())
     raise AttributeError("module 'framework' has no attribute %r" % name)

@@ -54,6 +54,12 @@ class CUDAPinnedPlace:
                            "framework is a CPU build (as Paddle's CPU package)")
 
 
+class XPUPinnedPlace:
+    def __init__(self):
+        raise RuntimeError("XPUPinnedPlace: pinned memory needs an XPU build; this "
+                           "framework is a CPU build (as Paddle's CPU package)")
+
+
 class XPUPlace:
     def __init__(self, device_id=0):
         raise _no_device("XPUPlace(%r)" % (device_id,), "XPU")

@@ -319,3 +319,17 @@ def test_a_param_attr_name_used_again_in_a_static_program_shares_the_parameter()
                                    w0 - 0.5 * grad, rtol=1e-5, atol=1e-6)
     finally:
         paddle.disable_static()
+
+
+def test_top_level_names_of_paddle_3():
+    F = paddle.nn.functional
+    assert paddle.conv2d is F.conv2d and paddle.layer_norm is F.layer_norm
+    assert paddle.group_norm is F.group_norm and paddle.adaptive_avg_pool1d is F.adaptive_avg_pool1d
+    assert paddle.conv1d is F.conv1d and paddle.conv3d is F.conv3d
+    assert not paddle.is_autocast_enabled() and paddle.get_autocast_dtype() == 'float16'
+    with paddle.autocast('cpu', dtype='bfloat16'):
+        assert paddle.is_autocast_enabled() and paddle.get_autocast_cpu_dtype() == 'bfloat16'
+    assert paddle.uint16 == paddle.bfloat16          # Paddle's uint16 names its bfloat16
+    with pytest.raises(RuntimeError, match='XPUPinnedPlace: pinned memory needs an XPU build'):
+        paddle.XPUPinnedPlace()
+    assert paddle.BFloat16Tensor is paddle.device.BFloat16Tensor

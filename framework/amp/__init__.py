@@ -106,7 +106,7 @@ def auto_cast(enable=True, custom_white_list=None, custom_black_list=None, level
     return amp_guard(enable, custom_white_list, custom_black_list, level, dtype, use_promote)
 
 
-def autocast(device_type=None, dtype='float16', enabled=True, cache_enabled=True):
+def autocast(device_type, dtype='float16', enabled=True, cache_enabled=True):
     """PyTorch's spelling of ``auto_cast(enable=enabled, dtype=dtype)``."""
     return auto_cast(enable=enabled, dtype=dtype)
 
