@@ -333,3 +333,13 @@ def test_top_level_names_of_paddle_3():
     with pytest.raises(RuntimeError, match='XPUPinnedPlace: pinned memory needs an XPU build'):
         paddle.XPUPinnedPlace()
     assert paddle.BFloat16Tensor is paddle.device.BFloat16Tensor
+
+
+def test_sparse_methods_on_a_dense_tensor_say_how_to_get_a_sparse_one():
+    x = paddle.ones([2, 2])
+    for name in ('coalesce', 'indices', 'values', 'nnz', 'crows', 'cols', 'is_coalesced'):
+        with pytest.raises(TypeError, match=r'Tensor\.%s\(\) is only for .*this tensor is dense'
+                                            % name):
+            getattr(x, name)()
+    coo = x.to_sparse_coo(2)
+    assert coo.nnz() == 4 and coo.indices().shape == [2, 4] and x.to_sparse_csr().cols().shape == [4]

@@ -272,6 +272,28 @@ def is_dense(self):
     return True
 
 
+def _sparse_only(name, kind):
+    """A sparse tensor's method on a dense one: Paddle's dense tensor has it
+    and refuses; here with the way to get a sparse tensor."""
+    def refuse():
+        raise TypeError("Tensor.%s() is only for %s tensors; this tensor is dense (make one with "
+                        "x.to_sparse_coo(sparse_dim) or x.to_sparse_csr())" % (name, kind))
+
+    if name == 'coalesce':          # Paddle's signatures
+        def method(self, name=None):
+            refuse()
+    else:
+        def method(self):
+            refuse()
+    method.__name__ = name
+    return method
+
+
+_SPARSE_ONLY = {'coalesce': 'sparse COO', 'indices': 'sparse COO', 'is_coalesced': 'sparse COO',
+                'values': 'sparse COO or CSR', 'nnz': 'sparse COO or CSR',
+                'crows': 'sparse CSR', 'cols': 'sparse CSR', 'rows': 'SelectedRows'}
+
+
 def _false(self):
     return False
 
@@ -313,6 +335,7 @@ def _attached():
 
 TENSOR_METHODS = {name: _converter(name, d) for name, d in _CONVERSIONS.items()}
 TENSOR_METHODS.update(_attached())
+TENSOR_METHODS.update({n: _sparse_only(n, kind) for n, kind in _SPARSE_ONLY.items()})
 TENSOR_METHODS.update({
     'type_as': type_as, 'is_tensor': is_tensor, 'is_floating_point': is_floating_point,
     'is_complex': is_complex, 'is_integer': is_integer, 'is_empty': is_empty, 'numel': numel,
