@@ -245,8 +245,8 @@ class ProgBarLogger(Callback):
         timer = getattr(self, '_%s_timer' % mode)
         if self.verbose == 3:
             values.extend(timer.costs())
-        getattr(self, '%s_progbar' % mode).update(getattr(self, '%s_step' % mode), values,
-                                                  samples=timer.total_samples)
+        # Paddle's lines: values and the time per step, no throughput (verbose=3 adds ips)
+        getattr(self, '%s_progbar' % mode).update(getattr(self, '%s_step' % mode), values)
 
     # ---- train ----------------------------------------------------------
     def on_train_begin(self, logs=None):
