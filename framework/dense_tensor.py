@@ -77,5 +77,23 @@ class DenseTensor:
         a = self._values()
         return 'DenseTensor(shape=%s, dtype=%s)\n%s' % (list(a.shape), a.dtype, a)
 
+    def __str__(self):
+        """Paddle's print of a DenseTensor: shape, layout, place, dtype and the
+        values flattened as C++ streams them (6 significant digits, bools 1/0)."""
+        if not self._is_initialized():
+            return 'DenseTensor(uninitialized)'
+        a = self._values()
+        flat = a.reshape(-1)
+        if a.dtype.kind == 'f':
+            values = ['%g' % v for v in flat]
+        else:
+            values = [str(int(v)) if a.dtype.kind == 'b' else str(v) for v in flat]
+        return ('  - shape: %s\n  - layout: NCHW\n  - place: Place(cpu)\n  - dtype: %s\n'
+                '  - data: [%s]' % (list(a.shape), _dtype_name(a.dtype), ' '.join(values)))
+
+
+def _dtype_name(dtype):
+    return 'bfloat16' if dtype.name == 'bfloat16' else np.dtype(dtype).name
+
 
 LoDTensor = DenseTensor

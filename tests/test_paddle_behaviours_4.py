@@ -343,3 +343,14 @@ def test_sparse_methods_on_a_dense_tensor_say_how_to_get_a_sparse_one():
             getattr(x, name)()
     coo = x.to_sparse_coo(2)
     assert coo.nnz() == 4 and coo.indices().shape == [2, 4] and x.to_sparse_csr().cols().shape == [4]
+
+
+def test_a_dense_tensor_prints_as_paddle_and_reconstruct_from_takes_the_flags():
+    held = paddle.to_tensor([[1.5, 2.25], [3.0, 123456.789]]).get_tensor()
+    assert str(held) == ('  - shape: [2, 2]\n  - layout: NCHW\n  - place: Place(cpu)\n'
+                         '  - dtype: float32\n  - data: [1.5 2.25 3 123457]')
+    assert str(paddle.to_tensor([True, False]).get_tensor()).endswith('dtype: bool\n  - data: [1 0]')
+    assert str(paddle.to_tensor([1, 2]).get_tensor()).endswith('int64\n  - data: [1 2]')
+    t1 = paddle.to_tensor([1.0], stop_gradient=False)
+    assert t1.reconstruct_from_(paddle.to_tensor([2.0])) is None
+    assert t1.stop_gradient and t1.numpy().tolist() == [2.0]

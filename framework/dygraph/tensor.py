@@ -449,6 +449,7 @@ class Tensor:
             raise TypeError("reconstruct_from_: other must be a Tensor, got %s"
                             % type(other).__name__)
         self.data = other.data.copy()
+        self.stop_gradient = other.stop_gradient      # it takes the other's flags too, as Paddle
         self._version += 1
 
     def get_tensor(self):
