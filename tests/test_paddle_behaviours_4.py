@@ -354,3 +354,11 @@ def test_a_dense_tensor_prints_as_paddle_and_reconstruct_from_takes_the_flags():
     t1 = paddle.to_tensor([1.0], stop_gradient=False)
     assert t1.reconstruct_from_(paddle.to_tensor([2.0])) is None
     assert t1.stop_gradient and t1.numpy().tolist() == [2.0]
+
+
+def test_create_tensor_makes_a_0d_tensor_to_fill_later():
+    t = paddle.tensor.create_tensor(dtype='float32', name='to_fill')
+    assert t.shape == [] and t.dtype == paddle.float32 and t.name == 'to_fill'
+    paddle.assign(paddle.ones([2]), output=t)
+    assert t.numpy().tolist() == [1.0, 1.0]
+    assert paddle.tensor.create_tensor('int64', persistable=True).persistable
