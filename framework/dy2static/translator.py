@@ -647,14 +647,18 @@ class StaticFunction:
             return []
         return params[1:] if self._instance is not None and params else params
 
+    def _positional_parameters(self):
+        """The parameters a positional argument can fill, in order."""
+        return [p for p in self._parameters()
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
     def _unified_args(self, args, kwargs):
         """Keyword arguments that name positional parameters become positional,
         in signature order (defaults filled in between), so a program's inputs
         follow the function's parameters however a call spells them."""
         if not kwargs:
             return args, kwargs
-        positional = [p for p in self._parameters()
-                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        positional = self._positional_parameters()
         named = [i for i, p in enumerate(positional) if p.name in kwargs and i >= len(args)]
         if not named:
             return args, kwargs
@@ -675,17 +679,15 @@ class StaticFunction:
     def _check_required(self, args, kwargs):
         """Every parameter without a default is given (Paddle's check when a
         program is traced for specs, before the function runs)."""
-        positional = [p for p in self._parameters()
-                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        positional = self._positional_parameters()
         for p in positional[len(args):]:
             if p.default is p.empty and p.name not in kwargs:
                 self._missing_argument(p.name, args, kwargs)
 
     def _arg_names(self, args, kwargs):
-        """A feed name per tensor leaf: the parameter's name (``name_k`` for the
-        k-th tensor inside a nested argument), the keyword for keyword arguments."""
-        params = [p.name for p in self._parameters()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        """A feed name per argument leaf: the parameter's name, or the keyword for
+        keyword arguments, with Paddle's names inside nested ones (``_leaf_names``)."""
+        params = [p.name for p in self._positional_parameters()]
         names = []
         tops = [(params[i] if i < len(params) else 'input_%d' % i, a) for i, a in enumerate(args)]
         tops += sorted(kwargs.items())        # the order _flatten_args walks a dict
@@ -731,8 +733,7 @@ class StaticFunction:
         params = self._parameters()
         if any(p.kind == p.VAR_POSITIONAL for p in params):
             return
-        positional = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
-        n = max(len(args), positional)
+        n = max(len(args), len(self._positional_parameters()))
         if n < len(self._input_spec):
             raise ValueError("Requires len(arguments) >= len(input_spec), but received "
                              "len(args):%d < len(InputSpec): %d" % (n, len(self._input_spec)))
@@ -774,8 +775,7 @@ class StaticFunction:
 
     def _describe(self):
         """Paddle's FunctionSpec text: ``function: f(x,y), input_spec: ...``."""
-        names = [p.name for p in self._parameters()
-                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        names = [p.name for p in self._positional_parameters()]
         return "function: %s(%s), input_spec: %s" % (self.__name__, ','.join(names),
                                                      self._input_spec)
 

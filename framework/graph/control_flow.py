@@ -82,14 +82,8 @@ def _build_block(program, fn, args, what):
     return block, leaves, tree
 
 
-def mixed_rank(v):
-    """Where a cond output whose rank depends on the branch taken comes from
-    (None for a value of one rank)."""
-    return v.__dict__.get('_mixed_rank')
-
-
 def _shape_text(v):
-    return mixed_rank(v) and '(%s)' % mixed_rank(v) or list(v.shape)
+    return '(%s)' % v._mixed_rank if v._mixed_rank else list(v.shape)
 
 
 def _merge_shape(a, b):
@@ -145,7 +139,7 @@ def make_cond_op(program, pred, tb, fb, tvals, fvals, what='static.nn.cond'):
                 raise TypeError("%s: output %d has dtype %s in the true branch but %s in the "
                                 "false branch" % (what, i, t.dtype, f.dtype))
             shape = _merge_shape(t.shape, f.shape)
-            if shape is None or mixed_rank(t) or mixed_rank(f):
+            if shape is None or t._mixed_rank or f._mixed_rank:
                 shape = ref.shape
                 ranks = '%s: shape %s in the true branch and %s in the false branch' % (
                     what, _shape_text(t), _shape_text(f))

@@ -200,7 +200,7 @@ class Executor:
         if dataset is None:
             raise RuntimeError("dataset is need and should be initialized")
         fetch_list = list(fetch_list or [])
-        names = list(fetch_info or [getattr(v, 'name', str(v)) for v in fetch_list])
+        names = list(fetch_info or self._fetch_names(fetch_list))
         if len(names) != len(fetch_list):
             raise ValueError("train_from_dataset: fetch_info names %d values, fetch_list has %d"
                              % (len(names), len(fetch_list)))

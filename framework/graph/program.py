@@ -51,6 +51,9 @@ class Variable:
     # the value when it is known while the program is built (computed from
     # constants only, see _fold_constants); None otherwise
     _value = None
+    # a cond output whose rank depends on the branch taken: where it comes from
+    # (control_flow.make_cond_op); None for a value of one rank
+    _mixed_rank = None
 
     def __init__(self, block, name, shape=(), dtype='float32', persistable=False,
                  stop_gradient=False, is_parameter=False, is_data=False):
@@ -950,12 +953,11 @@ def _refuse_mixed_rank(op, in_vars):
     condition (see control_flow.make_cond_op): say which value and why."""
     for v in in_vars:
         for w in (v if isinstance(v, list) else [v]):
-            where = isinstance(w, Variable) and w.__dict__.get('_mixed_rank')
-            if where:
+            if isinstance(w, Variable) and w._mixed_rank:
                 raise OpError(
                     "%s: input '%s' has a rank that depends on a tensor condition (%s); an "
                     "op needs one rank. Give both branches values of one rank, or only return "
-                    "the value" % (op.name, w.name, where))
+                    "the value" % (op.name, w.name, w._mixed_rank))
 
 
 def static_append(op, args):

@@ -41,7 +41,7 @@ def _var_to_dict(v):
         d['is_data'] = True
     if getattr(v, 'blocks_grad', False):
         d['blocks_grad'] = True
-    if v.__dict__.get('_mixed_rank'):
+    if v._mixed_rank:
         d['mixed_rank'] = v._mixed_rank
     if getattr(v, 'optimize_attr', None) and v.optimize_attr.get('learning_rate', 1.0) != 1.0:
         d['learning_rate'] = float(v.optimize_attr['learning_rate'])

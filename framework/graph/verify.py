@@ -252,8 +252,8 @@ def _check_same_meta(where, program, op, rules):
         if not a or not b:
             continue
         va, vb = program_var(program, a), program_var(program, b)
-        if va.__dict__.get('_mixed_rank') or vb.__dict__.get('_mixed_rank'):
-            continue      # a cond output whose rank is the branch's (control_flow.mixed_rank)
+        if va._mixed_rank or vb._mixed_rank:
+            continue      # a cond output whose rank is the branch's (Variable._mixed_rank)
         sa, sb = tuple(va._shape), tuple(vb._shape)
         if va.dtype != vb.dtype or len(sa) != len(sb) or any(
                 x >= 0 and y >= 0 and x != y for x, y in zip(sa, sb)):
